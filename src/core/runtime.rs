@@ -1,0 +1,1429 @@
+//! The runtime: task slots, completion, continuations, timing queues,
+//! cancellation and combinators.
+//!
+//! Threading model:
+//! - The thread that creates a runtime owns it. Owner-only state lives in
+//!   `inner` and in the `Cell` fields of slots; it is touched only after an
+//!   owner-thread check.
+//! - Any thread may complete a task (`complete`) or cancel a cancellation
+//!   source. Both are a CAS on the slot's state word, whose upper half is the
+//!   slot generation: a stale handle can never win the CAS.
+//! - A task completed off the owner thread is pushed on a lock-free stack
+//!   (intrusive, through the slot) and its continuation runs at the owner's
+//!   next tick or drain. A task completed on the owner thread runs its
+//!   continuation inline.
+//! - No `&mut Inner` is ever held across a call into user code: every borrow
+//!   is short and re-taken after a continuation runs.
+
+use std::cell::{Cell, UnsafeCell};
+use std::ffi::c_void;
+use std::ptr;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
+
+use super::arena::Arena;
+use super::error::{Error, Result};
+use super::handle::{self, current_thread_id, Kind};
+use super::pool::{BoxPool, PoolStats};
+use super::types::*;
+
+// ---- state word ---------------------------------------------------------
+
+const ST_FREE: u64 = 0;
+const ST_PENDING: u64 = 1;
+const ST_COMPLETING: u64 = 2;
+const ST_SUCCEEDED: u64 = 3;
+const ST_FAULTED: u64 = 4;
+const ST_CANCELED: u64 = 5;
+const ST_MASK: u64 = 7;
+/// In the cross-thread completion stack; the slot may not be reused yet.
+const F_QUEUED: u64 = 8;
+/// A manual completion source: `set_result` / `set_error` are allowed.
+const F_MANUAL: u64 = 16;
+
+#[inline]
+fn gen_of(word: u64) -> u32 {
+    (word >> 32) as u32
+}
+#[inline]
+fn st(word: u64) -> u64 {
+    word & ST_MASK
+}
+#[inline]
+fn is_final(word: u64) -> bool {
+    st(word) >= ST_SUCCEEDED
+}
+#[inline]
+fn state_code(s: TaskState) -> u64 {
+    match s {
+        TaskState::Pending => ST_PENDING,
+        TaskState::Succeeded => ST_SUCCEEDED,
+        TaskState::Faulted => ST_FAULTED,
+        TaskState::Canceled => ST_CANCELED,
+    }
+}
+#[inline]
+fn task_state(word: u64) -> TaskState {
+    match st(word) {
+        ST_SUCCEEDED => TaskState::Succeeded,
+        ST_FAULTED => TaskState::Faulted,
+        ST_CANCELED => TaskState::Canceled,
+        _ => TaskState::Pending,
+    }
+}
+
+// ---- slots --------------------------------------------------------------
+
+#[derive(Clone, Copy, Default)]
+enum Cont {
+    #[default]
+    None,
+    /// The continuation already ran.
+    Fired,
+    User(CallbackFn, *mut c_void),
+    Any(*mut AnyCoord, u32),
+    All(*mut AllCoord, u32),
+}
+
+pub(crate) struct TaskSlot {
+    state: AtomicU64,
+    next_queued: AtomicU32,
+    // Written only by the thread that won the PENDING -> COMPLETING CAS,
+    // read only after observing a final state (Acquire).
+    value: UnsafeCell<u64>,
+    error: UnsafeCell<i32>,
+    // Owner-thread only.
+    aux: Cell<u32>,
+    next_free: Cell<u32>,
+    cont: Cell<Cont>,
+    attached: Cell<*mut AllCoord>,
+}
+
+impl Default for TaskSlot {
+    fn default() -> Self {
+        TaskSlot {
+            state: AtomicU64::new(0),
+            next_queued: AtomicU32::new(0),
+            value: UnsafeCell::new(0),
+            error: UnsafeCell::new(0),
+            aux: Cell::new(u32::MAX),
+            next_free: Cell::new(0),
+            cont: Cell::new(Cont::None),
+            attached: Cell::new(ptr::null_mut()),
+        }
+    }
+}
+
+#[derive(Default)]
+pub(crate) struct CancelSlot {
+    /// gen << 32 | 1 when canceled.
+    state: AtomicU64,
+    next_free: Cell<u32>,
+}
+
+// SAFETY: the atomics are shared; the Cell / UnsafeCell fields are touched
+// either by the owner thread only, or (value/error) by the single thread that
+// won the completion CAS before it publishes the final state with Release.
+unsafe impl Sync for TaskSlot {}
+unsafe impl Send for TaskSlot {}
+unsafe impl Sync for CancelSlot {}
+unsafe impl Send for CancelSlot {}
+
+// ---- waits --------------------------------------------------------------
+
+/// What a wait completes when it is due.
+#[derive(Clone, Copy)]
+pub enum WaitTarget {
+    /// Complete this task (created by the wait).
+    Task,
+    /// Call this function (a "callback wait": no task, nothing to consume).
+    Callback(CallbackFn, *mut c_void),
+}
+
+#[derive(Clone, Copy)]
+struct Wait {
+    /// Task handle, or the callback function as an address.
+    target: u64,
+    user: *mut c_void,
+    token: u64,
+    due_frame: u64,
+    due_time: f64,
+    kind: WaitKind,
+    clock: u8,
+    callback: bool,
+}
+
+#[derive(Default)]
+struct TimingQueue {
+    items: Vec<Wait>,
+    spare: Vec<Wait>,
+}
+
+/// Counters of one wait kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WaitStats {
+    pub pending: u64,
+    pub high_water: u64,
+    pub scheduled: u64,
+    pub completed: u64,
+    pub canceled: u64,
+}
+
+// ---- combinators --------------------------------------------------------
+
+struct AnyCoord {
+    out: u64,
+    inputs: Vec<u64>,
+    remaining: u32,
+    done: bool,
+    token: u64,
+    watch: u32,
+    bucket: u8,
+}
+
+struct AllCoord {
+    out: u64,
+    inputs: Vec<u64>,
+    outcomes: Vec<Outcome>,
+    remaining: u32,
+    done: bool,
+    out_released: bool,
+    first_fail: u32,
+    token: u64,
+    watch: u32,
+    bucket: u8,
+}
+
+const NO_WATCH: u32 = u32::MAX;
+
+#[derive(Clone, Copy)]
+enum Watch {
+    Any(*mut AnyCoord),
+    All(*mut AllCoord),
+}
+
+fn bucket_of(n: usize) -> u8 {
+    if n <= 16 {
+        0
+    } else if n <= 32 {
+        1
+    } else {
+        2
+    }
+}
+
+// ---- statistics ---------------------------------------------------------
+
+/// A snapshot of every pool and counter of a runtime.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Stats {
+    pub tasks: PoolStats,
+    pub cancel_sources: PoolStats,
+    /// Storage of wait records in the 16 timing queues.
+    pub wait_records: PoolStats,
+    pub waits: [WaitStats; WAIT_KIND_COUNT],
+    /// WhenAny coordinators: up to 16 inputs, up to 32, larger (unpooled).
+    pub when_any: [PoolStats; 3],
+    /// WhenAll coordinators, same buckets.
+    pub when_all: [PoolStats; 3],
+    /// Tasks created and not yet consumed.
+    pub live_tasks: u64,
+    /// Tasks completed but never consumed (leak diagnosis).
+    pub completed_unconsumed: u64,
+    /// Continuations waiting for the owner thread (completed off-thread).
+    pub cross_thread_queued: u64,
+    /// The current frame number (as given to frame begin).
+    pub frame: u64,
+}
+
+// ---- runtime ------------------------------------------------------------
+
+struct Inner {
+    cfg: Config,
+    task_free_head: u32,
+    task_fresh: u32,
+    task_free_count: u64,
+    task_stats: PoolStats,
+    cancel_free_head: u32,
+    cancel_fresh: u32,
+    cancel_free_count: u64,
+    cancel_stats: PoolStats,
+    queues: [TimingQueue; TIMING_COUNT],
+    /// Internal frame number: host frame + 1, 0 before the first frame.
+    fnum: u64,
+    host_frame: u64,
+    clocks: [f64; 3],
+    ticking: bool,
+    closing: bool,
+    waits: [WaitStats; WAIT_KIND_COUNT],
+    wait_storage: PoolStats,
+    any_pools: [BoxPool<AnyCoord>; 3],
+    all_pools: [BoxPool<AllCoord>; 3],
+    watches: Vec<Watch>,
+    seen_cancel_epoch: u64,
+    scratch: Vec<u64>,
+}
+
+static NEXT_TAG: AtomicU8 = AtomicU8::new(1);
+
+/// A frame-based task runtime. See the module documentation.
+pub struct Runtime {
+    tag: u8,
+    owner: u64,
+    tasks: Arena<TaskSlot>,
+    cancels: Arena<CancelSlot>,
+    /// Head (index + 1) of the stack of slots completed off the owner thread.
+    queued_head: AtomicU32,
+    queued_count: AtomicU64,
+    cancel_epoch: AtomicU64,
+    inner: UnsafeCell<Inner>,
+}
+
+// SAFETY: `inner` is only accessed on the owner thread (checked by every
+// owner-only entry point); everything else is atomic or the arena's
+// lock-free reads.
+unsafe impl Sync for Runtime {}
+unsafe impl Send for Runtime {}
+
+/// Resets the `ticking` flag even if a panic unwinds through a tick.
+struct TickGuard<'a>(&'a Runtime);
+impl Drop for TickGuard<'_> {
+    fn drop(&mut self) {
+        // SAFETY: owner thread (the guard is created after the check).
+        unsafe { self.0.inner().ticking = false };
+    }
+}
+
+impl Runtime {
+    /// Creates a runtime owned by the calling thread.
+    pub fn new(cfg: Config) -> Runtime {
+        let tag = loop {
+            let t = NEXT_TAG.fetch_add(1, Ordering::Relaxed);
+            if t != 0 {
+                break t;
+            }
+        };
+        let tasks = Arena::new();
+        while tasks.len() < cfg.task_capacity.min(handle::MAX_SLOTS) {
+            tasks.grow();
+        }
+        let cancels = Arena::new();
+        while cancels.len() < cfg.cancel_capacity.min(handle::MAX_SLOTS) {
+            cancels.grow();
+        }
+        let c16 = cfg.combinator16_capacity as usize;
+        let c32 = cfg.combinator32_capacity as usize;
+        let mut queues: [TimingQueue; TIMING_COUNT] = Default::default();
+        let per_queue = (cfg.wait_capacity as usize).min(1 << 20);
+        for q in queues.iter_mut() {
+            q.items = Vec::with_capacity(per_queue.min(256));
+            q.spare = Vec::with_capacity(per_queue.min(256));
+        }
+        let inner = Inner {
+            cfg,
+            task_free_head: 0,
+            task_fresh: 0,
+            task_free_count: 0,
+            task_stats: PoolStats { capacity: cfg.task_capacity as u64, ..Default::default() },
+            cancel_free_head: 0,
+            cancel_fresh: 0,
+            cancel_free_count: 0,
+            cancel_stats: PoolStats { capacity: cfg.cancel_capacity as u64, ..Default::default() },
+            queues,
+            fnum: 0,
+            host_frame: 0,
+            clocks: [0.0; 3],
+            ticking: false,
+            closing: false,
+            waits: Default::default(),
+            wait_storage: PoolStats {
+                capacity: cfg.wait_capacity as u64 * TIMING_COUNT as u64,
+                ..Default::default()
+            },
+            any_pools: [BoxPool::new(c16), BoxPool::new(c32), BoxPool::new(0)],
+            all_pools: [BoxPool::new(c16), BoxPool::new(c32), BoxPool::new(0)],
+            watches: Vec::with_capacity(64),
+            seen_cancel_epoch: 0,
+            scratch: Vec::with_capacity(64),
+        };
+        Runtime {
+            tag,
+            owner: current_thread_id(),
+            tasks,
+            cancels,
+            queued_head: AtomicU32::new(0),
+            queued_count: AtomicU64::new(0),
+            cancel_epoch: AtomicU64::new(0),
+            inner: UnsafeCell::new(inner),
+        }
+    }
+
+    /// # Safety
+    /// Owner thread only, and the returned borrow must end before any
+    /// continuation or other call that may re-enter the runtime.
+    #[allow(clippy::mut_from_ref)]
+    #[inline(always)]
+    unsafe fn inner(&self) -> &mut Inner {
+        &mut *self.inner.get()
+    }
+
+    #[inline]
+    pub fn is_owner_thread(&self) -> bool {
+        current_thread_id() == self.owner
+    }
+
+    #[inline]
+    fn check_owner(&self) -> Result<()> {
+        if self.is_owner_thread() {
+            Ok(())
+        } else {
+            Err(Error::WrongThread)
+        }
+    }
+
+    /// Owner check plus "not closing" (for calls that add work).
+    #[inline]
+    fn check_owner_open(&self) -> Result<()> {
+        self.check_owner()?;
+        // SAFETY: owner thread; short borrow.
+        if unsafe { self.inner().closing } {
+            return Err(Error::Reentrant);
+        }
+        Ok(())
+    }
+
+    // ---- slots ----------------------------------------------------------
+
+    /// Decodes and checks a task handle; returns the slot, its index and the
+    /// current state word (generation matched, not free).
+    #[inline]
+    fn task_slot(&self, h: u64) -> Result<(&TaskSlot, u32, u64)> {
+        let (gen, idx) = handle::decode(h, self.tag, Kind::Task)?;
+        let slot = self.tasks.get(idx).ok_or(Error::InvalidHandle)?;
+        let word = slot.state.load(Ordering::Acquire);
+        if gen_of(word) != gen || st(word) == ST_FREE {
+            return Err(Error::StaleHandle);
+        }
+        Ok((slot, idx, word))
+    }
+
+    #[inline]
+    fn slot(&self, idx: u32) -> &TaskSlot {
+        // SAFETY: indices stored in owner structures come from handed-out slots.
+        unsafe { self.tasks.get_unchecked(idx) }
+    }
+
+    /// Rents a slot for a new pending task. Owner thread.
+    fn rent_task(&self, manual: bool) -> Result<u64> {
+        // SAFETY: owner thread; no user code runs while borrowed.
+        let inner = unsafe { self.inner() };
+        let (idx, cold) = if inner.task_free_head != 0 {
+            let idx = inner.task_free_head - 1;
+            inner.task_free_head = self.slot(idx).next_free.get();
+            inner.task_free_count -= 1;
+            (idx, false)
+        } else {
+            if inner.task_fresh >= self.tasks.len() && !self.tasks.grow() {
+                return Err(Error::Exhausted);
+            }
+            let idx = inner.task_fresh;
+            inner.task_fresh += 1;
+            (idx, idx as u64 >= inner.task_stats.capacity)
+        };
+        inner.task_stats.on_rent(cold);
+        let slot = self.slot(idx);
+        let gen = gen_of(slot.state.load(Ordering::Relaxed)).wrapping_add(1);
+        debug_assert!(gen & 1 == 1);
+        let flags = if manual { F_MANUAL } else { 0 };
+        slot.state.store(((gen as u64) << 32) | ST_PENDING | flags, Ordering::Release);
+        slot.aux.set(u32::MAX);
+        Ok(handle::encode(gen, self.tag, Kind::Task, idx))
+    }
+
+    /// Retires a final task: bumps the generation (stale from now on) and
+    /// returns the slot to the free list unless it is still queued.
+    fn retire(&self, idx: u32, word: u64) {
+        let slot = self.slot(idx);
+        let old_gen = gen_of(word);
+        slot.cont.set(Cont::None);
+        slot.attached.set(ptr::null_mut());
+        // SAFETY: owner thread, short borrow.
+        let inner = unsafe { self.inner() };
+        if old_gen == u32::MAX {
+            // Generation space exhausted: retire the slot for good so no old
+            // handle can ever match it again.
+            slot.state.store(word & !(ST_MASK | F_MANUAL) & !F_QUEUED, Ordering::Release);
+            inner.task_stats.on_return(true);
+            return;
+        }
+        let queued = word & F_QUEUED;
+        let new = ((old_gen.wrapping_add(1) as u64) << 32) | ST_FREE | queued;
+        slot.state.store(new, Ordering::Release);
+        inner.task_stats.on_return(false);
+        if queued == 0 {
+            slot.next_free.set(inner.task_free_head);
+            inner.task_free_head = idx + 1;
+            inner.task_free_count += 1;
+        }
+    }
+
+    fn free_queued_slot(&self, idx: u32) {
+        // SAFETY: owner thread, short borrow.
+        let inner = unsafe { self.inner() };
+        let slot = self.slot(idx);
+        if gen_of(slot.state.load(Ordering::Relaxed)) == u32::MAX {
+            return; // retired for good
+        }
+        slot.next_free.set(inner.task_free_head);
+        inner.task_free_head = idx + 1;
+        inner.task_free_count += 1;
+    }
+
+    #[inline]
+    fn read_outcome(slot: &TaskSlot, word: u64) -> Outcome {
+        // SAFETY: the word is final (observed with Acquire), so the payload
+        // writes of the completing thread are visible and no longer change.
+        unsafe {
+            Outcome { state: task_state(word), value: *slot.value.get(), error: *slot.error.get(), index: slot.aux.get() }
+        }
+    }
+
+    // ---- tasks ----------------------------------------------------------
+
+    /// Creates a manual completion source. Owner thread.
+    pub fn create_task(&self) -> Result<u64> {
+        self.check_owner_open()?;
+        self.rent_task(true)
+    }
+
+    /// Completes a task. Any thread. The first completion wins; later ones
+    /// get `AlreadyCompleted`. `manual_only` restricts to manual sources.
+    pub fn complete(&self, h: u64, state: TaskState, value: u64, error: i32, manual_only: bool) -> Result<()> {
+        let (gen, idx) = handle::decode(h, self.tag, Kind::Task)?;
+        let slot = self.tasks.get(idx).ok_or(Error::InvalidHandle)?;
+        let mut word = slot.state.load(Ordering::Acquire);
+        loop {
+            if gen_of(word) != gen || st(word) == ST_FREE {
+                return Err(Error::StaleHandle);
+            }
+            if st(word) != ST_PENDING {
+                return Err(Error::AlreadyCompleted);
+            }
+            if manual_only && word & F_MANUAL == 0 {
+                return Err(Error::InvalidHandle);
+            }
+            let claimed = (word & !ST_MASK) | ST_COMPLETING;
+            match slot.state.compare_exchange_weak(word, claimed, Ordering::Acquire, Ordering::Acquire) {
+                Ok(_) => {
+                    word = claimed;
+                    break;
+                }
+                Err(w) => word = w,
+            }
+        }
+        // SAFETY: we won the CAS: we are the only writer until we publish.
+        unsafe {
+            *slot.value.get() = value;
+            *slot.error.get() = error;
+        }
+        let code = state_code(state);
+        if self.is_owner_thread() {
+            slot.state.store((word & !ST_MASK) | code, Ordering::Release);
+            self.dispatch(idx, gen, code);
+        } else {
+            slot.state.store((word & !ST_MASK) | code | F_QUEUED, Ordering::Release);
+            self.push_queued(idx);
+        }
+        Ok(())
+    }
+
+    /// Owner-thread completion of a task known to be ours (waits, combinator
+    /// outputs); ignores tasks already completed (e.g. canceled by the user).
+    #[inline]
+    fn complete_internal(&self, h: u64, state: TaskState, value: u64, error: i32) {
+        let _ = self.complete(h, state, value, error, false);
+    }
+
+    fn push_queued(&self, idx: u32) {
+        let slot = self.slot(idx);
+        self.queued_count.fetch_add(1, Ordering::Relaxed);
+        let mut head = self.queued_head.load(Ordering::Relaxed);
+        loop {
+            slot.next_queued.store(head, Ordering::Relaxed);
+            match self.queued_head.compare_exchange_weak(head, idx + 1, Ordering::Release, Ordering::Relaxed) {
+                Ok(_) => return,
+                Err(h) => head = h,
+            }
+        }
+    }
+
+    /// Runs the continuations of tasks completed off the owner thread, in
+    /// completion order. Owner thread.
+    pub fn drain(&self) -> Result<()> {
+        self.check_owner()?;
+        self.drain_queued();
+        self.poll_watches();
+        Ok(())
+    }
+
+    fn drain_queued(&self) {
+        let head = self.queued_head.swap(0, Ordering::Acquire);
+        if head == 0 {
+            return;
+        }
+        // Reverse the LIFO list into completion order.
+        let mut prev = 0u32;
+        let mut cur = head;
+        while cur != 0 {
+            let s = self.slot(cur - 1);
+            let next = s.next_queued.load(Ordering::Relaxed);
+            s.next_queued.store(prev, Ordering::Relaxed);
+            prev = cur;
+            cur = next;
+        }
+        cur = prev;
+        while cur != 0 {
+            let idx = cur - 1;
+            let s = self.slot(idx);
+            cur = s.next_queued.load(Ordering::Relaxed);
+            self.queued_count.fetch_sub(1, Ordering::Relaxed);
+            let word = s.state.fetch_and(!F_QUEUED, Ordering::AcqRel);
+            if st(word) == ST_FREE {
+                // Consumed while queued: now it can be reused.
+                self.free_queued_slot(idx);
+            } else {
+                self.dispatch(idx, gen_of(word), st(word));
+            }
+        }
+    }
+
+    /// Runs a completed task's continuation. Owner thread.
+    fn dispatch(&self, idx: u32, gen: u32, code: u64) {
+        let slot = self.slot(idx);
+        match slot.cont.get() {
+            Cont::None | Cont::Fired => {}
+            Cont::User(f, user) => {
+                slot.cont.set(Cont::Fired);
+                let h = handle::encode(gen, self.tag, Kind::Task, idx);
+                // SAFETY: the host promised `f` is callable with `user`.
+                unsafe { f(user, h, task_state(code) as u32) };
+            }
+            Cont::Any(c, i) => {
+                slot.cont.set(Cont::Fired);
+                self.on_any_input(c, i, idx);
+            }
+            Cont::All(c, i) => {
+                slot.cont.set(Cont::Fired);
+                self.on_all_input(c, i, idx);
+            }
+        }
+    }
+
+    /// State of a task. Any thread.
+    pub fn task_state(&self, h: u64) -> Result<TaskState> {
+        let (_, _, word) = self.task_slot(h)?;
+        Ok(task_state(word))
+    }
+
+    /// Registers the continuation of a task. Owner thread. If the task has
+    /// already completed (and its completion is not still queued for the
+    /// owner), the continuation runs before this returns.
+    pub fn on_complete(&self, h: u64, f: CallbackFn, user: *mut c_void) -> Result<()> {
+        self.check_owner()?;
+        let (slot, idx, word) = self.task_slot(h)?;
+        if !matches!(slot.cont.get(), Cont::None) {
+            return Err(Error::AlreadyAwaited);
+        }
+        slot.cont.set(Cont::User(f, user));
+        if is_final(word) && word & F_QUEUED == 0 {
+            self.dispatch(idx, gen_of(word), st(word));
+        }
+        Ok(())
+    }
+
+    /// Consumes a completed task: returns its outcome and retires the handle.
+    /// Owner thread.
+    pub fn consume(&self, h: u64) -> Result<Outcome> {
+        self.check_owner()?;
+        let (slot, idx, word) = self.task_slot(h)?;
+        if !is_final(word) {
+            return Err(Error::TaskPending);
+        }
+        if matches!(slot.cont.get(), Cont::Any(..) | Cont::All(..)) {
+            return Err(Error::AlreadyAwaited);
+        }
+        let outcome = Self::read_outcome(slot, word);
+        let coord = slot.attached.get();
+        self.retire(idx, word);
+        if !coord.is_null() {
+            self.release_all_out(coord);
+        }
+        Ok(outcome)
+    }
+
+    // ---- cancellation sources ------------------------------------------
+
+    /// Creates a cancellation source; its handle is also its token. Owner.
+    pub fn create_cancel_source(&self) -> Result<u64> {
+        self.check_owner_open()?;
+        // SAFETY: owner thread, short borrow.
+        let inner = unsafe { self.inner() };
+        let (idx, cold) = if inner.cancel_free_head != 0 {
+            let idx = inner.cancel_free_head - 1;
+            // SAFETY: idx came from the free list.
+            inner.cancel_free_head = unsafe { self.cancels.get_unchecked(idx) }.next_free.get();
+            inner.cancel_free_count -= 1;
+            (idx, false)
+        } else {
+            if inner.cancel_fresh >= self.cancels.len() && !self.cancels.grow() {
+                return Err(Error::Exhausted);
+            }
+            let idx = inner.cancel_fresh;
+            inner.cancel_fresh += 1;
+            (idx, idx as u64 >= inner.cancel_stats.capacity)
+        };
+        inner.cancel_stats.on_rent(cold);
+        // SAFETY: idx < len.
+        let slot = unsafe { self.cancels.get_unchecked(idx) };
+        let gen = gen_of(slot.state.load(Ordering::Relaxed)).wrapping_add(1);
+        slot.state.store((gen as u64) << 32, Ordering::Release);
+        Ok(handle::encode(gen, self.tag, Kind::CancelSource, idx))
+    }
+
+    fn cancel_slot(&self, h: u64) -> Result<(&CancelSlot, u32, u64)> {
+        let (gen, idx) = handle::decode(h, self.tag, Kind::CancelSource)?;
+        let slot = self.cancels.get(idx).ok_or(Error::InvalidHandle)?;
+        let word = slot.state.load(Ordering::Acquire);
+        if gen_of(word) != gen {
+            return Err(Error::StaleHandle);
+        }
+        Ok((slot, idx, word))
+    }
+
+    /// Cancels a source. Any thread. Canceling twice is not an error.
+    /// Everything waiting on the token observes it at the owner's next tick
+    /// of its timing (waits) or next tick / drain (combinators).
+    pub fn cancel(&self, h: u64) -> Result<()> {
+        let (slot, _, _) = self.cancel_slot(h)?;
+        let gen = (h >> 32) as u32;
+        let live = (gen as u64) << 32;
+        match slot.state.compare_exchange(live, live | 1, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => {
+                self.cancel_epoch.fetch_add(1, Ordering::Release);
+                Ok(())
+            }
+            Err(w) if w == live | 1 => Ok(()),
+            Err(_) => Err(Error::StaleHandle),
+        }
+    }
+
+    /// Whether a source is canceled. Any thread.
+    pub fn is_canceled(&self, h: u64) -> Result<bool> {
+        let (_, _, word) = self.cancel_slot(h)?;
+        Ok(word & 1 == 1)
+    }
+
+    /// Destroys a source. Owner thread. Waits that hold its token from then
+    /// on are never canceled by it.
+    pub fn destroy_cancel_source(&self, h: u64) -> Result<()> {
+        self.check_owner()?;
+        let (slot, idx, word) = self.cancel_slot(h)?;
+        let gen = gen_of(word);
+        // SAFETY: owner thread, short borrow.
+        let inner = unsafe { self.inner() };
+        if gen == u32::MAX {
+            slot.state.store(word | 1, Ordering::Release);
+            inner.cancel_stats.on_return(true);
+            return Ok(());
+        }
+        slot.state.store((gen.wrapping_add(1) as u64) << 32, Ordering::Release);
+        slot.next_free.set(inner.cancel_free_head);
+        inner.cancel_free_head = idx + 1;
+        inner.cancel_free_count += 1;
+        inner.cancel_stats.on_return(false);
+        Ok(())
+    }
+
+    /// Validates an optional token (0 = none).
+    fn check_token(&self, token: u64) -> Result<()> {
+        if token != 0 {
+            self.cancel_slot(token)?;
+        }
+        Ok(())
+    }
+
+    /// Whether a token is canceled; a destroyed source counts as not canceled.
+    #[inline]
+    fn token_canceled(&self, token: u64) -> bool {
+        if token == 0 {
+            return false;
+        }
+        let idx = (token & (handle::MAX_SLOTS as u64 - 1)) as u32;
+        match self.cancels.get(idx) {
+            Some(s) => s.state.load(Ordering::Acquire) == ((token >> 32) << 32) | 1,
+            None => false,
+        }
+    }
+
+    // ---- frames and waits -----------------------------------------------
+
+    /// Begins a frame. Owner thread. Frame numbers must increase.
+    pub fn begin_frame(&self, info: &FrameInfo) -> Result<()> {
+        self.check_owner()?;
+        let ok = |v: f64| v.is_finite() && v >= 0.0;
+        if !ok(info.delta_time) || !ok(info.unscaled_delta_time) || !info.realtime.is_finite() {
+            return Err(Error::InvalidArgument);
+        }
+        // SAFETY: owner thread, short borrow.
+        let inner = unsafe { self.inner() };
+        if inner.ticking {
+            return Err(Error::Reentrant);
+        }
+        if inner.fnum != 0 && info.frame <= inner.host_frame {
+            return Err(Error::FrameOrder);
+        }
+        if info.frame == u64::MAX {
+            return Err(Error::FrameOrder);
+        }
+        inner.host_frame = info.frame;
+        inner.fnum = info.frame + 1;
+        inner.clocks[0] += info.delta_time;
+        inner.clocks[1] += info.unscaled_delta_time;
+        inner.clocks[2] = info.realtime;
+        Ok(())
+    }
+
+    /// Schedules a wait on `timing`. Returns the task it completes (or 0 for
+    /// a callback wait). `frames` is used by DelayFrame, `seconds` and `clock`
+    /// by Delay. Owner thread.
+    #[allow(clippy::too_many_arguments)]
+    pub fn wait(
+        &self,
+        kind: WaitKind,
+        timing: Timing,
+        frames: u32,
+        seconds: f64,
+        clock: Clock,
+        token: u64,
+        target: WaitTarget,
+    ) -> Result<u64> {
+        self.check_owner_open()?;
+        if kind == WaitKind::Delay && !(seconds.is_finite() && seconds >= 0.0) {
+            return Err(Error::InvalidArgument);
+        }
+        self.check_token(token)?;
+        let (task, fn_addr, user, callback) = match target {
+            WaitTarget::Task => (self.rent_task(false)?, 0, ptr::null_mut(), false),
+            WaitTarget::Callback(f, u) => (0, f as usize as u64, u, true),
+        };
+        // SAFETY: owner thread, short borrow (no user code below).
+        let inner = unsafe { self.inner() };
+        let fnum = inner.fnum;
+        let (due_frame, due_time) = match kind {
+            WaitKind::Yield => (0, 0.0),
+            WaitKind::NextFrame => (fnum + 1, 0.0),
+            WaitKind::DelayFrame => (fnum + frames as u64, 0.0),
+            WaitKind::Delay => (fnum + 1, inner.clocks[clock as usize] + seconds),
+        };
+        let rec = Wait {
+            target: if callback { fn_addr } else { task },
+            user,
+            token,
+            due_frame,
+            due_time,
+            kind,
+            clock: clock as u8,
+            callback,
+        };
+        let q = &mut inner.queues[timing as usize].items;
+        if q.len() == q.capacity() {
+            inner.wait_storage.cold_allocations += 1;
+        }
+        q.push(rec);
+        inner.wait_storage.on_rent(false);
+        let ws = &mut inner.waits[kind as usize];
+        ws.scheduled += 1;
+        ws.pending += 1;
+        if ws.pending > ws.high_water {
+            ws.high_water = ws.pending;
+        }
+        Ok(task)
+    }
+
+    /// Runs one player-loop timing: drains cross-thread completions, polls
+    /// cancellation, then completes every due wait of `timing` in the order
+    /// the waits were scheduled. Waits scheduled while it runs are looked at
+    /// by the next run. Owner thread.
+    pub fn tick(&self, timing: Timing) -> Result<()> {
+        self.check_owner()?;
+        {
+            // SAFETY: owner thread, short borrow.
+            let inner = unsafe { self.inner() };
+            if inner.ticking || inner.closing {
+                return Err(Error::Reentrant);
+            }
+            inner.ticking = true;
+        }
+        let _guard = TickGuard(self);
+        self.drain_queued();
+        self.poll_watches();
+        self.run_queue(timing as usize, false);
+        Ok(())
+    }
+
+    /// Processes queue `t`. With `cancel_all`, every wait completes canceled
+    /// (runtime destruction).
+    fn run_queue(&self, t: usize, cancel_all: bool) {
+        let (mut items, fnum, clocks) = {
+            // SAFETY: owner thread, short borrow.
+            let inner = unsafe { self.inner() };
+            let q = &mut inner.queues[t];
+            let spare = std::mem::take(&mut q.spare);
+            (std::mem::replace(&mut q.items, spare), inner.fnum, inner.clocks)
+        };
+        let len = items.len();
+        let base = items.as_mut_ptr();
+        let mut kept = 0usize;
+        let mut done = [0u64; WAIT_KIND_COUNT];
+        let mut canceled_n = [0u64; WAIT_KIND_COUNT];
+        for i in 0..len {
+            // SAFETY: i < len; `items` is a local vector no callback can reach.
+            let rec = unsafe { *base.add(i) };
+            let canceled = cancel_all || self.token_canceled(rec.token);
+            let due = canceled
+                || match rec.kind {
+                    WaitKind::Yield => true,
+                    WaitKind::NextFrame | WaitKind::DelayFrame => fnum >= rec.due_frame,
+                    WaitKind::Delay => fnum >= rec.due_frame && clocks[rec.clock as usize] >= rec.due_time,
+                };
+            if !due {
+                // SAFETY: kept <= i < len.
+                unsafe { *base.add(kept) = rec };
+                kept += 1;
+                continue;
+            }
+            let state = if canceled { TaskState::Canceled } else { TaskState::Succeeded };
+            if canceled {
+                canceled_n[rec.kind as usize] += 1;
+            } else {
+                done[rec.kind as usize] += 1;
+            }
+            if rec.callback {
+                // SAFETY: stored from a valid CallbackFn in `wait`.
+                let f: CallbackFn = unsafe { std::mem::transmute::<usize, CallbackFn>(rec.target as usize) };
+                // SAFETY: the host promised `f` is callable with `user`.
+                unsafe { f(rec.user, 0, state as u32) };
+            } else {
+                self.complete_internal(rec.target, state, 0, 0);
+            }
+        }
+        // SAFETY: the first `kept` elements are initialised copies.
+        unsafe { items.set_len(kept) };
+        // SAFETY: owner thread, short borrow; no user code below.
+        let inner = unsafe { self.inner() };
+        let finished: u64 = done.iter().sum::<u64>() + canceled_n.iter().sum::<u64>();
+        for k in 0..WAIT_KIND_COUNT {
+            let ws = &mut inner.waits[k];
+            ws.completed += done[k];
+            ws.canceled += canceled_n[k];
+            ws.pending -= done[k] + canceled_n[k];
+        }
+        inner.wait_storage.returns += finished;
+        inner.wait_storage.live -= finished;
+        let cap = inner.cfg.wait_capacity as usize;
+        let q = &mut inner.queues[t];
+        let mut newer = std::mem::replace(&mut q.items, Vec::new());
+        if !newer.is_empty() {
+            if items.capacity() - items.len() < newer.len() {
+                inner.wait_storage.cold_allocations += 1;
+            }
+            items.extend_from_slice(&newer);
+            newer.clear();
+        }
+        // Keep at most `cap` records of storage per vector after a burst.
+        for v in [&mut items, &mut newer] {
+            if v.capacity() > cap && v.len() <= cap {
+                inner.wait_storage.discards += (v.capacity() - cap.max(v.len())) as u64;
+                v.shrink_to(cap);
+            }
+        }
+        q.items = items;
+        q.spare = newer;
+    }
+
+    // ---- combinators ----------------------------------------------------
+
+    /// Validates combinator inputs: count, live unawaited tasks, no duplicates.
+    fn check_inputs(&self, inputs: &[u64]) -> Result<()> {
+        if inputs.is_empty() || inputs.len() > MAX_COMBINATOR_INPUTS as usize {
+            return Err(Error::CountOutOfRange);
+        }
+        for &h in inputs {
+            let (slot, _, _) = self.task_slot(h)?;
+            if !matches!(slot.cont.get(), Cont::None) {
+                return Err(Error::AlreadyAwaited);
+            }
+        }
+        if inputs.len() <= 32 {
+            for i in 1..inputs.len() {
+                if inputs[..i].contains(&inputs[i]) {
+                    return Err(Error::DuplicateInput);
+                }
+            }
+        } else {
+            // SAFETY: owner thread, short borrow.
+            let inner = unsafe { self.inner() };
+            inner.scratch.clear();
+            inner.scratch.extend_from_slice(inputs);
+            inner.scratch.sort_unstable();
+            if inner.scratch.windows(2).any(|w| w[0] == w[1]) {
+                return Err(Error::DuplicateInput);
+            }
+        }
+        Ok(())
+    }
+
+    /// WhenAny: a task that completes like the first input to complete
+    /// (success, error or cancel), with `Outcome::index` = that input's index.
+    /// The inputs are owned by the combinator from now on: they are consumed
+    /// as they complete, including the losers. Owner thread.
+    pub fn when_any(&self, inputs: &[u64], token: u64) -> Result<u64> {
+        self.check_owner_open()?;
+        self.check_inputs(inputs)?;
+        self.check_token(token)?;
+        let out = self.rent_task(false)?;
+        let bucket = bucket_of(inputs.len());
+        let cp: *mut AnyCoord = {
+            // SAFETY: owner thread, short borrow.
+            let inner = unsafe { self.inner() };
+            let cap = [16usize, 32, inputs.len()][bucket as usize];
+            let mut b = inner.any_pools[bucket as usize].rent(|| AnyCoord {
+                out: 0,
+                inputs: Vec::with_capacity(cap),
+                remaining: 0,
+                done: false,
+                token: 0,
+                watch: NO_WATCH,
+                bucket,
+            });
+            b.out = out;
+            b.inputs.clear();
+            b.inputs.extend_from_slice(inputs);
+            b.remaining = inputs.len() as u32;
+            b.done = false;
+            b.token = token;
+            b.watch = NO_WATCH;
+            b.bucket = bucket;
+            Box::into_raw(b)
+        };
+        for (i, &h) in inputs.iter().enumerate() {
+            let idx = (h & (handle::MAX_SLOTS as u64 - 1)) as u32;
+            self.slot(idx).cont.set(Cont::Any(cp, i as u32));
+        }
+        if token != 0 {
+            // SAFETY: owner thread, short borrow.
+            let inner = unsafe { self.inner() };
+            // SAFETY: cp is live (remaining > 0).
+            unsafe { (*cp).watch = inner.watches.len() as u32 };
+            inner.watches.push(Watch::Any(cp));
+        }
+        self.settle_inputs(inputs);
+        if token != 0 && self.token_canceled(token) {
+            self.poll_watches_force();
+        }
+        Ok(out)
+    }
+
+    /// WhenAll: a task that completes when every input has. It succeeds with
+    /// value = input count if all succeeded, else it takes the state and
+    /// error of the first input (in completion order) that failed or was
+    /// canceled, with `Outcome::index` = that input. Per-input outcomes are
+    /// readable with `when_all_results` until it is consumed. Owner thread.
+    pub fn when_all(&self, inputs: &[u64], token: u64) -> Result<u64> {
+        self.check_owner_open()?;
+        self.check_inputs(inputs)?;
+        self.check_token(token)?;
+        let out = self.rent_task(false)?;
+        let bucket = bucket_of(inputs.len());
+        let cp: *mut AllCoord = {
+            // SAFETY: owner thread, short borrow.
+            let inner = unsafe { self.inner() };
+            let cap = [16usize, 32, inputs.len()][bucket as usize];
+            let mut b = inner.all_pools[bucket as usize].rent(|| AllCoord {
+                out: 0,
+                inputs: Vec::with_capacity(cap),
+                outcomes: Vec::with_capacity(cap),
+                remaining: 0,
+                done: false,
+                out_released: false,
+                first_fail: u32::MAX,
+                token: 0,
+                watch: NO_WATCH,
+                bucket,
+            });
+            b.out = out;
+            b.inputs.clear();
+            b.inputs.extend_from_slice(inputs);
+            b.outcomes.clear();
+            b.outcomes.resize(inputs.len(), Outcome::PENDING);
+            b.remaining = inputs.len() as u32;
+            b.done = false;
+            b.out_released = false;
+            b.first_fail = u32::MAX;
+            b.token = token;
+            b.watch = NO_WATCH;
+            b.bucket = bucket;
+            Box::into_raw(b)
+        };
+        let out_idx = (out & (handle::MAX_SLOTS as u64 - 1)) as u32;
+        self.slot(out_idx).attached.set(cp);
+        for (i, &h) in inputs.iter().enumerate() {
+            let idx = (h & (handle::MAX_SLOTS as u64 - 1)) as u32;
+            self.slot(idx).cont.set(Cont::All(cp, i as u32));
+        }
+        if token != 0 {
+            // SAFETY: owner thread, short borrow.
+            let inner = unsafe { self.inner() };
+            // SAFETY: cp is live.
+            unsafe { (*cp).watch = inner.watches.len() as u32 };
+            inner.watches.push(Watch::All(cp));
+        }
+        self.settle_inputs(inputs);
+        if token != 0 && self.token_canceled(token) {
+            self.poll_watches_force();
+        }
+        Ok(out)
+    }
+
+    /// Feeds inputs that completed before the combinator existed.
+    fn settle_inputs(&self, inputs: &[u64]) {
+        for &h in inputs {
+            let idx = (h & (handle::MAX_SLOTS as u64 - 1)) as u32;
+            let slot = self.slot(idx);
+            let word = slot.state.load(Ordering::Acquire);
+            // Inputs completed off-thread and still queued are fed by drain.
+            if gen_of(word) == (h >> 32) as u32 && is_final(word) && word & F_QUEUED == 0 {
+                self.dispatch(idx, gen_of(word), st(word));
+            }
+        }
+    }
+
+    /// Per-input outcomes of a completed, unconsumed WhenAll task.
+    pub fn when_all_results(&self, h: u64, out: &mut [Outcome]) -> Result<()> {
+        self.check_owner()?;
+        let (slot, _, word) = self.task_slot(h)?;
+        let cp = slot.attached.get();
+        if cp.is_null() {
+            return Err(Error::InvalidHandle);
+        }
+        if !is_final(word) {
+            return Err(Error::TaskPending);
+        }
+        // SAFETY: attached coordinators live until the output is consumed.
+        let c = unsafe { &*cp };
+        if out.len() != c.outcomes.len() {
+            return Err(Error::CountOutOfRange);
+        }
+        out.copy_from_slice(&c.outcomes);
+        Ok(())
+    }
+
+    fn on_any_input(&self, cp: *mut AnyCoord, i: u32, idx: u32) {
+        let slot = self.slot(idx);
+        let word = slot.state.load(Ordering::Acquire);
+        let outcome = Self::read_outcome(slot, word);
+        self.retire(idx, word);
+        let (win, out) = {
+            // SAFETY: the coordinator lives while inputs remain; owner only.
+            let c = unsafe { &mut *cp };
+            c.remaining -= 1;
+            let win = !c.done;
+            if win {
+                c.done = true;
+                self.unwatch(c.watch);
+                c.watch = NO_WATCH;
+            }
+            (win, c.out)
+        };
+        // SAFETY: as above.
+        if unsafe { (*cp).remaining } == 0 {
+            self.release_any(cp);
+        }
+        if win {
+            self.set_aux(out, i);
+            self.complete_internal(out, outcome.state, outcome.value, outcome.error);
+        }
+    }
+
+    fn on_all_input(&self, cp: *mut AllCoord, i: u32, idx: u32) {
+        let slot = self.slot(idx);
+        let word = slot.state.load(Ordering::Acquire);
+        let mut outcome = Self::read_outcome(slot, word);
+        outcome.index = u32::MAX;
+        self.retire(idx, word);
+        let finish = {
+            // SAFETY: the coordinator lives while inputs remain; owner only.
+            let c = unsafe { &mut *cp };
+            c.outcomes[i as usize] = outcome;
+            if outcome.state != TaskState::Succeeded && c.first_fail == u32::MAX {
+                c.first_fail = i;
+            }
+            c.remaining -= 1;
+            if c.remaining == 0 && !c.done {
+                c.done = true;
+                self.unwatch(c.watch);
+                c.watch = NO_WATCH;
+                let r = if c.first_fail == u32::MAX {
+                    (TaskState::Succeeded, c.inputs.len() as u64, 0, u32::MAX)
+                } else {
+                    let f = c.outcomes[c.first_fail as usize];
+                    (f.state, f.value, f.error, c.first_fail)
+                };
+                Some((c.out, r))
+            } else {
+                None
+            }
+        };
+        // SAFETY: as above.
+        if unsafe { (*cp).remaining == 0 && (*cp).out_released } {
+            self.release_all(cp);
+        }
+        if let Some((out, (state, value, error, index))) = finish {
+            self.set_aux(out, index);
+            self.complete_internal(out, state, value, error);
+        }
+    }
+
+    fn set_aux(&self, h: u64, v: u32) {
+        if let Ok((slot, _, word)) = self.task_slot(h) {
+            if st(word) == ST_PENDING {
+                slot.aux.set(v);
+            }
+        }
+    }
+
+    /// The WhenAll output was consumed: free the coordinator once inputs are done.
+    fn release_all_out(&self, cp: *mut AllCoord) {
+        // SAFETY: attached coordinator, owner only.
+        let c = unsafe { &mut *cp };
+        c.out_released = true;
+        if c.remaining == 0 {
+            self.release_all(cp);
+        }
+    }
+
+    fn release_any(&self, cp: *mut AnyCoord) {
+        // SAFETY: created by Box::into_raw in when_any, released once.
+        let b = unsafe { Box::from_raw(cp) };
+        // SAFETY: owner thread, short borrow.
+        let inner = unsafe { self.inner() };
+        inner.any_pools[b.bucket as usize].give(b);
+    }
+
+    fn release_all(&self, cp: *mut AllCoord) {
+        // SAFETY: created by Box::into_raw in when_all, released once.
+        let b = unsafe { Box::from_raw(cp) };
+        // SAFETY: owner thread, short borrow.
+        let inner = unsafe { self.inner() };
+        inner.all_pools[b.bucket as usize].give(b);
+    }
+
+    fn unwatch(&self, w: u32) {
+        if w == NO_WATCH {
+            return;
+        }
+        // SAFETY: owner thread, short borrow.
+        let inner = unsafe { self.inner() };
+        inner.watches.swap_remove(w as usize);
+        if let Some(moved) = inner.watches.get(w as usize) {
+            // SAFETY: watched coordinators are live.
+            unsafe {
+                match *moved {
+                    Watch::Any(p) => (*p).watch = w,
+                    Watch::All(p) => (*p).watch = w,
+                }
+            }
+        }
+    }
+
+    fn poll_watches(&self) {
+        let epoch = self.cancel_epoch.load(Ordering::Acquire);
+        // SAFETY: owner thread, short borrow.
+        let inner = unsafe { self.inner() };
+        if epoch == inner.seen_cancel_epoch {
+            return;
+        }
+        inner.seen_cancel_epoch = epoch;
+        self.poll_watches_force();
+    }
+
+    /// Cancels every watched combinator whose token is canceled.
+    fn poll_watches_force(&self) {
+        let mut i = 0usize;
+        loop {
+            let w = {
+                // SAFETY: owner thread, short borrow.
+                let inner = unsafe { self.inner() };
+                match inner.watches.get(i) {
+                    Some(w) => *w,
+                    None => break,
+                }
+            };
+            // SAFETY: watched coordinators are live.
+            let (token, out) = unsafe {
+                match w {
+                    Watch::Any(p) => ((*p).token, (*p).out),
+                    Watch::All(p) => ((*p).token, (*p).out),
+                }
+            };
+            if !self.token_canceled(token) {
+                i += 1;
+                continue;
+            }
+            // SAFETY: as above; mark done and stop watching, then complete.
+            unsafe {
+                match w {
+                    Watch::Any(p) => {
+                        (*p).done = true;
+                        (*p).watch = NO_WATCH;
+                    }
+                    Watch::All(p) => {
+                        (*p).done = true;
+                        (*p).watch = NO_WATCH;
+                    }
+                }
+            }
+            self.unwatch(i as u32);
+            self.complete_internal(out, TaskState::Canceled, 0, 0);
+        }
+    }
+
+    // ---- diagnostics ----------------------------------------------------
+
+    /// A snapshot of all pools and counters. Owner thread.
+    pub fn stats(&self) -> Result<Stats> {
+        self.check_owner()?;
+        // SAFETY: owner thread, short borrow.
+        let inner = unsafe { self.inner() };
+        let mut s = Stats {
+            tasks: inner.task_stats,
+            cancel_sources: inner.cancel_stats,
+            wait_records: inner.wait_storage,
+            waits: inner.waits,
+            ..Default::default()
+        };
+        s.tasks.idle = inner.task_free_count + (self.tasks.len() - inner.task_fresh) as u64;
+        s.cancel_sources.idle = inner.cancel_free_count + (self.cancels.len() - inner.cancel_fresh) as u64;
+        s.wait_records.idle = inner
+            .queues
+            .iter()
+            .map(|q| (q.items.capacity() - q.items.len() + q.spare.capacity()) as u64)
+            .sum();
+        for b in 0..3 {
+            s.when_any[b] = inner.any_pools[b].snapshot();
+            s.when_all[b] = inner.all_pools[b].snapshot();
+        }
+        s.live_tasks = inner.task_stats.live;
+        let mut unconsumed = 0;
+        for idx in 0..inner.task_fresh {
+            let w = self.slot(idx).state.load(Ordering::Acquire);
+            if is_final(w) && !matches!(self.slot(idx).cont.get(), Cont::Any(..) | Cont::All(..)) {
+                unconsumed += 1;
+            }
+        }
+        s.completed_unconsumed = unconsumed;
+        s.cross_thread_queued = self.queued_count.load(Ordering::Relaxed);
+        s.frame = inner.host_frame;
+        Ok(s)
+    }
+
+    /// Writes up to `out.len()` live task handles; returns how many are live.
+    pub fn live_tasks(&self, out: &mut [u64]) -> Result<usize> {
+        self.check_owner()?;
+        // SAFETY: owner thread, short borrow.
+        let fresh = unsafe { self.inner() }.task_fresh;
+        let mut n = 0;
+        for idx in 0..fresh {
+            let w = self.slot(idx).state.load(Ordering::Acquire);
+            if st(w) != ST_FREE {
+                if let Some(o) = out.get_mut(n) {
+                    *o = handle::encode(gen_of(w), self.tag, Kind::Task, idx);
+                }
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+
+    // ---- shutdown -------------------------------------------------------
+
+    /// Cancels everything in flight: every wait completes canceled (callback
+    /// waits are called with `Canceled`), then every pending task is
+    /// canceled, running continuations. From then on calls that add work
+    /// fail with `Reentrant`. Owner thread. Called by `Drop` too.
+    pub fn close(&self) -> Result<()> {
+        self.check_owner()?;
+        {
+            // SAFETY: owner thread, short borrow.
+            let inner = unsafe { self.inner() };
+            if inner.ticking {
+                return Err(Error::Reentrant);
+            }
+            if inner.closing {
+                return Ok(());
+            }
+            inner.closing = true;
+        }
+        self.drain_queued();
+        for t in 0..TIMING_COUNT {
+            self.run_queue(t, true);
+        }
+        // SAFETY: owner thread, short borrow.
+        let fresh = unsafe { self.inner() }.task_fresh;
+        for idx in 0..fresh {
+            let w = self.slot(idx).state.load(Ordering::Acquire);
+            if st(w) == ST_PENDING {
+                let h = handle::encode(gen_of(w), self.tag, Kind::Task, idx);
+                self.complete_internal(h, TaskState::Canceled, 0, 0);
+            }
+        }
+        self.drain_queued();
+        Ok(())
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        if self.is_owner_thread() {
+            let _ = self.close();
+        }
+        // Free coordinators still referenced by slots (WhenAll outputs never
+        // consumed; inputs a worker was still completing).
+        let inner = self.inner.get_mut();
+        let mut anys: Vec<*mut AnyCoord> = Vec::new();
+        let mut alls: Vec<*mut AllCoord> = Vec::new();
+        for idx in 0..inner.task_fresh {
+            // SAFETY: idx < fresh <= len.
+            let s = unsafe { self.tasks.get_unchecked(idx) };
+            match s.cont.get() {
+                Cont::Any(p, _) => anys.push(p),
+                Cont::All(p, _) => alls.push(p),
+                _ => {}
+            }
+            if !s.attached.get().is_null() {
+                alls.push(s.attached.get());
+            }
+        }
+        anys.sort_unstable();
+        anys.dedup();
+        alls.sort_unstable();
+        alls.dedup();
+        for p in anys {
+            // SAFETY: each coordinator pointer is unique after dedup and owned.
+            unsafe { drop(Box::from_raw(p)) };
+        }
+        for p in alls {
+            // SAFETY: as above.
+            unsafe { drop(Box::from_raw(p)) };
+        }
+    }
+}

@@ -1,0 +1,64 @@
+//! Cancellation sources. A source's handle is also its token: pass it to
+//! waits and combinators. 0 means "no token".
+
+use super::runtime::{rt, OnityRuntime};
+use super::status::OnityStatus;
+
+/// Creates a cancellation source and writes its handle (= its token) to
+/// `*out_source`. Owner thread. Errors: `NULL_POINTER`, `WRONG_THREAD`,
+/// `EXHAUSTED`, `REENTRANT`.
+#[no_mangle]
+pub extern "C" fn onity_cancel_source_create(runtime: *mut OnityRuntime, out_source: *mut u64) -> OnityStatus {
+    crate::ffi_guard!({
+        let rt = rt!(runtime);
+        crate::check_ptr!(out_source);
+        let h = crate::tri!(rt.create_cancel_source());
+        // SAFETY: checked non-null.
+        unsafe { *out_source = h };
+        OnityStatus::Ok
+    })
+}
+
+/// Cancels a source. Any thread; canceling twice is fine. Waits holding the
+/// token complete canceled at the next run of their timing; combinators
+/// complete canceled at the owner's next tick (any timing) or drain, or at
+/// once when created with an already-canceled token.
+/// Errors: `INVALID_HANDLE`, `STALE_HANDLE` (destroyed), `FOREIGN_HANDLE`.
+#[no_mangle]
+pub extern "C" fn onity_cancel_source_cancel(runtime: *mut OnityRuntime, source: u64) -> OnityStatus {
+    crate::ffi_guard!({
+        let rt = rt!(runtime);
+        crate::tri!(rt.cancel(source));
+        OnityStatus::Ok
+    })
+}
+
+/// Writes 1 to `*out_canceled` if the source is canceled, else 0. Any thread.
+/// Errors: `NULL_POINTER`, `INVALID_HANDLE`, `STALE_HANDLE`, `FOREIGN_HANDLE`.
+#[no_mangle]
+pub extern "C" fn onity_cancel_source_is_canceled(
+    runtime: *mut OnityRuntime,
+    source: u64,
+    out_canceled: *mut u32,
+) -> OnityStatus {
+    crate::ffi_guard!({
+        let rt = rt!(runtime);
+        crate::check_ptr!(out_canceled);
+        let c = crate::tri!(rt.is_canceled(source));
+        // SAFETY: checked non-null.
+        unsafe { *out_canceled = c as u32 };
+        OnityStatus::Ok
+    })
+}
+
+/// Destroys a source (it does not cancel anything). Waits still holding its
+/// token are never canceled by it. Owner thread. Errors: `INVALID_HANDLE`,
+/// `STALE_HANDLE`, `FOREIGN_HANDLE`, `WRONG_THREAD`.
+#[no_mangle]
+pub extern "C" fn onity_cancel_source_destroy(runtime: *mut OnityRuntime, source: u64) -> OnityStatus {
+    crate::ffi_guard!({
+        let rt = rt!(runtime);
+        crate::tri!(rt.destroy_cancel_source(source));
+        OnityStatus::Ok
+    })
+}

@@ -1,0 +1,117 @@
+//! WhenAny and WhenAll over task handles.
+//!
+//! Both take ownership of their inputs: from the call on, the inputs are
+//! consumed by the combinator as they complete (losers included), and
+//! consuming or awaiting them yourself fails with `ALREADY_AWAITED`.
+//! Coordinators are pooled in buckets: up to 16 inputs (256 kept), up to 32
+//! (128 kept), larger ones are never pooled.
+
+use super::runtime::{rt, OnityRuntime};
+use super::status::OnityStatus;
+use super::types::{OnityOutcome, ONITY_MAX_COMBINATOR_INPUTS};
+use crate::core::Outcome;
+
+fn inputs<'a>(tasks: *const u64, count: u32) -> Result<&'a [u64], OnityStatus> {
+    if tasks.is_null() {
+        return Err(OnityStatus::NullPointer);
+    }
+    if count == 0 || count > ONITY_MAX_COMBINATOR_INPUTS {
+        return Err(OnityStatus::CountOutOfRange);
+    }
+    // SAFETY: non-null; the caller provides `count` readable handles.
+    Ok(unsafe { std::slice::from_raw_parts(tasks, count as usize) })
+}
+
+/// WhenAny: writes to `*out_task` a task that completes like the first input
+/// to complete (succeeded, faulted or canceled, with its value or error);
+/// its outcome's `index` is the winner's position. If inputs have already
+/// completed, the first of them in array order wins at once. With a token,
+/// it completes canceled (index `UINT32_MAX`) if the token is canceled first.
+/// Owner thread. Errors: `NULL_POINTER`, `COUNT_OUT_OF_RANGE` (0 or more than
+/// `ONITY_MAX_COMBINATOR_INPUTS`), `DUPLICATE_INPUT`, `ALREADY_AWAITED` (an
+/// input has a continuation or belongs to another combinator), handle errors
+/// for inputs and token, `WRONG_THREAD`, `REENTRANT`. On error nothing changes.
+#[no_mangle]
+pub extern "C" fn onity_when_any(
+    runtime: *mut OnityRuntime,
+    tasks: *const u64,
+    count: u32,
+    token: u64,
+    out_task: *mut u64,
+) -> OnityStatus {
+    crate::ffi_guard!({
+        let rt = rt!(runtime);
+        crate::check_ptr!(out_task);
+        let ins = match inputs(tasks, count) {
+            Ok(i) => i,
+            Err(s) => return s,
+        };
+        let h = crate::tri!(rt.when_any(ins, token));
+        // SAFETY: checked non-null.
+        unsafe { *out_task = h };
+        OnityStatus::Ok
+    })
+}
+
+/// WhenAll: writes to `*out_task` a task that completes once every input has.
+/// It succeeds with value = `count` when all succeeded; otherwise it takes the
+/// state and error of the first input (in completion order) that faulted or
+/// was canceled, with `index` = that input. Read every input's outcome with
+/// `onity_when_all_results` before consuming it. Token and errors as
+/// `onity_when_any`.
+#[no_mangle]
+pub extern "C" fn onity_when_all(
+    runtime: *mut OnityRuntime,
+    tasks: *const u64,
+    count: u32,
+    token: u64,
+    out_task: *mut u64,
+) -> OnityStatus {
+    crate::ffi_guard!({
+        let rt = rt!(runtime);
+        crate::check_ptr!(out_task);
+        let ins = match inputs(tasks, count) {
+            Ok(i) => i,
+            Err(s) => return s,
+        };
+        let h = crate::tri!(rt.when_all(ins, token));
+        // SAFETY: checked non-null.
+        unsafe { *out_task = h };
+        OnityStatus::Ok
+    })
+}
+
+/// Copies the outcome of each input of a completed, not yet consumed WhenAll
+/// task into `out_outcomes` (`count` must equal the input count). Inputs
+/// still pending (the WhenAll was canceled) read as `ONITY_TASK_STATE_PENDING`.
+/// Owner thread. Errors: `NULL_POINTER`, `TASK_PENDING`, `COUNT_OUT_OF_RANGE`,
+/// `INVALID_HANDLE` (not a WhenAll task), `STALE_HANDLE`, `WRONG_THREAD`.
+#[no_mangle]
+pub extern "C" fn onity_when_all_results(
+    runtime: *mut OnityRuntime,
+    task: u64,
+    out_outcomes: *mut OnityOutcome,
+    count: u32,
+) -> OnityStatus {
+    crate::ffi_guard!({
+        let rt = rt!(runtime);
+        crate::check_ptr!(out_outcomes);
+        if count == 0 || count > ONITY_MAX_COMBINATOR_INPUTS {
+            return OnityStatus::CountOutOfRange;
+        }
+        let mut tmp = [Outcome::PENDING; 32];
+        let mut big;
+        let buf: &mut [Outcome] = if count as usize <= tmp.len() {
+            &mut tmp[..count as usize]
+        } else {
+            big = vec![Outcome::PENDING; count as usize];
+            &mut big[..]
+        };
+        crate::tri!(rt.when_all_results(task, buf));
+        for (i, o) in buf.iter().enumerate() {
+            // SAFETY: non-null, the caller provides `count` writable outcomes.
+            unsafe { out_outcomes.add(i).write((*o).into()) };
+        }
+        OnityStatus::Ok
+    })
+}

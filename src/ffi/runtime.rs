@@ -1,0 +1,288 @@
+//! `OnityRuntime`: creation, destruction, frames, ticks, statistics.
+
+use std::ffi::c_char;
+
+use super::status::OnityStatus;
+use super::types::*;
+use crate::core::{self, Config, FrameInfo, Timing};
+
+const MAGIC: u64 = 0x4f4e_4954_5952_5431; // "ONITYRT1"
+const DEAD: u64 = 0xdead_dead_dead_dead;
+
+/// An Onity runtime. Opaque; create with `onity_runtime_create`.
+pub struct OnityRuntime {
+    magic: u64,
+    pub(crate) rt: core::Runtime,
+}
+
+/// Borrows the runtime behind `p`, or returns the status to report.
+///
+/// # Safety
+/// `p` is null or was returned by `onity_runtime_create` and not destroyed.
+pub(crate) unsafe fn runtime_ref<'a>(p: *const OnityRuntime) -> Result<&'a OnityRuntime, OnityStatus> {
+    if p.is_null() {
+        return Err(OnityStatus::NullPointer);
+    }
+    let r = &*p;
+    if r.magic != MAGIC {
+        return Err(OnityStatus::InvalidRuntime);
+    }
+    Ok(r)
+}
+
+/// `let rt = rt!(ptr);` inside an `ffi_guard!` body.
+macro_rules! rt {
+    ($p:expr) => {
+        // SAFETY: the caller passes a pointer from onity_runtime_create (documented).
+        match unsafe { $crate::ffi::runtime::runtime_ref($p) } {
+            Ok(r) => &r.rt,
+            Err(s) => return s,
+        }
+    };
+}
+pub(crate) use rt;
+
+pub(crate) fn timing(v: u32) -> Result<Timing, OnityStatus> {
+    Timing::from_u32(v).ok_or(OnityStatus::InvalidArgument)
+}
+
+/// Version of the C ABI this library implements: `major << 16 | minor`.
+/// Compare with `ONITY_ABI_VERSION` from the header you compiled against: the
+/// majors must be equal and the library's minor at least the header's.
+/// Infallible; any thread.
+#[no_mangle]
+pub extern "C" fn onity_abi_version() -> u32 {
+    crate::ABI_VERSION
+}
+
+/// A static, NUL-terminated English description of any status value
+/// (unknown values give "unknown status"). Infallible; any thread; the
+/// string must not be freed.
+#[no_mangle]
+pub extern "C" fn onity_status_text(status: u32) -> *const c_char {
+    let text = OnityStatus::ALL.get(status as usize).map(|s| s.text()).unwrap_or("unknown status\0");
+    text.as_ptr() as *const c_char
+}
+
+/// The name of a timing ("Update", ...), or "invalid" for values >= 16.
+/// Infallible; any thread; static string.
+#[no_mangle]
+pub extern "C" fn onity_timing_name(timing: u32) -> *const c_char {
+    const NAMES: [&str; 16] = [
+        "Initialization\0",
+        "LastInitialization\0",
+        "EarlyUpdate\0",
+        "LastEarlyUpdate\0",
+        "FixedUpdate\0",
+        "LastFixedUpdate\0",
+        "PreUpdate\0",
+        "LastPreUpdate\0",
+        "Update\0",
+        "LastUpdate\0",
+        "PreLateUpdate\0",
+        "LastPreLateUpdate\0",
+        "PostLateUpdate\0",
+        "LastPostLateUpdate\0",
+        "TimeUpdate\0",
+        "LastTimeUpdate\0",
+    ];
+    NAMES.get(timing as usize).copied().unwrap_or("invalid\0").as_ptr() as *const c_char
+}
+
+/// Fills `config` with the defaults (and sets `config->size`).
+/// Any thread. Errors: `NULL_POINTER`.
+#[no_mangle]
+pub extern "C" fn onity_runtime_config_default(config: *mut OnityRuntimeConfig) -> OnityStatus {
+    crate::ffi_guard!({
+        crate::check_ptr!(config);
+        // SAFETY: checked non-null; the caller provides writable storage.
+        unsafe { config.write(OnityRuntimeConfig::default()) };
+        OnityStatus::Ok
+    })
+}
+
+/// Creates a runtime owned by the calling thread. `config` may be null for
+/// the defaults; otherwise `config->size` must be `sizeof(OnityRuntimeConfig)`.
+/// On success `*out_runtime` receives the runtime; destroy it with
+/// `onity_runtime_destroy` on the same thread. Several runtimes may coexist.
+/// Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT` (rewind timing).
+#[no_mangle]
+pub extern "C" fn onity_runtime_create(
+    config: *const OnityRuntimeConfig,
+    out_runtime: *mut *mut OnityRuntime,
+) -> OnityStatus {
+    crate::ffi_guard!({
+        crate::check_ptr!(out_runtime);
+        let cfg = if config.is_null() {
+            OnityRuntimeConfig::default()
+        } else {
+            // SAFETY: non-null; we read `size` first, then the whole struct
+            // only when the caller's struct is at least as large.
+            let size = unsafe { (*config).size };
+            if size as usize != std::mem::size_of::<OnityRuntimeConfig>() {
+                return OnityStatus::SizeMismatch;
+            }
+            // SAFETY: as above.
+            unsafe { *config }
+        };
+        let core_cfg = Config {
+            task_capacity: cfg.task_capacity,
+            cancel_capacity: cfg.cancel_capacity,
+            wait_capacity: cfg.wait_capacity,
+            combinator16_capacity: cfg.combinator16_capacity,
+            combinator32_capacity: cfg.combinator32_capacity,
+        };
+        let boxed = Box::new(OnityRuntime { magic: MAGIC, rt: core::Runtime::new(core_cfg) });
+        // SAFETY: checked non-null.
+        unsafe { *out_runtime = Box::into_raw(boxed) };
+        OnityStatus::Ok
+    })
+}
+
+/// Destroys a runtime. Owner thread only, and not from inside a tick.
+/// Everything in flight is cancelled first: every pending wait completes
+/// canceled (callback waits are called with `ONITY_TASK_CANCELED`), then every
+/// pending task is canceled and its continuation runs; tasks never consumed
+/// are released. After this returns `ONITY_STATUS_OK` the pointer and every
+/// handle of the runtime are invalid; worker threads must have stopped
+/// completing its tasks. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
+/// `WRONG_THREAD`, `REENTRANT` (called from a continuation during a tick);
+/// on error nothing is destroyed.
+#[no_mangle]
+pub extern "C" fn onity_runtime_destroy(runtime: *mut OnityRuntime) -> OnityStatus {
+    crate::ffi_guard!({
+        let rt = rt!(runtime);
+        if let Err(e) = rt.close() {
+            return e.into();
+        }
+        // SAFETY: created by Box::into_raw in onity_runtime_create, still live.
+        let mut boxed = unsafe { Box::from_raw(runtime) };
+        boxed.magic = DEAD;
+        drop(boxed);
+        OnityStatus::Ok
+    })
+}
+
+/// Begins a frame: sets the frame number (must increase strictly) and
+/// advances the clocks (`delta_time`, `unscaled_delta_time` >= 0 and finite;
+/// `realtime` is the host's absolute real-time clock). Owner thread.
+/// Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT`, `FRAME_ORDER`,
+/// `WRONG_THREAD`, `REENTRANT` (inside a tick).
+#[no_mangle]
+pub extern "C" fn onity_runtime_frame_begin(runtime: *mut OnityRuntime, frame: *const OnityFrameInfo) -> OnityStatus {
+    crate::ffi_guard!({
+        let rt = rt!(runtime);
+        crate::check_ptr!(frame);
+        // SAFETY: non-null, provided by the caller.
+        let f = unsafe { *frame };
+        if f.size as usize != std::mem::size_of::<OnityFrameInfo>() {
+            return OnityStatus::SizeMismatch;
+        }
+        crate::tri!(rt.begin_frame(&FrameInfo {
+            frame: f.frame,
+            delta_time: f.delta_time,
+            unscaled_delta_time: f.unscaled_delta_time,
+            realtime: f.realtime,
+        }));
+        OnityStatus::Ok
+    })
+}
+
+/// Runs one player-loop timing (`OnityTiming` value): first the
+/// continuations of tasks completed on other threads, then cancellation of
+/// combinators whose token was canceled, then every due wait of this timing
+/// in the order the waits were scheduled. Waits scheduled by those
+/// continuations are looked at by the next run of their timing. A timing may
+/// run several times per frame (FixedUpdate) or not at all. Owner thread.
+/// Errors: `INVALID_ARGUMENT` (timing >= 16), `WRONG_THREAD`, `REENTRANT`
+/// (called from a continuation during a tick, or while destroying).
+#[no_mangle]
+pub extern "C" fn onity_runtime_tick(runtime: *mut OnityRuntime, timing: u32) -> OnityStatus {
+    crate::ffi_guard!({
+        let rt = rt!(runtime);
+        let t = match self::timing(timing) {
+            Ok(t) => t,
+            Err(s) => return s,
+        };
+        crate::tri!(rt.tick(t));
+        OnityStatus::Ok
+    })
+}
+
+/// Runs the continuations of tasks completed on other threads (in
+/// completion order) and cancels combinators whose token was canceled,
+/// without ticking a timing. Owner thread. Errors: `WRONG_THREAD`.
+#[no_mangle]
+pub extern "C" fn onity_runtime_drain(runtime: *mut OnityRuntime) -> OnityStatus {
+    crate::ffi_guard!({
+        let rt = rt!(runtime);
+        crate::tri!(rt.drain());
+        OnityStatus::Ok
+    })
+}
+
+/// Fills `stats` (set `stats->size = sizeof(OnityStats)` first) with every
+/// pool's counters, per-wait-kind counters and leak diagnostics. Owner
+/// thread. Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `WRONG_THREAD`.
+#[no_mangle]
+pub extern "C" fn onity_runtime_stats(runtime: *mut OnityRuntime, stats: *mut OnityStats) -> OnityStatus {
+    crate::ffi_guard!({
+        let rt = rt!(runtime);
+        crate::check_ptr!(stats);
+        // SAFETY: non-null, provided by the caller.
+        if unsafe { (*stats).size } as usize != std::mem::size_of::<OnityStats>() {
+            return OnityStatus::SizeMismatch;
+        }
+        let s = crate::tri!(rt.stats());
+        // SAFETY: as above.
+        unsafe { stats.write(OnityStats::from_core(&s)) };
+        OnityStatus::Ok
+    })
+}
+
+/// Writes up to `capacity` handles of live (created, not consumed) tasks to
+/// `out_tasks` and the number of live tasks to `*out_count` (which may exceed
+/// `capacity`). `out_tasks` may be null when `capacity` is 0. Owner thread.
+/// Errors: `NULL_POINTER`, `WRONG_THREAD`.
+#[no_mangle]
+pub extern "C" fn onity_runtime_live_tasks(
+    runtime: *mut OnityRuntime,
+    out_tasks: *mut u64,
+    capacity: u32,
+    out_count: *mut u32,
+) -> OnityStatus {
+    crate::ffi_guard!({
+        let rt = rt!(runtime);
+        crate::check_ptr!(out_count);
+        if capacity > 0 {
+            crate::check_ptr!(out_tasks);
+        }
+        let buf: &mut [u64] = if capacity == 0 {
+            &mut []
+        } else {
+            // SAFETY: non-null, the caller provides `capacity` writable slots.
+            unsafe { std::slice::from_raw_parts_mut(out_tasks, capacity as usize) }
+        };
+        let n = crate::tri!(rt.live_tasks(buf));
+        // SAFETY: non-null.
+        unsafe { *out_count = n.min(u32::MAX as usize) as u32 };
+        OnityStatus::Ok
+    })
+}
+
+/// The name of a pool (`OnityPool` value) or "invalid". Infallible; static.
+#[no_mangle]
+pub extern "C" fn onity_pool_name(pool: u32) -> *const c_char {
+    const NAMES: [&str; ONITY_POOL_COUNT] = [
+        "tasks\0",
+        "cancel_sources\0",
+        "wait_records\0",
+        "when_any_16\0",
+        "when_any_32\0",
+        "when_any_large\0",
+        "when_all_16\0",
+        "when_all_32\0",
+        "when_all_large\0",
+    ];
+    NAMES.get(pool as usize).copied().unwrap_or("invalid\0").as_ptr() as *const c_char
+}

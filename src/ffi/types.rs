@@ -1,0 +1,306 @@
+//! `#[repr(C)]` types of the C ABI.
+
+use std::ffi::c_void;
+
+use super::status::OnityStatus;
+use crate::core;
+
+/// ABI version of this header: `major << 16 | minor`. The major changes on
+/// any incompatible change; the minor when functions or enum values are added.
+/// Compare with `onity_abi_version()` at startup.
+pub const ONITY_ABI_VERSION: u32 = 0x0001_0000;
+
+/// A continuation. `task` is the completed task's handle (0 for callback
+/// waits, which have no task); `state` is its `OnityTaskState`. It runs on the
+/// owner thread. It may call any `onity_*` function except destroying the
+/// runtime from inside a tick.
+pub type OnityCallback = Option<unsafe extern "C" fn(user: *mut c_void, task: u64, state: u32)>;
+
+/// Player-loop timings, in the order Unity runs them in a frame (UniTask's
+/// `PlayerLoopTiming`). Functions take them as `uint32_t`; other values are
+/// rejected with `ONITY_STATUS_INVALID_ARGUMENT`.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnityTiming {
+    Initialization = 0,
+    LastInitialization = 1,
+    EarlyUpdate = 2,
+    LastEarlyUpdate = 3,
+    FixedUpdate = 4,
+    LastFixedUpdate = 5,
+    PreUpdate = 6,
+    LastPreUpdate = 7,
+    Update = 8,
+    LastUpdate = 9,
+    PreLateUpdate = 10,
+    LastPreLateUpdate = 11,
+    PostLateUpdate = 12,
+    LastPostLateUpdate = 13,
+    TimeUpdate = 14,
+    LastTimeUpdate = 15,
+}
+
+/// Number of timings.
+pub const ONITY_TIMING_COUNT: u32 = 16;
+
+/// Clocks for `onity_delay`. Passed as `uint32_t`.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnityClock {
+    /// Sum of `delta_time` of the frames begun since the delay was created.
+    Scaled = 0,
+    /// Sum of `unscaled_delta_time`.
+    Unscaled = 1,
+    /// `realtime` of the current frame minus `realtime` of the creation frame.
+    Realtime = 2,
+}
+
+/// State of a task, as returned by `onity_task_state` and given to
+/// continuations. Passed as `uint32_t`.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnityTaskState {
+    Pending = 0,
+    Succeeded = 1,
+    Faulted = 2,
+    Canceled = 3,
+}
+
+/// Indices into `OnityStats::pools`.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnityPool {
+    /// Task slots. Slots are never freed while the runtime lives (a slot's
+    /// generation must outlive every handle to it); `capacity` slots are
+    /// allocated up front, each rent of a never-used slot beyond them is a
+    /// cold allocation, and a slot whose 32-bit generation is exhausted is
+    /// retired for good (a discard).
+    Tasks = 0,
+    /// Cancellation source slots (same rules as tasks).
+    CancelSources = 1,
+    /// Wait records in the 16 timing queues: `live` records queued, `idle`
+    /// spare record storage, `cold_allocations` queue growths, `discards`
+    /// records of storage released when a queue shrinks back to `capacity / 16`.
+    WaitRecords = 2,
+    /// WhenAny coordinators for 1-16 inputs (256 kept by default).
+    WhenAny16 = 3,
+    /// WhenAny coordinators for 17-32 inputs (128 kept by default).
+    WhenAny32 = 4,
+    /// WhenAny coordinators for more than 32 inputs (never pooled).
+    WhenAnyLarge = 5,
+    /// WhenAll coordinators for 1-16 inputs.
+    WhenAll16 = 6,
+    /// WhenAll coordinators for 17-32 inputs.
+    WhenAll32 = 7,
+    /// WhenAll coordinators for more than 32 inputs (never pooled).
+    WhenAllLarge = 8,
+}
+
+/// Number of entries in `OnityStats::pools`.
+pub const ONITY_POOL_COUNT: usize = 9;
+
+/// Wait kinds, indices into `OnityStats::waits`.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnityWaitKind {
+    Yield = 0,
+    NextFrame = 1,
+    DelayFrame = 2,
+    Delay = 3,
+}
+
+/// Number of entries in `OnityStats::waits`.
+pub const ONITY_WAIT_KIND_COUNT: usize = 4;
+
+/// Most inputs `onity_when_any` / `onity_when_all` accept.
+pub const ONITY_MAX_COMBINATOR_INPUTS: u32 = core::MAX_COMBINATOR_INPUTS;
+
+/// Runtime configuration. Fill with `onity_runtime_config_default`, then
+/// change fields. `size` must be `sizeof(OnityRuntimeConfig)`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct OnityRuntimeConfig {
+    /// `sizeof(OnityRuntimeConfig)`.
+    pub size: u32,
+    /// Task slots allocated up front. Default 4096.
+    pub task_capacity: u32,
+    /// Cancellation source slots allocated up front. Default 256.
+    pub cancel_capacity: u32,
+    /// Wait records of storage each timing queue keeps after a burst. Default 8192.
+    pub wait_capacity: u32,
+    /// WhenAny / WhenAll coordinators kept for up to 16 inputs. Default 256.
+    pub combinator16_capacity: u32,
+    /// WhenAny / WhenAll coordinators kept for 17 to 32 inputs. Default 128.
+    pub combinator32_capacity: u32,
+}
+
+impl Default for OnityRuntimeConfig {
+    fn default() -> Self {
+        let c = core::Config::default();
+        OnityRuntimeConfig {
+            size: std::mem::size_of::<OnityRuntimeConfig>() as u32,
+            task_capacity: c.task_capacity,
+            cancel_capacity: c.cancel_capacity,
+            wait_capacity: c.wait_capacity,
+            combinator16_capacity: c.combinator16_capacity,
+            combinator32_capacity: c.combinator32_capacity,
+        }
+    }
+}
+
+/// Time values of a frame, for `onity_runtime_frame_begin`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct OnityFrameInfo {
+    /// `sizeof(OnityFrameInfo)`.
+    pub size: u32,
+    pub reserved: u32,
+    /// Frame number (e.g. Unity's `Time.frameCount`); must increase.
+    pub frame: u64,
+    /// Scaled seconds since the previous frame (`Time.deltaTime`).
+    pub delta_time: f64,
+    /// Unscaled seconds since the previous frame (`Time.unscaledDeltaTime`).
+    pub unscaled_delta_time: f64,
+    /// Absolute real-time seconds (`Time.realtimeSinceStartupAsDouble`).
+    pub realtime: f64,
+}
+
+/// What a consumed task produced.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OnityOutcome {
+    /// Result payload (when `state` is `ONITY_TASK_STATE_SUCCEEDED`).
+    pub value: u64,
+    /// Error code (when `state` is `ONITY_TASK_STATE_FAULTED`).
+    pub error: i32,
+    /// An `OnityTaskState`.
+    pub state: u32,
+    /// WhenAny: index of the winning input. WhenAll: index of the first
+    /// input (in completion order) that faulted or was canceled. Otherwise
+    /// `UINT32_MAX`.
+    pub index: u32,
+    pub reserved: u32,
+}
+
+impl From<core::Outcome> for OnityOutcome {
+    fn from(o: core::Outcome) -> Self {
+        OnityOutcome { value: o.value, error: o.error, state: o.state as u32, index: o.index, reserved: 0 }
+    }
+}
+
+/// Counters of one pool. `live` objects are handed out, `idle` ones kept for
+/// reuse (at most `capacity`). A rent with nothing idle is a cold allocation;
+/// a return with the idle list full is a discard.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OnityPoolStats {
+    pub capacity: u64,
+    pub idle: u64,
+    pub live: u64,
+    pub high_water: u64,
+    pub rents: u64,
+    pub returns: u64,
+    pub cold_allocations: u64,
+    pub discards: u64,
+}
+
+impl From<core::PoolStats> for OnityPoolStats {
+    fn from(p: core::PoolStats) -> Self {
+        OnityPoolStats {
+            capacity: p.capacity,
+            idle: p.idle,
+            live: p.live,
+            high_water: p.high_water,
+            rents: p.rents,
+            returns: p.returns,
+            cold_allocations: p.cold_allocations,
+            discards: p.discards,
+        }
+    }
+}
+
+/// Counters of one wait kind.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OnityWaitStats {
+    pub pending: u64,
+    pub high_water: u64,
+    pub scheduled: u64,
+    pub completed: u64,
+    pub canceled: u64,
+}
+
+/// Everything `onity_runtime_stats` reports.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct OnityStats {
+    /// `sizeof(OnityStats)`, set by the caller.
+    pub size: u32,
+    /// `ONITY_POOL_COUNT`.
+    pub pool_count: u32,
+    /// Indexed by `OnityPool`.
+    pub pools: [OnityPoolStats; ONITY_POOL_COUNT],
+    /// Indexed by `OnityWaitKind`.
+    pub waits: [OnityWaitStats; ONITY_WAIT_KIND_COUNT],
+    /// Tasks created and not consumed.
+    pub live_tasks: u64,
+    /// Tasks completed but not consumed: a growing number is a leak.
+    pub completed_unconsumed: u64,
+    /// Tasks completed on other threads whose continuations have not run yet.
+    pub cross_thread_queued: u64,
+    /// The current frame number.
+    pub frame: u64,
+}
+
+impl OnityStats {
+    pub(crate) fn from_core(s: &core::Stats) -> Self {
+        let w = |w: core::WaitStats| OnityWaitStats {
+            pending: w.pending,
+            high_water: w.high_water,
+            scheduled: w.scheduled,
+            completed: w.completed,
+            canceled: w.canceled,
+        };
+        OnityStats {
+            size: std::mem::size_of::<OnityStats>() as u32,
+            pool_count: ONITY_POOL_COUNT as u32,
+            pools: [
+                s.tasks.into(),
+                s.cancel_sources.into(),
+                s.wait_records.into(),
+                s.when_any[0].into(),
+                s.when_any[1].into(),
+                s.when_any[2].into(),
+                s.when_all[0].into(),
+                s.when_all[1].into(),
+                s.when_all[2].into(),
+            ],
+            waits: [w(s.waits[0]), w(s.waits[1]), w(s.waits[2]), w(s.waits[3])],
+            live_tasks: s.live_tasks,
+            completed_unconsumed: s.completed_unconsumed,
+            cross_thread_queued: s.cross_thread_queued,
+            frame: s.frame,
+        }
+    }
+}
+
+impl From<core::Error> for OnityStatus {
+    fn from(e: core::Error) -> Self {
+        use core::Error as E;
+        match e {
+            E::InvalidHandle => OnityStatus::InvalidHandle,
+            E::StaleHandle => OnityStatus::StaleHandle,
+            E::ForeignHandle => OnityStatus::ForeignHandle,
+            E::WrongThread => OnityStatus::WrongThread,
+            E::InvalidArgument => OnityStatus::InvalidArgument,
+            E::CountOutOfRange => OnityStatus::CountOutOfRange,
+            E::DuplicateInput => OnityStatus::DuplicateInput,
+            E::TaskPending => OnityStatus::TaskPending,
+            E::AlreadyCompleted => OnityStatus::AlreadyCompleted,
+            E::AlreadyAwaited => OnityStatus::AlreadyAwaited,
+            E::Reentrant => OnityStatus::Reentrant,
+            E::FrameOrder => OnityStatus::FrameOrder,
+            E::Exhausted => OnityStatus::Exhausted,
+        }
+    }
+}

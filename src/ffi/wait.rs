@@ -1,0 +1,185 @@
+//! Frame waits: Yield, NextFrame, DelayFrame, Delay.
+//!
+//! Each comes in two forms: one that returns a task (consume it after it
+//! completes) and a `_then` form that calls a callback and has no task at all
+//! (the fastest path: nothing to consume). Rules, with F the frame current at
+//! scheduling time (the last `onity_runtime_frame_begin`):
+//!
+//! | wait            | completes at                                              |
+//! |-----------------|-----------------------------------------------------------|
+//! | Yield(t)        | the next run of timing t (this frame if t has not run yet) |
+//! | NextFrame(t)    | the first run of t in a frame > F                          |
+//! | DelayFrame(n,t) | the first run of t in a frame >= F + n (n = 0: as Yield)   |
+//! | Delay(s,c,t)    | the first run of t in a frame > F at which clock c has advanced by >= s since F |
+//!
+//! With a cancellation token, a wait whose source is canceled completes
+//! canceled at the next run of its timing, even if it is not yet due.
+
+use std::ffi::c_void;
+
+use super::runtime::{rt, timing, OnityRuntime};
+use super::status::OnityStatus;
+use super::types::OnityCallback;
+use crate::core::{Clock, WaitKind, WaitTarget};
+
+#[allow(clippy::too_many_arguments)]
+fn schedule(
+    runtime: *mut OnityRuntime,
+    kind: WaitKind,
+    timing_v: u32,
+    frames: u32,
+    seconds: f64,
+    clock: u32,
+    token: u64,
+    target: Result<WaitTarget, OnityStatus>,
+    out_task: *mut u64,
+) -> OnityStatus {
+    let rt = rt!(runtime);
+    let t = match timing(timing_v) {
+        Ok(t) => t,
+        Err(s) => return s,
+    };
+    let Some(c) = Clock::from_u32(clock) else { return OnityStatus::InvalidArgument };
+    let target = match target {
+        Ok(t) => t,
+        Err(s) => return s,
+    };
+    let h = crate::tri!(rt.wait(kind, t, frames, seconds, c, token, target));
+    if !out_task.is_null() {
+        // SAFETY: non-null, provided by the caller.
+        unsafe { *out_task = h };
+    }
+    OnityStatus::Ok
+}
+
+fn cb(callback: OnityCallback, user: *mut c_void) -> Result<WaitTarget, OnityStatus> {
+    match callback {
+        Some(f) => Ok(WaitTarget::Callback(f, user)),
+        None => Err(OnityStatus::NullPointer),
+    }
+}
+
+/// Yield: a task that completes at the next run of `timing`. `token` is a
+/// cancellation token (0 for none). Owner thread.
+/// Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (timing), `INVALID_HANDLE` /
+/// `STALE_HANDLE` / `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT`.
+#[no_mangle]
+pub extern "C" fn onity_yield(runtime: *mut OnityRuntime, timing: u32, token: u64, out_task: *mut u64) -> OnityStatus {
+    crate::ffi_guard!({
+        crate::check_ptr!(out_task);
+        schedule(runtime, WaitKind::Yield, timing, 0, 0.0, 0, token, Ok(WaitTarget::Task), out_task)
+    })
+}
+
+/// NextFrame: a task that completes at the first run of `timing` in a later
+/// frame. Owner thread. Errors as `onity_yield`.
+#[no_mangle]
+pub extern "C" fn onity_next_frame(
+    runtime: *mut OnityRuntime,
+    timing: u32,
+    token: u64,
+    out_task: *mut u64,
+) -> OnityStatus {
+    crate::ffi_guard!({
+        crate::check_ptr!(out_task);
+        schedule(runtime, WaitKind::NextFrame, timing, 0, 0.0, 0, token, Ok(WaitTarget::Task), out_task)
+    })
+}
+
+/// DelayFrame: a task that completes at the first run of `timing` in a frame
+/// at least `frames` frames after the current one (`frames` = 0 behaves as
+/// Yield). Owner thread. Errors as `onity_yield`.
+#[no_mangle]
+pub extern "C" fn onity_delay_frame(
+    runtime: *mut OnityRuntime,
+    frames: u32,
+    timing: u32,
+    token: u64,
+    out_task: *mut u64,
+) -> OnityStatus {
+    crate::ffi_guard!({
+        crate::check_ptr!(out_task);
+        schedule(runtime, WaitKind::DelayFrame, timing, frames, 0.0, 0, token, Ok(WaitTarget::Task), out_task)
+    })
+}
+
+/// Delay: a task that completes at the first run of `timing`, in a later
+/// frame, at which `clock` (`OnityClock`) has advanced by at least `seconds`
+/// (finite, >= 0). Owner thread. Errors as `onity_yield`, plus
+/// `INVALID_ARGUMENT` for a bad clock or seconds.
+#[no_mangle]
+pub extern "C" fn onity_delay(
+    runtime: *mut OnityRuntime,
+    seconds: f64,
+    clock: u32,
+    timing: u32,
+    token: u64,
+    out_task: *mut u64,
+) -> OnityStatus {
+    crate::ffi_guard!({
+        crate::check_ptr!(out_task);
+        schedule(runtime, WaitKind::Delay, timing, 0, seconds, clock, token, Ok(WaitTarget::Task), out_task)
+    })
+}
+
+/// Callback form of `onity_yield`: `callback(user, 0, state)` runs at the
+/// next run of `timing` with `ONITY_TASK_STATE_SUCCEEDED`, or
+/// `ONITY_TASK_STATE_CANCELED` if `token` was canceled or the runtime is
+/// destroyed first. Nothing to consume. Owner thread.
+#[no_mangle]
+pub extern "C" fn onity_yield_then(
+    runtime: *mut OnityRuntime,
+    timing: u32,
+    token: u64,
+    callback: OnityCallback,
+    user: *mut c_void,
+) -> OnityStatus {
+    crate::ffi_guard!({
+        schedule(runtime, WaitKind::Yield, timing, 0, 0.0, 0, token, cb(callback, user), std::ptr::null_mut())
+    })
+}
+
+/// Callback form of `onity_next_frame` (see `onity_yield_then`).
+#[no_mangle]
+pub extern "C" fn onity_next_frame_then(
+    runtime: *mut OnityRuntime,
+    timing: u32,
+    token: u64,
+    callback: OnityCallback,
+    user: *mut c_void,
+) -> OnityStatus {
+    crate::ffi_guard!({
+        schedule(runtime, WaitKind::NextFrame, timing, 0, 0.0, 0, token, cb(callback, user), std::ptr::null_mut())
+    })
+}
+
+/// Callback form of `onity_delay_frame` (see `onity_yield_then`).
+#[no_mangle]
+pub extern "C" fn onity_delay_frame_then(
+    runtime: *mut OnityRuntime,
+    frames: u32,
+    timing: u32,
+    token: u64,
+    callback: OnityCallback,
+    user: *mut c_void,
+) -> OnityStatus {
+    crate::ffi_guard!({
+        schedule(runtime, WaitKind::DelayFrame, timing, frames, 0.0, 0, token, cb(callback, user), std::ptr::null_mut())
+    })
+}
+
+/// Callback form of `onity_delay` (see `onity_yield_then`).
+#[no_mangle]
+pub extern "C" fn onity_delay_then(
+    runtime: *mut OnityRuntime,
+    seconds: f64,
+    clock: u32,
+    timing: u32,
+    token: u64,
+    callback: OnityCallback,
+    user: *mut c_void,
+) -> OnityStatus {
+    crate::ffi_guard!({
+        schedule(runtime, WaitKind::Delay, timing, 0, seconds, clock, token, cb(callback, user), std::ptr::null_mut())
+    })
+}
