@@ -645,11 +645,11 @@ impl Runtime {
     pub fn consume(&self, h: u64) -> Result<Outcome> {
         self.check_owner()?;
         let (slot, idx, word) = self.task_slot(h)?;
-        if !is_final(word) {
-            return Err(Error::TaskPending);
-        }
         if matches!(slot.cont.get(), Cont::Any(..) | Cont::All(..)) {
             return Err(Error::AlreadyAwaited);
+        }
+        if !is_final(word) {
+            return Err(Error::TaskPending);
         }
         let outcome = Self::read_outcome(slot, word);
         let coord = slot.attached.get();

@@ -60,7 +60,7 @@ pub extern "C" fn onity_abi_version() -> u32 {
 /// string must not be freed.
 #[no_mangle]
 pub extern "C" fn onity_status_text(status: u32) -> *const c_char {
-    let text = OnityStatus::ALL.get(status as usize).map(|s| s.text()).unwrap_or("unknown status\0");
+    let text = OnityStatus::from_u32(status).map(|s| s.text()).unwrap_or("unknown status\0");
     text.as_ptr() as *const c_char
 }
 

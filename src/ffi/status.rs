@@ -49,29 +49,34 @@ pub enum OnityStatus {
     InvalidAlignment = 18,
 }
 
+/// Every status, in value order.
+pub(crate) const ALL_STATUSES: [OnityStatus; 19] = [
+    OnityStatus::Ok,
+    OnityStatus::NullPointer,
+    OnityStatus::InvalidHandle,
+    OnityStatus::StaleHandle,
+    OnityStatus::ForeignHandle,
+    OnityStatus::WrongThread,
+    OnityStatus::InvalidArgument,
+    OnityStatus::CountOutOfRange,
+    OnityStatus::DuplicateInput,
+    OnityStatus::TaskPending,
+    OnityStatus::AlreadyCompleted,
+    OnityStatus::AlreadyAwaited,
+    OnityStatus::SizeMismatch,
+    OnityStatus::Reentrant,
+    OnityStatus::FrameOrder,
+    OnityStatus::Panic,
+    OnityStatus::Exhausted,
+    OnityStatus::InvalidRuntime,
+    OnityStatus::InvalidAlignment,
+];
+
 impl OnityStatus {
-    /// Every status, in value order.
-    pub const ALL: [OnityStatus; 19] = [
-        OnityStatus::Ok,
-        OnityStatus::NullPointer,
-        OnityStatus::InvalidHandle,
-        OnityStatus::StaleHandle,
-        OnityStatus::ForeignHandle,
-        OnityStatus::WrongThread,
-        OnityStatus::InvalidArgument,
-        OnityStatus::CountOutOfRange,
-        OnityStatus::DuplicateInput,
-        OnityStatus::TaskPending,
-        OnityStatus::AlreadyCompleted,
-        OnityStatus::AlreadyAwaited,
-        OnityStatus::SizeMismatch,
-        OnityStatus::Reentrant,
-        OnityStatus::FrameOrder,
-        OnityStatus::Panic,
-        OnityStatus::Exhausted,
-        OnityStatus::InvalidRuntime,
-        OnityStatus::InvalidAlignment,
-    ];
+    /// The status with this value, if any.
+    pub fn from_u32(v: u32) -> Option<OnityStatus> {
+        ALL_STATUSES.get(v as usize).copied()
+    }
 
     /// A NUL-terminated English description.
     pub fn text(self) -> &'static str {

@@ -113,7 +113,8 @@ pub enum OnityWaitKind {
 pub const ONITY_WAIT_KIND_COUNT: usize = 4;
 
 /// Most inputs `onity_when_any` / `onity_when_all` accept.
-pub const ONITY_MAX_COMBINATOR_INPUTS: u32 = core::MAX_COMBINATOR_INPUTS;
+pub const ONITY_MAX_COMBINATOR_INPUTS: u32 = 4096;
+const _: () = assert!(ONITY_MAX_COMBINATOR_INPUTS == core::MAX_COMBINATOR_INPUTS);
 
 /// Runtime configuration. Fill with `onity_runtime_config_default`, then
 /// change fields. `size` must be `sizeof(OnityRuntimeConfig)`.
