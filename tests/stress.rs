@@ -1,0 +1,131 @@
+//! Worker threads complete tens of thousands of tasks while the owner ticks;
+//! every continuation runs exactly once, on the owner thread.
+
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+
+use onity::core::*;
+
+struct Shared {
+    owner: std::thread::ThreadId,
+    runs: Vec<AtomicU32>,
+    wrong_thread: AtomicUsize,
+}
+
+struct Ctx<'a> {
+    rt: &'a Runtime,
+    shared: &'a Shared,
+}
+
+unsafe extern "C" fn on_done(user: *mut c_void, task: u64, state: u32) {
+    let ctx = &*(user as *const Ctx);
+    if std::thread::current().id() != ctx.shared.owner {
+        ctx.shared.wrong_thread.fetch_add(1, Ordering::Relaxed);
+    }
+    let o = ctx.rt.consume(task).expect("consume in continuation");
+    assert_eq!(state, TaskState::Succeeded as u32);
+    ctx.shared.runs[o.value as usize].fetch_add(1, Ordering::Relaxed);
+}
+
+#[test]
+fn workers_complete_while_owner_ticks() {
+    const TASKS: usize = 60_000;
+    const WORKERS: usize = 4;
+    let rt = Runtime::new(Config::default());
+    let shared = Shared {
+        owner: std::thread::current().id(),
+        runs: (0..TASKS).map(|_| AtomicU32::new(0)).collect(),
+        wrong_thread: AtomicUsize::new(0),
+    };
+    let ctx = Ctx { rt: &rt, shared: &shared };
+    let handles: Vec<AtomicU64> = (0..TASKS).map(|_| AtomicU64::new(0)).collect();
+    let published = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for w in 0..WORKERS {
+            let (handles, published, rt) = (&handles, &published, &rt);
+            s.spawn(move || {
+                let mut next = w;
+                while next < TASKS {
+                    if next < published.load(Ordering::Acquire) {
+                        let h = handles[next].load(Ordering::Relaxed);
+                        // Value = index: lets the continuation check identity.
+                        rt.complete(h, TaskState::Succeeded, next as u64, 0, true).unwrap();
+                        next += WORKERS;
+                    } else {
+                        std::hint::spin_loop();
+                    }
+                }
+            });
+        }
+        // The owner creates tasks in batches while ticking frames.
+        let mut frame_no = 0;
+        let mut created = 0;
+        while created < TASKS || shared.runs.iter().any(|r| r.load(Ordering::Relaxed) == 0) {
+            let end = (created + 2_000).min(TASKS);
+            for slot in handles.iter().take(end).skip(created) {
+                let h = rt.create_task().unwrap();
+                rt.on_complete(h, on_done, &ctx as *const Ctx as *mut c_void).unwrap();
+                slot.store(h, Ordering::Relaxed);
+            }
+            created = end;
+            published.store(created, Ordering::Release);
+            frame_no += 1;
+            rt.begin_frame(&FrameInfo { frame: frame_no, delta_time: 0.0, unscaled_delta_time: 0.0, realtime: 0.0 })
+                .unwrap();
+            for t in Timing::ALL {
+                rt.tick(t).unwrap();
+            }
+            assert!(frame_no < 10_000_000, "stuck");
+        }
+    });
+    rt.drain().unwrap();
+    assert_eq!(shared.wrong_thread.load(Ordering::Relaxed), 0);
+    for (i, r) in shared.runs.iter().enumerate() {
+        assert_eq!(r.load(Ordering::Relaxed), 1, "continuation of task {i}");
+    }
+    let s = rt.stats().unwrap();
+    assert_eq!((s.live_tasks, s.cross_thread_queued, s.completed_unconsumed), (0, 0, 0));
+}
+
+#[test]
+fn racing_completions_have_exactly_one_winner() {
+    const TASKS: usize = 20_000;
+    let rt = Runtime::new(Config::default());
+    let hs: Vec<u64> = (0..TASKS).map(|_| rt.create_task().unwrap()).collect();
+    let wins = [AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0)];
+    std::thread::scope(|s| {
+        for (k, state) in [TaskState::Succeeded, TaskState::Canceled, TaskState::Faulted].into_iter().enumerate() {
+            let (hs, rt, wins) = (&hs, &rt, &wins);
+            s.spawn(move || {
+                for &h in hs.iter() {
+                    match rt.complete(h, state, k as u64, k as i32, false) {
+                        Ok(()) => {
+                            wins[k].fetch_add(1, Ordering::Relaxed);
+                        }
+                        Err(Error::AlreadyCompleted) => {}
+                        Err(e) => panic!("unexpected {e:?}"),
+                    }
+                }
+            });
+        }
+    });
+    let total: usize = wins.iter().map(|w| w.load(Ordering::Relaxed)).sum();
+    assert_eq!(total, TASKS);
+    rt.drain().unwrap();
+    for h in hs {
+        let o = rt.consume(h).unwrap();
+        // The stored payload is the winner's.
+        let k = match o.state {
+            TaskState::Succeeded => 0,
+            TaskState::Canceled => 1,
+            TaskState::Faulted => 2,
+            TaskState::Pending => unreachable!(),
+        };
+        if k == 0 {
+            assert_eq!(o.value, 0);
+        }
+        if k == 2 {
+            assert_eq!(o.error, 2);
+        }
+    }
+}

@@ -1,0 +1,244 @@
+//! Zero heap allocations per operation after warm-up, counted by a global
+//! allocator, through the C ABI. Counts are per thread so parallel tests and
+//! the harness do not interfere.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::ffi::c_void;
+use std::ptr;
+
+use onity::ffi::*;
+
+struct Counting;
+
+thread_local! {
+    static ALLOCS: Cell<u64> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+        System.alloc(l)
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        System.dealloc(p, l)
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+        System.realloc(p, l, n)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocs() -> u64 {
+    ALLOCS.with(|c| c.get())
+}
+
+const UPDATE: u32 = OnityTiming::Update as u32;
+
+struct Rt(*mut OnityRuntime);
+impl Rt {
+    fn new() -> Rt {
+        let mut p = ptr::null_mut();
+        assert_eq!(onity_runtime_create(ptr::null(), &mut p), OnityStatus::Ok);
+        Rt(p)
+    }
+}
+impl Drop for Rt {
+    fn drop(&mut self) {
+        assert_eq!(onity_runtime_destroy(self.0), OnityStatus::Ok);
+    }
+}
+
+fn frame(rt: &Rt, n: u64) {
+    let fi = OnityFrameInfo {
+        size: std::mem::size_of::<OnityFrameInfo>() as u32,
+        reserved: 0,
+        frame: n,
+        delta_time: 0.016,
+        unscaled_delta_time: 0.016,
+        realtime: n as f64,
+    };
+    assert_eq!(onity_runtime_frame_begin(rt.0, &fi), OnityStatus::Ok);
+}
+
+/// Runs `warm` iterations, then asserts that `measured` more allocate nothing.
+fn assert_steady_state_allocation_free(name: &str, mut op: impl FnMut(u64)) {
+    for i in 0..2_000 {
+        op(i);
+    }
+    let before = allocs();
+    for i in 2_000..12_000 {
+        op(i);
+    }
+    let n = allocs() - before;
+    assert_eq!(n, 0, "{name}: {n} heap allocations in 10,000 operations after warm-up");
+}
+
+#[test]
+fn counting_allocator_sees_allocations() {
+    // Control: the counter works (a test that could not fail would be no test).
+    let before = allocs();
+    let v: Vec<u64> = Vec::with_capacity(10);
+    std::hint::black_box(&v);
+    assert!(allocs() > before);
+}
+
+#[test]
+fn create_complete_consume() {
+    let rt = Rt::new();
+    assert_steady_state_allocation_free("create/complete/consume", |i| {
+        let mut h = 0;
+        assert_eq!(onity_task_create(rt.0, &mut h), OnityStatus::Ok);
+        assert_eq!(onity_task_set_result(rt.0, h, i), OnityStatus::Ok);
+        let mut o = OnityOutcome { value: 0, error: 0, state: 0, index: 0, reserved: 0 };
+        assert_eq!(onity_task_consume(rt.0, h, &mut o), OnityStatus::Ok);
+        assert_eq!(o.value, i);
+    });
+}
+
+unsafe extern "C" fn consume_cb(user: *mut c_void, task: u64, _state: u32) {
+    let rt = user as *mut OnityRuntime;
+    assert_eq!(onity_task_consume(rt, task, ptr::null_mut()), OnityStatus::Ok);
+}
+
+#[test]
+fn next_frame_schedule_resume_consume() {
+    let rt = Rt::new();
+    let mut tasks = vec![0u64; 256];
+    assert_steady_state_allocation_free("next frame cycle (256 tasks per frame)", |i| {
+        if i % 256 == 0 {
+            frame(&rt, i / 256);
+            assert_eq!(onity_runtime_tick(rt.0, UPDATE), OnityStatus::Ok);
+            for h in tasks.iter_mut() {
+                if *h != 0 {
+                    assert_eq!(onity_task_consume(rt.0, *h, ptr::null_mut()), OnityStatus::Ok);
+                }
+            }
+        }
+        let slot = &mut tasks[(i % 256) as usize];
+        assert_eq!(onity_next_frame(rt.0, UPDATE, 0, slot), OnityStatus::Ok);
+    });
+    // Continuation form: the continuation consumes.
+    assert_steady_state_allocation_free("next frame with continuation", |i| {
+        if i % 256 == 0 {
+            frame(&rt, 1_000_000 + i / 256);
+            assert_eq!(onity_runtime_tick(rt.0, UPDATE), OnityStatus::Ok);
+        }
+        let mut h = 0;
+        assert_eq!(onity_next_frame(rt.0, UPDATE, 0, &mut h), OnityStatus::Ok);
+        assert_eq!(onity_task_on_complete(rt.0, h, Some(consume_cb), rt.0 as *mut c_void), OnityStatus::Ok);
+    });
+}
+
+unsafe extern "C" fn noop_cb(_user: *mut c_void, _task: u64, _state: u32) {}
+
+#[test]
+fn yield_and_delay_frame_cycles() {
+    let rt = Rt::new();
+    let mut frame_no = 0;
+    assert_steady_state_allocation_free("yield", |_| {
+        let mut h = 0;
+        assert_eq!(onity_yield(rt.0, UPDATE, 0, &mut h), OnityStatus::Ok);
+        assert_eq!(onity_runtime_tick(rt.0, UPDATE), OnityStatus::Ok);
+        assert_eq!(onity_task_consume(rt.0, h, ptr::null_mut()), OnityStatus::Ok);
+    });
+    assert_steady_state_allocation_free("yield callback", |_| {
+        assert_eq!(onity_yield_then(rt.0, UPDATE, 0, Some(noop_cb), ptr::null_mut()), OnityStatus::Ok);
+        assert_eq!(onity_runtime_tick(rt.0, UPDATE), OnityStatus::Ok);
+    });
+    assert_steady_state_allocation_free("delay frame(1)", |_| {
+        let mut h = 0;
+        assert_eq!(onity_delay_frame(rt.0, 1, UPDATE, 0, &mut h), OnityStatus::Ok);
+        frame_no += 1;
+        frame(&rt, frame_no);
+        assert_eq!(onity_runtime_tick(rt.0, UPDATE), OnityStatus::Ok);
+        assert_eq!(onity_task_consume(rt.0, h, ptr::null_mut()), OnityStatus::Ok);
+    });
+}
+
+#[test]
+fn when_any_32_and_when_all_32() {
+    let rt = Rt::new();
+    let mut ins = [0u64; 32];
+    assert_steady_state_allocation_free("when_any(32)", |_| {
+        for h in ins.iter_mut() {
+            assert_eq!(onity_task_create(rt.0, h), OnityStatus::Ok);
+        }
+        let mut any = 0;
+        assert_eq!(onity_when_any(rt.0, ins.as_ptr(), 32, 0, &mut any), OnityStatus::Ok);
+        for (i, h) in ins.iter().enumerate().rev() {
+            assert_eq!(onity_task_set_result(rt.0, *h, i as u64), OnityStatus::Ok);
+        }
+        let mut o = OnityOutcome { value: 0, error: 0, state: 0, index: 0, reserved: 0 };
+        assert_eq!(onity_task_consume(rt.0, any, &mut o), OnityStatus::Ok);
+        assert_eq!(o.index, 31);
+    });
+    let mut outs = [OnityOutcome { value: 0, error: 0, state: 0, index: 0, reserved: 0 }; 32];
+    assert_steady_state_allocation_free("when_all(32)", |_| {
+        for h in ins.iter_mut() {
+            assert_eq!(onity_task_create(rt.0, h), OnityStatus::Ok);
+        }
+        let mut all = 0;
+        assert_eq!(onity_when_all(rt.0, ins.as_ptr(), 32, 0, &mut all), OnityStatus::Ok);
+        for (i, h) in ins.iter().enumerate().rev() {
+            assert_eq!(onity_task_set_result(rt.0, *h, i as u64), OnityStatus::Ok);
+        }
+        assert_eq!(onity_when_all_results(rt.0, all, outs.as_mut_ptr(), 32), OnityStatus::Ok);
+        assert_eq!(onity_task_consume(rt.0, all, ptr::null_mut()), OnityStatus::Ok);
+        assert_eq!(outs[5].value, 5);
+    });
+}
+
+#[test]
+fn cross_thread_completion_is_allocation_free_on_the_owner() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    const BATCH: usize = 1000;
+    let rt = Rt::new();
+    let rtp = rt.0 as usize;
+    // A persistent worker, fed through preallocated atomics (no channel).
+    let slots: Vec<AtomicU64> = (0..BATCH).map(|_| AtomicU64::new(0)).collect();
+    let round = AtomicU64::new(0);
+    let done = AtomicU64::new(0);
+    let mut hs = vec![0u64; BATCH];
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut seen = 0;
+            loop {
+                let r = round.load(Ordering::Acquire);
+                if r == u64::MAX {
+                    return;
+                }
+                if r == seen {
+                    std::hint::spin_loop();
+                    continue;
+                }
+                for h in &slots {
+                    let st = onity_task_set_result(rtp as *mut OnityRuntime, h.load(Ordering::Relaxed), 1);
+                    assert_eq!(st, OnityStatus::Ok);
+                }
+                seen = r;
+                done.store(r, Ordering::Release);
+            }
+        });
+        assert_steady_state_allocation_free("cross-thread completion (owner side)", |i| {
+            let k = (i as usize) % BATCH;
+            assert_eq!(onity_task_create(rt.0, &mut hs[k]), OnityStatus::Ok);
+            slots[k].store(hs[k], Ordering::Relaxed);
+            if k == BATCH - 1 {
+                let r = i / BATCH as u64 + 1;
+                round.store(r, Ordering::Release);
+                while done.load(Ordering::Acquire) != r {
+                    std::hint::spin_loop();
+                }
+                assert_eq!(onity_runtime_drain(rt.0), OnityStatus::Ok);
+                for h in hs.iter() {
+                    assert_eq!(onity_task_consume(rt.0, *h, ptr::null_mut()), OnityStatus::Ok);
+                }
+            }
+        });
+        round.store(u64::MAX, Ordering::Release);
+    });
+}
