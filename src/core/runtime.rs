@@ -263,6 +263,25 @@ struct Inner {
     scratch: Vec<u64>,
 }
 
+impl Inner {
+    /// Updates the wait high-water marks. Pending waits only grow between
+    /// ticks, so sampling at the start of every tick (and in `stats`) sees
+    /// the peaks.
+    fn sample_wait_high_water(&mut self) {
+        let mut total = 0;
+        for w in self.waits.iter_mut() {
+            let pending = w.scheduled - w.completed - w.canceled;
+            total += pending;
+            if pending > w.high_water {
+                w.high_water = pending;
+            }
+        }
+        if total > self.wait_storage.high_water {
+            self.wait_storage.high_water = total;
+        }
+    }
+}
+
 static NEXT_TAG: AtomicU8 = AtomicU8::new(1);
 
 /// A frame-based task runtime. See the module documentation.
@@ -495,12 +514,18 @@ impl Runtime {
         self.rent_task(true)
     }
 
-    /// Completes a task. Any thread. The first completion wins; later ones
-    /// get `AlreadyCompleted`. `manual_only` restricts to manual sources.
+    /// Completes a task. The first completion wins; later ones get
+    /// `AlreadyCompleted`. `manual_only` restricts to manual sources.
+    ///
+    /// Manual sources may be completed from any thread: a CAS on the state
+    /// word claims them. Every other task (waits, combinator outputs) is
+    /// completed only on the owner thread (`WrongThread` elsewhere), so it
+    /// needs no atomic read-modify-write at all.
     pub fn complete(&self, h: u64, state: TaskState, value: u64, error: i32, manual_only: bool) -> Result<()> {
         let (gen, idx) = handle::decode(h, self.tag, Kind::Task)?;
         let slot = self.tasks.get(idx).ok_or(Error::InvalidHandle)?;
         let mut word = slot.state.load(Ordering::Acquire);
+        let code = state_code(state);
         loop {
             if gen_of(word) != gen || st(word) == ST_FREE {
                 return Err(Error::StaleHandle);
@@ -508,8 +533,21 @@ impl Runtime {
             if st(word) != ST_PENDING {
                 return Err(Error::AlreadyCompleted);
             }
-            if manual_only && word & F_MANUAL == 0 {
-                return Err(Error::InvalidHandle);
+            if word & F_MANUAL == 0 {
+                if manual_only {
+                    return Err(Error::InvalidHandle);
+                }
+                if !self.is_owner_thread() {
+                    return Err(Error::WrongThread);
+                }
+                // SAFETY: owner-only task on the owner thread: no other writer.
+                unsafe {
+                    *slot.value.get() = value;
+                    *slot.error.get() = error;
+                }
+                slot.state.store((word & !ST_MASK) | code, Ordering::Release);
+                self.dispatch(idx, gen, code);
+                return Ok(());
             }
             let claimed = (word & !ST_MASK) | ST_COMPLETING;
             match slot.state.compare_exchange_weak(word, claimed, Ordering::Acquire, Ordering::Acquire) {
@@ -525,7 +563,6 @@ impl Runtime {
             *slot.value.get() = value;
             *slot.error.get() = error;
         }
-        let code = state_code(state);
         if self.is_owner_thread() {
             slot.state.store((word & !ST_MASK) | code, Ordering::Release);
             self.dispatch(idx, gen, code);
@@ -744,6 +781,7 @@ impl Runtime {
     }
 
     /// Validates an optional token (0 = none).
+    #[inline]
     fn check_token(&self, token: u64) -> Result<()> {
         if token != 0 {
             self.cancel_slot(token)?;
@@ -796,6 +834,7 @@ impl Runtime {
     /// a callback wait). `frames` is used by DelayFrame, `seconds` and `clock`
     /// by Delay. Owner thread.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     pub fn wait(
         &self,
         kind: WaitKind,
@@ -839,13 +878,9 @@ impl Runtime {
             inner.wait_storage.cold_allocations += 1;
         }
         q.push(rec);
-        inner.wait_storage.on_rent(false);
-        let ws = &mut inner.waits[kind as usize];
-        ws.scheduled += 1;
-        ws.pending += 1;
-        if ws.pending > ws.high_water {
-            ws.high_water = ws.pending;
-        }
+        // Only `scheduled` is counted here; pending and high-water are
+        // derived at each tick (see `sample_wait_high_water`).
+        inner.waits[kind as usize].scheduled += 1;
         Ok(task)
     }
 
@@ -876,6 +911,7 @@ impl Runtime {
         let (mut items, fnum, clocks) = {
             // SAFETY: owner thread, short borrow.
             let inner = unsafe { self.inner() };
+            inner.sample_wait_high_water();
             let q = &mut inner.queues[t];
             let spare = std::mem::take(&mut q.spare);
             (std::mem::replace(&mut q.items, spare), inner.fnum, inner.clocks)
@@ -920,34 +956,34 @@ impl Runtime {
         unsafe { items.set_len(kept) };
         // SAFETY: owner thread, short borrow; no user code below.
         let inner = unsafe { self.inner() };
-        let finished: u64 = done.iter().sum::<u64>() + canceled_n.iter().sum::<u64>();
         for k in 0..WAIT_KIND_COUNT {
             let ws = &mut inner.waits[k];
             ws.completed += done[k];
             ws.canceled += canceled_n[k];
-            ws.pending -= done[k] + canceled_n[k];
         }
-        inner.wait_storage.returns += finished;
-        inner.wait_storage.live -= finished;
         let cap = inner.cfg.wait_capacity as usize;
         let q = &mut inner.queues[t];
-        let mut newer = std::mem::replace(&mut q.items, Vec::new());
-        if !newer.is_empty() {
-            if items.capacity() - items.len() < newer.len() {
-                inner.wait_storage.cold_allocations += 1;
+        // `q.items` holds the waits scheduled while this ran; the kept ones
+        // are older and go first. When nothing was kept (the common case of
+        // every wait resuming and re-scheduling) no record is copied.
+        if !items.is_empty() {
+            if !q.items.is_empty() {
+                if items.capacity() - items.len() < q.items.len() {
+                    inner.wait_storage.cold_allocations += 1;
+                }
+                items.extend_from_slice(&q.items);
+                q.items.clear();
             }
-            items.extend_from_slice(&newer);
-            newer.clear();
+            std::mem::swap(&mut items, &mut q.items);
         }
         // Keep at most `cap` records of storage per vector after a burst.
-        for v in [&mut items, &mut newer] {
+        for v in [&mut items, &mut q.items] {
             if v.capacity() > cap && v.len() <= cap {
                 inner.wait_storage.discards += (v.capacity() - cap.max(v.len())) as u64;
                 v.shrink_to(cap);
             }
         }
-        q.items = items;
-        q.spare = newer;
+        q.spare = items;
     }
 
     // ---- combinators ----------------------------------------------------
@@ -1304,6 +1340,7 @@ impl Runtime {
         self.check_owner()?;
         // SAFETY: owner thread, short borrow.
         let inner = unsafe { self.inner() };
+        inner.sample_wait_high_water();
         let mut s = Stats {
             tasks: inner.task_stats,
             cancel_sources: inner.cancel_stats,
@@ -1311,6 +1348,12 @@ impl Runtime {
             waits: inner.waits,
             ..Default::default()
         };
+        for w in s.waits.iter_mut() {
+            w.pending = w.scheduled - w.completed - w.canceled;
+        }
+        s.wait_records.rents = s.waits.iter().map(|w| w.scheduled).sum();
+        s.wait_records.returns = s.waits.iter().map(|w| w.completed + w.canceled).sum();
+        s.wait_records.live = s.waits.iter().map(|w| w.pending).sum();
         s.tasks.idle = inner.task_free_count + (self.tasks.len() - inner.task_fresh) as u64;
         s.cancel_sources.idle = inner.cancel_free_count + (self.cancels.len() - inner.cancel_fresh) as u64;
         s.wait_records.idle = inner

@@ -53,9 +53,12 @@ pub extern "C" fn onity_task_set_error(runtime: *mut OnityRuntime, task: u64, er
 }
 
 /// Completes any pending task (manual, wait or combinator output) as
-/// canceled. Any thread. A canceled wait's record is dropped when it would
-/// have been due. Errors: `INVALID_HANDLE`, `STALE_HANDLE`, `FOREIGN_HANDLE`,
-/// `ALREADY_COMPLETED`.
+/// canceled. Manual sources: any thread. Wait and combinator tasks: owner
+/// thread only (`WRONG_THREAD` elsewhere; from other threads cancel them
+/// through a cancellation token), which keeps their completion free of
+/// atomic read-modify-writes. A canceled wait's record is dropped when it
+/// would have been due. Errors: `INVALID_HANDLE`, `STALE_HANDLE`,
+/// `FOREIGN_HANDLE`, `ALREADY_COMPLETED`, `WRONG_THREAD`.
 #[no_mangle]
 pub extern "C" fn onity_task_cancel(runtime: *mut OnityRuntime, task: u64) -> OnityStatus {
     crate::ffi_guard!({

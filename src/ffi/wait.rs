@@ -23,6 +23,7 @@ use super::types::OnityCallback;
 use crate::core::{Clock, WaitKind, WaitTarget};
 
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 fn schedule(
     runtime: *mut OnityRuntime,
     kind: WaitKind,

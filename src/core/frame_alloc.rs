@@ -1,0 +1,978 @@
+//! Rewindable frame allocator: one allocator any thread can use, flat with
+//! the number of threads, rewound once per frame by the runtime.
+//!
+//! # Why
+//!
+//! Unity's `RewindableAllocator` is fast on one thread but collapses with
+//! workers because every allocation updates shared words; its `Temp`
+//! allocator stays flat because each thread has its own. This allocator
+//! gives both: a single instance shared by every thread, where an allocation
+//! touches only thread-local state.
+//!
+//! # API
+//!
+//! ```
+//! use onity::core::frame_alloc::{FrameAllocator, FrameAllocConfig, Lifetime};
+//!
+//! let fa = FrameAllocator::new(FrameAllocConfig::default());
+//! let p = fa.alloc(Lifetime::Frame, 256, 16).unwrap();      // any thread
+//! let q = fa.alloc(Lifetime::TwoFrames, 64, 64).unwrap();   // any thread
+//! // SAFETY: `p` is valid for 256 bytes until the next rewind.
+//! unsafe { p.as_ptr().write_bytes(0, 256) };
+//! fa.rewind(); // owner thread, once per frame: `p` is dead, `q` still valid
+//! fa.rewind(); // `q` is dead too
+//! let s = fa.stats();
+//! assert_eq!(s.rewinds, 2);
+//! # let _ = q;
+//! ```
+//!
+//! - [`FrameAllocator::new`]`(FrameAllocConfig) -> FrameAllocator`
+//! - [`FrameAllocator::alloc`]`(&self, Lifetime, size, align) -> Result<NonNull<u8>, AllocError>`:
+//!   any thread, memory uninitialised (or [`POISON_BYTE`] if poisoning is on).
+//! - [`FrameAllocator::rewind`]`(&self)`: owner thread only, never concurrently
+//!   with an `alloc` (see its documentation).
+//! - [`FrameAllocator::stats`]`(&self) -> FrameAllocStats` (a `Copy` struct).
+//! - [`FrameAllocator::epoch`], [`FrameAllocator::id`], [`FrameAllocator::config`].
+//! - `FrameAllocator` is `Send + Sync`; dropping it frees every block.
+//!
+//! Lifetimes: [`Lifetime::Frame`] memory is valid until the next rewind;
+//! [`Lifetime::TwoFrames`] memory survives one more rewind (two arenas
+//! swapped on each rewind, the one becoming current is reset: Unity's
+//! `DoubleRewindableAllocators` pattern).
+//!
+//! Errors never panic: zero size ([`AllocError::ZeroSize`]), an alignment
+//! that is 0, not a power of two or above [`MAX_ALIGN`]
+//! ([`AllocError::InvalidAlignment`]), a size that overflows with its
+//! alignment or exceeds `isize::MAX` ([`AllocError::TooLarge`]), the
+//! configured byte cap or the block table ([`AllocError::Exhausted`]), the
+//! OS refusing a block ([`AllocError::OutOfMemory`]). Checks are made in
+//! that order.
+//!
+//! # Design
+//!
+//! - **Blocks.** Each of the three arenas (Frame, TwoFrames A, TwoFrames B)
+//!   owns a table of up to [`MAX_BLOCKS_PER_ARENA`] blocks, 4096-aligned.
+//!   Block sizes grow geometrically (`first_block_bytes`, doubling up to
+//!   [`MAX_GROWTH_BLOCK_BYTES`], then constant), a block is at least as large
+//!   as the request that created it. Blocks are kept across rewinds, so a
+//!   steady frame makes no OS allocation. Adding a block takes a mutex (rare).
+//! - **Chunks.** A thread carves a *chunk* out of the arena's current block
+//!   with one compare-and-swap on that block's `used` word and then bumps a
+//!   cursor in it with no shared write at all. Its first chunk in a frame is
+//!   `chunk_bytes`; each further chunk doubles, up to `max_chunk_bytes`, so a
+//!   thread allocating a lot in a frame touches the shared word O(log n)
+//!   times while a thread's unused tail stays proportional to what it used.
+//!   A request whose worst case (size + alignment padding) exceeds
+//!   `max_chunk_bytes` is carved directly from a block. Chunks are whole
+//!   cache lines, so two threads never write to the same line.
+//! - **Thread cache.** Each thread keeps a small (4 entries) cache of
+//!   `(allocator id, epoch, chunk per lifetime, stats slot)`. The id comes
+//!   from a global counter, never an address, so an allocator dropped and
+//!   another created at the same address cannot match a stale entry. The
+//!   epoch is bumped by every rewind, so a chunk cached before a rewind is
+//!   never used after it. The cache holds no destructor and no owning
+//!   pointer: a thread that exits leaves nothing behind but its statistics
+//!   slot, owned by the allocator.
+//! - **Fast path:** one TLS access, compare id and epoch, align, bump,
+//!   compare with the chunk's end, two relaxed stores to this thread's own
+//!   statistics line.
+//! - **Statistics** are exact without a shared write per allocation: each
+//!   (thread, allocator) pair has its own cache-line sized slot of monotonic
+//!   counters, written only by that thread and summed by [`FrameAllocator::stats`].
+//!   A slot is kept until the allocator is dropped (64 bytes per thread that
+//!   ever allocated).
+//!
+//! # Rewind contract
+//!
+//! [`FrameAllocator::rewind`] takes `&self` so the allocator can live in a
+//! runtime shared by reference with worker threads. It must be called by a
+//! single owner thread (the first thread that rewinds; checked in debug
+//! builds) and no `alloc` may run concurrently with it: every allocation of
+//! the ending frame must *happen before* the rewind, and the rewind must
+//! happen before any allocation of the next frame (the runtime's tick
+//! provides both). Breaking the contract cannot make this module itself
+//! misbehave (all shared state is atomic), but pointers handed out around a
+//! concurrent rewind may alias, so dereferencing them is undefined behaviour
+//! on the caller's side.
+
+use std::alloc::{self, Layout};
+use std::cell::UnsafeCell;
+use std::fmt;
+use std::ptr::{self, NonNull};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::{self, ThreadId};
+
+/// Largest supported alignment (one page). Blocks are aligned to it.
+pub const MAX_ALIGN: usize = 4096;
+/// Blocks per arena; a request needing more returns [`AllocError::Exhausted`].
+/// With the default growth this is more than 15 GiB per arena.
+pub const MAX_BLOCKS_PER_ARENA: usize = 256;
+/// Geometric block growth stops at this size (later blocks keep this size,
+/// unless a single request needs a larger one).
+pub const MAX_GROWTH_BLOCK_BYTES: usize = 64 << 20;
+/// Byte written over released memory on rewind when
+/// [`FrameAllocConfig::poison_on_rewind`] is set.
+pub const POISON_BYTE: u8 = 0xDD;
+
+/// Granularity of chunks and block offsets: a cache line, so chunks owned by
+/// different threads never share a line.
+const LINE: usize = 64;
+/// Thread-cache entries (allocators a thread can alternate between without
+/// taking the slow path).
+const CACHE_ENTRIES: usize = 4;
+/// Number of arenas: Frame, TwoFrames A, TwoFrames B.
+const ARENAS: usize = 3;
+
+/// Configuration of a [`FrameAllocator`]. Values are normalised by
+/// [`FrameAllocator::new`] (see each field); [`FrameAllocator::config`]
+/// returns the normalised values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FrameAllocConfig {
+    /// Size of the first block of each arena. Rounded up to a multiple of
+    /// 4096, at least 4096. Default 256 KiB.
+    pub first_block_bytes: usize,
+    /// First chunk a thread carves in a frame. Rounded up to a multiple of
+    /// 64, at least 64. Default 16 KiB.
+    pub chunk_bytes: usize,
+    /// Largest chunk: a thread's chunks double up to this size, and requests
+    /// larger than it are carved directly from a block. Rounded up to a
+    /// multiple of 64, at least `chunk_bytes`. Default 4 MiB.
+    pub max_chunk_bytes: usize,
+    /// Cap on bytes reserved from the OS (sum of all blocks of all arenas).
+    /// 0 = unlimited. Default 0.
+    pub max_bytes: usize,
+    /// Fill released memory with [`POISON_BYTE`] on rewind (debug aid: a
+    /// use-after-rewind reads `0xDD`). Default false.
+    pub poison_on_rewind: bool,
+}
+
+impl Default for FrameAllocConfig {
+    fn default() -> Self {
+        FrameAllocConfig {
+            first_block_bytes: 256 << 10,
+            chunk_bytes: 16 << 10,
+            max_chunk_bytes: 4 << 20,
+            max_bytes: 0,
+            poison_on_rewind: false,
+        }
+    }
+}
+
+impl FrameAllocConfig {
+    fn normalized(self) -> Self {
+        let first = round_up_sat(self.first_block_bytes.max(4096), 4096);
+        let chunk = round_up_sat(self.chunk_bytes.max(LINE), LINE);
+        let max_chunk = round_up_sat(self.max_chunk_bytes, LINE).max(chunk);
+        FrameAllocConfig {
+            first_block_bytes: first,
+            chunk_bytes: chunk,
+            max_chunk_bytes: max_chunk,
+            max_bytes: self.max_bytes,
+            poison_on_rewind: self.poison_on_rewind,
+        }
+    }
+}
+
+/// How long an allocation lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Lifetime {
+    /// Valid until the next [`FrameAllocator::rewind`].
+    Frame = 0,
+    /// Valid until the second [`FrameAllocator::rewind`] after the allocation.
+    TwoFrames = 1,
+}
+
+/// Why an allocation failed. Failures are counted in
+/// [`FrameAllocStats::failed_allocations`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AllocError {
+    /// `size` was 0.
+    ZeroSize,
+    /// `align` was 0, not a power of two, or above [`MAX_ALIGN`].
+    InvalidAlignment,
+    /// `size` plus alignment padding overflows or exceeds `isize::MAX`.
+    TooLarge,
+    /// The configured `max_bytes` cap (or the block table) is exhausted.
+    /// Memory is available again after the rewinds that release it.
+    Exhausted,
+    /// The OS refused to provide a new block.
+    OutOfMemory,
+}
+
+impl fmt::Display for AllocError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            AllocError::ZeroSize => "zero-sized allocation",
+            AllocError::InvalidAlignment => "alignment is not a power of two in 1..=4096",
+            AllocError::TooLarge => "allocation size overflows",
+            AllocError::Exhausted => "frame allocator byte cap exhausted",
+            AllocError::OutOfMemory => "the OS refused a new frame allocator block",
+        })
+    }
+}
+
+impl std::error::Error for AllocError {}
+
+/// A snapshot of a [`FrameAllocator`]'s counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct FrameAllocStats {
+    /// Requested bytes of live allocations: Frame allocations since the last
+    /// rewind plus TwoFrames allocations since the rewind before it.
+    pub bytes_in_use: u64,
+    /// Bytes carved out of blocks for the live lifetimes: `bytes_in_use`
+    /// plus alignment padding and the unused tails of threads' chunks.
+    pub bytes_claimed: u64,
+    /// Bytes reserved from the OS (sum of all blocks).
+    pub bytes_reserved: u64,
+    /// Number of blocks (all arenas).
+    pub blocks: u64,
+    /// Highest `bytes_in_use` seen (sampled right before each rewind, where
+    /// it peaks, and by every `stats` call).
+    pub high_water_bytes_in_use: u64,
+    /// Number of rewinds.
+    pub rewinds: u64,
+    /// Number of OS allocations (blocks ever allocated).
+    pub os_allocations: u64,
+    /// Successful allocations since creation.
+    pub allocations: u64,
+    /// Failed allocations since creation.
+    pub failed_allocations: u64,
+}
+
+// ---------------------------------------------------------------------------
+// Shared state
+// ---------------------------------------------------------------------------
+
+/// Unique allocator ids; 0 marks an empty thread-cache entry.
+static NEXT_ALLOCATOR_ID: AtomicU64 = AtomicU64::new(1);
+/// Unique thread tokens (per thread, assigned on first slow path); 0 = none.
+static NEXT_THREAD_TOKEN: AtomicU64 = AtomicU64::new(1);
+
+/// Read-mostly fields read by every allocation, on their own cache line.
+#[repr(align(64))]
+struct Hot {
+    id: u64,
+    /// Number of rewinds so far. Written only by `rewind`.
+    epoch: AtomicU64,
+    chunk_bytes: usize,
+    max_chunk_bytes: usize,
+    /// Set while a rewind runs (debug check of the rewind contract).
+    rewinding: AtomicBool,
+}
+
+/// Where a block is. Written once under the grow lock before the block is
+/// published by `ArenaHead::count`, then read-only until drop.
+struct BlockMeta {
+    base: AtomicPtr<u8>,
+    size: AtomicUsize,
+}
+
+#[repr(align(64))]
+struct ArenaHead {
+    /// Index of the block chunks are carved from; only moves forward within
+    /// an epoch, reset to 0 by rewind.
+    current: AtomicUsize,
+    /// Number of published blocks (Release on publish, Acquire on read).
+    count: AtomicUsize,
+}
+
+struct Arena {
+    head: ArenaHead,
+    meta: Box<[BlockMeta]>,
+    /// Bytes carved from each block (a multiple of 64, never above its size).
+    used: Box<[AtomicUsize]>,
+}
+
+impl Arena {
+    fn new() -> Self {
+        Arena {
+            head: ArenaHead {
+                current: AtomicUsize::new(0),
+                count: AtomicUsize::new(0),
+            },
+            meta: (0..MAX_BLOCKS_PER_ARENA)
+                .map(|_| BlockMeta {
+                    base: AtomicPtr::new(ptr::null_mut()),
+                    size: AtomicUsize::new(0),
+                })
+                .collect(),
+            used: (0..MAX_BLOCKS_PER_ARENA)
+                .map(|_| AtomicUsize::new(0))
+                .collect(),
+        }
+    }
+
+    /// Carves between `need` and `want` bytes (multiples of 64) from block
+    /// `i` (which must be published). On failure returns the block's free
+    /// bytes.
+    #[inline]
+    fn try_claim_in(&self, i: usize, need: usize, want: usize) -> Result<(*mut u8, usize), usize> {
+        let size = self.meta[i].size.load(Ordering::Relaxed);
+        let used = &self.used[i];
+        let mut cur = used.load(Ordering::Relaxed);
+        loop {
+            let avail = size.saturating_sub(cur);
+            if avail < need {
+                return Err(avail);
+            }
+            let take = want.min(avail);
+            // Relaxed is enough: the word only partitions the block; no data
+            // is published through it (the block itself was published by the
+            // Acquire load of `count` in the caller).
+            match used.compare_exchange_weak(cur, cur + take, Ordering::Relaxed, Ordering::Relaxed)
+            {
+                Ok(_) => {
+                    let base = self.meta[i].base.load(Ordering::Relaxed);
+                    // SAFETY: `cur + take <= size`, so the offset stays inside
+                    // the block allocated with `size` bytes at `base`.
+                    return Ok((unsafe { base.add(cur) }, take));
+                }
+                Err(now) => cur = now,
+            }
+        }
+    }
+
+    /// Lock-free claim from the published blocks, starting at `current`.
+    /// Retires the current block when it cannot even hold a minimal chunk.
+    fn claim_published(
+        &self,
+        need: usize,
+        want: usize,
+        min_chunk: usize,
+    ) -> Option<(*mut u8, usize)> {
+        let n = self.head.count.load(Ordering::Acquire);
+        let cur = self.head.current.load(Ordering::Relaxed);
+        let mut i = cur;
+        while i < n {
+            match self.try_claim_in(i, need, want) {
+                Ok(r) => return Some(r),
+                Err(avail) => {
+                    if i == cur && avail < min_chunk && i + 1 < MAX_BLOCKS_PER_ARENA {
+                        // Either we advance it or someone else already did.
+                        let _ = self.head.current.compare_exchange(
+                            i,
+                            i + 1,
+                            Ordering::Relaxed,
+                            Ordering::Relaxed,
+                        );
+                    }
+                }
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// Bytes carved from published blocks.
+    fn claimed(&self) -> u64 {
+        let n = self.head.count.load(Ordering::Acquire);
+        self.used[..n]
+            .iter()
+            .map(|u| u.load(Ordering::Relaxed) as u64)
+            .sum()
+    }
+
+    /// Releases everything carved from this arena (rewind path).
+    fn reset(&self, poison: bool) {
+        let n = self.head.count.load(Ordering::Acquire);
+        for i in 0..n {
+            let used = self.used[i].swap(0, Ordering::Relaxed);
+            if poison && used > 0 {
+                let base = self.meta[i].base.load(Ordering::Relaxed);
+                // SAFETY: `base` points at a live block of at least `used`
+                // bytes (used <= size); the block stays allocated until the
+                // allocator is dropped. The rewind contract guarantees no
+                // allocation runs concurrently and the memory's lifetime has
+                // ended, so nobody may access it any more.
+                unsafe { ptr::write_bytes(base, POISON_BYTE, used) };
+            }
+        }
+        self.head.current.store(0, Ordering::Relaxed);
+    }
+}
+
+/// Per-(thread, allocator) counters: written by one thread only (plain
+/// load + store, no read-modify-write), read by `stats`.
+#[repr(align(64))]
+struct ThreadSlot {
+    token: u64,
+    allocations: AtomicU64,
+    /// Requested bytes per lifetime, monotonic.
+    bytes: [AtomicU64; 2],
+}
+
+impl ThreadSlot {
+    #[inline]
+    fn record(&self, lifetime: Lifetime, size: usize) {
+        let a = &self.allocations;
+        a.store(a.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        let b = &self.bytes[lifetime as usize];
+        b.store(b.load(Ordering::Relaxed) + size as u64, Ordering::Relaxed);
+    }
+}
+
+#[derive(Default)]
+struct Totals {
+    allocations: u64,
+    frame_bytes: u64,
+    two_bytes: u64,
+}
+
+/// State only touched by `rewind` and `stats`.
+#[derive(Default)]
+struct RewindState {
+    owner: Option<ThreadId>,
+    /// Frame bytes total at the last rewind.
+    frame_base: u64,
+    /// TwoFrames bytes total at the rewind before the last one.
+    two_base_prev: u64,
+    /// TwoFrames bytes total at the last rewind.
+    two_base_cur: u64,
+    high_water: u64,
+}
+
+impl RewindState {
+    fn in_use(&self, t: &Totals) -> u64 {
+        (t.frame_bytes - self.frame_base) + (t.two_bytes - self.two_base_prev)
+    }
+}
+
+/// A rewindable frame allocator. See the [module documentation](self).
+pub struct FrameAllocator {
+    hot: Hot,
+    arenas: [Arena; ARENAS],
+    cfg: FrameAllocConfig,
+    /// Serialises block creation (all arenas, so the byte cap is exact).
+    grow: Mutex<()>,
+    bytes_reserved: AtomicU64,
+    blocks: AtomicU64,
+    os_allocations: AtomicU64,
+    failed: AtomicU64,
+    slots: Mutex<Vec<Arc<ThreadSlot>>>,
+    rewind_state: Mutex<RewindState>,
+}
+
+// The type is Send + Sync by construction (atomics, mutexes, boxes); this
+// fails to compile if a field ever breaks that.
+const _: () = {
+    const fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<FrameAllocator>();
+};
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding one of these locks cannot leave the protected
+    // data inconsistent (plain counters / a Vec push), so ignore poisoning.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[inline]
+fn round_up_sat(x: usize, to: usize) -> usize {
+    debug_assert!(to.is_power_of_two());
+    match x.checked_add(to - 1) {
+        Some(v) => v & !(to - 1),
+        None => usize::MAX & !(to - 1),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Thread cache
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Copy)]
+struct Chunk {
+    /// Next free byte (null when empty).
+    cursor: *mut u8,
+    /// Bytes left after `cursor`.
+    remaining: usize,
+    /// Size of the next chunk to claim.
+    next_claim: usize,
+}
+
+impl Chunk {
+    const EMPTY: Chunk = Chunk {
+        cursor: ptr::null_mut(),
+        remaining: 0,
+        next_claim: 0,
+    };
+}
+
+#[derive(Clone, Copy)]
+struct Entry {
+    /// Allocator id (0 = empty entry).
+    id: u64,
+    /// Allocator epoch the chunks belong to.
+    epoch: u64,
+    /// This thread's statistics slot, owned by the allocator `id`.
+    slot: *const ThreadSlot,
+    chunks: [Chunk; 2],
+}
+
+impl Entry {
+    const EMPTY: Entry = Entry {
+        id: 0,
+        epoch: 0,
+        slot: ptr::null(),
+        chunks: [Chunk::EMPTY; 2],
+    };
+}
+
+struct Cache {
+    /// Most recently used first.
+    entries: [Entry; CACHE_ENTRIES],
+    /// This thread's token (0 until first needed).
+    token: u64,
+}
+
+thread_local! {
+    // No destructor and a const initialiser: access is a plain TLS offset,
+    // never fails (not even during thread teardown), and a thread exiting
+    // has nothing to clean up.
+    static CACHE: UnsafeCell<Cache> = const {
+        UnsafeCell::new(Cache { entries: [Entry::EMPTY; CACHE_ENTRIES], token: 0 })
+    };
+}
+
+/// Bumps `size` bytes aligned to `align` out of `chunk`.
+///
+/// # Safety
+/// `chunk` must be empty or describe `remaining` bytes at `cursor` inside a
+/// live block.
+#[inline(always)]
+unsafe fn bump(chunk: &mut Chunk, size: usize, align: usize) -> Option<NonNull<u8>> {
+    let pad = (chunk.cursor as usize).wrapping_neg() & (align - 1);
+    if pad <= chunk.remaining && size <= chunk.remaining - pad {
+        // SAFETY: `pad + size <= remaining`, so both offsets stay within the
+        // chunk (caller contract); a pointer into a live block is non-null.
+        unsafe {
+            let p = chunk.cursor.add(pad);
+            chunk.cursor = p.add(size);
+            chunk.remaining -= pad + size;
+            Some(NonNull::new_unchecked(p))
+        }
+    } else {
+        None
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The allocator
+// ---------------------------------------------------------------------------
+
+impl FrameAllocator {
+    /// Creates an allocator. No memory is reserved until the first
+    /// allocation of each lifetime.
+    pub fn new(cfg: FrameAllocConfig) -> Self {
+        let cfg = cfg.normalized();
+        FrameAllocator {
+            hot: Hot {
+                id: NEXT_ALLOCATOR_ID.fetch_add(1, Ordering::Relaxed),
+                epoch: AtomicU64::new(0),
+                chunk_bytes: cfg.chunk_bytes,
+                max_chunk_bytes: cfg.max_chunk_bytes,
+                rewinding: AtomicBool::new(false),
+            },
+            arenas: [Arena::new(), Arena::new(), Arena::new()],
+            cfg,
+            grow: Mutex::new(()),
+            bytes_reserved: AtomicU64::new(0),
+            blocks: AtomicU64::new(0),
+            os_allocations: AtomicU64::new(0),
+            failed: AtomicU64::new(0),
+            slots: Mutex::new(Vec::new()),
+            rewind_state: Mutex::new(RewindState::default()),
+        }
+    }
+
+    /// The normalised configuration.
+    pub fn config(&self) -> FrameAllocConfig {
+        self.cfg
+    }
+
+    /// This allocator's process-unique id (never reused).
+    pub fn id(&self) -> u64 {
+        self.hot.id
+    }
+
+    /// Number of rewinds so far (the current frame's epoch).
+    pub fn epoch(&self) -> u64 {
+        self.hot.epoch.load(Ordering::Acquire)
+    }
+
+    /// Allocates `size` bytes aligned to `align` from any thread.
+    ///
+    /// The memory is uninitialised and stays valid until the rewind that
+    /// ends `lifetime` (the next rewind for [`Lifetime::Frame`], the second
+    /// next for [`Lifetime::TwoFrames`]), provided the rewind contract (see
+    /// [`rewind`](Self::rewind)) is respected. It is never freed
+    /// individually.
+    #[inline]
+    pub fn alloc(
+        &self,
+        lifetime: Lifetime,
+        size: usize,
+        align: usize,
+    ) -> Result<NonNull<u8>, AllocError> {
+        if !align.is_power_of_two() || align > MAX_ALIGN {
+            return Err(self.fail(AllocError::InvalidAlignment));
+        }
+        if size == 0 {
+            return Err(self.fail(AllocError::ZeroSize));
+        }
+        // `size + align - 1` fits in isize, so no later padding sum overflows.
+        if size > isize::MAX as usize - (align - 1) {
+            return Err(self.fail(AllocError::TooLarge));
+        }
+        debug_assert!(
+            !self.hot.rewinding.load(Ordering::Relaxed),
+            "FrameAllocator::alloc ran concurrently with rewind"
+        );
+        let epoch = self.hot.epoch.load(Ordering::Acquire);
+        CACHE.with(|cache| {
+            let cache = cache.get();
+            // SAFETY: the cache is this thread's own; the exclusive borrow is
+            // confined to this block, which calls nothing that could re-enter.
+            // A matching id means the entry was filled by `self`, which is
+            // alive (we hold `&self`), so its chunk lies in one of our live
+            // blocks (matching epoch: not rewound since) and `slot` points at
+            // a slot owned by `self`.
+            let hit = unsafe {
+                let e = &mut (*cache).entries[0];
+                if e.id == self.hot.id && e.epoch == epoch {
+                    let r = bump(&mut e.chunks[lifetime as usize], size, align);
+                    if r.is_some() {
+                        (*e.slot).record(lifetime, size);
+                    }
+                    r
+                } else {
+                    None
+                }
+            };
+            match hit {
+                Some(p) => Ok(p),
+                None => self.alloc_slow(cache, epoch, lifetime, size, align),
+            }
+        })
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn fail(&self, e: AllocError) -> AllocError {
+        self.failed.fetch_add(1, Ordering::Relaxed);
+        e
+    }
+
+    #[inline]
+    fn arena(&self, lifetime: Lifetime, epoch: u64) -> &Arena {
+        match lifetime {
+            Lifetime::Frame => &self.arenas[0],
+            Lifetime::TwoFrames => &self.arenas[1 + (epoch & 1) as usize],
+        }
+    }
+
+    /// Slow path: (re)binds this thread's cache entry, then claims a chunk
+    /// (or carves a large request directly).
+    ///
+    /// Borrows of the thread cache are kept short and never span a call out
+    /// (mutex, global allocator), so even a re-entrant call from a custom
+    /// global allocator could not alias them.
+    #[cold]
+    #[inline(never)]
+    fn alloc_slow(
+        &self,
+        cache: *mut Cache,
+        epoch: u64,
+        lifetime: Lifetime,
+        size: usize,
+        align: usize,
+    ) -> Result<NonNull<u8>, AllocError> {
+        let id = self.hot.id;
+        let lt = lifetime as usize;
+
+        // 1. Find our entry and move it to the front.
+        // SAFETY (all `&mut *cache` below): thread-own cache, short borrow,
+        // no call out while it lives.
+        let (found, token) = unsafe {
+            let c = &mut *cache;
+            match c.entries.iter().position(|e| e.id == id) {
+                Some(i) => {
+                    c.entries[..=i].rotate_right(1);
+                    (true, c.token)
+                }
+                None => (false, c.token),
+            }
+        };
+        if !found {
+            let token = if token == 0 {
+                let t = NEXT_THREAD_TOKEN.fetch_add(1, Ordering::Relaxed);
+                // SAFETY: as above.
+                unsafe { (*cache).token = t };
+                t
+            } else {
+                token
+            };
+            let slot = self.register(token);
+            // SAFETY: as above. The evicted last entry holds no resource.
+            unsafe {
+                let c = &mut *cache;
+                c.entries.rotate_right(1);
+                c.entries[0] = Entry {
+                    id,
+                    epoch: epoch.wrapping_sub(1), // forces the reset below
+                    slot,
+                    chunks: [Chunk::EMPTY; 2],
+                };
+            }
+        }
+
+        // 2. A new epoch: drop the chunks of the previous one.
+        // SAFETY: as above; entry 0 is ours (filled from `self`).
+        let (slot, next_claim, retry) = unsafe {
+            let e = &mut (*cache).entries[0];
+            if e.epoch != epoch {
+                e.epoch = epoch;
+                e.chunks = [Chunk {
+                    next_claim: self.hot.chunk_bytes,
+                    ..Chunk::EMPTY
+                }; 2];
+            }
+            // The entry may just have moved to the front with room left.
+            let r = bump(&mut e.chunks[lt], size, align);
+            if r.is_some() {
+                (*e.slot).record(lifetime, size);
+            }
+            (e.slot, e.chunks[lt].next_claim, r)
+        };
+        if let Some(p) = retry {
+            return Ok(p);
+        }
+
+        // 3. Claim. Claims start 64-aligned, so the padding is at most
+        //    `align - 64` for larger alignments and 0 otherwise.
+        //    No overflow: size + align - 1 <= isize::MAX was checked.
+        let need = round_up_sat(size, LINE);
+        let arena = self.arena(lifetime, epoch);
+        let direct = need > self.hot.max_chunk_bytes;
+        let want = if direct { need } else { next_claim.max(need) };
+        let (base, len) = match self.claim(arena, need, want) {
+            Ok(r) => r,
+            Err(e) => return Err(self.fail(e)),
+        };
+        let pad = (base as usize).wrapping_neg() & (align - 1);
+        debug_assert!(pad + size <= len);
+        // SAFETY: the claimed region has `len >= need >= pad + size` bytes.
+        let p = unsafe { base.add(pad) };
+        // SAFETY: `slot` is owned by `self`, alive while `&self` is.
+        unsafe { (*slot).record(lifetime, size) };
+        if !direct {
+            // SAFETY: as above; `p + size` is inside the claimed region.
+            unsafe {
+                let e = &mut (*cache).entries[0];
+                // Only if nothing re-entered and replaced the entry meanwhile;
+                // otherwise the rest of the region stays unused this frame.
+                if e.id == id && e.epoch == epoch {
+                    e.chunks[lt] = Chunk {
+                        cursor: p.add(size),
+                        remaining: len - pad - size,
+                        next_claim: next_claim.saturating_mul(2).min(self.hot.max_chunk_bytes),
+                    };
+                }
+            }
+        }
+        // SAFETY: a pointer into a live block is non-null.
+        Ok(unsafe { NonNull::new_unchecked(p) })
+    }
+
+    /// Finds or creates this thread's statistics slot.
+    fn register(&self, token: u64) -> *const ThreadSlot {
+        let mut slots = lock(&self.slots);
+        if let Some(s) = slots.iter().find(|s| s.token == token) {
+            return Arc::as_ptr(s);
+        }
+        let s = Arc::new(ThreadSlot {
+            token,
+            allocations: AtomicU64::new(0),
+            bytes: [AtomicU64::new(0), AtomicU64::new(0)],
+        });
+        let p = Arc::as_ptr(&s);
+        slots.push(s);
+        p
+    }
+
+    /// Carves `need..=want` bytes from `arena`, adding a block if needed.
+    fn claim(
+        &self,
+        arena: &Arena,
+        need: usize,
+        want: usize,
+    ) -> Result<(*mut u8, usize), AllocError> {
+        let min_chunk = self.hot.chunk_bytes;
+        if let Some(r) = arena.claim_published(need, want, min_chunk) {
+            return Ok(r);
+        }
+        let _g = lock(&self.grow);
+        // Someone may have added a block while we waited.
+        if let Some(r) = arena.claim_published(need, want, min_chunk) {
+            return Ok(r);
+        }
+        let n = arena.head.count.load(Ordering::Relaxed);
+        if n == MAX_BLOCKS_PER_ARENA {
+            return Err(AllocError::Exhausted);
+        }
+        // Minimal block for this request; beyond isize::MAX no layout exists.
+        let minimal = need
+            .checked_add(MAX_ALIGN - 1)
+            .map(|v| v & !(MAX_ALIGN - 1))
+            .filter(|&v| v <= isize::MAX as usize)
+            .ok_or(AllocError::TooLarge)?;
+        let first = self.cfg.first_block_bytes;
+        let cap_growth = first.max(MAX_GROWTH_BLOCK_BYTES);
+        let geometric = if n >= usize::BITS as usize {
+            cap_growth
+        } else {
+            first
+                .checked_shl(n as u32)
+                .map_or(cap_growth, |g| g.min(cap_growth))
+        };
+        let preferred = match geometric.max(minimal) {
+            p if p <= isize::MAX as usize => p,
+            _ => minimal,
+        };
+        let reserved = self.bytes_reserved.load(Ordering::Relaxed);
+        let fits = |s: usize| {
+            self.cfg.max_bytes == 0
+                || reserved.saturating_add(s as u64) <= self.cfg.max_bytes as u64
+        };
+        let size = if fits(preferred) {
+            preferred
+        } else if fits(minimal) {
+            minimal
+        } else {
+            return Err(AllocError::Exhausted);
+        };
+        // `size` is a multiple of MAX_ALIGN and at most isize::MAX.
+        let layout =
+            Layout::from_size_align(size, MAX_ALIGN).map_err(|_| AllocError::OutOfMemory)?;
+        // SAFETY: `size > 0`.
+        let base = unsafe { alloc::alloc(layout) };
+        if base.is_null() {
+            return Err(AllocError::OutOfMemory);
+        }
+        let take = want.min(size);
+        arena.meta[n].base.store(base, Ordering::Relaxed);
+        arena.meta[n].size.store(size, Ordering::Relaxed);
+        arena.used[n].store(take, Ordering::Relaxed);
+        // Publish: readers Acquire `count` before touching meta[n]/used[n].
+        arena.head.count.store(n + 1, Ordering::Release);
+        self.bytes_reserved
+            .fetch_add(size as u64, Ordering::Relaxed);
+        self.blocks.fetch_add(1, Ordering::Relaxed);
+        self.os_allocations.fetch_add(1, Ordering::Relaxed);
+        Ok((base, take))
+    }
+
+    fn totals(&self) -> Totals {
+        let slots = lock(&self.slots);
+        let mut t = Totals::default();
+        for s in slots.iter() {
+            t.allocations += s.allocations.load(Ordering::Relaxed);
+            t.frame_bytes += s.bytes[0].load(Ordering::Relaxed);
+            t.two_bytes += s.bytes[1].load(Ordering::Relaxed);
+        }
+        t
+    }
+
+    /// Ends the current frame: releases all [`Lifetime::Frame`] memory and
+    /// the [`Lifetime::TwoFrames`] memory allocated before the previous
+    /// rewind, keeping every block for reuse (a steady frame makes no OS
+    /// allocation). Poisons the released memory if configured.
+    ///
+    /// Contract (see the [module documentation](self)): call it from one
+    /// owner thread only (the first thread that rewinds; a different thread
+    /// trips a debug assertion), and never concurrently with [`alloc`](Self::alloc):
+    /// the runtime calls it from its tick, after every job of the frame
+    /// finished and before any job of the next frame starts.
+    pub fn rewind(&self) {
+        let mut st = lock(&self.rewind_state);
+        let me = thread::current().id();
+        match st.owner {
+            None => st.owner = Some(me),
+            Some(owner) => debug_assert_eq!(
+                owner, me,
+                "FrameAllocator::rewind called from a thread other than its owner"
+            ),
+        }
+        self.hot.rewinding.store(true, Ordering::Relaxed);
+
+        let totals = self.totals();
+        let in_use = st.in_use(&totals);
+        st.high_water = st.high_water.max(in_use);
+
+        let epoch = self.hot.epoch.load(Ordering::Relaxed);
+        let next = epoch.wrapping_add(1);
+        let poison = self.cfg.poison_on_rewind;
+        self.arenas[0].reset(poison);
+        // The TwoFrames arena that becomes current holds the allocations of
+        // the frame before the one ending now.
+        self.arena(Lifetime::TwoFrames, next).reset(poison);
+
+        st.frame_base = totals.frame_bytes;
+        st.two_base_prev = st.two_base_cur;
+        st.two_base_cur = totals.two_bytes;
+
+        self.hot.rewinding.store(false, Ordering::Relaxed);
+        // Release: pairs with the Acquire in `alloc`; cached chunks of the
+        // old epoch no longer match.
+        self.hot.epoch.store(next, Ordering::Release);
+    }
+
+    /// A snapshot of the counters. Exact when no allocation runs
+    /// concurrently; otherwise each counter is individually up to date.
+    pub fn stats(&self) -> FrameAllocStats {
+        let mut st = lock(&self.rewind_state);
+        let totals = self.totals();
+        let in_use = st.in_use(&totals);
+        st.high_water = st.high_water.max(in_use);
+        let epoch = self.hot.epoch.load(Ordering::Acquire);
+        FrameAllocStats {
+            bytes_in_use: in_use,
+            // The two TwoFrames arenas are both live (current and previous).
+            bytes_claimed: self.arenas.iter().map(Arena::claimed).sum(),
+            bytes_reserved: self.bytes_reserved.load(Ordering::Relaxed),
+            blocks: self.blocks.load(Ordering::Relaxed),
+            high_water_bytes_in_use: st.high_water,
+            rewinds: epoch,
+            os_allocations: self.os_allocations.load(Ordering::Relaxed),
+            allocations: totals.allocations,
+            failed_allocations: self.failed.load(Ordering::Relaxed),
+        }
+    }
+}
+
+impl fmt::Debug for FrameAllocator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FrameAllocator")
+            .field("id", &self.hot.id)
+            .field("config", &self.cfg)
+            .field("stats", &self.stats())
+            .finish()
+    }
+}
+
+impl Drop for FrameAllocator {
+    fn drop(&mut self) {
+        for arena in &self.arenas {
+            let n = arena.head.count.load(Ordering::Acquire);
+            for m in &arena.meta[..n] {
+                let base = m.base.load(Ordering::Relaxed);
+                let size = m.size.load(Ordering::Relaxed);
+                // SAFETY: every published block was allocated in `claim` with
+                // exactly this layout and is freed once, here. `&mut self`
+                // means no thread is allocating; stale thread-cache entries
+                // carry our id, which is never reused, so they are never
+                // dereferenced again.
+                unsafe { alloc::dealloc(base, Layout::from_size_align_unchecked(size, MAX_ALIGN)) };
+            }
+        }
+    }
+}
