@@ -23,6 +23,10 @@
 #include <stdint.h>
 #include <stddef.h>
 
+// Record kinds of `OnityBatchRecord::kind`: the four `OnityWaitKind`
+// values, plus `ONITY_BATCH_TASK` (resume when the task in `arg` completes).
+#define ONITY_BATCH_TASK 4
+
 // ABI version of this header: `major << 16 | minor`. The major changes on
 // any incompatible change; the minor when functions or enum values are added.
 // Compare with `onity_abi_version()` at startup.
@@ -233,6 +237,61 @@ typedef uint32_t OnityWaitKind;
 // An Onity runtime. Opaque; create with `onity_runtime_create`.
 typedef struct OnityRuntime OnityRuntime;
 
+// One wait request written by the host into `OnityBatch::submit`. 32 bytes.
+typedef struct OnityBatchRecord {
+  // The host's id for the continuation; reported back in `OnityResume`.
+  uint64_t id;
+  // Cancellation token (0 for none).
+  uint64_t token;
+  // DelayFrame: the frame count. Delay: the seconds as IEEE-754 double
+  // bits. `ONITY_BATCH_TASK`: the task handle. Otherwise 0.
+  uint64_t arg;
+  // An `OnityWaitKind` value, or `ONITY_BATCH_TASK`.
+  uint8_t kind;
+  // An `OnityTiming` value (ignored for `ONITY_BATCH_TASK`).
+  uint8_t timing;
+  // An `OnityClock` value (Delay only).
+  uint8_t clock;
+  uint8_t reserved[5];
+} OnityBatchRecord;
+
+// One resumption reported to the host. 16 bytes.
+typedef struct OnityResume {
+  // The record's id.
+  uint64_t id;
+  // `OnityTaskState`: SUCCEEDED (due), CANCELED (token canceled or runtime
+  // destroyed), FAULTED (record rejected; see `status`). For
+  // `ONITY_BATCH_TASK` the task's own final state (consume the task).
+  uint32_t state;
+  // `ONITY_STATUS_OK`, or why the record was rejected (bad timing, stale
+  // token, task already awaited, ...).
+  uint32_t status;
+} OnityResume;
+
+// A batch. Allocated by `onity_batch_create`; the host reads and writes the
+// public fields directly, on the owner thread, between calls.
+typedef struct OnityBatch {
+  // `sizeof(OnityBatch)`.
+  uint32_t size;
+  // Capacity of `submit` in records (fixed at creation).
+  uint32_t submit_capacity;
+  // Where the host writes records. Call `onity_batch_flush` when full.
+  struct OnityBatchRecord *submit;
+  // Number of records written and not yet filed. The host increments it;
+  // the runtime resets it to 0 when it files them.
+  uint32_t submit_count;
+  // Resumptions the host has processed (it sets this, typically to
+  // `resumed_count`); dropped at the next batch call.
+  uint32_t resumed_consumed;
+  // Resumptions, valid until the next call on this runtime. May move.
+  const struct OnityResume *resumed;
+  // Number of entries in `resumed`.
+  uint32_t resumed_count;
+  uint32_t reserved;
+  // Runtime-private state.
+  void *internal;
+} OnityBatch;
+
 // What a consumed task produced.
 typedef struct OnityOutcome {
   // Result payload (when `state` is `ONITY_TASK_STATE_SUCCEEDED`).
@@ -333,6 +392,39 @@ typedef void (*OnityCallback)(void *user, uint64_t task, uint32_t state);
 extern "C" {
 #endif // __cplusplus
 
+// Creates a batch with room for `submit_capacity` records (1 to 1,048,576)
+// and writes it to `*out_batch`. It lives until `onity_batch_destroy` or the
+// runtime's destruction. Owner thread. Errors: `NULL_POINTER`,
+// `COUNT_OUT_OF_RANGE`, `WRONG_THREAD`.
+OnityStatus onity_batch_create(struct OnityRuntime *runtime,
+                               uint32_t submit_capacity,
+                               struct OnityBatch **out_batch);
+
+// Files the batch's pending records now (call it when `submit` is full).
+// Owner thread. Errors: `NULL_POINTER`, `INVALID_HANDLE` (not a live batch
+// of this runtime), `WRONG_THREAD`.
+OnityStatus onity_batch_flush(struct OnityRuntime *runtime, struct OnityBatch *batch);
+
+// The per-timing call of a batch host: drops the resumptions marked
+// consumed, files every batch's pending records, runs `timing` (as
+// `onity_runtime_tick`) and leaves this batch's resumptions in
+// `resumed[0 .. resumed_count]`. Owner thread. Errors: as
+// `onity_runtime_tick`, plus `NULL_POINTER` and `INVALID_HANDLE` (batch).
+OnityStatus onity_batch_tick(struct OnityRuntime *runtime,
+                             struct OnityBatch *batch,
+                             uint32_t timing);
+
+// Like `onity_batch_tick` without running a timing: files pending records
+// and runs continuations of tasks completed on other threads (as
+// `onity_runtime_drain`), reporting resumptions. Owner thread.
+OnityStatus onity_batch_drain(struct OnityRuntime *runtime, struct OnityBatch *batch);
+
+// Destroys a batch. Waits it filed that are still pending are canceled
+// first (reported nowhere: the batch is gone). Owner thread; not from
+// inside a tick. Errors: `NULL_POINTER`, `INVALID_HANDLE`, `WRONG_THREAD`,
+// `REENTRANT`.
+OnityStatus onity_batch_destroy(struct OnityRuntime *runtime, struct OnityBatch *batch);
+
 // Creates a cancellation source and writes its handle (= its token) to
 // `*out_source`. Owner thread. Errors: `NULL_POINTER`, `WRONG_THREAD`,
 // `EXHAUSTED`, `REENTRANT`.
@@ -392,6 +484,39 @@ OnityStatus onity_when_all_results(struct OnityRuntime *runtime,
                                    uint64_t task,
                                    struct OnityOutcome *out_outcomes,
                                    uint32_t count);
+
+// Creates a batch with room for `submit_capacity` records (1 to 1,048,576)
+// and writes it to `*out_batch`. It lives until `onity_batch_destroy` or the
+// runtime's destruction. Owner thread. Errors: `NULL_POINTER`,
+// `COUNT_OUT_OF_RANGE`, `WRONG_THREAD`.
+OnityStatus onity_batch_create(struct OnityRuntime *runtime,
+                               uint32_t submit_capacity,
+                               struct OnityBatch **out_batch);
+
+// Files the batch's pending records now (call it when `submit` is full).
+// Owner thread. Errors: `NULL_POINTER`, `INVALID_HANDLE` (not a live batch
+// of this runtime), `WRONG_THREAD`.
+OnityStatus onity_batch_flush(struct OnityRuntime *runtime, struct OnityBatch *batch);
+
+// The per-timing call of a batch host: drops the resumptions marked
+// consumed, files every batch's pending records, runs `timing` (as
+// `onity_runtime_tick`) and leaves this batch's resumptions in
+// `resumed[0 .. resumed_count]`. Owner thread. Errors: as
+// `onity_runtime_tick`, plus `NULL_POINTER` and `INVALID_HANDLE` (batch).
+OnityStatus onity_batch_tick(struct OnityRuntime *runtime,
+                             struct OnityBatch *batch,
+                             uint32_t timing);
+
+// Like `onity_batch_tick` without running a timing: files pending records
+// and runs continuations of tasks completed on other threads (as
+// `onity_runtime_drain`), reporting resumptions. Owner thread.
+OnityStatus onity_batch_drain(struct OnityRuntime *runtime, struct OnityBatch *batch);
+
+// Destroys a batch. Waits it filed that are still pending are canceled
+// first (reported nowhere: the batch is gone). Owner thread; not from
+// inside a tick. Errors: `NULL_POINTER`, `INVALID_HANDLE`, `WRONG_THREAD`,
+// `REENTRANT`.
+OnityStatus onity_batch_destroy(struct OnityRuntime *runtime, struct OnityBatch *batch);
 
 // Creates a cancellation source and writes its handle (= its token) to
 // `*out_source`. Owner thread. Errors: `NULL_POINTER`, `WRONG_THREAD`,
@@ -549,9 +674,12 @@ OnityStatus onity_task_set_result(struct OnityRuntime *runtime, uint64_t task, u
 OnityStatus onity_task_set_error(struct OnityRuntime *runtime, uint64_t task, int32_t error);
 
 // Completes any pending task (manual, wait or combinator output) as
-// canceled. Any thread. A canceled wait's record is dropped when it would
-// have been due. Errors: `INVALID_HANDLE`, `STALE_HANDLE`, `FOREIGN_HANDLE`,
-// `ALREADY_COMPLETED`.
+// canceled. Manual sources: any thread. Wait and combinator tasks: owner
+// thread only (`WRONG_THREAD` elsewhere; from other threads cancel them
+// through a cancellation token), which keeps their completion free of
+// atomic read-modify-writes. A canceled wait's record is dropped when it
+// would have been due. Errors: `INVALID_HANDLE`, `STALE_HANDLE`,
+// `FOREIGN_HANDLE`, `ALREADY_COMPLETED`, `WRONG_THREAD`.
 OnityStatus onity_task_cancel(struct OnityRuntime *runtime, uint64_t task);
 
 // Writes the task's `OnityTaskState` to `*out_state`. Any thread. A task
@@ -747,9 +875,12 @@ OnityStatus onity_task_set_result(struct OnityRuntime *runtime, uint64_t task, u
 OnityStatus onity_task_set_error(struct OnityRuntime *runtime, uint64_t task, int32_t error);
 
 // Completes any pending task (manual, wait or combinator output) as
-// canceled. Any thread. A canceled wait's record is dropped when it would
-// have been due. Errors: `INVALID_HANDLE`, `STALE_HANDLE`, `FOREIGN_HANDLE`,
-// `ALREADY_COMPLETED`.
+// canceled. Manual sources: any thread. Wait and combinator tasks: owner
+// thread only (`WRONG_THREAD` elsewhere; from other threads cancel them
+// through a cancellation token), which keeps their completion free of
+// atomic read-modify-writes. A canceled wait's record is dropped when it
+// would have been due. Errors: `INVALID_HANDLE`, `STALE_HANDLE`,
+// `FOREIGN_HANDLE`, `ALREADY_COMPLETED`, `WRONG_THREAD`.
 OnityStatus onity_task_cancel(struct OnityRuntime *runtime, uint64_t task);
 
 // Writes the task's `OnityTaskState` to `*out_state`. Any thread. A task

@@ -46,7 +46,7 @@ fn delay_frame(rt: &Runtime, n: u32, t: Timing) -> u64 {
 }
 
 fn cb_wait(rt: &Runtime, kind: WaitKind, t: Timing, id: u64, token: u64) {
-    rt.wait(kind, t, 1, 0.0, Clock::Scaled, token, WaitTarget::Callback(log_cb, id as *mut c_void)).unwrap();
+    rt.wait(kind, t, 1, 0.0, Clock::Scaled, token, WaitTarget::Callback(log_cb, id as *mut c_void, 0)).unwrap();
 }
 
 #[test]
@@ -275,7 +275,7 @@ fn continuations_of_one_timing_run_in_scheduling_order() {
         0.0,
         Clock::Scaled,
         0,
-        WaitTarget::Callback(log_cb, 50 as *mut c_void),
+        WaitTarget::Callback(log_cb, 50 as *mut c_void, 0),
     )
     .unwrap();
     cb_wait(&rt, WaitKind::NextFrame, Timing::Update, 4, 0);
@@ -518,7 +518,7 @@ unsafe extern "C" fn nested_tick(user: *mut c_void, task: u64, _state: u32) {
 #[test]
 fn nested_tick_and_close_are_rejected() {
     let rt = Runtime::new(Config::default());
-    rt.wait(WaitKind::Yield, Timing::Update, 0, 0.0, Clock::Scaled, 0, WaitTarget::Callback(nested_tick, &rt as *const Runtime as *mut c_void))
+    rt.wait(WaitKind::Yield, Timing::Update, 0, 0.0, Clock::Scaled, 0, WaitTarget::Callback(nested_tick, &rt as *const Runtime as *mut c_void, 0))
         .unwrap();
     rt.tick(Timing::Update).unwrap();
     assert_eq!(take_log(), vec![(Error::Reentrant as u64, 0)]);

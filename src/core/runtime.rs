@@ -80,6 +80,8 @@ enum Cont {
     /// The continuation already ran.
     Fired,
     User(CallbackFn, *mut c_void),
+    /// Like `User`, but the callback gets `arg` instead of the task handle.
+    Emit(CallbackFn, *mut c_void, u64),
     Any(*mut AnyCoord, u32),
     All(*mut AllCoord, u32),
 }
@@ -135,21 +137,44 @@ unsafe impl Send for CancelSlot {}
 pub enum WaitTarget {
     /// Complete this task (created by the wait).
     Task,
-    /// Call this function (a "callback wait": no task, nothing to consume).
-    Callback(CallbackFn, *mut c_void),
+    /// Call `f(user, arg, state)` (a "callback wait": no task, nothing to
+    /// consume). The C API passes `arg = 0`; batches pass their record id.
+    Callback(CallbackFn, *mut c_void, u64),
 }
 
+/// A queued wait: 48 bytes.
 #[derive(Clone, Copy)]
 struct Wait {
-    /// Task handle, or the callback function as an address.
-    target: u64,
+    /// Task handle (task waits) or the callback's `task` argument.
+    arg: u64,
+    func: Option<CallbackFn>,
     user: *mut c_void,
     token: u64,
-    due_frame: u64,
+    /// Due frame in the low 60 bits, kind in bits 60-61, clock in 62-63.
+    due_meta: u64,
     due_time: f64,
-    kind: WaitKind,
-    clock: u8,
-    callback: bool,
+}
+
+const FRAME_BITS: u64 = (1 << 60) - 1;
+
+impl Wait {
+    #[inline(always)]
+    fn due_frame(&self) -> u64 {
+        self.due_meta & FRAME_BITS
+    }
+    #[inline(always)]
+    fn kind(&self) -> WaitKind {
+        match (self.due_meta >> 60) & 3 {
+            0 => WaitKind::Yield,
+            1 => WaitKind::NextFrame,
+            2 => WaitKind::DelayFrame,
+            _ => WaitKind::Delay,
+        }
+    }
+    #[inline(always)]
+    fn clock(&self) -> usize {
+        (self.due_meta >> 62) as usize
+    }
 }
 
 #[derive(Default)]
@@ -644,6 +669,11 @@ impl Runtime {
                 // SAFETY: the host promised `f` is callable with `user`.
                 unsafe { f(user, h, task_state(code) as u32) };
             }
+            Cont::Emit(f, user, arg) => {
+                slot.cont.set(Cont::Fired);
+                // SAFETY: as above.
+                unsafe { f(user, arg, task_state(code) as u32) };
+            }
             Cont::Any(c, i) => {
                 slot.cont.set(Cont::Fired);
                 self.on_any_input(c, i, idx);
@@ -665,12 +695,22 @@ impl Runtime {
     /// already completed (and its completion is not still queued for the
     /// owner), the continuation runs before this returns.
     pub fn on_complete(&self, h: u64, f: CallbackFn, user: *mut c_void) -> Result<()> {
+        self.set_continuation(h, Cont::User(f, user))
+    }
+
+    /// Like `on_complete`, but the continuation receives `arg` in place of
+    /// the task handle (used by batches to pass their record id).
+    pub fn on_complete_with_arg(&self, h: u64, f: CallbackFn, user: *mut c_void, arg: u64) -> Result<()> {
+        self.set_continuation(h, Cont::Emit(f, user, arg))
+    }
+
+    fn set_continuation(&self, h: u64, cont: Cont) -> Result<()> {
         self.check_owner()?;
         let (slot, idx, word) = self.task_slot(h)?;
         if !matches!(slot.cont.get(), Cont::None) {
             return Err(Error::AlreadyAwaited);
         }
-        slot.cont.set(Cont::User(f, user));
+        slot.cont.set(cont);
         if is_final(word) && word & F_QUEUED == 0 {
             self.dispatch(idx, gen_of(word), st(word));
         }
@@ -850,9 +890,9 @@ impl Runtime {
             return Err(Error::InvalidArgument);
         }
         self.check_token(token)?;
-        let (task, fn_addr, user, callback) = match target {
-            WaitTarget::Task => (self.rent_task(false)?, 0, ptr::null_mut(), false),
-            WaitTarget::Callback(f, u) => (0, f as usize as u64, u, true),
+        let (arg, func, user) = match target {
+            WaitTarget::Task => (self.rent_task(false)?, None, ptr::null_mut()),
+            WaitTarget::Callback(f, u, a) => (a, Some(f), u),
         };
         // SAFETY: owner thread, short borrow (no user code below).
         let inner = unsafe { self.inner() };
@@ -864,14 +904,12 @@ impl Runtime {
             WaitKind::Delay => (fnum + 1, inner.clocks[clock as usize] + seconds),
         };
         let rec = Wait {
-            target: if callback { fn_addr } else { task },
+            arg,
+            func,
             user,
             token,
-            due_frame,
+            due_meta: due_frame.min(FRAME_BITS) | (kind as u64) << 60 | (clock as u64) << 62,
             due_time,
-            kind,
-            clock: clock as u8,
-            callback,
         };
         let q = &mut inner.queues[timing as usize].items;
         if q.len() == q.capacity() {
@@ -881,7 +919,7 @@ impl Runtime {
         // Only `scheduled` is counted here; pending and high-water are
         // derived at each tick (see `sample_wait_high_water`).
         inner.waits[kind as usize].scheduled += 1;
-        Ok(task)
+        Ok(if func.is_none() { arg } else { 0 })
     }
 
     /// Runs one player-loop timing: drains cross-thread completions, polls
@@ -923,33 +961,32 @@ impl Runtime {
         let mut canceled_n = [0u64; WAIT_KIND_COUNT];
         for i in 0..len {
             // SAFETY: i < len; `items` is a local vector no callback can reach.
-            let rec = unsafe { *base.add(i) };
+            let rec = unsafe { &*base.add(i) };
             let canceled = cancel_all || self.token_canceled(rec.token);
+            let kind = rec.kind();
             let due = canceled
-                || match rec.kind {
+                || match kind {
                     WaitKind::Yield => true,
-                    WaitKind::NextFrame | WaitKind::DelayFrame => fnum >= rec.due_frame,
-                    WaitKind::Delay => fnum >= rec.due_frame && clocks[rec.clock as usize] >= rec.due_time,
+                    WaitKind::NextFrame | WaitKind::DelayFrame => fnum >= rec.due_frame(),
+                    WaitKind::Delay => fnum >= rec.due_frame() && clocks[rec.clock()] >= rec.due_time,
                 };
             if !due {
-                // SAFETY: kept <= i < len.
-                unsafe { *base.add(kept) = rec };
+                // SAFETY: kept <= i < len; copy within the local vector.
+                unsafe { *base.add(kept) = *rec };
                 kept += 1;
                 continue;
             }
             let state = if canceled { TaskState::Canceled } else { TaskState::Succeeded };
             if canceled {
-                canceled_n[rec.kind as usize] += 1;
+                canceled_n[kind as usize] += 1;
             } else {
-                done[rec.kind as usize] += 1;
+                done[kind as usize] += 1;
             }
-            if rec.callback {
-                // SAFETY: stored from a valid CallbackFn in `wait`.
-                let f: CallbackFn = unsafe { std::mem::transmute::<usize, CallbackFn>(rec.target as usize) };
+            let (arg, func, user) = (rec.arg, rec.func, rec.user);
+            match func {
                 // SAFETY: the host promised `f` is callable with `user`.
-                unsafe { f(rec.user, 0, state as u32) };
-            } else {
-                self.complete_internal(rec.target, state, 0, 0);
+                Some(f) => unsafe { f(user, arg, state as u32) },
+                None => self.complete_internal(arg, state, 0, 0),
             }
         }
         // SAFETY: the first `kept` elements are initialised copies.
@@ -1331,6 +1368,38 @@ impl Runtime {
             self.unwatch(i as u32);
             self.complete_internal(out, TaskState::Canceled, 0, 0);
         }
+    }
+
+    /// Drops every callback wait and argument continuation whose user
+    /// pointer is `user` (a batch being destroyed): queued waits are counted
+    /// as canceled without calling anything; tasks lose their continuation
+    /// and can be awaited again. Owner thread, not inside a tick.
+    pub fn forget_callbacks_for(&self, user: *mut c_void) -> Result<()> {
+        self.check_owner()?;
+        // SAFETY: owner thread; no user code runs below.
+        let inner = unsafe { self.inner() };
+        if inner.ticking {
+            return Err(Error::Reentrant);
+        }
+        for q in inner.queues.iter_mut() {
+            let waits = &mut inner.waits;
+            q.items.retain(|w| {
+                let drop_it = w.func.is_some() && w.user == user;
+                if drop_it {
+                    waits[w.kind() as usize].canceled += 1;
+                }
+                !drop_it
+            });
+        }
+        for idx in 0..inner.task_fresh {
+            let slot = self.slot(idx);
+            if let Cont::Emit(_, u, _) = slot.cont.get() {
+                if u == user {
+                    slot.cont.set(Cont::None);
+                }
+            }
+        }
+        Ok(())
     }
 
     // ---- diagnostics ----------------------------------------------------

@@ -42,6 +42,7 @@ macro_rules! tri {
     };
 }
 
+pub mod batch;
 pub mod cancel;
 pub mod combinator;
 pub mod runtime;
@@ -50,6 +51,7 @@ pub mod task;
 pub mod types;
 pub mod wait;
 
+pub use batch::*;
 pub use cancel::*;
 pub use combinator::*;
 pub use runtime::*;

@@ -1,5 +1,6 @@
 //! `OnityRuntime`: creation, destruction, frames, ticks, statistics.
 
+use std::cell::UnsafeCell;
 use std::ffi::c_char;
 
 use super::status::OnityStatus;
@@ -13,6 +14,30 @@ const DEAD: u64 = 0xdead_dead_dead_dead;
 pub struct OnityRuntime {
     magic: u64,
     pub(crate) rt: core::Runtime,
+    /// Live batches (owner thread only).
+    batches: UnsafeCell<Vec<*mut super::batch::OnityBatch>>,
+}
+
+impl OnityRuntime {
+    /// # Safety
+    /// Owner thread only; the borrow must not outlive the call.
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn batches(&self) -> &mut Vec<*mut super::batch::OnityBatch> {
+        &mut *self.batches.get()
+    }
+
+    /// Files every batch's pending records. Owner thread (checked).
+    pub(crate) fn file_batches(&self) {
+        if !self.rt.is_owner_thread() {
+            return;
+        }
+        // SAFETY: owner thread. Filing runs no user code, so the list
+        // cannot change while we walk it.
+        for &b in unsafe { self.batches() }.iter() {
+            // SAFETY: listed batches are live.
+            unsafe { super::batch::file(&self.rt, b) };
+        }
+    }
 }
 
 /// Borrows the runtime behind `p`, or returns the status to report.
@@ -132,7 +157,11 @@ pub extern "C" fn onity_runtime_create(
             combinator16_capacity: cfg.combinator16_capacity,
             combinator32_capacity: cfg.combinator32_capacity,
         };
-        let boxed = Box::new(OnityRuntime { magic: MAGIC, rt: core::Runtime::new(core_cfg) });
+        let boxed = Box::new(OnityRuntime {
+            magic: MAGIC,
+            rt: core::Runtime::new(core_cfg),
+            batches: UnsafeCell::new(Vec::new()),
+        });
         // SAFETY: checked non-null.
         unsafe { *out_runtime = Box::into_raw(boxed) };
         OnityStatus::Ok
@@ -158,6 +187,10 @@ pub extern "C" fn onity_runtime_destroy(runtime: *mut OnityRuntime) -> OnityStat
         // SAFETY: created by Box::into_raw in onity_runtime_create, still live.
         let mut boxed = unsafe { Box::from_raw(runtime) };
         boxed.magic = DEAD;
+        for b in boxed.batches.get_mut().drain(..) {
+            // SAFETY: listed batches are live and freed once.
+            unsafe { super::batch::free(b) };
+        }
         drop(boxed);
         OnityStatus::Ok
     })
@@ -178,6 +211,8 @@ pub extern "C" fn onity_runtime_frame_begin(runtime: *mut OnityRuntime, frame: *
         if f.size as usize != std::mem::size_of::<OnityFrameInfo>() {
             return OnityStatus::SizeMismatch;
         }
+        // SAFETY: the pointer was validated by rt! above.
+        unsafe { &*runtime }.file_batches();
         crate::tri!(rt.begin_frame(&FrameInfo {
             frame: f.frame,
             delta_time: f.delta_time,
@@ -204,6 +239,8 @@ pub extern "C" fn onity_runtime_tick(runtime: *mut OnityRuntime, timing: u32) ->
             Ok(t) => t,
             Err(s) => return s,
         };
+        // SAFETY: the pointer was validated by rt! above.
+        unsafe { &*runtime }.file_batches();
         crate::tri!(rt.tick(t));
         OnityStatus::Ok
     })
@@ -216,6 +253,8 @@ pub extern "C" fn onity_runtime_tick(runtime: *mut OnityRuntime, timing: u32) ->
 pub extern "C" fn onity_runtime_drain(runtime: *mut OnityRuntime) -> OnityStatus {
     crate::ffi_guard!({
         let rt = rt!(runtime);
+        // SAFETY: the pointer was validated by rt! above.
+        unsafe { &*runtime }.file_batches();
         crate::tri!(rt.drain());
         OnityStatus::Ok
     })

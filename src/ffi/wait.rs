@@ -55,7 +55,7 @@ fn schedule(
 
 fn cb(callback: OnityCallback, user: *mut c_void) -> Result<WaitTarget, OnityStatus> {
     match callback {
-        Some(f) => Ok(WaitTarget::Callback(f, user)),
+        Some(f) => Ok(WaitTarget::Callback(f, user, 0)),
         None => Err(OnityStatus::NullPointer),
     }
 }

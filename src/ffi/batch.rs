@@ -1,0 +1,339 @@
+//! Batches: waits scheduled and resumptions reported through shared memory,
+//! for hosts where each call across the boundary is expensive (C# through
+//! P/Invoke costs 15-90 ns a call on Mono).
+//!
+//! The host writes `OnityBatchRecord`s into `submit[submit_count++]` with
+//! plain memory writes (no call). Pending records of every batch are filed
+//! at the start of `onity_runtime_frame_begin`, `onity_runtime_tick`,
+//! `onity_batch_tick`, `onity_batch_flush` and `onity_runtime_drain`, with
+//! the frame that was current when the host wrote them. When a filed wait
+//! completes, an `OnityResume { id, state }` is appended to `resumed`; the
+//! host reads `resumed[0 .. resumed_count]` after a call returns, and sets
+//! `resumed_consumed` to the number it has processed; the next batch call
+//! drops those. So a frame costs one call per timing, whatever the number of
+//! waits.
+
+use std::ffi::c_void;
+
+use super::runtime::{timing, OnityRuntime};
+use super::status::OnityStatus;
+use super::types::OnityTaskState;
+use crate::core::{self, Clock, WaitKind, WaitTarget};
+
+/// Record kinds of `OnityBatchRecord::kind`: the four `OnityWaitKind`
+/// values, plus `ONITY_BATCH_TASK` (resume when the task in `arg` completes).
+pub const ONITY_BATCH_TASK: u8 = 4;
+
+/// One wait request written by the host into `OnityBatch::submit`. 32 bytes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct OnityBatchRecord {
+    /// The host's id for the continuation; reported back in `OnityResume`.
+    pub id: u64,
+    /// Cancellation token (0 for none).
+    pub token: u64,
+    /// DelayFrame: the frame count. Delay: the seconds as IEEE-754 double
+    /// bits. `ONITY_BATCH_TASK`: the task handle. Otherwise 0.
+    pub arg: u64,
+    /// An `OnityWaitKind` value, or `ONITY_BATCH_TASK`.
+    pub kind: u8,
+    /// An `OnityTiming` value (ignored for `ONITY_BATCH_TASK`).
+    pub timing: u8,
+    /// An `OnityClock` value (Delay only).
+    pub clock: u8,
+    pub reserved: [u8; 5],
+}
+
+/// One resumption reported to the host. 16 bytes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OnityResume {
+    /// The record's id.
+    pub id: u64,
+    /// `OnityTaskState`: SUCCEEDED (due), CANCELED (token canceled or runtime
+    /// destroyed), FAULTED (record rejected; see `status`). For
+    /// `ONITY_BATCH_TASK` the task's own final state (consume the task).
+    pub state: u32,
+    /// `ONITY_STATUS_OK`, or why the record was rejected (bad timing, stale
+    /// token, task already awaited, ...).
+    pub status: u32,
+}
+
+/// A batch. Allocated by `onity_batch_create`; the host reads and writes the
+/// public fields directly, on the owner thread, between calls.
+#[repr(C)]
+#[derive(Debug)]
+pub struct OnityBatch {
+    /// `sizeof(OnityBatch)`.
+    pub size: u32,
+    /// Capacity of `submit` in records (fixed at creation).
+    pub submit_capacity: u32,
+    /// Where the host writes records. Call `onity_batch_flush` when full.
+    pub submit: *mut OnityBatchRecord,
+    /// Number of records written and not yet filed. The host increments it;
+    /// the runtime resets it to 0 when it files them.
+    pub submit_count: u32,
+    /// Resumptions the host has processed (it sets this, typically to
+    /// `resumed_count`); dropped at the next batch call.
+    pub resumed_consumed: u32,
+    /// Resumptions, valid until the next call on this runtime. May move.
+    pub resumed: *const OnityResume,
+    /// Number of entries in `resumed`.
+    pub resumed_count: u32,
+    pub reserved: u32,
+    /// Runtime-private state.
+    pub internal: *mut c_void,
+}
+
+pub(crate) struct BatchState {
+    records: Box<[OnityBatchRecord]>,
+    resumed: Vec<OnityResume>,
+}
+
+/// The callback every batch wait completes through: appends a resumption.
+unsafe extern "C" fn batch_emit(user: *mut c_void, id: u64, state: u32) {
+    let b = &mut *(user as *mut OnityBatch);
+    let st = &mut *(b.internal as *mut BatchState);
+    st.resumed.push(OnityResume { id, state, status: 0 });
+    b.resumed = st.resumed.as_ptr();
+    b.resumed_count = st.resumed.len() as u32;
+}
+
+unsafe fn reject(b: *mut OnityBatch, id: u64, status: OnityStatus) {
+    let bb = &mut *b;
+    let st = &mut *(bb.internal as *mut BatchState);
+    st.resumed.push(OnityResume { id, state: OnityTaskState::Faulted as u32, status: status as u32 });
+    bb.resumed = st.resumed.as_ptr();
+    bb.resumed_count = st.resumed.len() as u32;
+}
+
+/// Files the pending records of one batch.
+///
+/// # Safety
+/// `b` is a live batch of `rt`; owner thread.
+pub(crate) unsafe fn file(rt: &core::Runtime, b: *mut OnityBatch) {
+    let n = (*b).submit_count.min((*b).submit_capacity) as usize;
+    if n == 0 {
+        return;
+    }
+    (*b).submit_count = 0;
+    let recs = (*b).submit;
+    for i in 0..n {
+        let r = *recs.add(i);
+        let res = if r.kind == ONITY_BATCH_TASK {
+            rt.on_complete_with_arg(r.arg, batch_emit, b as *mut c_void, r.id).map_err(OnityStatus::from)
+        } else {
+            let kind = match r.kind {
+                0 => Some(WaitKind::Yield),
+                1 => Some(WaitKind::NextFrame),
+                2 => Some(WaitKind::DelayFrame),
+                3 => Some(WaitKind::Delay),
+                _ => None,
+            };
+            match (kind, timing(r.timing as u32), Clock::from_u32(r.clock as u32)) {
+                (Some(k), Ok(t), Some(c)) => {
+                    let frames = r.arg.min(u32::MAX as u64) as u32;
+                    let seconds = if k == WaitKind::Delay { f64::from_bits(r.arg) } else { 0.0 };
+                    rt.wait(k, t, frames, seconds, c, r.token, WaitTarget::Callback(batch_emit, b as *mut c_void, r.id))
+                        .map(|_| ())
+                        .map_err(OnityStatus::from)
+                }
+                _ => Err(OnityStatus::InvalidArgument),
+            }
+        };
+        if let Err(s) = res {
+            reject(b, r.id, s);
+        }
+    }
+}
+
+/// Drops the resumptions the host reported as processed.
+unsafe fn compact(b: *mut OnityBatch) {
+    let bb = &mut *b;
+    let st = &mut *(bb.internal as *mut BatchState);
+    let consumed = (bb.resumed_consumed as usize).min(st.resumed.len());
+    if consumed == st.resumed.len() {
+        st.resumed.clear();
+    } else {
+        st.resumed.drain(..consumed);
+    }
+    bb.resumed_consumed = 0;
+    bb.resumed = st.resumed.as_ptr();
+    bb.resumed_count = st.resumed.len() as u32;
+}
+
+/// Frees a batch allocated by `onity_batch_create`.
+///
+/// # Safety
+/// `b` came from `Box::into_raw` in `onity_batch_create` and is freed once.
+pub(crate) unsafe fn free(b: *mut OnityBatch) {
+    let bb = Box::from_raw(b);
+    drop(Box::from_raw(bb.internal as *mut BatchState));
+}
+
+/// Checks that `b` is a live batch of this runtime.
+fn lookup(r: &OnityRuntime, b: *mut OnityBatch) -> Result<*mut OnityBatch, OnityStatus> {
+    if b.is_null() {
+        return Err(OnityStatus::NullPointer);
+    }
+    if !r.rt.is_owner_thread() {
+        return Err(OnityStatus::WrongThread);
+    }
+    // SAFETY: owner thread.
+    if unsafe { r.batches() }.contains(&b) {
+        Ok(b)
+    } else {
+        Err(OnityStatus::InvalidHandle)
+    }
+}
+
+/// Creates a batch with room for `submit_capacity` records (1 to 1,048,576)
+/// and writes it to `*out_batch`. It lives until `onity_batch_destroy` or the
+/// runtime's destruction. Owner thread. Errors: `NULL_POINTER`,
+/// `COUNT_OUT_OF_RANGE`, `WRONG_THREAD`.
+#[no_mangle]
+pub extern "C" fn onity_batch_create(
+    runtime: *mut OnityRuntime,
+    submit_capacity: u32,
+    out_batch: *mut *mut OnityBatch,
+) -> OnityStatus {
+    crate::ffi_guard!({
+        // SAFETY: documented contract of the runtime pointer.
+        let r = match unsafe { super::runtime::runtime_ref(runtime) } {
+            Ok(r) => r,
+            Err(s) => return s,
+        };
+        crate::check_ptr!(out_batch);
+        if !r.rt.is_owner_thread() {
+            return OnityStatus::WrongThread;
+        }
+        if submit_capacity == 0 || submit_capacity > 1 << 20 {
+            return OnityStatus::CountOutOfRange;
+        }
+        let zero = OnityBatchRecord { id: 0, token: 0, arg: 0, kind: 0, timing: 0, clock: 0, reserved: [0; 5] };
+        let mut st = Box::new(BatchState {
+            records: vec![zero; submit_capacity as usize].into_boxed_slice(),
+            resumed: Vec::with_capacity(1024),
+        });
+        let b = Box::new(OnityBatch {
+            size: std::mem::size_of::<OnityBatch>() as u32,
+            submit_capacity,
+            submit: st.records.as_mut_ptr(),
+            submit_count: 0,
+            resumed_consumed: 0,
+            resumed: st.resumed.as_ptr(),
+            resumed_count: 0,
+            reserved: 0,
+            internal: Box::into_raw(st) as *mut c_void,
+        });
+        let p = Box::into_raw(b);
+        // SAFETY: owner thread checked above.
+        unsafe { r.batches().push(p) };
+        // SAFETY: checked non-null.
+        unsafe { *out_batch = p };
+        OnityStatus::Ok
+    })
+}
+
+/// Files the batch's pending records now (call it when `submit` is full).
+/// Owner thread. Errors: `NULL_POINTER`, `INVALID_HANDLE` (not a live batch
+/// of this runtime), `WRONG_THREAD`.
+#[no_mangle]
+pub extern "C" fn onity_batch_flush(runtime: *mut OnityRuntime, batch: *mut OnityBatch) -> OnityStatus {
+    crate::ffi_guard!({
+        // SAFETY: documented contract of the runtime pointer.
+        let r = match unsafe { super::runtime::runtime_ref(runtime) } {
+            Ok(r) => r,
+            Err(s) => return s,
+        };
+        let b = match lookup(r, batch) {
+            Ok(b) => b,
+            Err(s) => return s,
+        };
+        // SAFETY: live batch of this runtime, owner thread.
+        unsafe { file(&r.rt, b) };
+        OnityStatus::Ok
+    })
+}
+
+/// The per-timing call of a batch host: drops the resumptions marked
+/// consumed, files every batch's pending records, runs `timing` (as
+/// `onity_runtime_tick`) and leaves this batch's resumptions in
+/// `resumed[0 .. resumed_count]`. Owner thread. Errors: as
+/// `onity_runtime_tick`, plus `NULL_POINTER` and `INVALID_HANDLE` (batch).
+#[no_mangle]
+pub extern "C" fn onity_batch_tick(runtime: *mut OnityRuntime, batch: *mut OnityBatch, timing: u32) -> OnityStatus {
+    crate::ffi_guard!({
+        // SAFETY: documented contract of the runtime pointer.
+        let r = match unsafe { super::runtime::runtime_ref(runtime) } {
+            Ok(r) => r,
+            Err(s) => return s,
+        };
+        let b = match lookup(r, batch) {
+            Ok(b) => b,
+            Err(s) => return s,
+        };
+        let t = match super::runtime::timing(timing) {
+            Ok(t) => t,
+            Err(s) => return s,
+        };
+        // SAFETY: live batch, owner thread.
+        unsafe { compact(b) };
+        r.file_batches();
+        crate::tri!(r.rt.tick(t));
+        OnityStatus::Ok
+    })
+}
+
+/// Like `onity_batch_tick` without running a timing: files pending records
+/// and runs continuations of tasks completed on other threads (as
+/// `onity_runtime_drain`), reporting resumptions. Owner thread.
+#[no_mangle]
+pub extern "C" fn onity_batch_drain(runtime: *mut OnityRuntime, batch: *mut OnityBatch) -> OnityStatus {
+    crate::ffi_guard!({
+        // SAFETY: documented contract of the runtime pointer.
+        let r = match unsafe { super::runtime::runtime_ref(runtime) } {
+            Ok(r) => r,
+            Err(s) => return s,
+        };
+        let b = match lookup(r, batch) {
+            Ok(b) => b,
+            Err(s) => return s,
+        };
+        // SAFETY: live batch, owner thread.
+        unsafe { compact(b) };
+        r.file_batches();
+        crate::tri!(r.rt.drain());
+        OnityStatus::Ok
+    })
+}
+
+/// Destroys a batch. Waits it filed that are still pending are canceled
+/// first (reported nowhere: the batch is gone). Owner thread; not from
+/// inside a tick. Errors: `NULL_POINTER`, `INVALID_HANDLE`, `WRONG_THREAD`,
+/// `REENTRANT`.
+#[no_mangle]
+pub extern "C" fn onity_batch_destroy(runtime: *mut OnityRuntime, batch: *mut OnityBatch) -> OnityStatus {
+    crate::ffi_guard!({
+        // SAFETY: documented contract of the runtime pointer.
+        let r = match unsafe { super::runtime::runtime_ref(runtime) } {
+            Ok(r) => r,
+            Err(s) => return s,
+        };
+        let b = match lookup(r, batch) {
+            Ok(b) => b,
+            Err(s) => return s,
+        };
+        crate::tri!(r.rt.forget_callbacks_for(b as *mut c_void));
+        // SAFETY: owner thread; `b` is in the list (checked by lookup).
+        unsafe {
+            let list = r.batches();
+            list.retain(|&x| x != b);
+            free(b);
+        }
+        OnityStatus::Ok
+    })
+}
+
+const _: () = assert!(std::mem::size_of::<OnityBatchRecord>() == 32);
+const _: () = assert!(std::mem::size_of::<OnityResume>() == 16);
