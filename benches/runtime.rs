@@ -18,8 +18,7 @@ struct Rt(*mut OnityRuntime);
 impl Rt {
     fn new() -> Rt {
         let mut p = ptr::null_mut();
-        let mut cfg = OnityRuntimeConfig::default();
-        cfg.task_capacity = 65_536;
+        let cfg = OnityRuntimeConfig { task_capacity: 65_536, ..OnityRuntimeConfig::default() };
         assert_eq!(onity_runtime_create(&cfg, &mut p), OnityStatus::Ok);
         Rt(p)
     }
@@ -112,25 +111,22 @@ fn frame_loops(c: &mut Criterion) {
             let mut loopers: Vec<Looper> = (0..n).map(|_| Looper { rt: rt.0, resumed: 0 }).collect();
             for l in loopers.iter_mut() {
                 let user = l as *mut Looper as *mut c_void;
-                // SAFETY: calling our own continuation once to start each loop.
-                unsafe {
-                    match (task_form, next_frame) {
-                        (true, true) => {
-                            let mut h = 0;
-                            onity_next_frame(rt.0, UPDATE, 0, &mut h);
-                            onity_task_on_complete(rt.0, h, Some(next_frame_task_cb), user);
-                        }
-                        (false, true) => {
-                            onity_next_frame_then(rt.0, UPDATE, 0, Some(next_frame_then_cb), user);
-                        }
-                        (true, false) => {
-                            let mut h = 0;
-                            onity_yield(rt.0, UPDATE, 0, &mut h);
-                            onity_task_on_complete(rt.0, h, Some(yield_task_cb), user);
-                        }
-                        (false, false) => {
-                            onity_yield_then(rt.0, UPDATE, 0, Some(yield_then_cb), user);
-                        }
+                match (task_form, next_frame) {
+                    (true, true) => {
+                        let mut h = 0;
+                        onity_next_frame(rt.0, UPDATE, 0, &mut h);
+                        onity_task_on_complete(rt.0, h, Some(next_frame_task_cb), user);
+                    }
+                    (false, true) => {
+                        onity_next_frame_then(rt.0, UPDATE, 0, Some(next_frame_then_cb), user);
+                    }
+                    (true, false) => {
+                        let mut h = 0;
+                        onity_yield(rt.0, UPDATE, 0, &mut h);
+                        onity_task_on_complete(rt.0, h, Some(yield_task_cb), user);
+                    }
+                    (false, false) => {
+                        onity_yield_then(rt.0, UPDATE, 0, Some(yield_then_cb), user);
                     }
                 }
             }
@@ -257,7 +253,10 @@ fn cross_thread(c: &mut Criterion) {
 }
 
 fn config() -> Criterion {
-    Criterion::default().warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2)).sample_size(30)
+    Criterion::default()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .sample_size(30)
 }
 
 criterion_group! { name = benches; config = config(); targets = completed_cycle, frame_loops, when_any, cross_thread }

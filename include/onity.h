@@ -183,10 +183,11 @@ enum OnityPool
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
   // Task slots. Slots are never freed while the runtime lives (a slot's
-  // generation must outlive every handle to it); `capacity` slots are
-  // allocated up front, each rent of a never-used slot beyond them is a
-  // cold allocation, and a slot whose 32-bit generation is exhausted is
-  // retired for good (a discard).
+  // generation must outlive every handle to it). `capacity` is the number
+  // of slots allocated (in chunks of 1024; at least the configured
+  // `task_capacity`, which are allocated up front); a rent of a never-used
+  // slot beyond the configured capacity is a cold allocation; a slot whose
+  // 32-bit generation is exhausted is retired for good (a discard).
   ONITY_POOL_TASKS = 0,
   // Cancellation source slots (same rules as tasks).
   ONITY_POOL_CANCEL_SOURCES = 1,
@@ -443,8 +444,9 @@ OnityStatus onity_cancel_source_is_canceled(struct OnityRuntime *runtime,
                                             uint64_t source,
                                             uint32_t *out_canceled);
 
-// Destroys a source (it does not cancel anything). Waits still holding its
-// token are never canceled by it. Owner thread. Errors: `INVALID_HANDLE`,
+// Destroys a source. Destroying does not cancel: if the source was not
+// canceled, waits still holding its token are never canceled by it; if it
+// was, they still observe the cancellation as usual. Owner thread. Errors: `INVALID_HANDLE`,
 // `STALE_HANDLE`, `FOREIGN_HANDLE`, `WRONG_THREAD`.
 OnityStatus onity_cancel_source_destroy(struct OnityRuntime *runtime, uint64_t source);
 
@@ -536,8 +538,9 @@ OnityStatus onity_cancel_source_is_canceled(struct OnityRuntime *runtime,
                                             uint64_t source,
                                             uint32_t *out_canceled);
 
-// Destroys a source (it does not cancel anything). Waits still holding its
-// token are never canceled by it. Owner thread. Errors: `INVALID_HANDLE`,
+// Destroys a source. Destroying does not cancel: if the source was not
+// canceled, waits still holding its token are never canceled by it; if it
+// was, they still observe the cancellation as usual. Owner thread. Errors: `INVALID_HANDLE`,
 // `STALE_HANDLE`, `FOREIGN_HANDLE`, `WRONG_THREAD`.
 OnityStatus onity_cancel_source_destroy(struct OnityRuntime *runtime, uint64_t source);
 

@@ -117,13 +117,16 @@ fn bad_records_are_rejected_with_a_status() {
     submit(b, 5, OnityWaitKind::Delay as u8, UPDATE, (-1.0f64).to_bits(), 0);
     assert_eq!(onity_batch_flush(rt.0, b), OnityStatus::Ok);
     let f = OnityTaskState::Faulted as u32;
-    assert_eq!(take(b), vec![
-        (1, f, OnityStatus::InvalidArgument as u32),
-        (2, f, OnityStatus::InvalidArgument as u32),
-        (3, f, OnityStatus::InvalidHandle as u32),
-        (4, f, OnityStatus::InvalidHandle as u32),
-        (5, f, OnityStatus::InvalidArgument as u32),
-    ]);
+    assert_eq!(
+        take(b),
+        vec![
+            (1, f, OnityStatus::InvalidArgument as u32),
+            (2, f, OnityStatus::InvalidArgument as u32),
+            (3, f, OnityStatus::InvalidHandle as u32),
+            (4, f, OnityStatus::InvalidHandle as u32),
+            (5, f, OnityStatus::InvalidArgument as u32),
+        ]
+    );
     assert_eq!(onity_batch_tick(rt.0, ptr::null_mut(), UPDATE as u32), OnityStatus::NullPointer);
     let mut other = ptr::null_mut();
     let rt2 = Rt::new();

@@ -410,12 +410,15 @@ fn when_all_waits_for_all_first_error_wins_results_readable() {
     rt.complete(ins[3], TaskState::Succeeded, 13, 0, true).unwrap();
     assert_eq!(state(&rt, all), TaskState::Faulted);
     rt.when_all_results(all, &mut res).unwrap();
-    assert_eq!(res.map(|o| (o.state, o.value, o.error)), [
-        (TaskState::Succeeded, 10, 0),
-        (TaskState::Faulted, 0, 1),
-        (TaskState::Faulted, 0, 2),
-        (TaskState::Succeeded, 13, 0),
-    ]);
+    assert_eq!(
+        res.map(|o| (o.state, o.value, o.error)),
+        [
+            (TaskState::Succeeded, 10, 0),
+            (TaskState::Faulted, 0, 1),
+            (TaskState::Faulted, 0, 2),
+            (TaskState::Succeeded, 13, 0),
+        ]
+    );
     assert_eq!(rt.when_all_results(all, &mut res[..3]), Err(Error::CountOutOfRange));
     let o = rt.consume(all).unwrap();
     assert_eq!((o.state, o.error, o.index), (TaskState::Faulted, 2, 2), "first error in completion order");
@@ -509,7 +512,10 @@ unsafe extern "C" fn nested_tick(user: *mut c_void, task: u64, _state: u32) {
     let rt = &*(user as *const Runtime);
     LOG.with(|l| l.borrow_mut().push((rt.tick(Timing::Update).err().map(|e| e as u64).unwrap_or(0), 0)));
     assert_eq!(rt.close(), Err(Error::Reentrant));
-    assert_eq!(rt.begin_frame(&FrameInfo { frame: 99, delta_time: 0.0, unscaled_delta_time: 0.0, realtime: 0.0 }), Err(Error::Reentrant));
+    assert_eq!(
+        rt.begin_frame(&FrameInfo { frame: 99, delta_time: 0.0, unscaled_delta_time: 0.0, realtime: 0.0 }),
+        Err(Error::Reentrant)
+    );
     if task != 0 {
         rt.consume(task).unwrap();
     }
@@ -518,8 +524,16 @@ unsafe extern "C" fn nested_tick(user: *mut c_void, task: u64, _state: u32) {
 #[test]
 fn nested_tick_and_close_are_rejected() {
     let rt = Runtime::new(Config::default());
-    rt.wait(WaitKind::Yield, Timing::Update, 0, 0.0, Clock::Scaled, 0, WaitTarget::Callback(nested_tick, &rt as *const Runtime as *mut c_void, 0))
-        .unwrap();
+    rt.wait(
+        WaitKind::Yield,
+        Timing::Update,
+        0,
+        0.0,
+        Clock::Scaled,
+        0,
+        WaitTarget::Callback(nested_tick, &rt as *const Runtime as *mut c_void, 0),
+    )
+    .unwrap();
     rt.tick(Timing::Update).unwrap();
     assert_eq!(take_log(), vec![(Error::Reentrant as u64, 0)]);
     rt.tick(Timing::Update).unwrap(); // usable afterwards
@@ -529,7 +543,9 @@ fn nested_tick_and_close_are_rejected() {
 fn frame_order_and_time_validation() {
     let rt = Runtime::new(Config::default());
     frame(&rt, 5);
-    let f = |n: u64, d: f64| rt.begin_frame(&FrameInfo { frame: n, delta_time: d, unscaled_delta_time: 0.0, realtime: 0.0 });
+    let f = |n: u64, d: f64| {
+        rt.begin_frame(&FrameInfo { frame: n, delta_time: d, unscaled_delta_time: 0.0, realtime: 0.0 })
+    };
     assert_eq!(f(5, 0.0), Err(Error::FrameOrder));
     assert_eq!(f(4, 0.0), Err(Error::FrameOrder));
     assert_eq!(f(6, -1.0), Err(Error::InvalidArgument));
@@ -559,4 +575,31 @@ fn close_cancels_everything_in_flight_and_runs_continuations_once() {
     assert_eq!(rt.tick(Timing::Update), Err(Error::Reentrant));
     assert_eq!(state(&rt, all), TaskState::Canceled);
     drop(rt); // frees the unconsumed WhenAll coordinator (checked by valgrind / miri)
+}
+
+#[test]
+fn destroying_a_canceled_source_still_cancels_its_holders() {
+    let rt = Runtime::new(Config::default());
+    frame(&rt, 1);
+    let src = rt.create_cancel_source().unwrap();
+    let w = rt.wait(WaitKind::DelayFrame, Timing::Update, 100, 0.0, Clock::Scaled, src, WaitTarget::Task).unwrap();
+    let t = rt.create_task().unwrap();
+    let any = rt.when_any(&[t], src).unwrap();
+    rt.cancel(src).unwrap();
+    rt.destroy_cancel_source(src).unwrap();
+    // The slot is reused by a new, uncanceled source: no confusion.
+    let src2 = rt.create_cancel_source().unwrap();
+    assert_eq!(src2 & 0xffff_ffff, src & 0xffff_ffff);
+    let w2 = rt.wait(WaitKind::DelayFrame, Timing::Update, 100, 0.0, Clock::Scaled, src2, WaitTarget::Task).unwrap();
+    rt.tick(Timing::Update).unwrap();
+    assert_eq!(state(&rt, w), TaskState::Canceled);
+    assert_eq!(state(&rt, any), TaskState::Canceled);
+    assert_eq!(state(&rt, w2), TaskState::Pending);
+    // Destroying an uncanceled source cancels nothing.
+    rt.destroy_cancel_source(src2).unwrap();
+    rt.tick(Timing::Update).unwrap();
+    assert_eq!(state(&rt, w2), TaskState::Pending);
+    rt.consume(w).unwrap();
+    rt.consume(any).unwrap();
+    rt.complete(t, TaskState::Succeeded, 0, 0, true).unwrap();
 }

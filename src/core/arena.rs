@@ -32,6 +32,12 @@ impl<T: Default> Arena<T> {
         self.len.load(Ordering::Acquire)
     }
 
+    /// Whether no slot was allocated yet.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Slot `index`, if it exists. Any thread.
     #[inline]
     pub fn get(&self, index: u32) -> Option<&T> {

@@ -220,6 +220,10 @@ struct AllCoord {
 
 const NO_WATCH: u32 = u32::MAX;
 
+/// Stands in for the token of a canceled source that has been destroyed.
+/// Never a valid handle (its kind bits are 3).
+const CANCELED_TOKEN: u64 = u64::MAX;
+
 #[derive(Clone, Copy)]
 enum Watch {
     Any(*mut AnyCoord),
@@ -379,10 +383,7 @@ impl Runtime {
             ticking: false,
             closing: false,
             waits: Default::default(),
-            wait_storage: PoolStats {
-                capacity: cfg.wait_capacity as u64 * TIMING_COUNT as u64,
-                ..Default::default()
-            },
+            wait_storage: PoolStats { capacity: cfg.wait_capacity as u64 * TIMING_COUNT as u64, ..Default::default() },
             any_pools: [BoxPool::new(c16), BoxPool::new(c32), BoxPool::new(0)],
             all_pools: [BoxPool::new(c16), BoxPool::new(c32), BoxPool::new(0)],
             watches: Vec::with_capacity(64),
@@ -527,7 +528,12 @@ impl Runtime {
         // SAFETY: the word is final (observed with Acquire), so the payload
         // writes of the completing thread are visible and no longer change.
         unsafe {
-            Outcome { state: task_state(word), value: *slot.value.get(), error: *slot.error.get(), index: slot.aux.get() }
+            Outcome {
+                state: task_state(word),
+                value: *slot.value.get(),
+                error: *slot.error.get(),
+                index: slot.aux.get(),
+            }
         }
     }
 
@@ -799,14 +805,39 @@ impl Runtime {
         Ok(word & 1 == 1)
     }
 
-    /// Destroys a source. Owner thread. Waits that hold its token from then
-    /// on are never canceled by it.
+    /// Destroys a source. Owner thread. If it was canceled, everything
+    /// holding its token still observes the cancellation (at the usual
+    /// points: the next run of a wait's timing, the next tick or drain for
+    /// combinators); if it was not, nothing holding its token is ever
+    /// canceled by it.
     pub fn destroy_cancel_source(&self, h: u64) -> Result<()> {
         self.check_owner()?;
         let (slot, idx, word) = self.cancel_slot(h)?;
         let gen = gen_of(word);
-        // SAFETY: owner thread, short borrow.
+        // SAFETY: owner thread, short borrow; no user code runs below.
         let inner = unsafe { self.inner() };
+        if word & 1 == 1 {
+            // Re-point every holder of this token at the permanent
+            // "canceled" token before the slot can be reused.
+            for q in inner.queues.iter_mut() {
+                for w in q.items.iter_mut().chain(q.spare.iter_mut()) {
+                    if w.token == h {
+                        w.token = CANCELED_TOKEN;
+                    }
+                }
+            }
+            for w in inner.watches.iter() {
+                // SAFETY: watched coordinators are live.
+                unsafe {
+                    match *w {
+                        Watch::Any(p) if (*p).token == h => (*p).token = CANCELED_TOKEN,
+                        Watch::All(p) if (*p).token == h => (*p).token = CANCELED_TOKEN,
+                        _ => {}
+                    }
+                }
+            }
+            self.cancel_epoch.fetch_add(1, Ordering::Release);
+        }
         if gen == u32::MAX {
             slot.state.store(word | 1, Ordering::Release);
             inner.cancel_stats.on_return(true);
@@ -834,6 +865,9 @@ impl Runtime {
     fn token_canceled(&self, token: u64) -> bool {
         if token == 0 {
             return false;
+        }
+        if token == CANCELED_TOKEN {
+            return true;
         }
         let idx = (token & (handle::MAX_SLOTS as u64 - 1)) as u32;
         match self.cancels.get(idx) {
@@ -1423,13 +1457,14 @@ impl Runtime {
         s.wait_records.rents = s.waits.iter().map(|w| w.scheduled).sum();
         s.wait_records.returns = s.waits.iter().map(|w| w.completed + w.canceled).sum();
         s.wait_records.live = s.waits.iter().map(|w| w.pending).sum();
+        // Slot tables: capacity = slots allocated (whole chunks, at least the
+        // configured number), idle = allocated and not live.
+        s.tasks.capacity = self.tasks.len() as u64;
         s.tasks.idle = inner.task_free_count + (self.tasks.len() - inner.task_fresh) as u64;
+        s.cancel_sources.capacity = self.cancels.len() as u64;
         s.cancel_sources.idle = inner.cancel_free_count + (self.cancels.len() - inner.cancel_fresh) as u64;
-        s.wait_records.idle = inner
-            .queues
-            .iter()
-            .map(|q| (q.items.capacity() - q.items.len() + q.spare.capacity()) as u64)
-            .sum();
+        s.wait_records.idle =
+            inner.queues.iter().map(|q| (q.items.capacity() - q.items.len() + q.spare.capacity()) as u64).sum();
         for b in 0..3 {
             s.when_any[b] = inner.any_pools[b].snapshot();
             s.when_all[b] = inner.all_pools[b].snapshot();

@@ -51,8 +51,9 @@ pub extern "C" fn onity_cancel_source_is_canceled(
     })
 }
 
-/// Destroys a source (it does not cancel anything). Waits still holding its
-/// token are never canceled by it. Owner thread. Errors: `INVALID_HANDLE`,
+/// Destroys a source. Destroying does not cancel: if the source was not
+/// canceled, waits still holding its token are never canceled by it; if it
+/// was, they still observe the cancellation as usual. Owner thread. Errors: `INVALID_HANDLE`,
 /// `STALE_HANDLE`, `FOREIGN_HANDLE`, `WRONG_THREAD`.
 #[no_mangle]
 pub extern "C" fn onity_cancel_source_destroy(runtime: *mut OnityRuntime, source: u64) -> OnityStatus {

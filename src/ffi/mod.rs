@@ -9,6 +9,10 @@
 //! - Enum-valued inputs are plain `u32` and validated; Rust enums never cross
 //!   the boundary as inputs.
 
+// Exported functions take raw pointers from C and check them (null, magic);
+// they cannot be `unsafe fn` without changing nothing for C callers.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
+
 /// Runs `body` (a block evaluating to `OnityStatus`) behind a panic boundary.
 #[macro_export]
 #[doc(hidden)]

@@ -84,9 +84,7 @@ impl OnityStatus {
             OnityStatus::Ok => "ok\0",
             OnityStatus::NullPointer => "a required pointer argument was null\0",
             OnityStatus::InvalidHandle => "invalid handle: 0, malformed or of the wrong kind\0",
-            OnityStatus::StaleHandle => {
-                "stale handle: the task was already consumed or the object destroyed\0"
-            }
+            OnityStatus::StaleHandle => "stale handle: the task was already consumed or the object destroyed\0",
             OnityStatus::ForeignHandle => "the handle belongs to another runtime\0",
             OnityStatus::WrongThread => "this call must be made on the runtime's owner thread\0",
             OnityStatus::InvalidArgument => "an enum or numeric argument is out of range\0",
@@ -94,9 +92,7 @@ impl OnityStatus {
             OnityStatus::DuplicateInput => "the same task appears twice in the inputs\0",
             OnityStatus::TaskPending => "the task has not completed yet\0",
             OnityStatus::AlreadyCompleted => "the task has already completed\0",
-            OnityStatus::AlreadyAwaited => {
-                "the task already has a continuation or belongs to a combinator\0"
-            }
+            OnityStatus::AlreadyAwaited => "the task already has a continuation or belongs to a combinator\0",
             OnityStatus::SizeMismatch => "the struct size field does not match\0",
             OnityStatus::Reentrant => "not allowed re-entrantly or while the runtime closes\0",
             OnityStatus::FrameOrder => "frame numbers must increase\0",

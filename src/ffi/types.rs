@@ -71,10 +71,11 @@ pub enum OnityTaskState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OnityPool {
     /// Task slots. Slots are never freed while the runtime lives (a slot's
-    /// generation must outlive every handle to it); `capacity` slots are
-    /// allocated up front, each rent of a never-used slot beyond them is a
-    /// cold allocation, and a slot whose 32-bit generation is exhausted is
-    /// retired for good (a discard).
+    /// generation must outlive every handle to it). `capacity` is the number
+    /// of slots allocated (in chunks of 1024; at least the configured
+    /// `task_capacity`, which are allocated up front); a rent of a never-used
+    /// slot beyond the configured capacity is a cold allocation; a slot whose
+    /// 32-bit generation is exhausted is retired for good (a discard).
     Tasks = 0,
     /// Cancellation source slots (same rules as tasks).
     CancelSources = 1,

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: Rust (unit, rules, zero-allocation, stress,
+# batches, header drift, frame allocator), C and C++ programs (built against
+# include/onity.h and the cdylib, under valgrind when installed) and the C#
+# binding under Mono. Installs what it needs when missing (Mono from Debian,
+# valgrind) when run as root; otherwise it says what to install.
+# Ends with one line: "total: N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v gcc >/dev/null || need_apt+=(gcc)
+command -v g++ >/dev/null || need_apt+=(g++)
+command -v python3 >/dev/null || need_apt+=(python3)
+command -v valgrind >/dev/null || need_apt+=(valgrind)
+command -v mcs >/dev/null || need_apt+=(mono-devel)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "installing ${need_apt[*]} from Debian..."
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq && apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  elif command -v sudo >/dev/null; then
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  else
+    echo "missing: ${need_apt[*]} (apt-get install ${need_apt[*]})" >&2
+  fi
+fi
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+
+echo "== Rust, C and C++ tests (cargo test)"
+cargo test 2>&1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+
+if [ -x scripts/test-csharp.sh ]; then
+  echo "== C# binding tests (Mono)"
+  scripts/test-csharp.sh 2>&1 | tee -a "$log"
+  [ "${PIPESTATUS[0]}" = 0 ] || status=1
+fi
+
+# Sum cargo's "test result:" lines and the C# runner's "N passed, N failed".
+passed=0
+failed=0
+while read -r p f; do
+  passed=$((passed + p))
+  failed=$((failed + f))
+done < <(
+  sed -n -e 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1 \2/p' \
+         -e 's/^\(csharp: \)\{0,1\}\([0-9]*\) passed, \([0-9]*\) failed.*/\2 \3/p' "$log"
+)
+if [ "$status" != 0 ] && [ "$failed" = 0 ]; then
+  failed=1 # a build or runner failure that printed no count
+fi
+echo "total: $passed passed, $failed failed"
+exit $status
