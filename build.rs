@@ -11,17 +11,9 @@ fn main() {
     let crate_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("onity.h");
     let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("cbindgen.toml");
-    // Only the C layer is parsed: the core's public Rust items are not ABI.
-    let mut builder = cbindgen::Builder::new().with_config(config);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(crate_dir.join("src/ffi"))
-        .expect("src/ffi")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
-        .collect();
-    files.sort();
-    for f in files {
-        builder = builder.with_src(f);
-    }
+    // Only the C layer is parsed (src/ffi/mod.rs and the modules it
+    // declares): the core's public Rust items are not ABI.
+    let builder = cbindgen::Builder::new().with_config(config).with_src(crate_dir.join("src/ffi/mod.rs"));
     match builder.generate() {
         Ok(bindings) => {
             bindings.write_to_file(&out);

@@ -385,8 +385,9 @@ typedef struct OnityStats {
 
 // A continuation. `task` is the completed task's handle (0 for callback
 // waits, which have no task); `state` is its `OnityTaskState`. It runs on the
-// owner thread. It may call any `onity_*` function except destroying the
-// runtime from inside a tick.
+// owner thread. It may call any `onity_*` function except
+// `onity_runtime_destroy`, which returns `ONITY_STATUS_REENTRANT` while any
+// continuation or callback is running.
 typedef void (*OnityCallback)(void *user, uint64_t task, uint32_t state);
 
 #ifdef __cplusplus
@@ -453,7 +454,8 @@ OnityStatus onity_cancel_source_destroy(struct OnityRuntime *runtime, uint64_t s
 // WhenAny: writes to `*out_task` a task that completes like the first input
 // to complete (succeeded, faulted or canceled, with its value or error);
 // its outcome's `index` is the winner's position. If inputs have already
-// completed, the first of them in array order wins at once. With a token,
+// completed (including on other threads, not yet drained), the first of
+// them in array order wins at once. With a token,
 // it completes canceled (index `UINT32_MAX`) if the token is canceled first.
 // Owner thread. Errors: `NULL_POINTER`, `COUNT_OUT_OF_RANGE` (0 or more than
 // `ONITY_MAX_COMBINATOR_INPUTS`), `DUPLICATE_INPUT`, `ALREADY_AWAITED` (an
@@ -467,101 +469,8 @@ OnityStatus onity_when_any(struct OnityRuntime *runtime,
 
 // WhenAll: writes to `*out_task` a task that completes once every input has.
 // It succeeds with value = `count` when all succeeded; otherwise it takes the
-// state and error of the first input (in completion order) that faulted or
-// was canceled, with `index` = that input. Read every input's outcome with
-// `onity_when_all_results` before consuming it. Token and errors as
-// `onity_when_any`.
-OnityStatus onity_when_all(struct OnityRuntime *runtime,
-                           const uint64_t *tasks,
-                           uint32_t count,
-                           uint64_t token,
-                           uint64_t *out_task);
-
-// Copies the outcome of each input of a completed, not yet consumed WhenAll
-// task into `out_outcomes` (`count` must equal the input count). Inputs
-// still pending (the WhenAll was canceled) read as `ONITY_TASK_STATE_PENDING`.
-// Owner thread. Errors: `NULL_POINTER`, `TASK_PENDING`, `COUNT_OUT_OF_RANGE`,
-// `INVALID_HANDLE` (not a WhenAll task), `STALE_HANDLE`, `WRONG_THREAD`.
-OnityStatus onity_when_all_results(struct OnityRuntime *runtime,
-                                   uint64_t task,
-                                   struct OnityOutcome *out_outcomes,
-                                   uint32_t count);
-
-// Creates a batch with room for `submit_capacity` records (1 to 1,048,576)
-// and writes it to `*out_batch`. It lives until `onity_batch_destroy` or the
-// runtime's destruction. Owner thread. Errors: `NULL_POINTER`,
-// `COUNT_OUT_OF_RANGE`, `WRONG_THREAD`.
-OnityStatus onity_batch_create(struct OnityRuntime *runtime,
-                               uint32_t submit_capacity,
-                               struct OnityBatch **out_batch);
-
-// Files the batch's pending records now (call it when `submit` is full).
-// Owner thread. Errors: `NULL_POINTER`, `INVALID_HANDLE` (not a live batch
-// of this runtime), `WRONG_THREAD`.
-OnityStatus onity_batch_flush(struct OnityRuntime *runtime, struct OnityBatch *batch);
-
-// The per-timing call of a batch host: drops the resumptions marked
-// consumed, files every batch's pending records, runs `timing` (as
-// `onity_runtime_tick`) and leaves this batch's resumptions in
-// `resumed[0 .. resumed_count]`. Owner thread. Errors: as
-// `onity_runtime_tick`, plus `NULL_POINTER` and `INVALID_HANDLE` (batch).
-OnityStatus onity_batch_tick(struct OnityRuntime *runtime,
-                             struct OnityBatch *batch,
-                             uint32_t timing);
-
-// Like `onity_batch_tick` without running a timing: files pending records
-// and runs continuations of tasks completed on other threads (as
-// `onity_runtime_drain`), reporting resumptions. Owner thread.
-OnityStatus onity_batch_drain(struct OnityRuntime *runtime, struct OnityBatch *batch);
-
-// Destroys a batch. Waits it filed that are still pending are canceled
-// first (reported nowhere: the batch is gone). Owner thread; not from
-// inside a tick. Errors: `NULL_POINTER`, `INVALID_HANDLE`, `WRONG_THREAD`,
-// `REENTRANT`.
-OnityStatus onity_batch_destroy(struct OnityRuntime *runtime, struct OnityBatch *batch);
-
-// Creates a cancellation source and writes its handle (= its token) to
-// `*out_source`. Owner thread. Errors: `NULL_POINTER`, `WRONG_THREAD`,
-// `EXHAUSTED`, `REENTRANT`.
-OnityStatus onity_cancel_source_create(struct OnityRuntime *runtime, uint64_t *out_source);
-
-// Cancels a source. Any thread; canceling twice is fine. Waits holding the
-// token complete canceled at the next run of their timing; combinators
-// complete canceled at the owner's next tick (any timing) or drain, or at
-// once when created with an already-canceled token.
-// Errors: `INVALID_HANDLE`, `STALE_HANDLE` (destroyed), `FOREIGN_HANDLE`.
-OnityStatus onity_cancel_source_cancel(struct OnityRuntime *runtime, uint64_t source);
-
-// Writes 1 to `*out_canceled` if the source is canceled, else 0. Any thread.
-// Errors: `NULL_POINTER`, `INVALID_HANDLE`, `STALE_HANDLE`, `FOREIGN_HANDLE`.
-OnityStatus onity_cancel_source_is_canceled(struct OnityRuntime *runtime,
-                                            uint64_t source,
-                                            uint32_t *out_canceled);
-
-// Destroys a source. Destroying does not cancel: if the source was not
-// canceled, waits still holding its token are never canceled by it; if it
-// was, they still observe the cancellation as usual. Owner thread. Errors: `INVALID_HANDLE`,
-// `STALE_HANDLE`, `FOREIGN_HANDLE`, `WRONG_THREAD`.
-OnityStatus onity_cancel_source_destroy(struct OnityRuntime *runtime, uint64_t source);
-
-// WhenAny: writes to `*out_task` a task that completes like the first input
-// to complete (succeeded, faulted or canceled, with its value or error);
-// its outcome's `index` is the winner's position. If inputs have already
-// completed, the first of them in array order wins at once. With a token,
-// it completes canceled (index `UINT32_MAX`) if the token is canceled first.
-// Owner thread. Errors: `NULL_POINTER`, `COUNT_OUT_OF_RANGE` (0 or more than
-// `ONITY_MAX_COMBINATOR_INPUTS`), `DUPLICATE_INPUT`, `ALREADY_AWAITED` (an
-// input has a continuation or belongs to another combinator), handle errors
-// for inputs and token, `WRONG_THREAD`, `REENTRANT`. On error nothing changes.
-OnityStatus onity_when_any(struct OnityRuntime *runtime,
-                           const uint64_t *tasks,
-                           uint32_t count,
-                           uint64_t token,
-                           uint64_t *out_task);
-
-// WhenAll: writes to `*out_task` a task that completes once every input has.
-// It succeeds with value = `count` when all succeeded; otherwise it takes the
-// state and error of the first input (in completion order) that faulted or
+// state and error of the first input (in completion order; inputs already
+// complete when the WhenAll is made count in array order) that faulted or
 // was canceled, with `index` = that input. Read every input's outcome with
 // `onity_when_all_results` before consuming it. Token and errors as
 // `onity_when_any`.
@@ -608,15 +517,16 @@ OnityStatus onity_runtime_config_default(struct OnityRuntimeConfig *config);
 OnityStatus onity_runtime_create(const struct OnityRuntimeConfig *config,
                                  struct OnityRuntime **out_runtime);
 
-// Destroys a runtime. Owner thread only, and not from inside a tick.
+// Destroys a runtime. Owner thread only, and not from inside a tick, a
+// continuation or a callback (those get `REENTRANT`).
 // Everything in flight is cancelled first: every pending wait completes
 // canceled (callback waits are called with `ONITY_TASK_CANCELED`), then every
 // pending task is canceled and its continuation runs; tasks never consumed
 // are released. After this returns `ONITY_STATUS_OK` the pointer and every
 // handle of the runtime are invalid; worker threads must have stopped
 // completing its tasks. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
-// `WRONG_THREAD`, `REENTRANT` (called from a continuation during a tick);
-// on error nothing is destroyed.
+// `WRONG_THREAD`, `REENTRANT` (called from a continuation or callback, or
+// during a tick); on error nothing is destroyed.
 OnityStatus onity_runtime_destroy(struct OnityRuntime *runtime);
 
 // Begins a frame: sets the frame number (must increase strictly) and
@@ -703,208 +613,7 @@ OnityStatus onity_task_consume(struct OnityRuntime *runtime,
 // Registers the task's one continuation. Owner thread. It runs on the owner
 // thread once the task completes: inline when completed on the owner thread,
 // at the next tick or drain when completed elsewhere, and immediately (before
-// this returns) if the task has already completed. The continuation usually
-// consumes the task. Errors: `NULL_POINTER` (callback), `ALREADY_AWAITED`
-// (a continuation exists or a combinator owns the task), `INVALID_HANDLE`,
-// `STALE_HANDLE`, `FOREIGN_HANDLE`, `WRONG_THREAD`.
-OnityStatus onity_task_on_complete(struct OnityRuntime *runtime,
-                                   uint64_t task,
-                                   OnityCallback callback,
-                                   void *user);
-
-// Yield: a task that completes at the next run of `timing`. `token` is a
-// cancellation token (0 for none). Owner thread.
-// Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (timing), `INVALID_HANDLE` /
-// `STALE_HANDLE` / `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT`.
-OnityStatus onity_yield(struct OnityRuntime *runtime,
-                        uint32_t timing,
-                        uint64_t token,
-                        uint64_t *out_task);
-
-// NextFrame: a task that completes at the first run of `timing` in a later
-// frame. Owner thread. Errors as `onity_yield`.
-OnityStatus onity_next_frame(struct OnityRuntime *runtime,
-                             uint32_t timing,
-                             uint64_t token,
-                             uint64_t *out_task);
-
-// DelayFrame: a task that completes at the first run of `timing` in a frame
-// at least `frames` frames after the current one (`frames` = 0 behaves as
-// Yield). Owner thread. Errors as `onity_yield`.
-OnityStatus onity_delay_frame(struct OnityRuntime *runtime,
-                              uint32_t frames,
-                              uint32_t timing,
-                              uint64_t token,
-                              uint64_t *out_task);
-
-// Delay: a task that completes at the first run of `timing`, in a later
-// frame, at which `clock` (`OnityClock`) has advanced by at least `seconds`
-// (finite, >= 0). Owner thread. Errors as `onity_yield`, plus
-// `INVALID_ARGUMENT` for a bad clock or seconds.
-OnityStatus onity_delay(struct OnityRuntime *runtime,
-                        double seconds,
-                        uint32_t clock,
-                        uint32_t timing,
-                        uint64_t token,
-                        uint64_t *out_task);
-
-// Callback form of `onity_yield`: `callback(user, 0, state)` runs at the
-// next run of `timing` with `ONITY_TASK_STATE_SUCCEEDED`, or
-// `ONITY_TASK_STATE_CANCELED` if `token` was canceled or the runtime is
-// destroyed first. Nothing to consume. Owner thread.
-OnityStatus onity_yield_then(struct OnityRuntime *runtime,
-                             uint32_t timing,
-                             uint64_t token,
-                             OnityCallback callback,
-                             void *user);
-
-// Callback form of `onity_next_frame` (see `onity_yield_then`).
-OnityStatus onity_next_frame_then(struct OnityRuntime *runtime,
-                                  uint32_t timing,
-                                  uint64_t token,
-                                  OnityCallback callback,
-                                  void *user);
-
-// Callback form of `onity_delay_frame` (see `onity_yield_then`).
-OnityStatus onity_delay_frame_then(struct OnityRuntime *runtime,
-                                   uint32_t frames,
-                                   uint32_t timing,
-                                   uint64_t token,
-                                   OnityCallback callback,
-                                   void *user);
-
-// Callback form of `onity_delay` (see `onity_yield_then`).
-OnityStatus onity_delay_then(struct OnityRuntime *runtime,
-                             double seconds,
-                             uint32_t clock,
-                             uint32_t timing,
-                             uint64_t token,
-                             OnityCallback callback,
-                             void *user);
-
-// Version of the C ABI this library implements: `major << 16 | minor`.
-// Compare with `ONITY_ABI_VERSION` from the header you compiled against: the
-// majors must be equal and the library's minor at least the header's.
-// Infallible; any thread.
-uint32_t onity_abi_version(void);
-
-// A static, NUL-terminated English description of any status value
-// (unknown values give "unknown status"). Infallible; any thread; the
-// string must not be freed.
-const char *onity_status_text(uint32_t status);
-
-// The name of a timing ("Update", ...), or "invalid" for values >= 16.
-// Infallible; any thread; static string.
-const char *onity_timing_name(uint32_t timing);
-
-// Fills `config` with the defaults (and sets `config->size`).
-// Any thread. Errors: `NULL_POINTER`.
-OnityStatus onity_runtime_config_default(struct OnityRuntimeConfig *config);
-
-// Creates a runtime owned by the calling thread. `config` may be null for
-// the defaults; otherwise `config->size` must be `sizeof(OnityRuntimeConfig)`.
-// On success `*out_runtime` receives the runtime; destroy it with
-// `onity_runtime_destroy` on the same thread. Several runtimes may coexist.
-// Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT` (rewind timing).
-OnityStatus onity_runtime_create(const struct OnityRuntimeConfig *config,
-                                 struct OnityRuntime **out_runtime);
-
-// Destroys a runtime. Owner thread only, and not from inside a tick.
-// Everything in flight is cancelled first: every pending wait completes
-// canceled (callback waits are called with `ONITY_TASK_CANCELED`), then every
-// pending task is canceled and its continuation runs; tasks never consumed
-// are released. After this returns `ONITY_STATUS_OK` the pointer and every
-// handle of the runtime are invalid; worker threads must have stopped
-// completing its tasks. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
-// `WRONG_THREAD`, `REENTRANT` (called from a continuation during a tick);
-// on error nothing is destroyed.
-OnityStatus onity_runtime_destroy(struct OnityRuntime *runtime);
-
-// Begins a frame: sets the frame number (must increase strictly) and
-// advances the clocks (`delta_time`, `unscaled_delta_time` >= 0 and finite;
-// `realtime` is the host's absolute real-time clock). Owner thread.
-// Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT`, `FRAME_ORDER`,
-// `WRONG_THREAD`, `REENTRANT` (inside a tick).
-OnityStatus onity_runtime_frame_begin(struct OnityRuntime *runtime,
-                                      const struct OnityFrameInfo *frame);
-
-// Runs one player-loop timing (`OnityTiming` value): first the
-// continuations of tasks completed on other threads, then cancellation of
-// combinators whose token was canceled, then every due wait of this timing
-// in the order the waits were scheduled. Waits scheduled by those
-// continuations are looked at by the next run of their timing. A timing may
-// run several times per frame (FixedUpdate) or not at all. Owner thread.
-// Errors: `INVALID_ARGUMENT` (timing >= 16), `WRONG_THREAD`, `REENTRANT`
-// (called from a continuation during a tick, or while destroying).
-OnityStatus onity_runtime_tick(struct OnityRuntime *runtime, uint32_t timing);
-
-// Runs the continuations of tasks completed on other threads (in
-// completion order) and cancels combinators whose token was canceled,
-// without ticking a timing. Owner thread. Errors: `WRONG_THREAD`.
-OnityStatus onity_runtime_drain(struct OnityRuntime *runtime);
-
-// Fills `stats` (set `stats->size = sizeof(OnityStats)` first) with every
-// pool's counters, per-wait-kind counters and leak diagnostics. Owner
-// thread. Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `WRONG_THREAD`.
-OnityStatus onity_runtime_stats(struct OnityRuntime *runtime, struct OnityStats *stats);
-
-// Writes up to `capacity` handles of live (created, not consumed) tasks to
-// `out_tasks` and the number of live tasks to `*out_count` (which may exceed
-// `capacity`). `out_tasks` may be null when `capacity` is 0. Owner thread.
-// Errors: `NULL_POINTER`, `WRONG_THREAD`.
-OnityStatus onity_runtime_live_tasks(struct OnityRuntime *runtime,
-                                     uint64_t *out_tasks,
-                                     uint32_t capacity,
-                                     uint32_t *out_count);
-
-// The name of a pool (`OnityPool` value) or "invalid". Infallible; static.
-const char *onity_pool_name(uint32_t pool);
-
-// Creates a manual completion source (a pending task) and writes its handle
-// to `*out_task`. Owner thread. Consume it once it has completed.
-// Errors: `NULL_POINTER`, `WRONG_THREAD`, `EXHAUSTED` (4M live tasks),
-// `REENTRANT` (runtime being destroyed).
-OnityStatus onity_task_create(struct OnityRuntime *runtime, uint64_t *out_task);
-
-// Completes a manual task with a result. Any thread. The first completion
-// wins. On the owner thread the continuation runs before this returns; on
-// another thread it runs at the owner's next tick or drain.
-// Errors: `INVALID_HANDLE` (also: not a manual source), `STALE_HANDLE`,
-// `FOREIGN_HANDLE`, `ALREADY_COMPLETED`.
-OnityStatus onity_task_set_result(struct OnityRuntime *runtime, uint64_t task, uint64_t value);
-
-// Completes a manual task with an error code. Any thread. Same rules as
-// `onity_task_set_result`.
-OnityStatus onity_task_set_error(struct OnityRuntime *runtime, uint64_t task, int32_t error);
-
-// Completes any pending task (manual, wait or combinator output) as
-// canceled. Manual sources: any thread. Wait and combinator tasks: owner
-// thread only (`WRONG_THREAD` elsewhere; from other threads cancel them
-// through a cancellation token), which keeps their completion free of
-// atomic read-modify-writes. A canceled wait's record is dropped when it
-// would have been due. Errors: `INVALID_HANDLE`, `STALE_HANDLE`,
-// `FOREIGN_HANDLE`, `ALREADY_COMPLETED`, `WRONG_THREAD`.
-OnityStatus onity_task_cancel(struct OnityRuntime *runtime, uint64_t task);
-
-// Writes the task's `OnityTaskState` to `*out_state`. Any thread. A task
-// completed on another thread reads as completed at once, before its
-// continuation has run. Errors: `NULL_POINTER`, `INVALID_HANDLE`,
-// `STALE_HANDLE` (consumed), `FOREIGN_HANDLE`.
-OnityStatus onity_task_state(struct OnityRuntime *runtime, uint64_t task, uint32_t *out_state);
-
-// Consumes a completed task: writes its outcome to `*out_outcome` (which may
-// be null to discard it) and retires the handle. Exactly once per task.
-// Owner thread. Errors: `TASK_PENDING`, `STALE_HANDLE` (already consumed),
-// `ALREADY_AWAITED` (owned by a WhenAny/WhenAll, which consumes it),
-// `INVALID_HANDLE`, `FOREIGN_HANDLE`, `WRONG_THREAD`.
-OnityStatus onity_task_consume(struct OnityRuntime *runtime,
-                               uint64_t task,
-                               struct OnityOutcome *out_outcome);
-
-// Registers the task's one continuation. Owner thread. It runs on the owner
-// thread once the task completes: inline when completed on the owner thread,
-// at the next tick or drain when completed elsewhere, and immediately (before
-// this returns) if the task has already completed. The continuation usually
+// this returns) if the task has already completed (on any thread). The continuation usually
 // consumes the task. Errors: `NULL_POINTER` (callback), `ALREADY_AWAITED`
 // (a continuation exists or a combinator owns the task), `INVALID_HANDLE`,
 // `STALE_HANDLE`, `FOREIGN_HANDLE`, `WRONG_THREAD`.

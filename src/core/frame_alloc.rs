@@ -287,11 +287,19 @@ struct Arena {
 impl Arena {
     fn new() -> Self {
         Arena {
-            head: ArenaHead { current: AtomicUsize::new(0), count: AtomicUsize::new(0) },
+            head: ArenaHead {
+                current: AtomicUsize::new(0),
+                count: AtomicUsize::new(0),
+            },
             meta: (0..MAX_BLOCKS_PER_ARENA)
-                .map(|_| BlockMeta { base: AtomicPtr::new(ptr::null_mut()), size: AtomicUsize::new(0) })
+                .map(|_| BlockMeta {
+                    base: AtomicPtr::new(ptr::null_mut()),
+                    size: AtomicUsize::new(0),
+                })
                 .collect(),
-            used: (0..MAX_BLOCKS_PER_ARENA).map(|_| AtomicUsize::new(0)).collect(),
+            used: (0..MAX_BLOCKS_PER_ARENA)
+                .map(|_| AtomicUsize::new(0))
+                .collect(),
         }
     }
 
@@ -312,7 +320,8 @@ impl Arena {
             // Relaxed is enough: the word only partitions the block; no data
             // is published through it (the block itself was published by the
             // Acquire load of `count` in the caller).
-            match used.compare_exchange_weak(cur, cur + take, Ordering::Relaxed, Ordering::Relaxed) {
+            match used.compare_exchange_weak(cur, cur + take, Ordering::Relaxed, Ordering::Relaxed)
+            {
                 Ok(_) => {
                     let base = self.meta[i].base.load(Ordering::Relaxed);
                     // SAFETY: `cur + take <= size`, so the offset stays inside
@@ -326,7 +335,12 @@ impl Arena {
 
     /// Lock-free claim from the published blocks, starting at `current`.
     /// Retires the current block when it cannot even hold a minimal chunk.
-    fn claim_published(&self, need: usize, want: usize, min_chunk: usize) -> Option<(*mut u8, usize)> {
+    fn claim_published(
+        &self,
+        need: usize,
+        want: usize,
+        min_chunk: usize,
+    ) -> Option<(*mut u8, usize)> {
         let n = self.head.count.load(Ordering::Acquire);
         let cur = self.head.current.load(Ordering::Relaxed);
         let mut i = cur;
@@ -336,7 +350,12 @@ impl Arena {
                 Err(avail) => {
                     if i == cur && avail < min_chunk && i + 1 < MAX_BLOCKS_PER_ARENA {
                         // Either we advance it or someone else already did.
-                        let _ = self.head.current.compare_exchange(i, i + 1, Ordering::Relaxed, Ordering::Relaxed);
+                        let _ = self.head.current.compare_exchange(
+                            i,
+                            i + 1,
+                            Ordering::Relaxed,
+                            Ordering::Relaxed,
+                        );
                     }
                 }
             }
@@ -348,7 +367,10 @@ impl Arena {
     /// Bytes carved from published blocks.
     fn claimed(&self) -> u64 {
         let n = self.head.count.load(Ordering::Acquire);
-        self.used[..n].iter().map(|u| u.load(Ordering::Relaxed) as u64).sum()
+        self.used[..n]
+            .iter()
+            .map(|u| u.load(Ordering::Relaxed) as u64)
+            .sum()
     }
 
     /// Releases everything carved from this arena (rewind path).
@@ -468,7 +490,11 @@ struct Chunk {
 }
 
 impl Chunk {
-    const EMPTY: Chunk = Chunk { cursor: ptr::null_mut(), remaining: 0, next_claim: 0 };
+    const EMPTY: Chunk = Chunk {
+        cursor: ptr::null_mut(),
+        remaining: 0,
+        next_claim: 0,
+    };
 }
 
 #[derive(Clone, Copy)]
@@ -483,7 +509,12 @@ struct Entry {
 }
 
 impl Entry {
-    const EMPTY: Entry = Entry { id: 0, epoch: 0, slot: ptr::null(), chunks: [Chunk::EMPTY; 2] };
+    const EMPTY: Entry = Entry {
+        id: 0,
+        epoch: 0,
+        slot: ptr::null(),
+        chunks: [Chunk::EMPTY; 2],
+    };
 }
 
 struct Cache {
@@ -576,7 +607,12 @@ impl FrameAllocator {
     /// [`rewind`](Self::rewind)) is respected. It is never freed
     /// individually.
     #[inline]
-    pub fn alloc(&self, lifetime: Lifetime, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
+    pub fn alloc(
+        &self,
+        lifetime: Lifetime,
+        size: usize,
+        align: usize,
+    ) -> Result<NonNull<u8>, AllocError> {
         if !align.is_power_of_two() || align > MAX_ALIGN {
             return Err(self.fail(AllocError::InvalidAlignment));
         }
@@ -695,7 +731,10 @@ impl FrameAllocator {
             let e = &mut (*cache).entries[0];
             if e.epoch != epoch {
                 e.epoch = epoch;
-                e.chunks = [Chunk { next_claim: self.hot.chunk_bytes, ..Chunk::EMPTY }; 2];
+                e.chunks = [Chunk {
+                    next_claim: self.hot.chunk_bytes,
+                    ..Chunk::EMPTY
+                }; 2];
             }
             // The entry may just have moved to the front with room left.
             let r = bump(&mut e.chunks[lt], size, align);
@@ -711,7 +750,7 @@ impl FrameAllocator {
         // 3. Claim. Claims start 64-aligned, so the padding is at most
         //    `align - 64` for larger alignments and 0 otherwise.
         //    No overflow: size + align - 1 <= isize::MAX was checked.
-        let need = round_up_sat(size, LINE);
+        let need = round_up_sat(size, LINE) + align.saturating_sub(LINE);
         let arena = self.arena(lifetime, epoch);
         let direct = need > self.hot.max_chunk_bytes;
         let want = if direct { need } else { next_claim.max(need) };
@@ -761,7 +800,12 @@ impl FrameAllocator {
     }
 
     /// Carves `need..=want` bytes from `arena`, adding a block if needed.
-    fn claim(&self, arena: &Arena, need: usize, want: usize) -> Result<(*mut u8, usize), AllocError> {
+    fn claim(
+        &self,
+        arena: &Arena,
+        need: usize,
+        want: usize,
+    ) -> Result<(*mut u8, usize), AllocError> {
         let min_chunk = self.hot.chunk_bytes;
         if let Some(r) = arena.claim_published(need, want, min_chunk) {
             return Ok(r);
@@ -786,14 +830,19 @@ impl FrameAllocator {
         let geometric = if n >= usize::BITS as usize {
             cap_growth
         } else {
-            first.checked_shl(n as u32).map_or(cap_growth, |g| g.min(cap_growth))
+            first
+                .checked_shl(n as u32)
+                .map_or(cap_growth, |g| g.min(cap_growth))
         };
         let preferred = match geometric.max(minimal) {
             p if p <= isize::MAX as usize => p,
             _ => minimal,
         };
         let reserved = self.bytes_reserved.load(Ordering::Relaxed);
-        let fits = |s: usize| self.cfg.max_bytes == 0 || reserved.saturating_add(s as u64) <= self.cfg.max_bytes as u64;
+        let fits = |s: usize| {
+            self.cfg.max_bytes == 0
+                || reserved.saturating_add(s as u64) <= self.cfg.max_bytes as u64
+        };
         let size = if fits(preferred) {
             preferred
         } else if fits(minimal) {
@@ -802,7 +851,8 @@ impl FrameAllocator {
             return Err(AllocError::Exhausted);
         };
         // `size` is a multiple of MAX_ALIGN and at most isize::MAX.
-        let layout = Layout::from_size_align(size, MAX_ALIGN).map_err(|_| AllocError::OutOfMemory)?;
+        let layout =
+            Layout::from_size_align(size, MAX_ALIGN).map_err(|_| AllocError::OutOfMemory)?;
         // SAFETY: `size > 0`.
         let base = unsafe { alloc::alloc(layout) };
         if base.is_null() {
@@ -814,7 +864,8 @@ impl FrameAllocator {
         arena.used[n].store(take, Ordering::Relaxed);
         // Publish: readers Acquire `count` before touching meta[n]/used[n].
         arena.head.count.store(n + 1, Ordering::Release);
-        self.bytes_reserved.fetch_add(size as u64, Ordering::Relaxed);
+        self.bytes_reserved
+            .fetch_add(size as u64, Ordering::Relaxed);
         self.blocks.fetch_add(1, Ordering::Relaxed);
         self.os_allocations.fetch_add(1, Ordering::Relaxed);
         Ok((base, take))
@@ -846,9 +897,10 @@ impl FrameAllocator {
         let me = thread::current().id();
         match st.owner {
             None => st.owner = Some(me),
-            Some(owner) => {
-                debug_assert_eq!(owner, me, "FrameAllocator::rewind called from a thread other than its owner")
-            }
+            Some(owner) => debug_assert_eq!(
+                owner, me,
+                "FrameAllocator::rewind called from a thread other than its owner"
+            ),
         }
         self.hot.rewinding.store(true, Ordering::Relaxed);
 

@@ -283,6 +283,8 @@ struct Inner {
     clocks: [f64; 3],
     ticking: bool,
     closing: bool,
+    /// Host callbacks currently on the stack.
+    depth: u32,
     waits: [WaitStats; WAIT_KIND_COUNT],
     wait_storage: PoolStats,
     any_pools: [BoxPool<AnyCoord>; 3],
@@ -382,6 +384,7 @@ impl Runtime {
             clocks: [0.0; 3],
             ticking: false,
             closing: false,
+            depth: 0,
             waits: Default::default(),
             wait_storage: PoolStats { capacity: cfg.wait_capacity as u64 * TIMING_COUNT as u64, ..Default::default() },
             any_pools: [BoxPool::new(c16), BoxPool::new(c32), BoxPool::new(0)],
@@ -664,6 +667,18 @@ impl Runtime {
         }
     }
 
+    /// Calls host code. While any host code runs, `close` is refused (the
+    /// runtime must outlive every frame of its own that is on the stack).
+    #[inline(always)]
+    fn call_user(&self, f: CallbackFn, user: *mut c_void, arg: u64, state: u32) {
+        // SAFETY: owner thread, short borrows around the call.
+        unsafe { self.inner().depth += 1 };
+        // SAFETY: the host promised `f` is callable with `user`.
+        unsafe { f(user, arg, state) };
+        // SAFETY: as above.
+        unsafe { self.inner().depth -= 1 };
+    }
+
     /// Runs a completed task's continuation. Owner thread.
     fn dispatch(&self, idx: u32, gen: u32, code: u64) {
         let slot = self.slot(idx);
@@ -673,12 +688,12 @@ impl Runtime {
                 slot.cont.set(Cont::Fired);
                 let h = handle::encode(gen, self.tag, Kind::Task, idx);
                 // SAFETY: the host promised `f` is callable with `user`.
-                unsafe { f(user, h, task_state(code) as u32) };
+                self.call_user(f, user, h, task_state(code) as u32);
             }
             Cont::Emit(f, user, arg) => {
                 slot.cont.set(Cont::Fired);
                 // SAFETY: as above.
-                unsafe { f(user, arg, task_state(code) as u32) };
+                self.call_user(f, user, arg, task_state(code) as u32);
             }
             Cont::Any(c, i) => {
                 slot.cont.set(Cont::Fired);
@@ -717,7 +732,7 @@ impl Runtime {
             return Err(Error::AlreadyAwaited);
         }
         slot.cont.set(cont);
-        if is_final(word) && word & F_QUEUED == 0 {
+        if is_final(word) {
             self.dispatch(idx, gen_of(word), st(word));
         }
         Ok(())
@@ -1019,7 +1034,7 @@ impl Runtime {
             let (arg, func, user) = (rec.arg, rec.func, rec.user);
             match func {
                 // SAFETY: the host promised `f` is callable with `user`.
-                Some(f) => unsafe { f(user, arg, state as u32) },
+                Some(f) => self.call_user(f, user, arg, state as u32),
                 None => self.complete_internal(arg, state, 0, 0),
             }
         }
@@ -1207,8 +1222,10 @@ impl Runtime {
             let idx = (h & (handle::MAX_SLOTS as u64 - 1)) as u32;
             let slot = self.slot(idx);
             let word = slot.state.load(Ordering::Acquire);
-            // Inputs completed off-thread and still queued are fed by drain.
-            if gen_of(word) == (h >> 32) as u32 && is_final(word) && word & F_QUEUED == 0 {
+            // Inputs completed off-thread whose completion is still queued
+            // count as completed too (they read as completed); the drain
+            // then only frees their slot.
+            if gen_of(word) == (h >> 32) as u32 && is_final(word) {
                 self.dispatch(idx, gen_of(word), st(word));
             }
         }
@@ -1234,11 +1251,22 @@ impl Runtime {
         Ok(())
     }
 
-    fn on_any_input(&self, cp: *mut AnyCoord, i: u32, idx: u32) {
+    /// Consumes a completed input on behalf of a combinator.
+    fn consume_input(&self, idx: u32) -> Outcome {
         let slot = self.slot(idx);
         let word = slot.state.load(Ordering::Acquire);
         let outcome = Self::read_outcome(slot, word);
+        let coord = slot.attached.get();
         self.retire(idx, word);
+        if !coord.is_null() {
+            // The input was itself a WhenAll output.
+            self.release_all_out(coord);
+        }
+        outcome
+    }
+
+    fn on_any_input(&self, cp: *mut AnyCoord, i: u32, idx: u32) {
+        let outcome = self.consume_input(idx);
         let (win, out) = {
             // SAFETY: the coordinator lives while inputs remain; owner only.
             let c = unsafe { &mut *cp };
@@ -1262,11 +1290,8 @@ impl Runtime {
     }
 
     fn on_all_input(&self, cp: *mut AllCoord, i: u32, idx: u32) {
-        let slot = self.slot(idx);
-        let word = slot.state.load(Ordering::Acquire);
-        let mut outcome = Self::read_outcome(slot, word);
+        let mut outcome = self.consume_input(idx);
         outcome.index = u32::MAX;
-        self.retire(idx, word);
         let finish = {
             // SAFETY: the coordinator lives while inputs remain; owner only.
             let c = unsafe { &mut *cp };
@@ -1512,11 +1537,8 @@ impl Runtime {
         {
             // SAFETY: owner thread, short borrow.
             let inner = unsafe { self.inner() };
-            if inner.ticking {
+            if inner.ticking || inner.closing || inner.depth > 0 {
                 return Err(Error::Reentrant);
-            }
-            if inner.closing {
-                return Ok(());
             }
             inner.closing = true;
         }

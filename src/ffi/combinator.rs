@@ -25,7 +25,8 @@ fn inputs<'a>(tasks: *const u64, count: u32) -> Result<&'a [u64], OnityStatus> {
 /// WhenAny: writes to `*out_task` a task that completes like the first input
 /// to complete (succeeded, faulted or canceled, with its value or error);
 /// its outcome's `index` is the winner's position. If inputs have already
-/// completed, the first of them in array order wins at once. With a token,
+/// completed (including on other threads, not yet drained), the first of
+/// them in array order wins at once. With a token,
 /// it completes canceled (index `UINT32_MAX`) if the token is canceled first.
 /// Owner thread. Errors: `NULL_POINTER`, `COUNT_OUT_OF_RANGE` (0 or more than
 /// `ONITY_MAX_COMBINATOR_INPUTS`), `DUPLICATE_INPUT`, `ALREADY_AWAITED` (an
@@ -55,7 +56,8 @@ pub extern "C" fn onity_when_any(
 
 /// WhenAll: writes to `*out_task` a task that completes once every input has.
 /// It succeeds with value = `count` when all succeeded; otherwise it takes the
-/// state and error of the first input (in completion order) that faulted or
+/// state and error of the first input (in completion order; inputs already
+/// complete when the WhenAll is made count in array order) that faulted or
 /// was canceled, with `index` = that input. Read every input's outcome with
 /// `onity_when_all_results` before consuming it. Token and errors as
 /// `onity_when_any`.

@@ -168,15 +168,16 @@ pub extern "C" fn onity_runtime_create(
     })
 }
 
-/// Destroys a runtime. Owner thread only, and not from inside a tick.
+/// Destroys a runtime. Owner thread only, and not from inside a tick, a
+/// continuation or a callback (those get `REENTRANT`).
 /// Everything in flight is cancelled first: every pending wait completes
 /// canceled (callback waits are called with `ONITY_TASK_CANCELED`), then every
 /// pending task is canceled and its continuation runs; tasks never consumed
 /// are released. After this returns `ONITY_STATUS_OK` the pointer and every
 /// handle of the runtime are invalid; worker threads must have stopped
 /// completing its tasks. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
-/// `WRONG_THREAD`, `REENTRANT` (called from a continuation during a tick);
-/// on error nothing is destroyed.
+/// `WRONG_THREAD`, `REENTRANT` (called from a continuation or callback, or
+/// during a tick); on error nothing is destroyed.
 #[no_mangle]
 pub extern "C" fn onity_runtime_destroy(runtime: *mut OnityRuntime) -> OnityStatus {
     crate::ffi_guard!({

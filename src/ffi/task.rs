@@ -109,7 +109,7 @@ pub extern "C" fn onity_task_consume(
 /// Registers the task's one continuation. Owner thread. It runs on the owner
 /// thread once the task completes: inline when completed on the owner thread,
 /// at the next tick or drain when completed elsewhere, and immediately (before
-/// this returns) if the task has already completed. The continuation usually
+/// this returns) if the task has already completed (on any thread). The continuation usually
 /// consumes the task. Errors: `NULL_POINTER` (callback), `ALREADY_AWAITED`
 /// (a continuation exists or a combinator owns the task), `INVALID_HANDLE`,
 /// `STALE_HANDLE`, `FOREIGN_HANDLE`, `WRONG_THREAD`.

@@ -12,8 +12,9 @@ pub const ONITY_ABI_VERSION: u32 = 0x0001_0000;
 
 /// A continuation. `task` is the completed task's handle (0 for callback
 /// waits, which have no task); `state` is its `OnityTaskState`. It runs on the
-/// owner thread. It may call any `onity_*` function except destroying the
-/// runtime from inside a tick.
+/// owner thread. It may call any `onity_*` function except
+/// `onity_runtime_destroy`, which returns `ONITY_STATUS_REENTRANT` while any
+/// continuation or callback is running.
 pub type OnityCallback = Option<unsafe extern "C" fn(user: *mut c_void, task: u64, state: u32)>;
 
 /// Player-loop timings, in the order Unity runs them in a frame (UniTask's
