@@ -54,6 +54,15 @@ fn completed_cycle(c: &mut Criterion) {
             black_box(o.value)
         })
     });
+    g.bench_function("from_result_consume", |b| {
+        b.iter(|| {
+            let mut h = 0;
+            onity_task_from_result(rt.0, 7, &mut h);
+            let mut o = OnityOutcome { value: 0, error: 0, state: 0, index: 0, reserved: 0 };
+            onity_task_consume(rt.0, h, &mut o);
+            black_box(o.value)
+        })
+    });
     g.finish();
 }
 

@@ -575,6 +575,14 @@ const char *onity_pool_name(uint32_t pool);
 // `REENTRANT` (runtime being destroyed).
 OnityStatus onity_task_create(struct OnityRuntime *runtime, uint64_t *out_task);
 
+// Creates a task that has already succeeded with `value` (like UniTask's
+// `FromResult`), for functions that may finish synchronously. Consume it as
+// any task. Owner thread. Errors: `NULL_POINTER`, `WRONG_THREAD`,
+// `EXHAUSTED`, `REENTRANT`.
+OnityStatus onity_task_from_result(struct OnityRuntime *runtime,
+                                   uint64_t value,
+                                   uint64_t *out_task);
+
 // Completes a manual task with a result. Any thread. The first completion
 // wins. On the owner thread the continuation runs before this returns; on
 // another thread it runs at the owner's next tick or drain.

@@ -603,3 +603,18 @@ fn destroying_a_canceled_source_still_cancels_its_holders() {
     rt.consume(any).unwrap();
     rt.complete(t, TaskState::Succeeded, 0, 0, true).unwrap();
 }
+
+#[test]
+fn completed_tasks_are_consumed_like_any_task() {
+    let rt = Runtime::new(Config::default());
+    let h = rt.create_completed(TaskState::Succeeded, 11, 0).unwrap();
+    assert_eq!(state(&rt, h), TaskState::Succeeded);
+    assert_eq!(rt.complete(h, TaskState::Canceled, 0, 0, false), Err(Error::AlreadyCompleted));
+    rt.on_complete(h, log_cb, 8 as *mut c_void).unwrap();
+    assert_eq!(take_log(), vec![(8, 1)]);
+    assert_eq!(rt.consume(h).unwrap().value, 11);
+    assert_eq!(rt.create_completed(TaskState::Pending, 0, 0), Err(Error::InvalidArgument));
+    let f = rt.create_completed(TaskState::Faulted, 0, 4).unwrap();
+    let any = rt.when_any(&[f], 0).unwrap();
+    assert_eq!(rt.consume(any).unwrap().error, 4);
+}

@@ -145,6 +145,10 @@ pub struct FrameAllocConfig {
     /// Fill released memory with [`POISON_BYTE`] on rewind (debug aid: a
     /// use-after-rewind reads `0xDD`). Default false.
     pub poison_on_rewind: bool,
+    /// Touch every page of a block when it is allocated, so allocations
+    /// never page-fault later (no first-touch hitch in a frame) at the cost
+    /// of keeping `bytes_reserved` resident. Default false.
+    pub prefault: bool,
 }
 
 impl Default for FrameAllocConfig {
@@ -155,6 +159,7 @@ impl Default for FrameAllocConfig {
             max_chunk_bytes: 4 << 20,
             max_bytes: 0,
             poison_on_rewind: false,
+            prefault: false,
         }
     }
 }
@@ -170,6 +175,7 @@ impl FrameAllocConfig {
             max_chunk_bytes: max_chunk,
             max_bytes: self.max_bytes,
             poison_on_rewind: self.poison_on_rewind,
+            prefault: self.prefault,
         }
     }
 }
@@ -287,19 +293,11 @@ struct Arena {
 impl Arena {
     fn new() -> Self {
         Arena {
-            head: ArenaHead {
-                current: AtomicUsize::new(0),
-                count: AtomicUsize::new(0),
-            },
+            head: ArenaHead { current: AtomicUsize::new(0), count: AtomicUsize::new(0) },
             meta: (0..MAX_BLOCKS_PER_ARENA)
-                .map(|_| BlockMeta {
-                    base: AtomicPtr::new(ptr::null_mut()),
-                    size: AtomicUsize::new(0),
-                })
+                .map(|_| BlockMeta { base: AtomicPtr::new(ptr::null_mut()), size: AtomicUsize::new(0) })
                 .collect(),
-            used: (0..MAX_BLOCKS_PER_ARENA)
-                .map(|_| AtomicUsize::new(0))
-                .collect(),
+            used: (0..MAX_BLOCKS_PER_ARENA).map(|_| AtomicUsize::new(0)).collect(),
         }
     }
 
@@ -320,8 +318,7 @@ impl Arena {
             // Relaxed is enough: the word only partitions the block; no data
             // is published through it (the block itself was published by the
             // Acquire load of `count` in the caller).
-            match used.compare_exchange_weak(cur, cur + take, Ordering::Relaxed, Ordering::Relaxed)
-            {
+            match used.compare_exchange_weak(cur, cur + take, Ordering::Relaxed, Ordering::Relaxed) {
                 Ok(_) => {
                     let base = self.meta[i].base.load(Ordering::Relaxed);
                     // SAFETY: `cur + take <= size`, so the offset stays inside
@@ -333,29 +330,32 @@ impl Arena {
         }
     }
 
-    /// Lock-free claim from the published blocks, starting at `current`.
-    /// Retires the current block when it cannot even hold a minimal chunk.
-    fn claim_published(
-        &self,
-        need: usize,
-        want: usize,
-        min_chunk: usize,
-    ) -> Option<(*mut u8, usize)> {
+    /// Lock-free claim from the published blocks (next fit from `current`).
+    ///
+    /// A block that fails a request it could have held when empty (or that
+    /// cannot even hold a minimal chunk) is retired: `current` moves past it
+    /// and its tail (smaller than the request) stays unused until the
+    /// rewind. A block merely too small for this request is skipped without
+    /// being retired. So the scan is O(1) amortised, except for requests
+    /// larger than most blocks.
+    fn claim_published(&self, need: usize, want: usize, min_chunk: usize) -> Option<(*mut u8, usize)> {
         let n = self.head.count.load(Ordering::Acquire);
-        let cur = self.head.current.load(Ordering::Relaxed);
-        let mut i = cur;
+        let mut i = self.head.current.load(Ordering::Relaxed);
+        // True while every block before `i` is retired, so `i` may be too.
+        let mut retiring = true;
         while i < n {
             match self.try_claim_in(i, need, want) {
                 Ok(r) => return Some(r),
                 Err(avail) => {
-                    if i == cur && avail < min_chunk && i + 1 < MAX_BLOCKS_PER_ARENA {
-                        // Either we advance it or someone else already did.
-                        let _ = self.head.current.compare_exchange(
-                            i,
-                            i + 1,
-                            Ordering::Relaxed,
-                            Ordering::Relaxed,
-                        );
+                    if retiring {
+                        let size = self.meta[i].size.load(Ordering::Relaxed);
+                        if avail < min_chunk || need <= size {
+                            // Either we advance it or someone else already did
+                            // (`current` never moves backwards within an epoch).
+                            let _ = self.head.current.compare_exchange(i, i + 1, Ordering::Relaxed, Ordering::Relaxed);
+                        } else {
+                            retiring = false;
+                        }
                     }
                 }
             }
@@ -367,10 +367,7 @@ impl Arena {
     /// Bytes carved from published blocks.
     fn claimed(&self) -> u64 {
         let n = self.head.count.load(Ordering::Acquire);
-        self.used[..n]
-            .iter()
-            .map(|u| u.load(Ordering::Relaxed) as u64)
-            .sum()
+        self.used[..n].iter().map(|u| u.load(Ordering::Relaxed) as u64).sum()
     }
 
     /// Releases everything carved from this arena (rewind path).
@@ -490,11 +487,7 @@ struct Chunk {
 }
 
 impl Chunk {
-    const EMPTY: Chunk = Chunk {
-        cursor: ptr::null_mut(),
-        remaining: 0,
-        next_claim: 0,
-    };
+    const EMPTY: Chunk = Chunk { cursor: ptr::null_mut(), remaining: 0, next_claim: 0 };
 }
 
 #[derive(Clone, Copy)]
@@ -509,12 +502,7 @@ struct Entry {
 }
 
 impl Entry {
-    const EMPTY: Entry = Entry {
-        id: 0,
-        epoch: 0,
-        slot: ptr::null(),
-        chunks: [Chunk::EMPTY; 2],
-    };
+    const EMPTY: Entry = Entry { id: 0, epoch: 0, slot: ptr::null(), chunks: [Chunk::EMPTY; 2] };
 }
 
 struct Cache {
@@ -607,12 +595,7 @@ impl FrameAllocator {
     /// [`rewind`](Self::rewind)) is respected. It is never freed
     /// individually.
     #[inline]
-    pub fn alloc(
-        &self,
-        lifetime: Lifetime,
-        size: usize,
-        align: usize,
-    ) -> Result<NonNull<u8>, AllocError> {
+    pub fn alloc(&self, lifetime: Lifetime, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
         if !align.is_power_of_two() || align > MAX_ALIGN {
             return Err(self.fail(AllocError::InvalidAlignment));
         }
@@ -730,11 +713,15 @@ impl FrameAllocator {
         let (slot, next_claim, retry) = unsafe {
             let e = &mut (*cache).entries[0];
             if e.epoch != epoch {
+                // Start from half the chunk size reached in the last frame this
+                // thread allocated in (halved again per frame skipped): a thread
+                // allocating the same amount every frame needs about one claim
+                // per frame, an idle one decays to `chunk_bytes`.
+                let age = epoch.wrapping_sub(e.epoch).min(63) as u32;
+                for ch in &mut e.chunks {
+                    *ch = Chunk { next_claim: (ch.next_claim >> age).max(self.hot.chunk_bytes), ..Chunk::EMPTY };
+                }
                 e.epoch = epoch;
-                e.chunks = [Chunk {
-                    next_claim: self.hot.chunk_bytes,
-                    ..Chunk::EMPTY
-                }; 2];
             }
             // The entry may just have moved to the front with room left.
             let r = bump(&mut e.chunks[lt], size, align);
@@ -800,12 +787,7 @@ impl FrameAllocator {
     }
 
     /// Carves `need..=want` bytes from `arena`, adding a block if needed.
-    fn claim(
-        &self,
-        arena: &Arena,
-        need: usize,
-        want: usize,
-    ) -> Result<(*mut u8, usize), AllocError> {
+    fn claim(&self, arena: &Arena, need: usize, want: usize) -> Result<(*mut u8, usize), AllocError> {
         let min_chunk = self.hot.chunk_bytes;
         if let Some(r) = arena.claim_published(need, want, min_chunk) {
             return Ok(r);
@@ -830,19 +812,14 @@ impl FrameAllocator {
         let geometric = if n >= usize::BITS as usize {
             cap_growth
         } else {
-            first
-                .checked_shl(n as u32)
-                .map_or(cap_growth, |g| g.min(cap_growth))
+            first.checked_shl(n as u32).map_or(cap_growth, |g| g.min(cap_growth))
         };
         let preferred = match geometric.max(minimal) {
             p if p <= isize::MAX as usize => p,
             _ => minimal,
         };
         let reserved = self.bytes_reserved.load(Ordering::Relaxed);
-        let fits = |s: usize| {
-            self.cfg.max_bytes == 0
-                || reserved.saturating_add(s as u64) <= self.cfg.max_bytes as u64
-        };
+        let fits = |s: usize| self.cfg.max_bytes == 0 || reserved.saturating_add(s as u64) <= self.cfg.max_bytes as u64;
         let size = if fits(preferred) {
             preferred
         } else if fits(minimal) {
@@ -851,12 +828,18 @@ impl FrameAllocator {
             return Err(AllocError::Exhausted);
         };
         // `size` is a multiple of MAX_ALIGN and at most isize::MAX.
-        let layout =
-            Layout::from_size_align(size, MAX_ALIGN).map_err(|_| AllocError::OutOfMemory)?;
+        let layout = Layout::from_size_align(size, MAX_ALIGN).map_err(|_| AllocError::OutOfMemory)?;
         // SAFETY: `size > 0`.
         let base = unsafe { alloc::alloc(layout) };
         if base.is_null() {
             return Err(AllocError::OutOfMemory);
+        }
+        if self.cfg.prefault {
+            for off in (0..size).step_by(4096) {
+                // SAFETY: `off < size`: inside the block just allocated, which
+                // nobody else can see yet. Volatile so the write is kept.
+                unsafe { ptr::write_volatile(base.add(off), 0) };
+            }
         }
         let take = want.min(size);
         arena.meta[n].base.store(base, Ordering::Relaxed);
@@ -864,8 +847,7 @@ impl FrameAllocator {
         arena.used[n].store(take, Ordering::Relaxed);
         // Publish: readers Acquire `count` before touching meta[n]/used[n].
         arena.head.count.store(n + 1, Ordering::Release);
-        self.bytes_reserved
-            .fetch_add(size as u64, Ordering::Relaxed);
+        self.bytes_reserved.fetch_add(size as u64, Ordering::Relaxed);
         self.blocks.fetch_add(1, Ordering::Relaxed);
         self.os_allocations.fetch_add(1, Ordering::Relaxed);
         Ok((base, take))
@@ -897,10 +879,9 @@ impl FrameAllocator {
         let me = thread::current().id();
         match st.owner {
             None => st.owner = Some(me),
-            Some(owner) => debug_assert_eq!(
-                owner, me,
-                "FrameAllocator::rewind called from a thread other than its owner"
-            ),
+            Some(owner) => {
+                debug_assert_eq!(owner, me, "FrameAllocator::rewind called from a thread other than its owner")
+            }
         }
         self.hot.rewinding.store(true, Ordering::Relaxed);
 

@@ -548,6 +548,27 @@ impl Runtime {
         self.rent_task(true)
     }
 
+    /// Creates a task that has already completed (like UniTask's
+    /// `FromResult`): no other thread can have seen it, so no atomic
+    /// read-modify-write is needed. Owner thread.
+    pub fn create_completed(&self, state: TaskState, value: u64, error: i32) -> Result<u64> {
+        self.check_owner_open()?;
+        if state == TaskState::Pending {
+            return Err(Error::InvalidArgument);
+        }
+        let h = self.rent_task(false)?;
+        let slot = self.slot((h & (handle::MAX_SLOTS as u64 - 1)) as u32);
+        // SAFETY: the slot was just rented on the owner thread; nobody else
+        // holds its handle yet.
+        unsafe {
+            *slot.value.get() = value;
+            *slot.error.get() = error;
+        }
+        let word = slot.state.load(Ordering::Relaxed);
+        slot.state.store((word & !ST_MASK) | state_code(state), Ordering::Release);
+        Ok(h)
+    }
+
     /// Completes a task. The first completion wins; later ones get
     /// `AlreadyCompleted`. `manual_only` restricts to manual sources.
     ///
@@ -1034,7 +1055,9 @@ impl Runtime {
             let (arg, func, user) = (rec.arg, rec.func, rec.user);
             match func {
                 // SAFETY: the host promised `f` is callable with `user`.
-                Some(f) => self.call_user(f, user, arg, state as u32),
+                // SAFETY: the host promised `f` is callable with `user`.
+                // (`ticking` already refuses `close`, so no depth count.)
+                Some(f) => unsafe { f(user, arg, state as u32) },
                 None => self.complete_internal(arg, state, 0, 0),
             }
         }

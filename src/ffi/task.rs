@@ -27,6 +27,22 @@ pub extern "C" fn onity_task_create(runtime: *mut OnityRuntime, out_task: *mut u
     })
 }
 
+/// Creates a task that has already succeeded with `value` (like UniTask's
+/// `FromResult`), for functions that may finish synchronously. Consume it as
+/// any task. Owner thread. Errors: `NULL_POINTER`, `WRONG_THREAD`,
+/// `EXHAUSTED`, `REENTRANT`.
+#[no_mangle]
+pub extern "C" fn onity_task_from_result(runtime: *mut OnityRuntime, value: u64, out_task: *mut u64) -> OnityStatus {
+    crate::ffi_guard!({
+        let rt = rt!(runtime);
+        crate::check_ptr!(out_task);
+        let h = crate::tri!(rt.create_completed(TaskState::Succeeded, value, 0));
+        // SAFETY: checked non-null.
+        unsafe { *out_task = h };
+        OnityStatus::Ok
+    })
+}
+
 /// Completes a manual task with a result. Any thread. The first completion
 /// wins. On the owner thread the continuation runs before this returns; on
 /// another thread it runs at the owner's next tick or drain.
