@@ -265,7 +265,8 @@ typedef struct OnityResume {
   // `ONITY_BATCH_TASK` the task's own final state (consume the task).
   uint32_t state;
   // `ONITY_STATUS_OK`, or why the record was rejected (bad timing, stale
-  // token, task already awaited, ...).
+  // token, task already awaited, ...). A rejected `ONITY_BATCH_TASK`
+  // record leaves its task with the host, which still has to consume it.
   uint32_t status;
 } OnityResume;
 
@@ -284,7 +285,10 @@ typedef struct OnityBatch {
   // Resumptions the host has processed (it sets this, typically to
   // `resumed_count`); dropped at the next batch call.
   uint32_t resumed_consumed;
-  // Resumptions, valid until the next call on this runtime. May move.
+  // Resumptions. Any call on this runtime may append to it and move it
+  // (re-read the pointer after every call, including calls made from a
+  // continuation); only `onity_batch_tick` and `onity_batch_drain` drop
+  // entries, and only the `resumed_consumed` first ones.
   const struct OnityResume *resumed;
   // Number of entries in `resumed`.
   uint32_t resumed_count;

@@ -1554,7 +1554,9 @@ impl Runtime {
     /// Cancels everything in flight: every wait completes canceled (callback
     /// waits are called with `Canceled`), then every pending task is
     /// canceled, running continuations. From then on calls that add work
-    /// fail with `Reentrant`. Owner thread. Called by `Drop` too.
+    /// fail with `Reentrant`. Owner thread; refused (`Reentrant`) while a
+    /// tick or any host callback is running, or when already closed. `Drop`
+    /// does not call it (see there).
     pub fn close(&self) -> Result<()> {
         self.check_owner()?;
         {
@@ -1584,10 +1586,11 @@ impl Runtime {
 }
 
 impl Drop for Runtime {
+    /// Frees everything. It does not run host code: call [`Runtime::close`]
+    /// first to cancel what is in flight and run its continuations (the C
+    /// API's `onity_runtime_destroy` does). Continuations may hold pointers
+    /// to the runtime, which must not be used under the `&mut self` of drop.
     fn drop(&mut self) {
-        if self.is_owner_thread() {
-            let _ = self.close();
-        }
         // Free coordinators still referenced by slots (WhenAll outputs never
         // consumed; inputs a worker was still completing).
         let inner = self.inner.get_mut();

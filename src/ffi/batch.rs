@@ -55,7 +55,8 @@ pub struct OnityResume {
     /// `ONITY_BATCH_TASK` the task's own final state (consume the task).
     pub state: u32,
     /// `ONITY_STATUS_OK`, or why the record was rejected (bad timing, stale
-    /// token, task already awaited, ...).
+    /// token, task already awaited, ...). A rejected `ONITY_BATCH_TASK`
+    /// record leaves its task with the host, which still has to consume it.
     pub status: u32,
 }
 
@@ -76,7 +77,10 @@ pub struct OnityBatch {
     /// Resumptions the host has processed (it sets this, typically to
     /// `resumed_count`); dropped at the next batch call.
     pub resumed_consumed: u32,
-    /// Resumptions, valid until the next call on this runtime. May move.
+    /// Resumptions. Any call on this runtime may append to it and move it
+    /// (re-read the pointer after every call, including calls made from a
+    /// continuation); only `onity_batch_tick` and `onity_batch_drain` drop
+    /// entries, and only the `resumed_consumed` first ones.
     pub resumed: *const OnityResume,
     /// Number of entries in `resumed`.
     pub resumed_count: u32,

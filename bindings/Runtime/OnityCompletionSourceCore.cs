@@ -1,0 +1,282 @@
+using System;
+using System.Runtime.CompilerServices;
+using System.Runtime.ExceptionServices;
+using System.Threading;
+
+namespace Onity
+{
+    /// <summary>The state of one completion source (a mutable struct: keep it in a field and call
+    /// it by reference). Fully managed. <c>TrySet*</c> may be called from any thread; the first
+    /// wins. The continuation runs inline when completed on the runtime's owner thread (or when
+    /// no runtime exists), otherwise it is queued to the owner and runs at its next
+    /// <see cref="OnityRuntime.Tick"/> or <see cref="OnityRuntime.Drain"/>.</summary>
+    public struct OnityCompletionSourceCore<T>
+    {
+        static readonly Action Completed = CompletedSentinel;
+        static void CompletedSentinel() { }
+
+        T result;
+        object error; // ExceptionDispatchInfo, or OperationCanceledException
+        Action continuation;
+        int state; // 0 pending, 1 being completed, 2 succeeded, 3 faulted, 4 canceled
+        uint version;
+
+        public uint Version { get { return version; } }
+
+        /// <summary>Ends this use: the version moves on so old tokens go stale.</summary>
+        public void Reset()
+        {
+            result = default(T);
+            error = null;
+            continuation = null;
+            unchecked { version++; }
+            Volatile.Write(ref state, 0);
+        }
+
+        public bool TrySetResult(T value)
+        {
+            if (Interlocked.CompareExchange(ref state, 1, 0) != 0) return false;
+            result = value;
+            Volatile.Write(ref state, 2);
+            Signal();
+            return true;
+        }
+
+        public bool TrySetException(Exception ex)
+        {
+            if (ex is OperationCanceledException) return TrySetCanceled(((OperationCanceledException)ex).CancellationToken);
+            if (Interlocked.CompareExchange(ref state, 1, 0) != 0) return false;
+            error = ExceptionDispatchInfo.Capture(ex);
+            Volatile.Write(ref state, 3);
+            Signal();
+            return true;
+        }
+
+        public bool TrySetCanceled(CancellationToken token = default(CancellationToken))
+        {
+            if (Interlocked.CompareExchange(ref state, 1, 0) != 0) return false;
+            error = new OperationCanceledException(token);
+            Volatile.Write(ref state, 4);
+            Signal();
+            return true;
+        }
+
+        void Signal()
+        {
+            var c = Volatile.Read(ref continuation) ?? Interlocked.CompareExchange(ref continuation, Completed, null);
+            if (c != null) OnityRuntime.Dispatch(c);
+        }
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public OnityTaskStatus GetStatus(long token)
+        {
+            if ((uint)token != version) throw OnityErrors.Stale();
+            int s = Volatile.Read(ref state);
+            return s < 2 ? OnityTaskStatus.Pending : (OnityTaskStatus)(s - 1);
+        }
+
+        /// <summary>Status without token check (diagnostics).</summary>
+        public OnityTaskStatus UnsafeGetStatus()
+        {
+            int s = Volatile.Read(ref state);
+            return s < 2 ? OnityTaskStatus.Pending : (OnityTaskStatus)(s - 1);
+        }
+
+        public void OnCompleted(Action cont, long token)
+        {
+            if ((uint)token != version) throw OnityErrors.Stale();
+            var prev = Interlocked.CompareExchange(ref continuation, cont, null);
+            if (prev == null) return;
+            if (ReferenceEquals(prev, Completed)) { cont(); return; }
+            throw OnityErrors.Twice();
+        }
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public T GetResult(long token)
+        {
+            if ((uint)token != version) throw OnityErrors.Stale();
+            int s = Volatile.Read(ref state);
+            if (s == 2) return result;
+            return Fail(s);
+        }
+
+        T Fail(int s)
+        {
+            if (s < 2) throw OnityErrors.Pending();
+            var edi = error as ExceptionDispatchInfo;
+            if (edi != null) edi.Throw();
+            throw (OperationCanceledException)error;
+        }
+    }
+
+    /// <summary>A pooled, auto-reset completion source: rent with <see cref="Create"/>, hand out
+    /// <see cref="Task"/>, complete it from any thread. It returns to the pool when its task is
+    /// awaited (GetResult); a late <c>TrySet*</c> after that returns false.</summary>
+    public sealed class AutoResetOnityCompletionSource : IOnityTaskSource
+    {
+        static readonly OnityObjectPool<AutoResetOnityCompletionSource> pool = new OnityObjectPool<AutoResetOnityCompletionSource>(1024);
+        OnityCompletionSourceCore<AsyncUnit> core;
+        uint liveVersion = uint.MaxValue; // version while rented; MaxValue while pooled
+
+        AutoResetOnityCompletionSource() { }
+
+        public static OnityObjectPool<AutoResetOnityCompletionSource> Pool { get { return pool; } }
+
+        public static AutoResetOnityCompletionSource Create()
+        {
+            var s = pool.TryRent() ?? new AutoResetOnityCompletionSource();
+            Volatile.Write(ref s.liveVersion, s.core.Version);
+            return s;
+        }
+
+        public OnityTask Task { get { return new OnityTask(this, core.Version); } }
+
+        public bool TrySetResult() { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetResult(default(AsyncUnit)); }
+        public bool TrySetException(Exception ex) { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetException(ex); }
+        public bool TrySetCanceled(CancellationToken token = default(CancellationToken)) { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetCanceled(token); }
+
+        public OnityTaskStatus GetStatus(long token) { return core.GetStatus(token); }
+        public void OnCompleted(Action continuation, long token) { core.OnCompleted(continuation, token); }
+
+        public void GetResult(long token)
+        {
+            try { core.GetResult(token); }
+            finally
+            {
+                if ((uint)token == core.Version && core.UnsafeGetStatus() != OnityTaskStatus.Pending)
+                {
+                    Volatile.Write(ref liveVersion, uint.MaxValue);
+                    core.Reset();
+                    pool.Return(this);
+                }
+            }
+        }
+    }
+
+    /// <summary>The typed pooled auto-reset completion source (see the untyped one).</summary>
+    public sealed class AutoResetOnityCompletionSource<T> : IOnityTaskSource<T>
+    {
+        static readonly OnityObjectPool<AutoResetOnityCompletionSource<T>> pool = new OnityObjectPool<AutoResetOnityCompletionSource<T>>(1024);
+        OnityCompletionSourceCore<T> core;
+        uint liveVersion = uint.MaxValue;
+
+        AutoResetOnityCompletionSource() { }
+
+        public static AutoResetOnityCompletionSource<T> Create()
+        {
+            var s = pool.TryRent() ?? new AutoResetOnityCompletionSource<T>();
+            Volatile.Write(ref s.liveVersion, s.core.Version);
+            return s;
+        }
+
+        public OnityTask<T> Task { get { return new OnityTask<T>(this, core.Version); } }
+
+        public bool TrySetResult(T value) { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetResult(value); }
+        public bool TrySetException(Exception ex) { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetException(ex); }
+        public bool TrySetCanceled(CancellationToken token = default(CancellationToken)) { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetCanceled(token); }
+
+        public OnityTaskStatus GetStatus(long token) { return core.GetStatus(token); }
+        public void OnCompleted(Action continuation, long token) { core.OnCompleted(continuation, token); }
+        void IOnityTaskSource.GetResult(long token) { GetResult(token); }
+
+        public T GetResult(long token)
+        {
+            try { return core.GetResult(token); }
+            finally
+            {
+                if ((uint)token == core.Version && core.UnsafeGetStatus() != OnityTaskStatus.Pending)
+                {
+                    Volatile.Write(ref liveVersion, uint.MaxValue);
+                    core.Reset();
+                    pool.Return(this);
+                }
+            }
+        }
+    }
+
+    /// <summary>A plain (not pooled) completion source: its task may be awaited any number of
+    /// times and by several awaiters; its outcome stays readable.</summary>
+    public class OnityCompletionSource<T> : IOnityTaskSource<T>
+    {
+        readonly object gate = new object();
+        T result;
+        ExceptionDispatchInfo error;
+        OperationCanceledException canceled;
+        int state; // 0 pending, 2 succeeded, 3 faulted, 4 canceled
+        Action first;
+        System.Collections.Generic.List<Action> more;
+
+        public OnityTask<T> Task { get { return new OnityTask<T>(this, 0); } }
+
+        public bool TrySetResult(T value) { return Complete(2, value, null, null); }
+        public bool TrySetException(Exception ex)
+        {
+            var oce = ex as OperationCanceledException;
+            if (oce != null) return Complete(4, default(T), null, oce);
+            return Complete(3, default(T), ExceptionDispatchInfo.Capture(ex), null);
+        }
+        public bool TrySetCanceled(CancellationToken token = default(CancellationToken))
+        {
+            return Complete(4, default(T), null, new OperationCanceledException(token));
+        }
+
+        bool Complete(int s, T value, ExceptionDispatchInfo e, OperationCanceledException c)
+        {
+            Action a;
+            System.Collections.Generic.List<Action> m;
+            lock (gate)
+            {
+                if (state != 0) return false;
+                result = value;
+                error = e;
+                canceled = c;
+                Volatile.Write(ref state, s);
+                a = first;
+                m = more;
+                first = null;
+                more = null;
+            }
+            if (a != null) OnityRuntime.Dispatch(a);
+            if (m != null) for (int i = 0; i < m.Count; i++) OnityRuntime.Dispatch(m[i]);
+            return true;
+        }
+
+        public OnityTaskStatus GetStatus(long token)
+        {
+            int s = Volatile.Read(ref state);
+            return s == 0 ? OnityTaskStatus.Pending : (OnityTaskStatus)(s - 1);
+        }
+
+        public void OnCompleted(Action continuation, long token)
+        {
+            lock (gate)
+            {
+                if (state == 0)
+                {
+                    if (first == null) first = continuation;
+                    else (more ?? (more = new System.Collections.Generic.List<Action>())).Add(continuation);
+                    return;
+                }
+            }
+            continuation();
+        }
+
+        void IOnityTaskSource.GetResult(long token) { GetResult(token); }
+
+        public T GetResult(long token)
+        {
+            int s = Volatile.Read(ref state);
+            if (s == 2) return result;
+            if (s == 0) throw OnityErrors.Pending();
+            if (s == 3) error.Throw();
+            throw canceled;
+        }
+    }
+
+    /// <summary>The untyped plain completion source.</summary>
+    public sealed class OnityCompletionSource : OnityCompletionSource<AsyncUnit>
+    {
+        public new OnityTask Task { get { return new OnityTask(this, 0); } }
+        public bool TrySetResult() { return TrySetResult(default(AsyncUnit)); }
+    }
+}

@@ -1,0 +1,767 @@
+using System;
+using System.Collections.Generic;
+using System.Threading;
+using Onity.Native;
+
+namespace Onity
+{
+    /// <summary>A failure reported by the native runtime.</summary>
+    public class OnityException : Exception
+    {
+        public OnityStatus Status { get; private set; }
+        /// <summary>The error code a native task was completed with (faulted native tasks).</summary>
+        public int ErrorCode { get; private set; }
+
+        public OnityException(OnityStatus status, string what)
+            : base(what + ": " + OnityRuntime.StatusText(status) + " (" + status + ")")
+        {
+            Status = status;
+        }
+
+        public OnityException(int errorCode)
+            : base("native task faulted with error code " + errorCode)
+        {
+            Status = OnityStatus.Ok;
+            ErrorCode = errorCode;
+        }
+    }
+
+    /// <summary>A native task handle that native code completes (any thread, through
+    /// <c>onity_task_set_result</c> / <c>onity_task_set_error</c> / <c>onity_task_cancel</c>) and C#
+    /// awaits through <see cref="Task"/>; the continuation runs on the runtime's owner thread at
+    /// its next <see cref="OnityRuntime.Tick"/> or <see cref="OnityRuntime.Drain"/>.</summary>
+    public struct OnityNativeCompletionSource
+    {
+        /// <summary>The native task handle to hand to native code.</summary>
+        public readonly ulong Handle;
+        /// <summary>Completes with the value passed to <c>onity_task_set_result</c>; faults with an
+        /// <see cref="OnityException"/> carrying the error code; cancels with an
+        /// <see cref="OperationCanceledException"/>.</summary>
+        public readonly OnityTask<ulong> Task;
+
+        internal OnityNativeCompletionSource(ulong handle, OnityTask<ulong> task)
+        {
+            Handle = handle;
+            Task = task;
+        }
+    }
+
+    /// <summary>A pending wait or native task, for leak diagnosis.</summary>
+    public struct OnityPendingWait
+    {
+        public string Kind;
+        public OnityTiming Timing;
+        public ulong CreatedFrame;
+        public bool Awaited;
+        /// <summary>Type of the awaiting continuation's target (e.g. the async state machine's runner).</summary>
+        public string Awaiter;
+        public long Token;
+
+        public override string ToString()
+        {
+            return Kind + " @" + Timing + " created in frame " + CreatedFrame + (Awaited ? " awaited by " + Awaiter : " (not awaited)");
+        }
+    }
+
+    /// <summary>Managed-side counters.</summary>
+    public struct OnityManagedStats
+    {
+        public int WaitSlotCapacity;
+        public int PendingWaits;
+        public int CompletedUnconsumedWaits;
+        public int CancellationTokensMapped;
+        public int PostedContinuations;
+        public long RunnersLive;
+        public long RunnersCreated;
+        public long Crossings;
+
+        public override string ToString()
+        {
+            return string.Format("waits: {0} pending, {1} completed-unconsumed, {2} slots; tokens mapped {3}; posted {4}; runners live {5}, created {6}; crossings {7}",
+                PendingWaits, CompletedUnconsumedWaits, WaitSlotCapacity, CancellationTokensMapped, PostedContinuations, RunnersLive, RunnersCreated, Crossings);
+        }
+    }
+
+    /// <summary>The native runtime, its batch and the frame driver. Create it on the thread that
+    /// will drive frames (the owner, "main thread"); the host then calls, every frame,
+    /// <see cref="BeginFrame"/> and <see cref="Tick"/> for each timing it runs (a Unity
+    /// integration does this from the PlayerLoop). The most recently created runtime is
+    /// <see cref="Current"/>, which <c>OnityTask.NextFrame</c> etc. use.
+    ///
+    /// Frame waits never cross the boundary one by one: each is a 32-byte record written
+    /// straight into the batch's native submit buffer; one <c>onity_batch_tick</c> per timing files
+    /// them and reports the due ones by id; ids index a managed array of pending
+    /// continuations.</summary>
+    public sealed unsafe class OnityRuntime : IDisposable, IOnityTaskSource<ulong>
+    {
+        const byte KindYield = 0, KindNextFrame = 1, KindDelayFrame = 2, KindDelay = 3, KindNative = 4, KindFree = 255;
+
+        struct Slot
+        {
+            public Action cont;
+            public TokenEntry tokenEntry;
+            public CancellationToken ct;
+            public ulong value;   // native task handle until consumed, then its value
+            public ulong frame;   // frame when created
+            public uint version;
+            public int error;     // native error code
+            public uint status;   // OnityStatus of a rejected record
+            public byte state;    // OnityTaskStatus
+            public byte kind;
+            public byte timing;
+        }
+
+        sealed class TokenEntry
+        {
+            public OnityRuntime runtime;
+            public ulong source;
+            public CancellationToken ct;
+            public CancellationTokenRegistration registration;
+            public int refs;
+            public bool idle;
+            public bool destroyed;
+            public ulong idleFrame;
+        }
+
+        static OnityRuntime current;
+        [ThreadStatic] static OnityRuntime ownedHere; // the runtime this thread owns (cheaper than Thread.CurrentThread)
+
+        IntPtr rt;
+        OnityBatch* batch;
+        readonly Thread owner;
+        bool inTick;
+        bool disposed;
+        ulong frame;
+
+        Slot[] slots;
+        int[] freeList;
+        int freeCount;
+        int liveSlots;
+
+        readonly object postGate = new object();
+        List<Action> posted = new List<Action>();
+        List<Action> postedRunning = new List<Action>();
+        int postedCount;
+
+        readonly Dictionary<CancellationToken, TokenEntry> tokens = new Dictionary<CancellationToken, TokenEntry>();
+        readonly List<TokenEntry> idleTokens = new List<TokenEntry>();
+        static readonly Action<object> cancelNative = CancelNative;
+
+        /// <summary>The runtime static helpers use (the most recently created, not yet disposed).</summary>
+        public static OnityRuntime Current { get { return current; } }
+
+        /// <summary>Creates a runtime owned by the calling thread, with the native defaults.</summary>
+        /// <param name="submitCapacity">Records the batch's submit buffer holds before a flush
+        /// crossing is needed (32 bytes each). Size it for the waits created in one timing.</param>
+        public OnityRuntime(int submitCapacity = 65536) : this(DefaultConfig(), submitCapacity) { }
+
+        public OnityRuntime(OnityRuntimeConfig config, int submitCapacity = 65536)
+        {
+            uint abi = OnityNativeCalls.onity_abi_version();
+            if (abi >> 16 != OnityNative.ONITY_ABI_VERSION >> 16 || (abi & 0xFFFF) < (OnityNative.ONITY_ABI_VERSION & 0xFFFF))
+                throw new InvalidOperationException("libonity ABI " + (abi >> 16) + "." + (abi & 0xFFFF) + " does not match the binding's " + (OnityNative.ONITY_ABI_VERSION >> 16) + "." + (OnityNative.ONITY_ABI_VERSION & 0xFFFF));
+            config.size = (uint)sizeof(OnityRuntimeConfig);
+            IntPtr p;
+            Check(OnityNativeCalls.onity_runtime_create(&config, &p), "onity_runtime_create");
+            rt = p;
+            OnityBatch* b;
+            var st = OnityNativeCalls.onity_batch_create(rt, (uint)submitCapacity, &b);
+            if (st != OnityStatus.Ok)
+            {
+                OnityNativeCalls.onity_runtime_destroy(rt);
+                throw new OnityException(st, "onity_batch_create");
+            }
+            batch = b;
+            owner = Thread.CurrentThread;
+            ownedHere = this;
+            slots = new Slot[1024];
+            freeList = new int[1024];
+            for (int i = slots.Length - 1; i >= 0; i--)
+            {
+                slots[i].version = 1;
+                slots[i].kind = KindFree;
+                freeList[freeCount++] = i;
+            }
+            current = this;
+        }
+
+        static OnityRuntimeConfig DefaultConfig()
+        {
+            OnityRuntimeConfig c;
+            Check(OnityNativeCalls.onity_runtime_config_default(&c), "onity_runtime_config_default");
+            return c;
+        }
+
+        /// <summary>The native runtime pointer (for native code that completes tasks).</summary>
+        public IntPtr NativeRuntime { get { return rt; } }
+        public Thread OwnerThread { get { return owner; } }
+        public bool IsOwnerThread { get { return ownedHere == this || Thread.CurrentThread == owner; } }
+        /// <summary>The frame number last passed to <see cref="BeginFrame"/>.</summary>
+        public ulong Frame { get { return frame; } }
+        public bool IsDisposed { get { return disposed; } }
+
+        public static string StatusText(OnityStatus s)
+        {
+            return System.Runtime.InteropServices.Marshal.PtrToStringAnsi(OnityNativeCalls.onity_status_text((uint)s));
+        }
+
+        static void Check(OnityStatus s, string what)
+        {
+            if (s != OnityStatus.Ok) throw new OnityException(s, what);
+        }
+
+        void CheckOwner(string what)
+        {
+            if (ownedHere != this && Thread.CurrentThread != owner)
+                throw new InvalidOperationException("Onity: " + what + " must be called on the runtime's owner thread (the thread that created it); this is thread " + Thread.CurrentThread.ManagedThreadId + ". Use 'await OnityTask.SwitchToMainThread()' first.");
+            if (disposed) throw new ObjectDisposedException("OnityRuntime");
+        }
+
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+        internal static OnityRuntime Require()
+        {
+            var r = current;
+            if (r == null) ThrowNoRuntime();
+            return r;
+        }
+
+        static void ThrowNoRuntime()
+        {
+            throw new InvalidOperationException("Onity: no OnityRuntime. Create one ('new OnityRuntime()') on the main thread and drive it with BeginFrame/Tick.");
+        }
+
+        // ---- the frame driver ------------------------------------------------------------
+
+        /// <summary>Begins a frame: frame number (strictly increasing), scaled and unscaled delta
+        /// times and the absolute realtime clock, in seconds. Owner thread.</summary>
+        public void BeginFrame(ulong frameNumber, double deltaTime, double unscaledDeltaTime, double realtime)
+        {
+            CheckOwner("BeginFrame");
+            if (inTick) throw new InvalidOperationException("Onity: BeginFrame called from a continuation during a tick.");
+            OnityFrameInfo info;
+            info.size = (uint)sizeof(OnityFrameInfo);
+            info.reserved = 0;
+            info.frame = frameNumber;
+            info.delta_time = deltaTime;
+            info.unscaled_delta_time = unscaledDeltaTime;
+            info.realtime = realtime;
+            Check(OnityNativeCalls.onity_runtime_frame_begin(rt, &info), "BeginFrame");
+            frame = frameNumber;
+            if (idleTokens.Count != 0) SweepTokens();
+            inTick = true;
+            try
+            {
+                RunPosted();
+                ProcessResumed();
+            }
+            finally { inTick = false; }
+        }
+
+        /// <summary>Runs one timing: continuations posted from other threads, then one
+        /// <c>onity_batch_tick</c> (files this frame's new waits, runs the timing's queue), then the
+        /// continuations of every wait reported due, in the order the waits were scheduled.
+        /// Owner thread; not re-entrant.</summary>
+        public void Tick(OnityTiming timing)
+        {
+            CheckOwner("Tick");
+            if (inTick) throw new InvalidOperationException("Onity: Tick called re-entrantly (from a continuation running inside a tick).");
+            inTick = true;
+            try
+            {
+                RunPosted();
+                Check(OnityNativeCalls.onity_batch_tick(rt, batch, (uint)timing), "Tick");
+                ProcessResumed();
+            }
+            finally { inTick = false; }
+        }
+
+        /// <summary>Runs continuations completed from other threads (managed and native) without
+        /// running a timing. Owner thread.</summary>
+        public void Drain()
+        {
+            CheckOwner("Drain");
+            if (inTick) throw new InvalidOperationException("Onity: Drain called re-entrantly.");
+            inTick = true;
+            try
+            {
+                RunPosted();
+                Check(OnityNativeCalls.onity_batch_drain(rt, batch), "Drain");
+                ProcessResumed();
+            }
+            finally { inTick = false; }
+        }
+
+        void ProcessResumed()
+        {
+            OnityBatch* b = batch;
+            // `resumed` may move while continuations run (a continuation's native call can append
+            // to it), so it is re-read for every entry.
+            for (uint i = b->resumed_consumed; i < b->resumed_count; i = b->resumed_consumed)
+            {
+                OnityResume r = b->resumed[i];
+                b->resumed_consumed = i + 1;
+                Resume(r.id, r.state, r.status);
+            }
+        }
+
+        void Resume(ulong id, uint state, uint status)
+        {
+            uint idx = (uint)id;
+            var arr = slots;
+            if (idx >= (uint)arr.Length) return;
+            ref Slot s = ref arr[idx];
+            if (s.version != (uint)(id >> 32) || s.kind == KindFree || s.state != 0) return;
+            if (s.tokenEntry != null)
+            {
+                ReleaseToken(s.tokenEntry);
+                s.tokenEntry = null;
+            }
+            if (s.kind == KindNative && status == 0)
+            {
+                OnityOutcome o;
+                var cs = OnityNativeCalls.onity_task_consume(rt, s.value, &o);
+                if (cs == OnityStatus.Ok)
+                {
+                    s.value = o.value;
+                    s.error = o.error;
+                    state = o.state;
+                }
+                else
+                {
+                    status = (uint)cs;
+                    state = 2;
+                }
+            }
+            s.status = status;
+            s.state = (byte)(state == 0 ? 2 : state);
+            var c = s.cont;
+            if (c != null)
+            {
+                s.cont = null;
+                try { c(); }
+                catch (Exception ex) { OnityTask.PublishUnobserved(ex); }
+            }
+        }
+
+        // ---- cross-thread continuations -------------------------------------------------
+
+        /// <summary>Runs <paramref name="continuation"/> on the current runtime's owner thread: now if
+        /// this is it (or no runtime exists), else at the owner's next Tick/Drain.</summary>
+        internal static void Dispatch(Action continuation)
+        {
+            var r = current;
+            if (r == null || ownedHere == r || r.disposed) continuation();
+            else r.Post(continuation);
+        }
+
+        /// <summary>Queues <paramref name="continuation"/> for the owner's next Tick/Drain. Any thread.</summary>
+        public void Post(Action continuation)
+        {
+            lock (postGate)
+            {
+                posted.Add(continuation);
+                Volatile.Write(ref postedCount, posted.Count);
+            }
+        }
+
+        void RunPosted()
+        {
+            if (Volatile.Read(ref postedCount) == 0) return;
+            List<Action> list;
+            lock (postGate)
+            {
+                list = posted;
+                posted = postedRunning;
+                postedRunning = list;
+                Volatile.Write(ref postedCount, 0);
+            }
+            for (int i = 0; i < list.Count; i++)
+            {
+                try { list[i](); }
+                catch (Exception ex) { OnityTask.PublishUnobserved(ex); }
+            }
+            list.Clear();
+        }
+
+        // ---- wait slots -------------------------------------------------------------------
+
+        int AllocSlot()
+        {
+            if (freeCount == 0) GrowSlots();
+            liveSlots++;
+            return freeList[--freeCount];
+        }
+
+        void GrowSlots()
+        {
+            int old = slots.Length;
+            int n = old * 2;
+            Array.Resize(ref slots, n);
+            Array.Resize(ref freeList, n);
+            for (int i = n - 1; i >= old; i--)
+            {
+                slots[i].version = 1;
+                slots[i].kind = KindFree;
+                freeList[freeCount++] = i;
+            }
+        }
+
+        void ReleaseSlot(int idx)
+        {
+            ref Slot s = ref slots[idx];
+            if (s.tokenEntry != null)
+            {
+                ReleaseToken(s.tokenEntry);
+                s.tokenEntry = null;
+            }
+            if (s.ct.CanBeCanceled) s.ct = default(CancellationToken);
+            s.kind = KindFree;
+            s.state = 0;
+            unchecked { s.version++; }
+            if (s.version == 0) s.version = 1;
+            freeList[freeCount++] = idx;
+            liveSlots--;
+        }
+
+        void WriteRecord(ulong id, ulong token, ulong arg, uint kind, uint timing, uint clock)
+        {
+            OnityBatch* b = batch;
+            uint n = b->submit_count;
+            if (n >= b->submit_capacity)
+            {
+                Check(OnityNativeCalls.onity_batch_flush(rt, b), "onity_batch_flush");
+                n = b->submit_count;
+            }
+            OnityBatchRecord* r = b->submit + n;
+            r->id = id;
+            r->token = token;
+            r->arg = arg;
+            *(ulong*)&r->kind = kind | (timing << 8) | (clock << 16);
+            b->submit_count = n + 1;
+        }
+
+        internal OnityTask Schedule(byte kind, OnityTiming timing, ulong arg, byte clock, CancellationToken ct)
+        {
+            if (!ct.CanBeCanceled) return Schedule(kind, timing, arg, clock);
+            if (ownedHere != this || disposed) CheckOwner("NextFrame/Yield/DelayFrame/Delay");
+            if ((uint)timing >= OnityNative.ONITY_TIMING_COUNT) throw new ArgumentOutOfRangeException("timing");
+            if (ct.IsCancellationRequested) return OnityTask.FromCanceled(ct);
+            TokenEntry te;
+            ulong ntok = NativeToken(ct, out te);
+            int idx = AllocSlot();
+            ref Slot s = ref slots[idx];
+            s.kind = kind;
+            s.timing = (byte)timing;
+            s.state = 0;
+            s.frame = frame;
+            s.tokenEntry = te;
+            s.ct = ct;
+            ulong id = ((ulong)s.version << 32) | (uint)idx;
+            WriteRecord(id, ntok, arg, kind, (uint)timing, clock);
+            return new OnityTask(this, (long)id);
+        }
+
+        /// <summary>The hot path: a wait without cancellation token.</summary>
+        internal OnityTask Schedule(byte kind, OnityTiming timing, ulong arg, byte clock)
+        {
+            if (ownedHere != this || disposed) CheckOwner("NextFrame/Yield/DelayFrame/Delay");
+            if ((uint)timing >= OnityNative.ONITY_TIMING_COUNT) throw new ArgumentOutOfRangeException("timing");
+            if (freeCount == 0) GrowSlots();
+            liveSlots++;
+            int idx = freeList[--freeCount];
+            var arr = slots;
+            ulong id = ((ulong)arr[idx].version << 32) | (uint)idx;
+            arr[idx].kind = kind;
+            arr[idx].timing = (byte)timing;
+            arr[idx].state = 0;
+            arr[idx].frame = frame;
+            OnityBatch* b = batch;
+            uint n = b->submit_count;
+            if (n >= b->submit_capacity)
+            {
+                Check(OnityNativeCalls.onity_batch_flush(rt, b), "onity_batch_flush");
+                n = b->submit_count;
+            }
+            OnityBatchRecord* r = b->submit + n;
+            r->id = id;
+            r->token = 0;
+            r->arg = arg;
+            *(ulong*)&r->kind = kind | ((uint)timing << 8) | ((uint)clock << 16);
+            b->submit_count = n + 1;
+            return new OnityTask(this, (long)id);
+        }
+
+        /// <summary>Creates a native task that native code completes, and awaits it through the
+        /// batch (an <c>ONITY_BATCH_TASK</c> record): owner thread; one crossing to create, one to
+        /// consume when it completes.</summary>
+        public OnityNativeCompletionSource CreateNativeCompletionSource()
+        {
+            CheckOwner("CreateNativeCompletionSource");
+            ulong h;
+            Check(OnityNativeCalls.onity_task_create(rt, &h), "onity_task_create");
+            int idx = AllocSlot();
+            ref Slot s = ref slots[idx];
+            s.kind = KindNative;
+            s.timing = 0;
+            s.state = 0;
+            s.frame = frame;
+            s.value = h;
+            ulong id = ((ulong)s.version << 32) | (uint)idx;
+            WriteRecord(id, 0, h, OnityNative.ONITY_BATCH_TASK, 0, 0);
+            return new OnityNativeCompletionSource(h, new OnityTask<ulong>(this, (long)id));
+        }
+
+        /// <summary>Completes a native task with a value through the C ABI. Any thread.</summary>
+        public OnityStatus NativeSetResult(ulong handle, ulong value) { return OnityNativeCalls.onity_task_set_result(rt, handle, value); }
+        /// <summary>Completes a native task with an error code. Any thread.</summary>
+        public OnityStatus NativeSetError(ulong handle, int error) { return OnityNativeCalls.onity_task_set_error(rt, handle, error); }
+        /// <summary>Cancels a native manual task. Any thread.</summary>
+        public OnityStatus NativeCancel(ulong handle) { return OnityNativeCalls.onity_task_cancel(rt, handle); }
+
+        // ---- IOnityTaskSource over the slots ----------------------------------------------
+
+        ref Slot SlotFor(long token)
+        {
+            uint idx = (uint)token;
+            var arr = slots;
+            if (idx >= (uint)arr.Length) throw OnityErrors.Stale();
+            ref Slot s = ref arr[idx];
+            if (s.version != (uint)((ulong)token >> 32) || s.kind == KindFree) throw OnityErrors.Stale();
+            return ref s;
+        }
+
+        public OnityTaskStatus GetStatus(long token)
+        {
+            return (OnityTaskStatus)SlotFor(token).state;
+        }
+
+        public void OnCompleted(Action continuation, long token)
+        {
+            if (ownedHere != this) CheckOwner("awaiting a frame wait");
+            ref Slot s = ref SlotFor(token);
+            if (s.state != 0)
+            {
+                continuation();
+                return;
+            }
+            if (s.cont != null) throw OnityErrors.Twice();
+            s.cont = continuation;
+        }
+
+        void IOnityTaskSource.GetResult(long token) { GetResult(token); }
+
+        public ulong GetResult(long token)
+        {
+            ref Slot s = ref SlotFor(token);
+            byte st = s.state;
+            if (st == (byte)OnityTaskStatus.Succeeded)
+            {
+                ulong v = s.kind == KindNative ? s.value : 0;
+                ReleaseSlot((int)(uint)token);
+                return v;
+            }
+            if (st == 0) throw OnityErrors.Pending();
+            return Throw(ref s, (int)(uint)token);
+        }
+
+        ulong Throw(ref Slot s, int idx)
+        {
+            var ct = s.ct;
+            uint status = s.status;
+            int error = s.error;
+            byte st = s.state;
+            byte kind = s.kind;
+            ReleaseSlot(idx);
+            if (st == (byte)OnityTaskStatus.Canceled) throw new OperationCanceledException(ct);
+            if (status != 0) throw new OnityException((OnityStatus)status, kind == KindNative ? "native task" : "frame wait rejected");
+            throw new OnityException(error);
+        }
+
+        // ---- cancellation tokens ------------------------------------------------------------
+
+        ulong NativeToken(CancellationToken ct, out TokenEntry e)
+        {
+            if (!tokens.TryGetValue(ct, out e))
+            {
+                ulong src;
+                Check(OnityNativeCalls.onity_cancel_source_create(rt, &src), "onity_cancel_source_create");
+                e = new TokenEntry { runtime = this, source = src, ct = ct };
+                tokens.Add(ct, e);
+                e.registration = ct.Register(cancelNative, e);
+            }
+            e.refs++;
+            e.idle = false;
+            return e.source;
+        }
+
+        static void CancelNative(object o)
+        {
+            var e = (TokenEntry)o;
+            lock (e)
+            {
+                if (!e.destroyed) OnityNativeCalls.onity_cancel_source_cancel(e.runtime.rt, e.source);
+            }
+        }
+
+        void ReleaseToken(TokenEntry e)
+        {
+            if (--e.refs == 0 && !e.idle)
+            {
+                e.idle = true;
+                e.idleFrame = frame;
+                idleTokens.Add(e);
+            }
+        }
+
+        void SweepTokens()
+        {
+            for (int i = idleTokens.Count - 1; i >= 0; i--)
+            {
+                var e = idleTokens[i];
+                if (!e.idle || e.refs != 0)
+                {
+                    e.idle = false;
+                    idleTokens.RemoveAt(i);
+                    continue;
+                }
+                if (frame < e.idleFrame + 2) continue; // keep it warm for loops awaiting with the same token
+                idleTokens.RemoveAt(i);
+                DestroyToken(e);
+                tokens.Remove(e.ct);
+            }
+        }
+
+        void DestroyToken(TokenEntry e)
+        {
+            lock (e) { e.destroyed = true; }
+            e.registration.Dispose();
+            if (!disposed) OnityNativeCalls.onity_cancel_source_destroy(rt, e.source);
+        }
+
+        // ---- diagnostics -------------------------------------------------------------------
+
+        /// <summary>The native runtime's pool and wait statistics (<c>onity_runtime_stats</c>).</summary>
+        public OnityStats GetNativeStats()
+        {
+            CheckOwner("GetNativeStats");
+            OnityStats s = default(OnityStats);
+            s.size = (uint)sizeof(OnityStats);
+            Check(OnityNativeCalls.onity_runtime_stats(rt, &s), "onity_runtime_stats");
+            return s;
+        }
+
+        public OnityManagedStats GetManagedStats()
+        {
+            var m = new OnityManagedStats();
+            m.WaitSlotCapacity = slots.Length;
+            for (int i = 0; i < slots.Length; i++)
+            {
+                if (slots[i].kind == KindFree) continue;
+                if (slots[i].state == 0) m.PendingWaits++;
+                else m.CompletedUnconsumedWaits++;
+            }
+            m.CancellationTokensMapped = tokens.Count;
+            m.PostedContinuations = Volatile.Read(ref postedCount);
+            m.RunnersLive = CompilerServices.OnityRunnerStats.Live;
+            m.RunnersCreated = CompilerServices.OnityRunnerStats.Created;
+            m.Crossings = OnityNativeCalls.Crossings;
+            return m;
+        }
+
+        /// <summary>Appends every pending (or completed but never awaited) frame wait and native
+        /// task to <paramref name="into"/>: the managed live-task list. Returns the count.</summary>
+        public int GetPendingWaits(List<OnityPendingWait> into)
+        {
+            CheckOwner("GetPendingWaits");
+            int n = 0;
+            for (int i = 0; i < slots.Length; i++)
+            {
+                ref Slot s = ref slots[i];
+                if (s.kind == KindFree) continue;
+                var w = new OnityPendingWait();
+                w.Kind = s.kind == KindNative ? "NativeTask" : s.kind == KindYield ? "Yield" : s.kind == KindNextFrame ? "NextFrame" : s.kind == KindDelayFrame ? "DelayFrame" : "Delay";
+                w.Timing = (OnityTiming)s.timing;
+                w.CreatedFrame = s.frame;
+                w.Awaited = s.cont != null;
+                w.Awaiter = s.cont != null && s.cont.Target != null ? s.cont.Target.GetType().FullName : null;
+                w.Token = (long)(((ulong)s.version << 32) | (uint)i);
+                into.Add(w);
+                n++;
+            }
+            return n;
+        }
+
+        /// <summary>Appends the handles of the native runtime's live (created, not consumed) tasks
+        /// (<c>onity_runtime_live_tasks</c>). Returns the count.</summary>
+        public int GetNativeLiveTasks(List<ulong> into)
+        {
+            CheckOwner("GetNativeLiveTasks");
+            uint count;
+            Check(OnityNativeCalls.onity_runtime_live_tasks(rt, null, 0, &count), "onity_runtime_live_tasks");
+            if (count == 0) return 0;
+            var buf = new ulong[count];
+            fixed (ulong* p = buf)
+            {
+                Check(OnityNativeCalls.onity_runtime_live_tasks(rt, p, count, &count), "onity_runtime_live_tasks");
+            }
+            int n = (int)Math.Min(count, (uint)buf.Length);
+            for (int i = 0; i < n; i++) into.Add(buf[i]);
+            return n;
+        }
+
+        // ---- lifetime ----------------------------------------------------------------------
+
+        /// <summary>Destroys the native runtime (owner thread, not during a tick). Every pending
+        /// wait completes canceled and its continuation runs.</summary>
+        public void Dispose()
+        {
+            if (disposed) return;
+            CheckOwner("Dispose");
+            if (ownedHere == this) ownedHere = null;
+            if (inTick) throw new InvalidOperationException("Onity: Dispose called during a tick.");
+            disposed = true;
+            foreach (var e in tokens.Values) DestroyToken(e);
+            tokens.Clear();
+            idleTokens.Clear();
+            Check(OnityNativeCalls.onity_runtime_destroy(rt), "onity_runtime_destroy");
+            rt = IntPtr.Zero;
+            batch = null;
+            if (current == this) current = null;
+            var conts = new List<Action>();
+            for (int i = 0; i < slots.Length; i++)
+            {
+                ref Slot s = ref slots[i];
+                if (s.kind == KindFree || s.state != 0) continue;
+                s.tokenEntry = null;
+                s.state = (byte)OnityTaskStatus.Canceled;
+                if (s.cont != null)
+                {
+                    conts.Add(s.cont);
+                    s.cont = null;
+                }
+            }
+            foreach (var c in conts)
+            {
+                try { c(); }
+                catch (Exception ex) { OnityTask.PublishUnobserved(ex); }
+            }
+            RunPostedAfterDispose();
+        }
+
+        void RunPostedAfterDispose()
+        {
+            List<Action> list;
+            lock (postGate)
+            {
+                list = posted;
+                posted = new List<Action>();
+                Volatile.Write(ref postedCount, 0);
+            }
+            foreach (var c in list)
+            {
+                try { c(); }
+                catch (Exception ex) { OnityTask.PublishUnobserved(ex); }
+            }
+        }
+    }
+}

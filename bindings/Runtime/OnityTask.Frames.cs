@@ -1,0 +1,130 @@
+using System;
+using System.Threading;
+
+namespace Onity
+{
+    public partial struct OnityTask
+    {
+        // Frame waits: a 32-byte record written into the batch's native submit buffer (no
+        // P/Invoke); the runtime's tick reports the wait due by id. Owner thread only.
+
+        // Overloads without a token take the hot path (no CancellationToken handling at all).
+        public static OnityTask Yield() { return OnityRuntime.Require().Schedule(0, OnityTiming.Update, 0, 0); }
+        public static OnityTask Yield(OnityTiming timing) { return OnityRuntime.Require().Schedule(0, timing, 0, 0); }
+        public static OnityTask NextFrame() { return OnityRuntime.Require().Schedule(1, OnityTiming.Update, 0, 0); }
+        public static OnityTask NextFrame(OnityTiming timing) { return OnityRuntime.Require().Schedule(1, timing, 0, 0); }
+
+        public static OnityTask DelayFrame(int delayFrameCount)
+        {
+            if (delayFrameCount < 0) throw new ArgumentOutOfRangeException("delayFrameCount", "Delay frame count must be >= 0.");
+            return OnityRuntime.Require().Schedule(2, OnityTiming.Update, (ulong)delayFrameCount, 0);
+        }
+
+        /// <summary>Completes at the next run of <paramref name="timing"/> (possibly later in the
+        /// same frame). Cancellation completes it canceled at the next run of its timing.</summary>
+        public static OnityTask Yield(OnityTiming timing, CancellationToken cancellationToken)
+        {
+            return OnityRuntime.Require().Schedule(0, timing, 0, 0, cancellationToken);
+        }
+
+        public static OnityTask Yield(CancellationToken cancellationToken)
+        {
+            return OnityRuntime.Require().Schedule(0, OnityTiming.Update, 0, 0, cancellationToken);
+        }
+
+        /// <summary>Completes at the first run of <paramref name="timing"/> in a later frame.</summary>
+        public static OnityTask NextFrame(OnityTiming timing, CancellationToken cancellationToken)
+        {
+            return OnityRuntime.Require().Schedule(1, timing, 0, 0, cancellationToken);
+        }
+
+        public static OnityTask NextFrame(CancellationToken cancellationToken)
+        {
+            return OnityRuntime.Require().Schedule(1, OnityTiming.Update, 0, 0, cancellationToken);
+        }
+
+        /// <summary>Completes at the first run of <paramref name="timing"/> in a frame at least
+        /// <paramref name="delayFrameCount"/> frames after the current one (0 behaves as Yield).</summary>
+        public static OnityTask DelayFrame(int delayFrameCount, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (delayFrameCount < 0) throw new ArgumentOutOfRangeException("delayFrameCount", "Delay frame count must be >= 0.");
+            return OnityRuntime.Require().Schedule(2, timing, (ulong)delayFrameCount, 0, cancellationToken);
+        }
+
+        /// <summary>Completes at the first run of <paramref name="timing"/>, in a later frame, at which
+        /// the chosen clock (the frame times given to <see cref="OnityRuntime.BeginFrame"/>) has
+        /// advanced by at least <paramref name="delay"/>.</summary>
+        public static OnityTask Delay(TimeSpan delay, DelayType delayType = DelayType.DeltaTime, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            double seconds = delay.TotalSeconds;
+            if (!(seconds >= 0) || double.IsInfinity(seconds)) throw new ArgumentOutOfRangeException("delay", "Delay must be finite and >= 0.");
+            return OnityRuntime.Require().Schedule(3, timing, (ulong)BitConverter.DoubleToInt64Bits(seconds), (byte)delayType, cancellationToken);
+        }
+
+        public static OnityTask Delay(int millisecondsDelay, DelayType delayType = DelayType.DeltaTime, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return Delay(TimeSpan.FromMilliseconds(millisecondsDelay), delayType, timing, cancellationToken);
+        }
+
+        public static OnityTask Delay(TimeSpan delay, bool ignoreTimeScale, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return Delay(delay, ignoreTimeScale ? DelayType.UnscaledDeltaTime : DelayType.DeltaTime, timing, cancellationToken);
+        }
+
+        /// <summary>Continues on the runtime's owner thread: at once if already there, else at the
+        /// owner's next Tick/Drain.</summary>
+        public static SwitchToMainThreadAwaitable SwitchToMainThread(CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return new SwitchToMainThreadAwaitable(cancellationToken);
+        }
+
+        /// <summary>Continues on a thread-pool thread.</summary>
+        public static SwitchToThreadPoolAwaitable SwitchToThreadPool()
+        {
+            return default(SwitchToThreadPoolAwaitable);
+        }
+    }
+
+    public struct SwitchToMainThreadAwaitable
+    {
+        readonly CancellationToken cancellationToken;
+
+        public SwitchToMainThreadAwaitable(CancellationToken cancellationToken) { this.cancellationToken = cancellationToken; }
+
+        public Awaiter GetAwaiter() { return new Awaiter(cancellationToken); }
+
+        public struct Awaiter : System.Runtime.CompilerServices.ICriticalNotifyCompletion
+        {
+            readonly CancellationToken cancellationToken;
+
+            public Awaiter(CancellationToken cancellationToken) { this.cancellationToken = cancellationToken; }
+
+            public bool IsCompleted
+            {
+                get
+                {
+                    var r = OnityRuntime.Require();
+                    return r.IsOwnerThread;
+                }
+            }
+
+            public void GetResult() { cancellationToken.ThrowIfCancellationRequested(); }
+
+            public void OnCompleted(Action continuation) { UnsafeOnCompleted(continuation); }
+
+            public void UnsafeOnCompleted(Action continuation) { OnityRuntime.Require().Post(continuation); }
+        }
+    }
+
+    public struct SwitchToThreadPoolAwaitable : System.Runtime.CompilerServices.ICriticalNotifyCompletion
+    {
+        static readonly WaitCallback run = o => ((Action)o)();
+
+        public SwitchToThreadPoolAwaitable GetAwaiter() { return this; }
+        public bool IsCompleted { get { return false; } }
+        public void GetResult() { }
+
+        public void OnCompleted(Action continuation) { ThreadPool.UnsafeQueueUserWorkItem(run, continuation); }
+        public void UnsafeOnCompleted(Action continuation) { ThreadPool.UnsafeQueueUserWorkItem(run, continuation); }
+    }
+}

@@ -1,0 +1,248 @@
+using System;
+using System.Threading;
+
+namespace Onity
+{
+    public partial struct OnityTask
+    {
+        /// <summary>Completes once every input has; faults or cancels like the first input (in
+        /// completion order) that failed. Each input is awaited by the combinator.</summary>
+        public static OnityTask WhenAll(OnityTask[] tasks, CancellationToken cancellationToken)
+        {
+            return WhenAllPromise.Create(tasks, cancellationToken);
+        }
+
+        public static OnityTask WhenAll(params OnityTask[] tasks)
+        {
+            return WhenAllPromise.Create(tasks, default(CancellationToken));
+        }
+
+        /// <summary>WhenAll over typed tasks: every result, in input order (a new array).</summary>
+        public static OnityTask<T[]> WhenAll<T>(OnityTask<T>[] tasks, CancellationToken cancellationToken)
+        {
+            return WhenAllPromise<T>.Create(tasks, cancellationToken);
+        }
+
+        public static OnityTask<T[]> WhenAll<T>(params OnityTask<T>[] tasks)
+        {
+            return WhenAllPromise<T>.Create(tasks, default(CancellationToken));
+        }
+    }
+
+    internal sealed class WhenAllPromise : IOnityTaskSource
+    {
+        static readonly OnityObjectPool<WhenAllPromise> pool16 = new OnityObjectPool<WhenAllPromise>(256);
+        static readonly OnityObjectPool<WhenAllPromise> pool32 = new OnityObjectPool<WhenAllPromise>(128);
+        static readonly Action<object> cancel = o => ((WhenAllPromise)o).core.TrySetCanceled();
+
+        sealed class Input
+        {
+            internal WhenAllPromise owner;
+            internal OnityTask task;
+            internal readonly Action callback;
+            internal Input() { callback = Run; }
+            void Run() { owner.OnInput(this); }
+        }
+
+        readonly Input[] inputs;
+        OnityCompletionSourceCore<AsyncUnit> core;
+        int remaining;   // inputs not finished + 1 for the consumer
+        int pendingInputs;
+        Exception firstError;
+        bool consumed;
+        CancellationTokenRegistration registration;
+
+        WhenAllPromise(int capacity)
+        {
+            inputs = new Input[capacity];
+            for (int i = 0; i < capacity; i++) inputs[i] = new Input { owner = this };
+        }
+
+        internal static OnityTask Create(OnityTask[] tasks, CancellationToken ct)
+        {
+            if (tasks == null) throw new ArgumentNullException("tasks");
+            int n = tasks.Length;
+            if (n == 0) return OnityTask.CompletedTask;
+            if (ct.IsCancellationRequested) return OnityTask.FromCanceled(ct);
+            int cap = CombinatorBuckets.Bucket(n);
+            var pool = cap == 16 ? pool16 : cap == 32 ? pool32 : null;
+            var p = pool != null ? pool.TryRent() : null;
+            if (p == null) p = new WhenAllPromise(cap);
+            p.remaining = n + 1;
+            p.pendingInputs = n;
+            p.firstError = null;
+            p.consumed = false;
+            var result = new OnityTask(p, p.core.Version);
+            if (ct.CanBeCanceled) p.registration = ct.Register(cancel, p);
+            for (int i = 0; i < n; i++)
+            {
+                var inp = p.inputs[i];
+                inp.task = tasks[i];
+                try
+                {
+                    var aw = tasks[i].GetAwaiter();
+                    if (aw.IsCompleted) p.OnInput(inp);
+                    else aw.UnsafeOnCompleted(inp.callback);
+                }
+                catch (Exception ex)
+                {
+                    inp.task = default(OnityTask);
+                    p.Finish(ex);
+                }
+            }
+            return result;
+        }
+
+        void OnInput(Input inp)
+        {
+            var t = inp.task;
+            inp.task = default(OnityTask);
+            Exception err = null;
+            try { t.GetAwaiter().GetResult(); }
+            catch (Exception ex) { err = ex; }
+            Finish(err);
+        }
+
+        void Finish(Exception err)
+        {
+            if (err != null) Interlocked.CompareExchange(ref firstError, err, null);
+            if (Interlocked.Decrement(ref pendingInputs) == 0)
+            {
+                var e = Volatile.Read(ref firstError);
+                if (e == null) core.TrySetResult(default(AsyncUnit));
+                else core.TrySetException(e);
+            }
+            Release();
+        }
+
+        void Release()
+        {
+            if (Interlocked.Decrement(ref remaining) != 0) return;
+            registration.Dispose();
+            registration = default(CancellationTokenRegistration);
+            firstError = null;
+            core.Reset();
+            var pool = inputs.Length == 16 ? pool16 : inputs.Length == 32 ? pool32 : null;
+            if (pool != null) pool.Return(this);
+        }
+
+        public OnityTaskStatus GetStatus(long token)
+        {
+            if (consumed) throw OnityErrors.Stale();
+            return core.GetStatus(token);
+        }
+
+        public void OnCompleted(Action continuation, long token)
+        {
+            if (consumed) throw OnityErrors.Stale();
+            core.OnCompleted(continuation, token);
+        }
+
+        public void GetResult(long token)
+        {
+            if (consumed) throw OnityErrors.Stale();
+            try { core.GetResult(token); }
+            finally
+            {
+                if (core.UnsafeGetStatus() != OnityTaskStatus.Pending && (uint)token == core.Version)
+                {
+                    consumed = true;
+                    Release();
+                }
+            }
+        }
+    }
+
+    internal sealed class WhenAllPromise<T> : IOnityTaskSource<T[]>
+    {
+        static readonly Action<object> cancel = o => ((WhenAllPromise<T>)o).core.TrySetCanceled();
+
+        sealed class Input
+        {
+            internal WhenAllPromise<T> owner;
+            internal int index;
+            internal OnityTask<T> task;
+            internal readonly Action callback;
+            internal Input() { callback = Run; }
+            void Run() { owner.OnInput(this); }
+        }
+
+        readonly Input[] inputs;
+        readonly T[] results;
+        OnityCompletionSourceCore<T[]> core;
+        int pendingInputs;
+        Exception firstError;
+        CancellationTokenRegistration registration;
+
+        WhenAllPromise(int n)
+        {
+            inputs = new Input[n];
+            results = new T[n];
+            for (int i = 0; i < n; i++) inputs[i] = new Input { owner = this, index = i };
+        }
+
+        internal static OnityTask<T[]> Create(OnityTask<T>[] tasks, CancellationToken ct)
+        {
+            if (tasks == null) throw new ArgumentNullException("tasks");
+            int n = tasks.Length;
+            if (n == 0) return OnityTask.FromResult(new T[0]);
+            if (ct.IsCancellationRequested) return OnityTask.FromCanceled<T[]>(ct);
+            var p = new WhenAllPromise<T>(n); // the result array is the caller's: not pooled
+            p.pendingInputs = n;
+            var result = new OnityTask<T[]>(p, p.core.Version);
+            if (ct.CanBeCanceled) p.registration = ct.Register(cancel, p);
+            for (int i = 0; i < n; i++)
+            {
+                var inp = p.inputs[i];
+                inp.task = tasks[i];
+                try
+                {
+                    var aw = tasks[i].GetAwaiter();
+                    if (aw.IsCompleted) p.OnInput(inp);
+                    else aw.UnsafeOnCompleted(inp.callback);
+                }
+                catch (Exception ex)
+                {
+                    inp.task = default(OnityTask<T>);
+                    p.Finish(ex);
+                }
+            }
+            return result;
+        }
+
+        void OnInput(Input inp)
+        {
+            var t = inp.task;
+            inp.task = default(OnityTask<T>);
+            Exception err = null;
+            try { results[inp.index] = t.GetAwaiter().GetResult(); }
+            catch (Exception ex) { err = ex; }
+            Finish(err);
+        }
+
+        void Finish(Exception err)
+        {
+            if (err != null) Interlocked.CompareExchange(ref firstError, err, null);
+            if (Interlocked.Decrement(ref pendingInputs) == 0)
+            {
+                registration.Dispose();
+                var e = Volatile.Read(ref firstError);
+                if (e == null) core.TrySetResult(results);
+                else core.TrySetException(e);
+            }
+        }
+
+        public OnityTaskStatus GetStatus(long token) { return core.GetStatus(token); }
+        public void OnCompleted(Action continuation, long token) { core.OnCompleted(continuation, token); }
+        void IOnityTaskSource.GetResult(long token) { GetResult(token); }
+
+        public T[] GetResult(long token)
+        {
+            try { return core.GetResult(token); }
+            finally
+            {
+                if ((uint)token == core.Version && core.UnsafeGetStatus() != OnityTaskStatus.Pending) core.Reset();
+            }
+        }
+    }
+}

@@ -1,0 +1,291 @@
+using System;
+using System.Threading;
+
+namespace Onity
+{
+    public partial struct OnityTask
+    {
+        /// <summary>Completes like the first input to complete (succeeded, faulted or canceled); its
+        /// result is the winner's index. Inputs already completed: the first in array order wins.
+        /// Losers keep running and are observed (their failures ignored) when they finish. Each
+        /// input is awaited by the combinator: do not await it yourself. Coordinators for up to 32
+        /// inputs are pooled.</summary>
+        public static OnityTask<int> WhenAny(OnityTask[] tasks, CancellationToken cancellationToken)
+        {
+            return WhenAnyPromise.Create(tasks, cancellationToken);
+        }
+
+        public static OnityTask<int> WhenAny(params OnityTask[] tasks)
+        {
+            return WhenAnyPromise.Create(tasks, default(CancellationToken));
+        }
+
+        /// <summary>WhenAny over typed tasks: the winner's index and result.</summary>
+        public static OnityTask<WhenAnyResult<T>> WhenAny<T>(OnityTask<T>[] tasks, CancellationToken cancellationToken)
+        {
+            return WhenAnyPromise<T>.Create(tasks, cancellationToken);
+        }
+
+        public static OnityTask<WhenAnyResult<T>> WhenAny<T>(params OnityTask<T>[] tasks)
+        {
+            return WhenAnyPromise<T>.Create(tasks, default(CancellationToken));
+        }
+    }
+
+    /// <summary>The outcome of a typed WhenAny: the winner's index and result (deconstructs like
+    /// UniTask's <c>(winArgumentIndex, result)</c> tuple; a struct because mcs loses tuple
+    /// element types inside generic return types).</summary>
+    public readonly struct WhenAnyResult<T>
+    {
+        public readonly int winArgumentIndex;
+        public readonly T result;
+
+        public WhenAnyResult(int winArgumentIndex, T result)
+        {
+            this.winArgumentIndex = winArgumentIndex;
+            this.result = result;
+        }
+
+        public void Deconstruct(out int winArgumentIndex, out T result)
+        {
+            winArgumentIndex = this.winArgumentIndex;
+            result = this.result;
+        }
+
+        public override string ToString() { return "(" + winArgumentIndex + ", " + result + ")"; }
+    }
+
+    internal static class CombinatorBuckets
+    {
+        internal static int Bucket(int n) { return n <= 16 ? 16 : n <= 32 ? 32 : n; }
+    }
+
+    internal sealed class WhenAnyPromise : IOnityTaskSource<int>
+    {
+        static readonly OnityObjectPool<WhenAnyPromise> pool16 = new OnityObjectPool<WhenAnyPromise>(256);
+        static readonly OnityObjectPool<WhenAnyPromise> pool32 = new OnityObjectPool<WhenAnyPromise>(128);
+        static readonly Action<object> cancel = o => ((WhenAnyPromise)o).core.TrySetCanceled();
+
+        sealed class Input
+        {
+            internal WhenAnyPromise owner;
+            internal int index;
+            internal OnityTask task;
+            internal readonly Action callback;
+            internal Input() { callback = Run; }
+            void Run() { owner.OnInput(this); }
+        }
+
+        readonly Input[] inputs;
+        OnityCompletionSourceCore<int> core;
+        int remaining;
+        int winner;
+        bool consumed;
+        CancellationTokenRegistration registration;
+
+        WhenAnyPromise(int capacity)
+        {
+            inputs = new Input[capacity];
+            for (int i = 0; i < capacity; i++) inputs[i] = new Input { owner = this, index = i };
+        }
+
+        internal static OnityTask<int> Create(OnityTask[] tasks, CancellationToken ct)
+        {
+            if (tasks == null) throw new ArgumentNullException("tasks");
+            int n = tasks.Length;
+            if (n == 0) throw new ArgumentException("WhenAny needs at least one task.", "tasks");
+            if (ct.IsCancellationRequested) return OnityTask.FromCanceled<int>(ct);
+            int cap = CombinatorBuckets.Bucket(n);
+            var pool = cap == 16 ? pool16 : cap == 32 ? pool32 : null;
+            var p = pool != null ? pool.TryRent() : null;
+            if (p == null) p = new WhenAnyPromise(cap);
+            p.remaining = n + 1;
+            p.winner = -1;
+            p.consumed = false;
+            var result = new OnityTask<int>(p, p.core.Version);
+            if (ct.CanBeCanceled) p.registration = ct.Register(cancel, p);
+            for (int i = 0; i < n; i++)
+            {
+                var inp = p.inputs[i];
+                inp.task = tasks[i];
+                try
+                {
+                    var aw = tasks[i].GetAwaiter();
+                    if (aw.IsCompleted) p.OnInput(inp);
+                    else aw.UnsafeOnCompleted(inp.callback);
+                }
+                catch (Exception ex)
+                {
+                    // A stale input or one already awaited elsewhere: the combinator faults.
+                    inp.task = default(OnityTask);
+                    if (Interlocked.CompareExchange(ref p.winner, i, -1) == -1) p.core.TrySetException(ex);
+                    p.Release();
+                }
+            }
+            return result;
+        }
+
+        void OnInput(Input inp)
+        {
+            var t = inp.task;
+            inp.task = default(OnityTask);
+            try
+            {
+                t.GetAwaiter().GetResult();
+                if (Interlocked.CompareExchange(ref winner, inp.index, -1) == -1) core.TrySetResult(inp.index);
+            }
+            catch (Exception ex)
+            {
+                if (Interlocked.CompareExchange(ref winner, inp.index, -1) == -1) core.TrySetException(ex);
+            }
+            Release();
+        }
+
+        void Release()
+        {
+            if (Interlocked.Decrement(ref remaining) != 0) return;
+            registration.Dispose();
+            registration = default(CancellationTokenRegistration);
+            core.Reset();
+            var pool = inputs.Length == 16 ? pool16 : inputs.Length == 32 ? pool32 : null;
+            if (pool != null) pool.Return(this);
+        }
+
+        public OnityTaskStatus GetStatus(long token)
+        {
+            if (consumed) throw OnityErrors.Stale();
+            return core.GetStatus(token);
+        }
+
+        public void OnCompleted(Action continuation, long token)
+        {
+            if (consumed) throw OnityErrors.Stale();
+            core.OnCompleted(continuation, token);
+        }
+
+        void IOnityTaskSource.GetResult(long token) { GetResult(token); }
+
+        public int GetResult(long token)
+        {
+            if (consumed) throw OnityErrors.Stale();
+            int r = core.GetResult(token); // throws while pending (nothing consumed)
+            consumed = true;
+            Release();
+            return r;
+        }
+    }
+
+    internal sealed class WhenAnyPromise<T> : IOnityTaskSource<WhenAnyResult<T>>
+    {
+        static readonly OnityObjectPool<WhenAnyPromise<T>> pool16 = new OnityObjectPool<WhenAnyPromise<T>>(256);
+        static readonly OnityObjectPool<WhenAnyPromise<T>> pool32 = new OnityObjectPool<WhenAnyPromise<T>>(128);
+        static readonly Action<object> cancel = o => ((WhenAnyPromise<T>)o).core.TrySetCanceled();
+
+        sealed class Input
+        {
+            internal WhenAnyPromise<T> owner;
+            internal int index;
+            internal OnityTask<T> task;
+            internal readonly Action callback;
+            internal Input() { callback = Run; }
+            void Run() { owner.OnInput(this); }
+        }
+
+        readonly Input[] inputs;
+        OnityCompletionSourceCore<WhenAnyResult<T>> core;
+        int remaining;
+        int winner;
+        bool consumed;
+        CancellationTokenRegistration registration;
+
+        WhenAnyPromise(int capacity)
+        {
+            inputs = new Input[capacity];
+            for (int i = 0; i < capacity; i++) inputs[i] = new Input { owner = this, index = i };
+        }
+
+        internal static OnityTask<WhenAnyResult<T>> Create(OnityTask<T>[] tasks, CancellationToken ct)
+        {
+            if (tasks == null) throw new ArgumentNullException("tasks");
+            int n = tasks.Length;
+            if (n == 0) throw new ArgumentException("WhenAny needs at least one task.", "tasks");
+            if (ct.IsCancellationRequested) return OnityTask.FromCanceled<WhenAnyResult<T>>(ct);
+            int cap = CombinatorBuckets.Bucket(n);
+            var pool = cap == 16 ? pool16 : cap == 32 ? pool32 : null;
+            var p = pool != null ? pool.TryRent() : null;
+            if (p == null) p = new WhenAnyPromise<T>(cap);
+            p.remaining = n + 1;
+            p.winner = -1;
+            p.consumed = false;
+            var result = new OnityTask<WhenAnyResult<T>>(p, p.core.Version);
+            if (ct.CanBeCanceled) p.registration = ct.Register(cancel, p);
+            for (int i = 0; i < n; i++)
+            {
+                var inp = p.inputs[i];
+                inp.task = tasks[i];
+                try
+                {
+                    var aw = tasks[i].GetAwaiter();
+                    if (aw.IsCompleted) p.OnInput(inp);
+                    else aw.UnsafeOnCompleted(inp.callback);
+                }
+                catch (Exception ex)
+                {
+                    inp.task = default(OnityTask<T>);
+                    if (Interlocked.CompareExchange(ref p.winner, i, -1) == -1) p.core.TrySetException(ex);
+                    p.Release();
+                }
+            }
+            return result;
+        }
+
+        void OnInput(Input inp)
+        {
+            var t = inp.task;
+            inp.task = default(OnityTask<T>);
+            try
+            {
+                T v = t.GetAwaiter().GetResult();
+                if (Interlocked.CompareExchange(ref winner, inp.index, -1) == -1) core.TrySetResult(new WhenAnyResult<T>(inp.index, v));
+            }
+            catch (Exception ex)
+            {
+                if (Interlocked.CompareExchange(ref winner, inp.index, -1) == -1) core.TrySetException(ex);
+            }
+            Release();
+        }
+
+        void Release()
+        {
+            if (Interlocked.Decrement(ref remaining) != 0) return;
+            registration.Dispose();
+            registration = default(CancellationTokenRegistration);
+            core.Reset();
+            var pool = inputs.Length == 16 ? pool16 : inputs.Length == 32 ? pool32 : null;
+            if (pool != null) pool.Return(this);
+        }
+
+        public OnityTaskStatus GetStatus(long token)
+        {
+            if (consumed) throw OnityErrors.Stale();
+            return core.GetStatus(token);
+        }
+
+        public void OnCompleted(Action continuation, long token)
+        {
+            if (consumed) throw OnityErrors.Stale();
+            core.OnCompleted(continuation, token);
+        }
+
+        void IOnityTaskSource.GetResult(long token) { GetResult(token); }
+
+        public WhenAnyResult<T> GetResult(long token)
+        {
+            if (consumed) throw OnityErrors.Stale();
+            var r = core.GetResult(token);
+            consumed = true;
+            Release();
+            return r;
+        }
+    }
+}

@@ -1,0 +1,274 @@
+using System;
+using System.Runtime.CompilerServices;
+using System.Runtime.ExceptionServices;
+using System.Threading;
+
+namespace Onity
+{
+    /// <summary>A lightweight awaitable: a source and a token, like UniTask. A null source means
+    /// "already completed successfully" (the allocation-free path). Await it once.</summary>
+    [AsyncMethodBuilder(typeof(CompilerServices.OnityTaskMethodBuilder))]
+    public readonly partial struct OnityTask
+    {
+        internal readonly IOnityTaskSource source;
+        internal readonly long token;
+
+        public OnityTask(IOnityTaskSource source, long token)
+        {
+            this.source = source;
+            this.token = token;
+        }
+
+        public static OnityTask CompletedTask { get { return default(OnityTask); } }
+
+        public OnityTaskStatus Status
+        {
+            get { return source == null ? OnityTaskStatus.Succeeded : source.GetStatus(token); }
+        }
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public Awaiter GetAwaiter() { return new Awaiter(this); }
+
+        public static OnityTask<T> FromResult<T>(T value) { return new OnityTask<T>(value); }
+
+        public static OnityTask FromException(Exception ex)
+        {
+            if (ex is OperationCanceledException) return FromCanceled(((OperationCanceledException)ex).CancellationToken);
+            return new OnityTask(new ExceptionSource<AsyncUnit>(ExceptionDispatchInfo.Capture(ex), false), 0);
+        }
+
+        public static OnityTask<T> FromException<T>(Exception ex)
+        {
+            return new OnityTask<T>(new ExceptionSource<T>(ExceptionDispatchInfo.Capture(ex), false), 0);
+        }
+
+        public static OnityTask FromCanceled(CancellationToken token = default(CancellationToken))
+        {
+            return new OnityTask(new ExceptionSource<AsyncUnit>(ExceptionDispatchInfo.Capture(new OperationCanceledException(token)), true), 0);
+        }
+
+        public static OnityTask<T> FromCanceled<T>(CancellationToken token = default(CancellationToken))
+        {
+            return new OnityTask<T>(new ExceptionSource<T>(ExceptionDispatchInfo.Capture(new OperationCanceledException(token)), true), 0);
+        }
+
+        /// <summary>Raised for exceptions nobody observes: faults of forgotten tasks
+        /// (<see cref="Forget"/>) and exceptions thrown by continuations while the runtime ticks.
+        /// Without a handler they are written to stderr.</summary>
+        public static event Action<Exception> UnobservedTaskException;
+
+        internal static void PublishUnobserved(Exception ex)
+        {
+            var h = UnobservedTaskException;
+            if (h != null)
+            {
+                try { h(ex); } catch (Exception) { }
+            }
+            else
+            {
+                Console.Error.WriteLine("Onity: unobserved exception: " + ex);
+            }
+        }
+
+        /// <summary>Fire and forget: observes the task's outcome and sends a failure (other than
+        /// cancellation) to <see cref="UnobservedTaskException"/>.</summary>
+        public void Forget()
+        {
+            var aw = GetAwaiter();
+            if (aw.IsCompleted)
+            {
+                try { aw.GetResult(); }
+                catch (OperationCanceledException) { }
+                catch (Exception ex) { PublishUnobserved(ex); }
+            }
+            else
+            {
+                var f = ForgetObserver.Rent(this);
+                aw.UnsafeOnCompleted(f.callback);
+            }
+        }
+
+        public override string ToString()
+        {
+            return source == null ? "Succeeded" : "(" + source.GetType().Name + ", " + token + ")";
+        }
+
+        public readonly struct Awaiter : ICriticalNotifyCompletion
+        {
+            readonly OnityTask task;
+
+            [MethodImpl(MethodImplOptions.AggressiveInlining)]
+            public Awaiter(OnityTask task) { this.task = task; }
+
+            // Frame waits (the hot path) are sourced by the sealed OnityRuntime: a type check and
+            // direct calls avoid Mono's interface dispatch.
+            public bool IsCompleted
+            {
+                [MethodImpl(MethodImplOptions.AggressiveInlining)]
+                get
+                {
+                    var s = task.source;
+                    if (s == null) return true;
+                    var r = s as OnityRuntime;
+                    if (r != null) return r.GetStatus(task.token) != OnityTaskStatus.Pending;
+                    return s.GetStatus(task.token) != OnityTaskStatus.Pending;
+                }
+            }
+
+            [MethodImpl(MethodImplOptions.AggressiveInlining)]
+            public void GetResult()
+            {
+                var s = task.source;
+                if (s == null) return;
+                var r = s as OnityRuntime;
+                if (r != null) r.GetResult(task.token);
+                else s.GetResult(task.token);
+            }
+
+            public void OnCompleted(Action continuation) { UnsafeOnCompleted(continuation); }
+
+            [MethodImpl(MethodImplOptions.AggressiveInlining)]
+            public void UnsafeOnCompleted(Action continuation)
+            {
+                var s = task.source;
+                if (s == null) { continuation(); return; }
+                var r = s as OnityRuntime;
+                if (r != null) r.OnCompleted(continuation, task.token);
+                else s.OnCompleted(continuation, task.token);
+            }
+        }
+    }
+
+    /// <summary>A lightweight awaitable with a result. Await it once.</summary>
+    [AsyncMethodBuilder(typeof(CompilerServices.OnityTaskMethodBuilder<>))]
+    public readonly struct OnityTask<T>
+    {
+        internal readonly IOnityTaskSource<T> source;
+        internal readonly T result;
+        internal readonly long token;
+
+        public OnityTask(T result)
+        {
+            this.source = null;
+            this.result = result;
+            this.token = 0;
+        }
+
+        public OnityTask(IOnityTaskSource<T> source, long token)
+        {
+            this.source = source;
+            this.result = default(T);
+            this.token = token;
+        }
+
+        public OnityTaskStatus Status
+        {
+            get { return source == null ? OnityTaskStatus.Succeeded : source.GetStatus(token); }
+        }
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public Awaiter GetAwaiter() { return new Awaiter(this); }
+
+        /// <summary>The untyped task (same source and token).</summary>
+        public OnityTask AsOnityTask()
+        {
+            return source == null ? OnityTask.CompletedTask : new OnityTask(source, token);
+        }
+
+        public static implicit operator OnityTask(OnityTask<T> t) { return t.AsOnityTask(); }
+
+        public void Forget() { AsOnityTask().Forget(); }
+
+        public override string ToString()
+        {
+            return source == null ? "Succeeded(" + result + ")" : "(" + source.GetType().Name + ", " + token + ")";
+        }
+
+        public readonly struct Awaiter : ICriticalNotifyCompletion
+        {
+            readonly OnityTask<T> task;
+
+            [MethodImpl(MethodImplOptions.AggressiveInlining)]
+            public Awaiter(OnityTask<T> task) { this.task = task; }
+
+            public bool IsCompleted
+            {
+                [MethodImpl(MethodImplOptions.AggressiveInlining)]
+                get { return task.source == null || task.source.GetStatus(task.token) != OnityTaskStatus.Pending; }
+            }
+
+            [MethodImpl(MethodImplOptions.AggressiveInlining)]
+            public T GetResult()
+            {
+                return task.source == null ? task.result : task.source.GetResult(task.token);
+            }
+
+            public void OnCompleted(Action continuation) { UnsafeOnCompleted(continuation); }
+
+            [MethodImpl(MethodImplOptions.AggressiveInlining)]
+            public void UnsafeOnCompleted(Action continuation)
+            {
+                if (task.source == null) continuation();
+                else task.source.OnCompleted(continuation, task.token);
+            }
+        }
+    }
+
+    /// <summary>The result type of untyped sources.</summary>
+    public struct AsyncUnit
+    {
+        public static readonly AsyncUnit Default = default(AsyncUnit);
+    }
+
+    /// <summary>An already faulted or canceled task (not pooled: failures are the slow path).</summary>
+    internal sealed class ExceptionSource<T> : IOnityTaskSource<T>
+    {
+        readonly ExceptionDispatchInfo error;
+        readonly bool canceled;
+        int observed;
+
+        public ExceptionSource(ExceptionDispatchInfo error, bool canceled)
+        {
+            this.error = error;
+            this.canceled = canceled;
+        }
+
+        public OnityTaskStatus GetStatus(long token) { return canceled ? OnityTaskStatus.Canceled : OnityTaskStatus.Faulted; }
+        public void OnCompleted(Action continuation, long token) { continuation(); }
+        void IOnityTaskSource.GetResult(long token) { GetResult(token); }
+
+        public T GetResult(long token)
+        {
+            Interlocked.Exchange(ref observed, 1);
+            error.Throw();
+            return default(T);
+        }
+    }
+
+    /// <summary>Observes a forgotten task (pooled).</summary>
+    internal sealed class ForgetObserver
+    {
+        static readonly OnityObjectPool<ForgetObserver> pool = new OnityObjectPool<ForgetObserver>(256);
+        OnityTask task;
+        internal readonly Action callback;
+
+        ForgetObserver() { callback = Run; }
+
+        internal static ForgetObserver Rent(OnityTask t)
+        {
+            var f = pool.TryRent() ?? new ForgetObserver();
+            f.task = t;
+            return f;
+        }
+
+        void Run()
+        {
+            var t = task;
+            task = default(OnityTask);
+            pool.Return(this);
+            try { t.GetAwaiter().GetResult(); }
+            catch (OperationCanceledException) { }
+            catch (Exception ex) { OnityTask.PublishUnobserved(ex); }
+        }
+    }
+}

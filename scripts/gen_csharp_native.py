@@ -1,0 +1,407 @@
+#!/usr/bin/env python3
+"""Generates bindings/Runtime/Native/OnityNative.g.cs from include/onity.h.
+
+The header is cbindgen output with a regular shape; this parser handles that
+shape (#defines, enums, typedef structs, one function-pointer typedef and
+function prototypes) and fails loudly on anything it does not understand, so a
+header change that needs a generator change is noticed.
+
+Output:
+  * OnityNative: constants, and every onity_* function as a raw
+    [DllImport] (Cdecl, ExactSpelling). Library "onity", or "__Internal"
+    on iOS / WebGL players (static linking).
+  * OnityNativeCalls: one wrapper per function that counts the crossing
+    (OnityNativeCalls.Crossings) before calling the raw import. The binding
+    calls native code only through these wrappers, so crossings per
+    operation can be measured.
+  * Every enum as a C# enum with its C underlying type; every struct as a
+    blittable [StructLayout(LayoutKind.Sequential)] struct (primitive arrays
+    as fixed buffers, struct arrays expanded into numbered fields with an
+    accessor); the callback typedef as a Cdecl delegate usable with
+    [AOT.MonoPInvokeCallback].
+
+Usage: gen_csharp_native.py [--check] [--header PATH] [--out PATH]
+  --check   exit 1 (and print a diff) when the committed file differs.
+"""
+import argparse
+import difflib
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_HEADER = os.path.join(ROOT, "include", "onity.h")
+DEFAULT_OUT = os.path.join(ROOT, "bindings", "Runtime", "Native", "OnityNative.g.cs")
+
+PRIM = {
+    "uint8_t": "byte",
+    "int8_t": "sbyte",
+    "uint16_t": "ushort",
+    "int16_t": "short",
+    "uint32_t": "uint",
+    "int32_t": "int",
+    "uint64_t": "ulong",
+    "int64_t": "long",
+    "double": "double",
+    "float": "float",
+    "size_t": "UIntPtr",
+    "bool": "byte",
+    "char": "byte",
+}
+
+
+class GenError(Exception):
+    pass
+
+
+def pascal(name):
+    return "".join(p[:1].upper() + p[1:].lower() for p in name.split("_") if p)
+
+
+def strip_comments(text):
+    """Returns (text without /* */ blocks, list of lines)."""
+    return re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+
+
+def collect_doc(lines, idx):
+    """Doc comment lines ('// ...') immediately above lines[idx]."""
+    doc = []
+    j = idx - 1
+    while j >= 0 and lines[j].strip().startswith("//"):
+        doc.append(lines[j].strip()[2:].strip())
+        j -= 1
+    return list(reversed(doc))
+
+
+def parse(text):
+    text = strip_comments(text)
+    lines = text.split("\n")
+    defines, enums, structs, funcs, callbacks = [], [], {}, {}, []
+    struct_order = []
+    opaque = set()
+    i = 0
+    n = len(lines)
+    while i < n:
+        line = lines[i]
+        s = line.strip()
+        m = re.match(r"#define\s+(ONITY_\w+)\s+(-?\d+)\s*$", s)
+        if m:
+            defines.append((m.group(1), int(m.group(2)), collect_doc(lines, i)))
+            i += 1
+            continue
+        m = re.match(r"enum\s+(\w+)\s*$", s)
+        if m:
+            name = m.group(1)
+            doc = collect_doc(lines, i)
+            underlying = "uint32_t"
+            j = i + 1
+            values = []
+            # Skip the cpp-compat underlying type block.
+            while not lines[j].strip().startswith("{"):
+                mm = re.match(r":\s*(\w+)", lines[j].strip())
+                if mm:
+                    underlying = mm.group(1)
+                j += 1
+            j += 1
+            while not lines[j].strip().startswith("}"):
+                t = lines[j].strip()
+                mm = re.match(r"(\w+)\s*=\s*(-?\w+)\s*,?$", t)
+                if mm:
+                    values.append((mm.group(1), int(mm.group(2), 0), collect_doc(lines, j)))
+                elif t and not t.startswith("//"):
+                    raise GenError("cannot parse enum line: %r" % t)
+                j += 1
+            enums.append((name, underlying, values, doc))
+            i = j + 1
+            continue
+        m = re.match(r"typedef\s+struct\s+(\w+)\s+(\w+)\s*;$", s)
+        if m:
+            opaque.add(m.group(2))
+            i += 1
+            continue
+        m = re.match(r"typedef\s+struct\s+(\w+)\s*\{$", s)
+        if m:
+            name = m.group(1)
+            doc = collect_doc(lines, i)
+            fields = []
+            j = i + 1
+            while not lines[j].strip().startswith("}"):
+                t = lines[j].strip()
+                if t and not t.startswith("//"):
+                    mm = re.match(r"(const\s+)?(struct\s+)?(\w+)\s*(\*+)?\s*(\w+)(\[(\w+)\])?\s*;$", t)
+                    if not mm:
+                        raise GenError("cannot parse struct field: %r" % t)
+                    fields.append({
+                        "type": mm.group(3),
+                        "ptr": len(mm.group(4) or ""),
+                        "name": mm.group(5),
+                        "array": mm.group(7),
+                        "doc": collect_doc(lines, j),
+                    })
+                j += 1
+            if name not in structs:
+                struct_order.append(name)
+            structs[name] = (fields, doc)
+            i = j + 1
+            continue
+        m = re.match(r"typedef\s+void\s*\(\*(\w+)\)\((.*)\);$", s)
+        if m:
+            callbacks.append((m.group(1), parse_params(m.group(2)), collect_doc(lines, i)))
+            i += 1
+            continue
+        m = re.match(r"([\w\s\*]+?)\b(onity_\w+)\((.*)$", s)
+        if m and not s.startswith("//") and not s.startswith("#"):
+            doc = collect_doc(lines, i)
+            ret = m.group(1).strip()
+            name = m.group(2)
+            rest = m.group(3)
+            j = i
+            while not rest.rstrip().endswith(");"):
+                j += 1
+                rest += " " + lines[j].strip()
+            params = parse_params(rest.rstrip()[:-2])
+            sig = (ret, tuple((p["ctype"], p["name"]) for p in params))
+            if name in funcs:
+                # cbindgen emits some prototypes twice; they must agree.
+                if funcs[name]["sig"] != sig:
+                    raise GenError("conflicting prototypes for %s" % name)
+            else:
+                funcs[name] = {"ret": ret, "params": params, "doc": doc, "sig": sig}
+            i = j + 1
+            continue
+        i += 1
+    return defines, enums, structs, struct_order, funcs, callbacks, opaque
+
+
+def parse_params(text):
+    text = text.strip()
+    if text in ("", "void"):
+        return []
+    out = []
+    for p in text.split(","):
+        p = " ".join(p.split())
+        mm = re.match(r"(const\s+)?(struct\s+)?(\w+)\s*(\*+)?\s*(\w+)$", p)
+        if not mm:
+            raise GenError("cannot parse parameter: %r" % p)
+        out.append({
+            "const": bool(mm.group(1)),
+            "type": mm.group(3),
+            "ptr": len(mm.group(4) or ""),
+            "name": mm.group(5),
+            "ctype": p,
+        })
+    return out
+
+
+CS_KEYWORDS = {"internal", "object", "string", "base", "params", "event", "fixed", "checked", "lock", "out", "ref", "in"}
+
+
+def ident(name):
+    return "@" + name if name in CS_KEYWORDS else name
+
+
+def cs_type(t, ptr, ctx, enums_by_name, structs, opaque, callbacks):
+    """C# type for C type `t` with `ptr` levels of indirection."""
+    cb_names = {c[0] for c in callbacks}
+    if t in opaque:
+        if ptr == 1:
+            return "IntPtr"
+        return "IntPtr" + "*" * (ptr - 1)
+    if t in cb_names:
+        if ptr:
+            raise GenError("pointer to callback")
+        return t
+    if t == "void":
+        if ptr == 0:
+            return "void"
+        return "IntPtr" if ptr == 1 else "IntPtr" + "*" * (ptr - 1)
+    if t == "char":
+        if ptr == 1:
+            return "IntPtr"  # static NUL-terminated strings
+        raise GenError("char with indirection %d" % ptr)
+    if t in PRIM:
+        base = PRIM[t]
+    elif t in enums_by_name:
+        base = t
+    elif t in structs:
+        base = t
+    else:
+        raise GenError("unknown type %s in %s" % (t, ctx))
+    return base + "*" * ptr
+
+
+def doc_lines(doc, indent):
+    if not doc:
+        return []
+    out = [indent + "/// <summary>"]
+    for d in doc:
+        d = d.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        out.append(indent + "/// " + d)
+    out.append(indent + "/// </summary>")
+    return out
+
+
+def generate(header_text):
+    defines, enums, structs, struct_order, funcs, callbacks, opaque = parse(header_text)
+    if not funcs:
+        raise GenError("no onity_* functions found")
+    enums_by_name = {e[0]: e for e in enums}
+    define_vals = {d[0]: d[1] for d in defines}
+    o = []
+    w = o.append
+    w("// <auto-generated>")
+    w("// Generated by scripts/gen_csharp_native.py from include/onity.h. Do not edit by hand;")
+    w("// run `python3 scripts/gen_csharp_native.py` after the header changes")
+    w("// (`--check` fails when this file is stale).")
+    w("// </auto-generated>")
+    w("// " + "%d functions, %d structs, %d enums, %d constants." % (len(funcs), len(structs), len(enums), len(defines)))
+    w("#pragma warning disable 1591, 0649, 0169")
+    w("using System;")
+    w("using System.Runtime.InteropServices;")
+    w("")
+    w("namespace Onity.Native")
+    w("{")
+    # Enums.
+    for name, underlying, values, doc in enums:
+        prefix = re.sub(r"(?<!^)(?=[A-Z])", "_", name).upper() + "_"
+        o.extend(doc_lines(doc, "    "))
+        w("    public enum %s : %s" % (name, PRIM.get(underlying, "uint")))
+        w("    {")
+        for vname, val, vdoc in values:
+            if not vname.startswith(prefix):
+                raise GenError("enum value %s lacks prefix %s" % (vname, prefix))
+            o.extend(doc_lines(vdoc, "        "))
+            w("        %s = %d," % (pascal(vname[len(prefix):]), val))
+        w("    }")
+        w("")
+    # Callbacks.
+    for name, params, doc in callbacks:
+        o.extend(doc_lines(doc, "    "))
+        w("    [UnmanagedFunctionPointer(CallingConvention.Cdecl)]")
+        ps = ", ".join("%s %s" % (cs_type(p["type"], p["ptr"], name, enums_by_name, structs, opaque, callbacks), ident(p["name"])) for p in params)
+        w("    public delegate void %s(%s);" % (name, ps))
+        w("")
+    # Structs.
+    for sname in struct_order:
+        fields, doc = structs[sname]
+        o.extend(doc_lines(doc, "    "))
+        w("    [StructLayout(LayoutKind.Sequential)]")
+        w("    public unsafe struct %s" % sname)
+        w("    {")
+        accessors = []
+        for f in fields:
+            o.extend(doc_lines(f["doc"], "        "))
+            ty = cs_type(f["type"], f["ptr"], sname, enums_by_name, structs, opaque, callbacks)
+            if f["array"]:
+                count = f["array"]
+                count_val = int(count) if count.isdigit() else define_vals.get(count)
+                if count_val is None:
+                    raise GenError("unknown array size %s" % count)
+                if f["ptr"] == 0 and f["type"] in PRIM:
+                    w("        public fixed %s %s[%d];" % (ty, ident(f["name"]), count_val))
+                else:
+                    for k in range(count_val):
+                        w("        public %s %s_%d;" % (ty, f["name"], k))
+                    accessors.append((f["name"], ty, count_val))
+            else:
+                w("        public %s %s;" % (ty, ident(f["name"])))
+        for fname, ty, count_val in accessors:
+            w("")
+            w("        /// <summary>Element <paramref name=\"index\"/> of the C array <c>%s[%d]</c>.</summary>" % (fname, count_val))
+            w("        public %s Get_%s(int index)" % (ty, fname))
+            w("        {")
+            w("            if ((uint)index >= %du) throw new ArgumentOutOfRangeException(\"index\");" % count_val)
+            w("            fixed (%s* p = &%s_0) return p[index];" % (ty, fname))
+            w("        }")
+        w("    }")
+        w("")
+    # Raw imports.
+    w("    /// <summary>Raw P/Invoke declarations of every <c>onity_*</c> function. Call them through")
+    w("    /// <see cref=\"OnityNativeCalls\"/>, which counts crossings.</summary>")
+    w("    public static unsafe class OnityNative")
+    w("    {")
+    w("#if (UNITY_IOS || UNITY_WEBGL) && !UNITY_EDITOR")
+    w("        public const string Lib = \"__Internal\";")
+    w("#else")
+    w("        public const string Lib = \"onity\";")
+    w("#endif")
+    w("")
+    for name, val, doc in defines:
+        o.extend(doc_lines(doc, "        "))
+        w("        public const uint %s = %d;" % (name, val))
+    w("")
+    for name in sorted(funcs):
+        f = funcs[name]
+        o.extend(doc_lines(f["doc"], "        "))
+        ret = f["ret"].replace("const ", "").strip()
+        rptr = ret.count("*")
+        rbase = ret.replace("*", "").strip()
+        rty = cs_type(rbase, rptr, name, enums_by_name, structs, opaque, callbacks)
+        ps = ", ".join("%s %s" % (cs_type(p["type"], p["ptr"], name, enums_by_name, structs, opaque, callbacks), ident(p["name"])) for p in f["params"])
+        w("        [DllImport(Lib, EntryPoint = \"%s\", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]" % name)
+        w("        public static extern %s %s(%s);" % (rty, name, ps))
+        w("")
+    w("    }")
+    w("")
+    # Counted wrappers.
+    w("    /// <summary>Every native function behind a crossing counter. <see cref=\"Crossings\"/> is a")
+    w("    /// plain (non-atomic) counter: exact for owner-thread calls, approximate when other threads")
+    w("    /// call at the same time.</summary>")
+    w("    public static unsafe class OnityNativeCalls")
+    w("    {")
+    w("        /// <summary>Number of managed-to-native calls made through this class.</summary>")
+    w("        public static long Crossings;")
+    w("")
+    for name in sorted(funcs):
+        f = funcs[name]
+        ret = f["ret"].replace("const ", "").strip()
+        rptr = ret.count("*")
+        rbase = ret.replace("*", "").strip()
+        rty = cs_type(rbase, rptr, name, enums_by_name, structs, opaque, callbacks)
+        ps = ", ".join("%s %s" % (cs_type(p["type"], p["ptr"], name, enums_by_name, structs, opaque, callbacks), ident(p["name"])) for p in f["params"])
+        args = ", ".join(ident(p["name"]) for p in f["params"])
+        w("        public static %s %s(%s)" % (rty, name, ps))
+        w("        {")
+        w("            Crossings++;")
+        w("            %sOnityNative.%s(%s);" % ("" if rty == "void" else "return ", name, args))
+        w("        }")
+        w("")
+    w("    }")
+    w("}")
+    return "\n".join(o) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--header", default=DEFAULT_HEADER)
+    ap.add_argument("--out", default=DEFAULT_OUT)
+    a = ap.parse_args()
+    with open(a.header) as fh:
+        text = generate(fh.read())
+    if a.check:
+        try:
+            with open(a.out) as fh:
+                cur = fh.read()
+        except FileNotFoundError:
+            print("%s is missing; run scripts/gen_csharp_native.py" % a.out, file=sys.stderr)
+            return 1
+        if cur != text:
+            sys.stdout.writelines(difflib.unified_diff(cur.splitlines(True), text.splitlines(True), a.out, "generated"))
+            print("%s is stale; run scripts/gen_csharp_native.py" % a.out, file=sys.stderr)
+            return 1
+        print("C# bindings up to date")
+        return 0
+    os.makedirs(os.path.dirname(a.out), exist_ok=True)
+    with open(a.out, "w") as fh:
+        fh.write(text)
+    print("wrote %s" % os.path.relpath(a.out, ROOT))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except GenError as e:
+        print("gen_csharp_native: %s" % e, file=sys.stderr)
+        sys.exit(2)

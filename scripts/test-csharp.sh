@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Builds libonity (release) when needed, checks the generated C# bindings for drift, compiles
+# the C# binding + tests with Mono's mcs (C# 7.2, as Unity 2022.3 accepts), builds the native
+# test helper and runs the tests under mono. Prints the runner's "N passed, N failed" line;
+# exits non-zero on any failure. Extra arguments are test-name filters passed to the runner.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+OUT="${ONITY_CS_OUT:-$ROOT/target/csharp}"
+mkdir -p "$OUT"
+
+if ! command -v mcs >/dev/null 2>&1 || ! command -v mono >/dev/null 2>&1; then
+    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+        echo "mcs/mono missing: installing mono-devel with apt-get" >&2
+        apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y mono-devel
+    else
+        echo "mcs/mono are missing. Install Mono, e.g.: sudo apt-get update && sudo apt-get install -y mono-devel" >&2
+        exit 2
+    fi
+fi
+
+# Native library: (re)build when missing or older than any Rust source.
+LIB="$ROOT/target/release/libonity.so"
+if [ ! -f "$LIB" ] || [ -n "$(find src Cargo.toml build.rs -newer "$LIB" -print -quit 2>/dev/null)" ]; then
+    cargo build --release
+fi
+
+python3 scripts/gen_csharp_native.py --check
+
+mcs -langversion:7.2 -unsafe -optimize+ -debug -nowarn:1591 -out:"$OUT/OnityTests.exe" \
+    -recurse:'bindings/Runtime/*.cs' tests/csharp/*.cs tests/csharp/Tests/*.cs
+
+gcc -O2 -shared -fPIC -Iinclude -o "$OUT/libonity_test_helper.so" tests/csharp/native_helper.c \
+    -L"$ROOT/target/release" -lonity -lpthread
+
+set +e
+LD_LIBRARY_PATH="$ROOT/target/release:$OUT${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    mono --debug "$OUT/OnityTests.exe" "$@" | tee "$OUT/test-output.txt"
+rc=${PIPESTATUS[0]}
+set -e
+exit "$rc"

@@ -1,0 +1,131 @@
+using System;
+using System.Collections.Generic;
+
+namespace Onity.Tests
+{
+    public class WhenTests
+    {
+        [Test]
+        public void WhenAnyReportsTheWinnerIndexAndResult()
+        {
+            using (var h = new TestHost())
+            {
+                var srcs = new AutoResetOnityCompletionSource<int>[5];
+                var tasks = new OnityTask<int>[5];
+                for (int i = 0; i < 5; i++) { srcs[i] = AutoResetOnityCompletionSource<int>.Create(); tasks[i] = srcs[i].Task; }
+                var any = OnityTask.WhenAny(tasks);
+                Assert.Equal(OnityTaskStatus.Pending, any.Status);
+                for (int i = 4; i >= 0; i--) srcs[i].TrySetResult(100 + i);
+                var r = any.GetAwaiter().GetResult();
+                Assert.Equal(4, r.winArgumentIndex, "winner");
+                Assert.Equal(104, r.result, "result");
+                int idx; int val;
+                r.Deconstruct(out idx, out val); // `var (i, v) = r;` with Roslyn (mcs cannot)
+                Assert.Equal(4, idx, "deconstructed index");
+                Assert.Equal(104, val, "deconstructed result");
+                Assert.Throws<InvalidOperationException>(() => any.GetAwaiter().GetResult(), "await twice");
+            }
+        }
+
+        [Test]
+        public void WhenAnyWithCompletedInputsPicksTheFirstInArrayOrder()
+        {
+            using (var h = new TestHost())
+            {
+                var pending = AutoResetOnityCompletionSource.Create();
+                var any = OnityTask.WhenAny(pending.Task, OnityTask.CompletedTask, OnityTask.CompletedTask);
+                Assert.Equal(1, any.GetAwaiter().GetResult());
+                pending.TrySetResult();
+            }
+        }
+
+        [Test]
+        public void WhenAnyFaultsLikeAFaultedWinnerAndIgnoresFaultedLosers()
+        {
+            using (var h = new TestHost())
+            {
+                var a = AutoResetOnityCompletionSource.Create();
+                var b = AutoResetOnityCompletionSource.Create();
+                var any = OnityTask.WhenAny(a.Task, b.Task);
+                b.TrySetException(new ApplicationException("b failed"));
+                a.TrySetException(new ApplicationException("a failed (loser)"));
+                var ex = Assert.Throws<ApplicationException>(() => any.GetAwaiter().GetResult());
+                Assert.Equal("b failed", ex.Message);
+                Assert.Equal(0, h.Unobserved.Count, "loser failures are observed silently");
+            }
+        }
+
+        [Test]
+        public void WhenAnyOverFrameWaits()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame(OnityTiming.Update);
+                var any = OnityTask.WhenAny(OnityTask.DelayFrame(3), OnityTask.NextFrame(), OnityTask.DelayFrame(2));
+                h.RunFrame(OnityTiming.Update);
+                Assert.Equal(1, any.GetAwaiter().GetResult());
+                h.RunFrame(OnityTiming.Update);
+                h.RunFrame(OnityTiming.Update);
+                Assert.Equal(0, h.Runtime.GetManagedStats().PendingWaits + h.Runtime.GetManagedStats().CompletedUnconsumedWaits, "losers consumed");
+            }
+        }
+
+        [Test]
+        public void WhenAny32IsReusedFromThePool()
+        {
+            using (var h = new TestHost())
+            {
+                var srcs = new AutoResetOnityCompletionSource[32];
+                var tasks = new OnityTask[32];
+                for (int round = 0; round < 200; round++)
+                {
+                    for (int i = 0; i < 32; i++) { srcs[i] = AutoResetOnityCompletionSource.Create(); tasks[i] = srcs[i].Task; }
+                    var any = OnityTask.WhenAny(tasks);
+                    for (int i = 31; i >= 0; i--) srcs[i].TrySetResult();
+                    Assert.Equal(31, any.GetAwaiter().GetResult());
+                }
+            }
+        }
+
+        [Test]
+        public void WhenAllCollectsResultsAndFirstErrorWins()
+        {
+            using (var h = new TestHost())
+            {
+                var a = AutoResetOnityCompletionSource<int>.Create();
+                var b = AutoResetOnityCompletionSource<int>.Create();
+                var all = OnityTask.WhenAll(a.Task, b.Task, OnityTask.FromResult(3));
+                b.TrySetResult(2);
+                Assert.Equal(OnityTaskStatus.Pending, all.Status);
+                a.TrySetResult(1);
+                Assert.Equal("1,2,3", string.Join(",", all.GetAwaiter().GetResult()));
+
+                var c = AutoResetOnityCompletionSource.Create();
+                var d = AutoResetOnityCompletionSource.Create();
+                var e = AutoResetOnityCompletionSource.Create();
+                var all2 = OnityTask.WhenAll(c.Task, d.Task, e.Task);
+                d.TrySetException(new ApplicationException("first"));
+                c.TrySetException(new ApplicationException("second"));
+                Assert.Equal(OnityTaskStatus.Pending, all2.Status, "waits for every input");
+                e.TrySetResult();
+                var ex = Assert.Throws<ApplicationException>(() => all2.GetAwaiter().GetResult());
+                Assert.Equal("first", ex.Message);
+                OnityTask.WhenAll(new OnityTask[0]).GetAwaiter().GetResult();
+            }
+        }
+
+        [Test]
+        public void WhenAllOverFrameWaits()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame(OnityTiming.Update);
+                var all = OnityTask.WhenAll(OnityTask.DelayFrame(3), OnityTask.NextFrame(), OnityTask.Yield(OnityTiming.LastUpdate));
+                for (int i = 0; i < 2; i++) h.RunFrame(OnityTiming.Update, OnityTiming.LastUpdate);
+                Assert.Equal(OnityTaskStatus.Pending, all.Status);
+                h.RunFrame(OnityTiming.Update);
+                all.GetAwaiter().GetResult();
+            }
+        }
+    }
+}

@@ -1,0 +1,79 @@
+/*
+ * native_helper.c: completes Onity tasks from native threads that Mono has never seen.
+ *
+ * helper_complete_later() starts a detached pthread (never attached to Mono: it calls no
+ * managed code) that sleeps `delay_ms`, then completes `task` through the C ABI:
+ * mode 0 = onity_task_set_result(value), 1 = onity_task_set_error((int32_t)value),
+ * 2 = onity_task_cancel. The status it got is kept for helper_last_status().
+ * helper_running() counts helper threads that have not finished yet.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "onity.h"
+
+typedef struct {
+    OnityRuntime *rt;
+    uint64_t task;
+    uint64_t value;
+    int mode;
+    int delay_ms;
+} job_t;
+
+static volatile int g_running;
+static volatile uint32_t g_last_status = 0xFFFFFFFFu;
+static volatile uint64_t g_last_thread;
+
+static void *run(void *arg) {
+    job_t *j = (job_t *)arg;
+    if (j->delay_ms > 0) {
+        struct timespec ts;
+        ts.tv_sec = j->delay_ms / 1000;
+        ts.tv_nsec = (long)(j->delay_ms % 1000) * 1000000L;
+        nanosleep(&ts, NULL);
+    }
+    uint32_t st;
+    if (j->mode == 0)
+        st = (uint32_t)onity_task_set_result(j->rt, j->task, j->value);
+    else if (j->mode == 1)
+        st = (uint32_t)onity_task_set_error(j->rt, j->task, (int32_t)j->value);
+    else
+        st = (uint32_t)onity_task_cancel(j->rt, j->task);
+    g_last_thread = (uint64_t)pthread_self();
+    __atomic_store_n(&g_last_status, st, __ATOMIC_SEQ_CST);
+    free(j);
+    __atomic_sub_fetch(&g_running, 1, __ATOMIC_SEQ_CST);
+    return NULL;
+}
+
+int helper_complete_later(OnityRuntime *rt, uint64_t task, uint64_t value, int mode, int delay_ms) {
+    job_t *j = (job_t *)malloc(sizeof *j);
+    if (!j) return -1;
+    j->rt = rt;
+    j->task = task;
+    j->value = value;
+    j->mode = mode;
+    j->delay_ms = delay_ms;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t th;
+    __atomic_add_fetch(&g_running, 1, __ATOMIC_SEQ_CST);
+    int rc = pthread_create(&th, &attr, run, j);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        __atomic_sub_fetch(&g_running, 1, __ATOMIC_SEQ_CST);
+        free(j);
+        return -1;
+    }
+    return 0;
+}
+
+int helper_running(void) { return __atomic_load_n(&g_running, __ATOMIC_SEQ_CST); }
+
+uint32_t helper_last_status(void) { return __atomic_load_n(&g_last_status, __ATOMIC_SEQ_CST); }
+
+uint64_t helper_last_thread(void) { return g_last_thread; }
