@@ -34,6 +34,10 @@ echo "== Rust, C and C++ tests (cargo test)"
 cargo test 2>&1 | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 
+echo "== Loom model check of the lock-free completion stack"
+RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release --test loom 2>&1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+
 if [ -x scripts/test-csharp.sh ]; then
   echo "== C# binding tests (Mono)"
   scripts/test-csharp.sh 2>&1 | tee -a "$log"

@@ -1,6 +1,7 @@
 //! The runtime in plain Rust. Nothing here knows about the C ABI.
 
 pub mod arena;
+pub mod completion_stack;
 pub mod error;
 pub mod frame_alloc;
 pub mod handle;

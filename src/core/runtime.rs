@@ -18,9 +18,10 @@
 use std::cell::{Cell, UnsafeCell};
 use std::ffi::c_void;
 use std::ptr;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 use super::arena::Arena;
+use super::completion_stack::{CompletionStack, Link};
 use super::error::{Error, Result};
 use super::handle::{self, current_thread_id, Kind};
 use super::pool::{BoxPool, PoolStats};
@@ -88,7 +89,7 @@ enum Cont {
 
 pub(crate) struct TaskSlot {
     state: AtomicU64,
-    next_queued: AtomicU32,
+    next_queued: Link,
     // Written only by the thread that won the PENDING -> COMPLETING CAS,
     // read only after observing a final state (Acquire).
     value: UnsafeCell<u64>,
@@ -104,7 +105,7 @@ impl Default for TaskSlot {
     fn default() -> Self {
         TaskSlot {
             state: AtomicU64::new(0),
-            next_queued: AtomicU32::new(0),
+            next_queued: Link::new(0),
             value: UnsafeCell::new(0),
             error: UnsafeCell::new(0),
             aux: Cell::new(u32::MAX),
@@ -321,8 +322,8 @@ pub struct Runtime {
     owner: u64,
     tasks: Arena<TaskSlot>,
     cancels: Arena<CancelSlot>,
-    /// Head (index + 1) of the stack of slots completed off the owner thread.
-    queued_head: AtomicU32,
+    /// Slots completed off the owner thread, waiting for its next drain.
+    queued: CompletionStack,
     queued_count: AtomicU64,
     cancel_epoch: AtomicU64,
     inner: UnsafeCell<Inner>,
@@ -398,7 +399,7 @@ impl Runtime {
             owner: current_thread_id(),
             tasks,
             cancels,
-            queued_head: AtomicU32::new(0),
+            queued: CompletionStack::new(),
             queued_count: AtomicU64::new(0),
             cancel_epoch: AtomicU64::new(0),
             inner: UnsafeCell::new(inner),
@@ -636,16 +637,8 @@ impl Runtime {
     }
 
     fn push_queued(&self, idx: u32) {
-        let slot = self.slot(idx);
         self.queued_count.fetch_add(1, Ordering::Relaxed);
-        let mut head = self.queued_head.load(Ordering::Relaxed);
-        loop {
-            slot.next_queued.store(head, Ordering::Relaxed);
-            match self.queued_head.compare_exchange_weak(head, idx + 1, Ordering::Release, Ordering::Relaxed) {
-                Ok(_) => return,
-                Err(h) => head = h,
-            }
-        }
+        self.queued.push(idx, &self.slot(idx).next_queued);
     }
 
     /// Runs the continuations of tasks completed off the owner thread, in
@@ -658,21 +651,12 @@ impl Runtime {
     }
 
     fn drain_queued(&self) {
-        let head = self.queued_head.swap(0, Ordering::Acquire);
+        let head = self.queued.take_all();
         if head == 0 {
             return;
         }
         // Reverse the LIFO list into completion order.
-        let mut prev = 0u32;
-        let mut cur = head;
-        while cur != 0 {
-            let s = self.slot(cur - 1);
-            let next = s.next_queued.load(Ordering::Relaxed);
-            s.next_queued.store(prev, Ordering::Relaxed);
-            prev = cur;
-            cur = next;
-        }
-        cur = prev;
+        let mut cur = CompletionStack::reverse(head, |i| &self.slot(i).next_queued);
         while cur != 0 {
             let idx = cur - 1;
             let s = self.slot(idx);
