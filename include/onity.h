@@ -44,6 +44,9 @@
 // Most inputs `onity_when_any` / `onity_when_all` accept.
 #define ONITY_MAX_COMBINATOR_INPUTS 4096
 
+// `OnityRuntimeConfig::frame_alloc_rewind_timing` value: no automatic rewind.
+#define ONITY_FRAME_ALLOC_REWIND_MANUAL 16
+
 // Status returned by every fallible `onity_*` function. Values are explicit
 // and stable; new values are only ever appended.
 enum OnityStatus
@@ -93,6 +96,8 @@ enum OnityStatus
   ONITY_STATUS_INVALID_RUNTIME = 17,
   // The requested alignment is not a power of two or is above 4096.
   ONITY_STATUS_INVALID_ALIGNMENT = 18,
+  // The operating system refused memory.
+  ONITY_STATUS_OUT_OF_MEMORY = 19,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -235,6 +240,25 @@ typedef uint32_t OnityWaitKind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+// Lifetimes of frame allocations. Passed as `uint32_t`.
+enum OnityLifetime
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // Valid until the next rewind.
+  ONITY_LIFETIME_FRAME = 0,
+  // Valid until the second rewind from now.
+  ONITY_LIFETIME_TWO_FRAMES = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum OnityLifetime OnityLifetime;
+#else
+typedef uint32_t OnityLifetime;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
 // An Onity runtime. Opaque; create with `onity_runtime_create`.
 typedef struct OnityRuntime OnityRuntime;
 
@@ -327,6 +351,19 @@ typedef struct OnityRuntimeConfig {
   uint32_t combinator16_capacity;
   // WhenAny / WhenAll coordinators kept for 17 to 32 inputs. Default 128.
   uint32_t combinator32_capacity;
+  // The `OnityTiming` at whose first run in each frame the frame allocator
+  // is rewound, or `ONITY_FRAME_ALLOC_REWIND_MANUAL` (only
+  // `onity_frame_alloc_rewind`). Default `ONITY_TIMING_INITIALIZATION`.
+  uint32_t frame_alloc_rewind_timing;
+  // Non-zero: fill released frame memory with 0xDD on rewind (debug aid).
+  uint32_t frame_alloc_poison;
+  // Size of the frame allocator's first block per lifetime (bytes, rounded
+  // up to 4096; blocks double from there up to 64 MiB). Default 256 KiB.
+  uint64_t frame_alloc_first_block_bytes;
+  // Smallest chunk a thread claims at once (bytes). Default 16 KiB.
+  uint64_t frame_alloc_chunk_bytes;
+  // Cap on bytes the frame allocator reserves from the OS; 0 = none.
+  uint64_t frame_alloc_max_bytes;
 } OnityRuntimeConfig;
 
 // Time values of a frame, for `onity_runtime_frame_begin`.
@@ -367,6 +404,27 @@ typedef struct OnityWaitStats {
   uint64_t canceled;
 } OnityWaitStats;
 
+// Counters of the frame allocator.
+typedef struct OnityFrameAllocStats {
+  // Requested bytes of live allocations (this frame's, plus the two-frame
+  // allocations of the previous frame).
+  uint64_t bytes_in_use;
+  // Bytes carved out of blocks for live allocations (with padding and the
+  // unused tails of threads' chunks).
+  uint64_t bytes_claimed;
+  // Bytes reserved from the OS.
+  uint64_t bytes_reserved;
+  // Blocks reserved from the OS (kept across rewinds).
+  uint64_t blocks;
+  // Highest `bytes_in_use` seen.
+  uint64_t high_water_bytes_in_use;
+  uint64_t rewinds;
+  // Blocks ever allocated: constant in a steady state.
+  uint64_t os_allocations;
+  uint64_t allocations;
+  uint64_t failed_allocations;
+} OnityFrameAllocStats;
+
 // Everything `onity_runtime_stats` reports.
 typedef struct OnityStats {
   // `sizeof(OnityStats)`, set by the caller.
@@ -385,6 +443,8 @@ typedef struct OnityStats {
   uint64_t cross_thread_queued;
   // The current frame number.
   uint64_t frame;
+  // The frame allocator.
+  struct OnityFrameAllocStats frame_alloc;
 } OnityStats;
 
 // A continuation. `task` is the completed task's handle (0 for callback
@@ -494,6 +554,24 @@ OnityStatus onity_when_all_results(struct OnityRuntime *runtime,
                                    struct OnityOutcome *out_outcomes,
                                    uint32_t count);
 
+// Allocates `size` bytes aligned to `align` (a power of two up to 4096)
+// with an `OnityLifetime`, and writes the address to `*out_ptr`. Any thread;
+// no lock. The memory is uninitialised. Errors: `NULL_POINTER`,
+// `INVALID_ARGUMENT` (size 0, bad lifetime), `INVALID_ALIGNMENT`,
+// `COUNT_OUT_OF_RANGE` (size overflows with its alignment), `EXHAUSTED`
+// (`frame_alloc_max_bytes` reached; space returns after rewinds),
+// `OUT_OF_MEMORY`. On error `*out_ptr` is set to NULL.
+OnityStatus onity_frame_alloc(struct OnityRuntime *runtime,
+                              uint64_t size,
+                              uint32_t align,
+                              uint32_t lifetime,
+                              void **out_ptr);
+
+// Rewinds the frame allocator now (for `ONITY_FRAME_ALLOC_REWIND_MANUAL`
+// hosts, or an extra rewind). Owner thread, not inside a tick; no thread
+// may be allocating. Errors: `WRONG_THREAD`, `REENTRANT`.
+OnityStatus onity_frame_alloc_rewind(struct OnityRuntime *runtime);
+
 // Version of the C ABI this library implements: `major << 16 | minor`.
 // Compare with `ONITY_ABI_VERSION` from the header you compiled against: the
 // majors must be equal and the library's minor at least the header's.
@@ -514,7 +592,8 @@ const char *onity_timing_name(uint32_t timing);
 OnityStatus onity_runtime_config_default(struct OnityRuntimeConfig *config);
 
 // Creates a runtime owned by the calling thread. `config` may be null for
-// the defaults; otherwise `config->size` must be `sizeof(OnityRuntimeConfig)`.
+// the defaults; otherwise `config->size` must be `sizeof(OnityRuntimeConfig)`
+// (start from `onity_runtime_config_default`).
 // On success `*out_runtime` receives the runtime; destroy it with
 // `onity_runtime_destroy` on the same thread. Several runtimes may coexist.
 // Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT` (rewind timing).

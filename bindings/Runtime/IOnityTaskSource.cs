@@ -8,7 +8,8 @@ namespace Onity
     public interface IOnityTaskSource
     {
         OnityTaskStatus GetStatus(long token);
-        /// <summary>Registers the one continuation. It runs on the runtime's owner thread.</summary>
+        /// <summary>Registers the one continuation. It runs on the runtime's owner thread; when the
+        /// source is already completed it runs at once (inline), which combinators rely on.</summary>
         void OnCompleted(Action continuation, long token);
         /// <summary>Ends this use of the source: returns normally or throws the failure.</summary>
         void GetResult(long token);

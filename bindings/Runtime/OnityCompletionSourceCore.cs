@@ -21,7 +21,7 @@ namespace Onity
         int state; // 0 pending, 1 being completed, 2 succeeded, 3 faulted, 4 canceled
         uint version;
 
-        public uint Version { get { return version; } }
+        public uint Version { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return version; } }
 
         /// <summary>Ends this use: the version moves on so old tokens go stale.</summary>
         public void Reset()
@@ -76,6 +76,7 @@ namespace Onity
         }
 
         /// <summary>Status without token check (diagnostics).</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public OnityTaskStatus UnsafeGetStatus()
         {
             int s = Volatile.Read(ref state);
@@ -129,7 +130,7 @@ namespace Onity
             return s;
         }
 
-        public OnityTask Task { get { return new OnityTask(this, core.Version); } }
+        public OnityTask Task { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return new OnityTask(this, core.Version); } }
 
         public bool TrySetResult() { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetResult(default(AsyncUnit)); }
         public bool TrySetException(Exception ex) { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetException(ex); }
@@ -169,7 +170,7 @@ namespace Onity
             return s;
         }
 
-        public OnityTask<T> Task { get { return new OnityTask<T>(this, core.Version); } }
+        public OnityTask<T> Task { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return new OnityTask<T>(this, core.Version); } }
 
         public bool TrySetResult(T value) { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetResult(value); }
         public bool TrySetException(Exception ex) { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetException(ex); }

@@ -7,7 +7,10 @@ namespace Onity
     /// contention a rent returns null (the caller allocates) and a return drops the object.</summary>
     public sealed class OnityObjectPool<T> where T : class
     {
-        T[] items;
+        // Items wrapped in a struct: storing into a T[] of a generic reference type costs Mono a
+        // covariant array-store check (stelemref) per store; a struct array does not.
+        struct Item { public T value; }
+        Item[] items;
         readonly int capacity;
         int count;
         int gate;
@@ -18,7 +21,7 @@ namespace Onity
         public OnityObjectPool(int capacity)
         {
             this.capacity = capacity;
-            items = new T[Math.Min(capacity, 16)];
+            items = new Item[Math.Min(capacity, 16)];
         }
 
         public int Capacity { get { return capacity; } }
@@ -39,8 +42,8 @@ namespace Onity
                 if (c > 0)
                 {
                     c--;
-                    item = items[c];
-                    items[c] = null;
+                    item = items[c].value;
+                    items[c].value = null;
                     count = c;
                 }
                 rents++;
@@ -62,7 +65,7 @@ namespace Onity
                 }
                 if (c < items.Length)
                 {
-                    items[c] = item;
+                    items[c].value = item;
                     count = c + 1;
                     returns++;
                 }

@@ -548,6 +548,16 @@ namespace Onity
             s.cont = continuation;
         }
 
+        /// <summary>True when <paramref name="token"/> is a live, completed wait; false when pending
+        /// or stale (the await then goes to OnCompleted, which reports a stale token).</summary>
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+        internal bool IsCompletedFast(long token)
+        {
+            uint idx = (uint)token;
+            var arr = slots;
+            return idx < (uint)arr.Length && arr[idx].state != 0 && arr[idx].version == (uint)((ulong)token >> 32);
+        }
+
         void IOnityTaskSource.GetResult(long token) { GetResult(token); }
 
         public ulong GetResult(long token)

@@ -80,9 +80,11 @@ namespace Onity
                 inp.task = tasks[i];
                 try
                 {
-                    var aw = tasks[i].GetAwaiter();
-                    if (aw.IsCompleted) p.OnInput(inp);
-                    else aw.UnsafeOnCompleted(inp.callback);
+                    // As WhenAny: sources run the continuation inline when already completed.
+                    var src = tasks[i].source;
+                    var rt = src as OnityRuntime;
+                    if (src == null || (rt != null && rt.IsCompletedFast(tasks[i].token))) p.OnInput(inp);
+                    else src.OnCompleted(inp.callback, tasks[i].token);
                 }
                 catch (Exception ex)
                 {
@@ -197,9 +199,11 @@ namespace Onity
                 inp.task = tasks[i];
                 try
                 {
-                    var aw = tasks[i].GetAwaiter();
-                    if (aw.IsCompleted) p.OnInput(inp);
-                    else aw.UnsafeOnCompleted(inp.callback);
+                    // As WhenAny: sources run the continuation inline when already completed.
+                    var src = tasks[i].source;
+                    var rt = src as OnityRuntime;
+                    if (src == null || (rt != null && rt.IsCompletedFast(tasks[i].token))) p.OnInput(inp);
+                    else src.OnCompleted(inp.callback, tasks[i].token);
                 }
                 catch (Exception ex)
                 {

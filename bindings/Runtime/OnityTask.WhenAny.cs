@@ -110,9 +110,13 @@ namespace Onity
                 inp.task = tasks[i];
                 try
                 {
-                    var aw = tasks[i].GetAwaiter();
-                    if (aw.IsCompleted) p.OnInput(inp);
-                    else aw.UnsafeOnCompleted(inp.callback);
+                    // A source runs the continuation inline when already completed (and throws
+                    // on a stale token), so only frame waits (cheap check, owner-thread
+                    // OnCompleted) and completed tasks are tested first.
+                    var src = tasks[i].source;
+                    var rt = src as OnityRuntime;
+                    if (src == null || (rt != null && rt.IsCompletedFast(tasks[i].token))) p.OnInput(inp);
+                    else src.OnCompleted(inp.callback, tasks[i].token);
                 }
                 catch (Exception ex)
                 {
@@ -225,9 +229,13 @@ namespace Onity
                 inp.task = tasks[i];
                 try
                 {
-                    var aw = tasks[i].GetAwaiter();
-                    if (aw.IsCompleted) p.OnInput(inp);
-                    else aw.UnsafeOnCompleted(inp.callback);
+                    // A source runs the continuation inline when already completed (and throws
+                    // on a stale token), so only frame waits (cheap check, owner-thread
+                    // OnCompleted) and completed tasks are tested first.
+                    var src = tasks[i].source;
+                    var rt = src as OnityRuntime;
+                    if (src == null || (rt != null && rt.IsCompletedFast(tasks[i].token))) p.OnInput(inp);
+                    else src.OnCompleted(inp.callback, tasks[i].token);
                 }
                 catch (Exception ex)
                 {

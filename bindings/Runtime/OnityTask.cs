@@ -13,6 +13,7 @@ namespace Onity
         internal readonly IOnityTaskSource source;
         internal readonly long token;
 
+        [MethodImpl(MethodImplOptions.AggressiveInlining)] // > Mono's 20-byte inline limit otherwise
         public OnityTask(IOnityTaskSource source, long token)
         {
             this.source = source;
@@ -110,7 +111,8 @@ namespace Onity
                     var s = task.source;
                     if (s == null) return true;
                     var r = s as OnityRuntime;
-                    if (r != null) return r.GetStatus(task.token) != OnityTaskStatus.Pending;
+                    // Pending or stale: false (a stale token then throws from OnCompleted).
+                    if (r != null) return r.IsCompletedFast(task.token);
                     return s.GetStatus(task.token) != OnityTaskStatus.Pending;
                 }
             }
@@ -147,6 +149,7 @@ namespace Onity
         internal readonly T result;
         internal readonly long token;
 
+        [MethodImpl(MethodImplOptions.AggressiveInlining)] // > Mono's 20-byte inline limit otherwise
         public OnityTask(T result)
         {
             this.source = null;
@@ -154,6 +157,7 @@ namespace Onity
             this.token = 0;
         }
 
+        [MethodImpl(MethodImplOptions.AggressiveInlining)] // > Mono's 20-byte inline limit otherwise
         public OnityTask(IOnityTaskSource<T> source, long token)
         {
             this.source = source;

@@ -57,12 +57,16 @@
 //!   as the request that created it. Blocks are kept across rewinds, so a
 //!   steady frame makes no OS allocation. Adding a block takes a mutex (rare).
 //! - **Chunks.** A thread carves a *chunk* out of the arena's current block
-//!   with one compare-and-swap on that block's `used` word and then bumps a
-//!   cursor in it with no shared write at all. Its first chunk in a frame is
-//!   `chunk_bytes`; each further chunk doubles, up to `max_chunk_bytes`, so a
-//!   thread allocating a lot in a frame touches the shared word O(log n)
-//!   times while a thread's unused tail stays proportional to what it used.
-//!   A request whose worst case (size + alignment padding) exceeds
+//!   with one compare-and-swap on that block's `used` word (next fit; a
+//!   chunk may take a block's tail if it still holds the request) and then
+//!   bumps a cursor in it with no shared write at all. Chunks are adaptive:
+//!   a thread's first chunk in a frame covers what it consumed in its
+//!   previous frame plus 1/8 (at least `chunk_bytes`), each further chunk
+//!   in the frame doubles, up to `max_chunk_bytes`. A thread allocating
+//!   about the same every frame therefore makes about one claim per frame
+//!   (a steady frame costs O(threads) shared operations, not
+//!   O(allocations)), and a thread's unused tail stays proportional to what
+//!   it uses. A request whose worst case (size + alignment padding) exceeds
 //!   `max_chunk_bytes` is carved directly from a block. Chunks are whole
 //!   cache lines, so two threads never write to the same line.
 //! - **Thread cache.** Each thread keeps a small (4 entries) cache of
@@ -73,9 +77,9 @@
 //!   never used after it. The cache holds no destructor and no owning
 //!   pointer: a thread that exits leaves nothing behind but its statistics
 //!   slot, owned by the allocator.
-//! - **Fast path:** one TLS access, compare id and epoch, align, bump,
-//!   compare with the chunk's end, two relaxed stores to this thread's own
-//!   statistics line.
+//! - **Fast path:** validate the arguments, one TLS access, compare id and
+//!   epoch, align, bump, compare with the chunk's end, two plain
+//!   (relaxed-atomic) counter updates on this thread's own statistics line.
 //! - **Statistics** are exact without a shared write per allocation: each
 //!   (thread, allocator) pair has its own cache-line sized slot of monotonic
 //!   counters, written only by that thread and summed by [`FrameAllocator::stats`].
@@ -132,12 +136,15 @@ pub struct FrameAllocConfig {
     /// Size of the first block of each arena. Rounded up to a multiple of
     /// 4096, at least 4096. Default 256 KiB.
     pub first_block_bytes: usize,
-    /// First chunk a thread carves in a frame. Rounded up to a multiple of
-    /// 64, at least 64. Default 16 KiB.
+    /// Smallest chunk: the first chunk a thread carves in its first frame
+    /// (later frames start from what the thread consumed in its previous
+    /// frame). Rounded up to a multiple of 64, at least 64. Default 16 KiB.
     pub chunk_bytes: usize,
     /// Largest chunk: a thread's chunks double up to this size, and requests
     /// larger than it are carved directly from a block. Rounded up to a
-    /// multiple of 64, at least `chunk_bytes`. Default 4 MiB.
+    /// multiple of 64, at least `chunk_bytes`. Default 64 MiB
+    /// ([`MAX_GROWTH_BLOCK_BYTES`]): chunk growth is geometric, so a
+    /// thread's unused tail is bounded by about what it used in the frame.
     pub max_chunk_bytes: usize,
     /// Cap on bytes reserved from the OS (sum of all blocks of all arenas).
     /// 0 = unlimited. Default 0.
@@ -156,7 +163,7 @@ impl Default for FrameAllocConfig {
         FrameAllocConfig {
             first_block_bytes: 256 << 10,
             chunk_bytes: 16 << 10,
-            max_chunk_bytes: 4 << 20,
+            max_chunk_bytes: MAX_GROWTH_BLOCK_BYTES,
             max_bytes: 0,
             poison_on_rewind: false,
             prefault: false,
@@ -338,6 +345,7 @@ impl Arena {
     /// rewind. A block merely too small for this request is skipped without
     /// being retired. So the scan is O(1) amortised, except for requests
     /// larger than most blocks.
+    #[inline]
     fn claim_published(&self, need: usize, want: usize, min_chunk: usize) -> Option<(*mut u8, usize)> {
         let n = self.head.count.load(Ordering::Acquire);
         let mut i = self.head.current.load(Ordering::Relaxed);
@@ -484,10 +492,12 @@ struct Chunk {
     remaining: usize,
     /// Size of the next chunk to claim.
     next_claim: usize,
+    /// Bytes claimed for chunks of this lifetime in this epoch.
+    claimed: usize,
 }
 
 impl Chunk {
-    const EMPTY: Chunk = Chunk { cursor: ptr::null_mut(), remaining: 0, next_claim: 0 };
+    const EMPTY: Chunk = Chunk { cursor: ptr::null_mut(), remaining: 0, next_claim: 0, claimed: 0 };
 }
 
 #[derive(Clone, Copy)]
@@ -653,8 +663,9 @@ impl FrameAllocator {
         }
     }
 
-    /// Slow path: (re)binds this thread's cache entry, then claims a chunk
-    /// (or carves a large request directly).
+    /// Slow path: the current chunk is exhausted, or this thread's cache
+    /// entry is for another epoch or missing. Claims a new chunk (or carves a
+    /// large request directly).
     ///
     /// Borrows of the thread cache are kept short and never span a call out
     /// (mutex, global allocator), so even a re-entrant call from a custom
@@ -672,9 +683,82 @@ impl FrameAllocator {
         let id = self.hot.id;
         let lt = lifetime as usize;
 
-        // 1. Find our entry and move it to the front.
-        // SAFETY (all `&mut *cache` below): thread-own cache, short borrow,
-        // no call out while it lives.
+        // SAFETY (every `&mut *cache` below): the cache is this thread's own,
+        // each borrow is short and no call out happens while it lives. Entry
+        // 0 is ours (filled from `self`, which is alive) after `rebind`.
+        if unsafe { (*cache).entries[0].id } != id {
+            self.rebind(cache, epoch);
+            // The entry may have moved to the front with room left.
+            // SAFETY: as above.
+            unsafe {
+                let e = &mut (*cache).entries[0];
+                if let Some(p) = bump(&mut e.chunks[lt], size, align) {
+                    (*e.slot).record(lifetime, size);
+                    return Ok(p);
+                }
+            }
+        } else {
+            // SAFETY: as above.
+            unsafe { self.renew(&mut (*cache).entries[0], epoch) };
+        }
+        // SAFETY: as above.
+        let (slot, next_claim, claimed) = unsafe {
+            let e = &(*cache).entries[0];
+            (e.slot, e.chunks[lt].next_claim, e.chunks[lt].claimed)
+        };
+
+        // Claims start 64-aligned, so the padding is at most `align - 64`
+        // for larger alignments and 0 otherwise. No overflow: the caller
+        // checked `size + align - 1 <= isize::MAX`.
+        let need = round_up_sat(size, LINE) + align.saturating_sub(LINE);
+        let direct = need > self.hot.max_chunk_bytes;
+        let want = if direct { need } else { next_claim.max(need) };
+        let (base, len) = match self.claim(self.arena(lifetime, epoch), need, want) {
+            Ok(r) => r,
+            Err(e) => return Err(self.fail(e)),
+        };
+        let pad = (base as usize).wrapping_neg() & (align - 1);
+        debug_assert!(pad + size <= len);
+        // SAFETY: the claimed region has `len >= need >= pad + size` bytes.
+        let p = unsafe { base.add(pad) };
+        // SAFETY: `slot` is owned by `self`, alive while `&self` is.
+        unsafe { (*slot).record(lifetime, size) };
+        if !direct {
+            // SAFETY: as above; `p + size` is inside the claimed region.
+            unsafe {
+                let e = &mut (*cache).entries[0];
+                // Only if nothing re-entered and replaced the entry meanwhile;
+                // otherwise the rest of the region stays unused this frame.
+                if e.id == id && e.epoch == epoch {
+                    e.chunks[lt] = Chunk {
+                        cursor: p.add(size),
+                        remaining: len - pad - size,
+                        // Grow only after a full-size claim (not a block's tail),
+                        // so the chunk size does not depend on interleavings.
+                        next_claim: if len >= want {
+                            next_claim.saturating_mul(2).min(self.hot.max_chunk_bytes)
+                        } else {
+                            next_claim
+                        },
+                        claimed: claimed.saturating_add(len),
+                    };
+                }
+            }
+        }
+        // SAFETY: a pointer into a live block is non-null.
+        Ok(unsafe { NonNull::new_unchecked(p) })
+    }
+
+    /// Makes entry 0 of this thread's cache `self`'s entry for `epoch`:
+    /// finds (or registers) it, moves it to the front, drops chunks of an
+    /// older epoch.
+    ///
+    /// Only called when entry 0 is not ours.
+    #[cold]
+    #[inline(never)]
+    fn rebind(&self, cache: *mut Cache, epoch: u64) {
+        let id = self.hot.id;
+        // SAFETY (every `&mut *cache`): as in `alloc_slow`.
         let (found, token) = unsafe {
             let c = &mut *cache;
             match c.entries.iter().position(|e| e.id == id) {
@@ -707,67 +791,28 @@ impl FrameAllocator {
                 };
             }
         }
+        // SAFETY: as above.
+        unsafe { self.renew(&mut (*cache).entries[0], epoch) };
+    }
 
-        // 2. A new epoch: drop the chunks of the previous one.
-        // SAFETY: as above; entry 0 is ours (filled from `self`).
-        let (slot, next_claim, retry) = unsafe {
-            let e = &mut (*cache).entries[0];
-            if e.epoch != epoch {
-                // Start from half the chunk size reached in the last frame this
-                // thread allocated in (halved again per frame skipped): a thread
-                // allocating the same amount every frame needs about one claim
-                // per frame, an idle one decays to `chunk_bytes`.
-                let age = epoch.wrapping_sub(e.epoch).min(63) as u32;
-                for ch in &mut e.chunks {
-                    *ch = Chunk { next_claim: (ch.next_claim >> age).max(self.hot.chunk_bytes), ..Chunk::EMPTY };
-                }
-                e.epoch = epoch;
+    /// Drops the chunks of `e` if they belong to an older epoch.
+    #[inline]
+    fn renew(&self, e: &mut Entry, epoch: u64) {
+        if e.epoch != epoch {
+            // The first chunk of a frame covers what this thread consumed in
+            // its last frame plus 1/8 (halved per frame skipped since), so a
+            // thread allocating about the same every frame makes one claim
+            // per frame and wastes little; an idle thread decays to
+            // `chunk_bytes`. Later chunks double up to `max_chunk_bytes`.
+            let age = epoch.wrapping_sub(e.epoch).min(64) as u32;
+            for ch in &mut e.chunks {
+                let consumed = ch.claimed.saturating_sub(ch.remaining);
+                let guess = consumed.saturating_add(consumed / 8).checked_shr(age - 1).unwrap_or(0);
+                let next_claim = round_up_sat(guess, LINE).clamp(self.hot.chunk_bytes, self.hot.max_chunk_bytes);
+                *ch = Chunk { next_claim, ..Chunk::EMPTY };
             }
-            // The entry may just have moved to the front with room left.
-            let r = bump(&mut e.chunks[lt], size, align);
-            if r.is_some() {
-                (*e.slot).record(lifetime, size);
-            }
-            (e.slot, e.chunks[lt].next_claim, r)
-        };
-        if let Some(p) = retry {
-            return Ok(p);
+            e.epoch = epoch;
         }
-
-        // 3. Claim. Claims start 64-aligned, so the padding is at most
-        //    `align - 64` for larger alignments and 0 otherwise.
-        //    No overflow: size + align - 1 <= isize::MAX was checked.
-        let need = round_up_sat(size, LINE) + align.saturating_sub(LINE);
-        let arena = self.arena(lifetime, epoch);
-        let direct = need > self.hot.max_chunk_bytes;
-        let want = if direct { need } else { next_claim.max(need) };
-        let (base, len) = match self.claim(arena, need, want) {
-            Ok(r) => r,
-            Err(e) => return Err(self.fail(e)),
-        };
-        let pad = (base as usize).wrapping_neg() & (align - 1);
-        debug_assert!(pad + size <= len);
-        // SAFETY: the claimed region has `len >= need >= pad + size` bytes.
-        let p = unsafe { base.add(pad) };
-        // SAFETY: `slot` is owned by `self`, alive while `&self` is.
-        unsafe { (*slot).record(lifetime, size) };
-        if !direct {
-            // SAFETY: as above; `p + size` is inside the claimed region.
-            unsafe {
-                let e = &mut (*cache).entries[0];
-                // Only if nothing re-entered and replaced the entry meanwhile;
-                // otherwise the rest of the region stays unused this frame.
-                if e.id == id && e.epoch == epoch {
-                    e.chunks[lt] = Chunk {
-                        cursor: p.add(size),
-                        remaining: len - pad - size,
-                        next_claim: next_claim.saturating_mul(2).min(self.hot.max_chunk_bytes),
-                    };
-                }
-            }
-        }
-        // SAFETY: a pointer into a live block is non-null.
-        Ok(unsafe { NonNull::new_unchecked(p) })
     }
 
     /// Finds or creates this thread's statistics slot.
@@ -787,11 +832,19 @@ impl FrameAllocator {
     }
 
     /// Carves `need..=want` bytes from `arena`, adding a block if needed.
+    #[inline]
     fn claim(&self, arena: &Arena, need: usize, want: usize) -> Result<(*mut u8, usize), AllocError> {
-        let min_chunk = self.hot.chunk_bytes;
-        if let Some(r) = arena.claim_published(need, want, min_chunk) {
-            return Ok(r);
+        match arena.claim_published(need, want, self.hot.chunk_bytes) {
+            Some(r) => Ok(r),
+            None => self.grow_and_claim(arena, need, want),
         }
+    }
+
+    /// Rare path of `claim`: adds a block under the grow lock.
+    #[cold]
+    #[inline(never)]
+    fn grow_and_claim(&self, arena: &Arena, need: usize, want: usize) -> Result<(*mut u8, usize), AllocError> {
+        let min_chunk = self.hot.chunk_bytes;
         let _g = lock(&self.grow);
         // Someone may have added a block while we waited.
         if let Some(r) = arena.claim_published(need, want, min_chunk) {

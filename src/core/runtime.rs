@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use super::arena::Arena;
 use super::completion_stack::{CompletionStack, Link};
 use super::error::{Error, Result};
+use super::frame_alloc::{AllocError, FrameAllocStats, FrameAllocator, Lifetime};
 use super::handle::{self, current_thread_id, Kind};
 use super::pool::{BoxPool, PoolStats};
 use super::types::*;
@@ -286,6 +287,8 @@ struct Inner {
     closing: bool,
     /// Host callbacks currently on the stack.
     depth: u32,
+    /// Frame (internal number) of the last automatic frame-allocator rewind.
+    last_rewind_fnum: u64,
     waits: [WaitStats; WAIT_KIND_COUNT],
     wait_storage: PoolStats,
     any_pools: [BoxPool<AnyCoord>; 3],
@@ -326,6 +329,7 @@ pub struct Runtime {
     queued: CompletionStack,
     queued_count: AtomicU64,
     cancel_epoch: AtomicU64,
+    frame_alloc: FrameAllocator,
     inner: UnsafeCell<Inner>,
 }
 
@@ -386,6 +390,7 @@ impl Runtime {
             ticking: false,
             closing: false,
             depth: 0,
+            last_rewind_fnum: 0,
             waits: Default::default(),
             wait_storage: PoolStats { capacity: cfg.wait_capacity as u64 * TIMING_COUNT as u64, ..Default::default() },
             any_pools: [BoxPool::new(c16), BoxPool::new(c32), BoxPool::new(0)],
@@ -402,6 +407,7 @@ impl Runtime {
             queued: CompletionStack::new(),
             queued_count: AtomicU64::new(0),
             cancel_epoch: AtomicU64::new(0),
+            frame_alloc: FrameAllocator::new(cfg.frame_alloc),
             inner: UnsafeCell::new(inner),
         }
     }
@@ -991,6 +997,14 @@ impl Runtime {
             inner.ticking = true;
         }
         let _guard = TickGuard(self);
+        {
+            // SAFETY: owner thread, short borrow.
+            let inner = unsafe { self.inner() };
+            if inner.cfg.frame_alloc_rewind_timing == Some(timing) && inner.last_rewind_fnum != inner.fnum {
+                inner.last_rewind_fnum = inner.fnum;
+                self.frame_alloc.rewind();
+            }
+        }
         self.drain_queued();
         self.poll_watches();
         self.run_queue(timing as usize, false);
@@ -1466,6 +1480,37 @@ impl Runtime {
             }
         }
         Ok(())
+    }
+
+    // ---- frame allocator ------------------------------------------------
+
+    /// Allocates frame memory. Any thread. See [`FrameAllocator::alloc`]:
+    /// valid until the rewind that ends `lifetime`.
+    #[inline]
+    pub fn frame_alloc(
+        &self,
+        lifetime: Lifetime,
+        size: usize,
+        align: usize,
+    ) -> std::result::Result<*mut u8, AllocError> {
+        self.frame_alloc.alloc(lifetime, size, align).map(|p| p.as_ptr())
+    }
+
+    /// Rewinds the frame allocator now. Owner thread, not inside a tick.
+    /// No allocation may run concurrently (the host's jobs must be done).
+    pub fn rewind_frame_allocator(&self) -> Result<()> {
+        self.check_owner()?;
+        // SAFETY: owner thread, short borrow.
+        if unsafe { self.inner() }.ticking {
+            return Err(Error::Reentrant);
+        }
+        self.frame_alloc.rewind();
+        Ok(())
+    }
+
+    /// The frame allocator's counters. Any thread.
+    pub fn frame_alloc_stats(&self) -> FrameAllocStats {
+        self.frame_alloc.stats()
     }
 
     // ---- diagnostics ----------------------------------------------------

@@ -140,6 +140,11 @@ pub struct Config {
     pub combinator16_capacity: u32,
     /// Pooled WhenAny / WhenAll coordinators for 17 to 32 inputs.
     pub combinator32_capacity: u32,
+    /// The frame allocator's configuration.
+    pub frame_alloc: crate::core::frame_alloc::FrameAllocConfig,
+    /// The timing at whose first run in each frame the frame allocator is
+    /// rewound; `None`: only by an explicit `rewind_frame_allocator`.
+    pub frame_alloc_rewind_timing: Option<Timing>,
 }
 
 impl Default for Config {
@@ -150,6 +155,8 @@ impl Default for Config {
             wait_capacity: 8192,
             combinator16_capacity: 256,
             combinator32_capacity: 128,
+            frame_alloc: Default::default(),
+            frame_alloc_rewind_timing: Some(Timing::Initialization),
         }
     }
 }

@@ -49,6 +49,7 @@ macro_rules! tri {
 pub mod batch;
 pub mod cancel;
 pub mod combinator;
+pub mod frame_alloc;
 pub mod runtime;
 pub mod status;
 pub mod task;
@@ -58,6 +59,7 @@ pub mod wait;
 pub use batch::*;
 pub use cancel::*;
 pub use combinator::*;
+pub use frame_alloc::*;
 pub use runtime::*;
 pub use status::OnityStatus;
 pub use task::*;

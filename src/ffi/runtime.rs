@@ -5,6 +5,7 @@ use std::ffi::c_char;
 
 use super::status::OnityStatus;
 use super::types::*;
+use crate::core::frame_alloc::FrameAllocConfig;
 use crate::core::{self, Config, FrameInfo, Timing};
 
 const MAGIC: u64 = 0x4f4e_4954_5952_5431; // "ONITYRT1"
@@ -127,7 +128,8 @@ pub extern "C" fn onity_runtime_config_default(config: *mut OnityRuntimeConfig) 
 }
 
 /// Creates a runtime owned by the calling thread. `config` may be null for
-/// the defaults; otherwise `config->size` must be `sizeof(OnityRuntimeConfig)`.
+/// the defaults; otherwise `config->size` must be `sizeof(OnityRuntimeConfig)`
+/// (start from `onity_runtime_config_default`).
 /// On success `*out_runtime` receives the runtime; destroy it with
 /// `onity_runtime_destroy` on the same thread. Several runtimes may coexist.
 /// Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT` (rewind timing).
@@ -150,12 +152,27 @@ pub extern "C" fn onity_runtime_create(
             // SAFETY: as above.
             unsafe { *config }
         };
+        let rewind_timing = match cfg.frame_alloc_rewind_timing {
+            ONITY_FRAME_ALLOC_REWIND_MANUAL => None,
+            t => match self::timing(t) {
+                Ok(t) => Some(t),
+                Err(s) => return s,
+            },
+        };
         let core_cfg = Config {
             task_capacity: cfg.task_capacity,
             cancel_capacity: cfg.cancel_capacity,
             wait_capacity: cfg.wait_capacity,
             combinator16_capacity: cfg.combinator16_capacity,
             combinator32_capacity: cfg.combinator32_capacity,
+            frame_alloc: FrameAllocConfig {
+                first_block_bytes: cfg.frame_alloc_first_block_bytes.min(usize::MAX as u64) as usize,
+                chunk_bytes: cfg.frame_alloc_chunk_bytes.min(usize::MAX as u64) as usize,
+                max_bytes: cfg.frame_alloc_max_bytes.min(usize::MAX as u64) as usize,
+                poison_on_rewind: cfg.frame_alloc_poison != 0,
+                ..FrameAllocConfig::default()
+            },
+            frame_alloc_rewind_timing: rewind_timing,
         };
         let boxed = Box::new(OnityRuntime {
             magic: MAGIC,
@@ -274,8 +291,21 @@ pub extern "C" fn onity_runtime_stats(runtime: *mut OnityRuntime, stats: *mut On
             return OnityStatus::SizeMismatch;
         }
         let s = crate::tri!(rt.stats());
+        let mut out = OnityStats::from_core(&s);
+        let f = rt.frame_alloc_stats();
+        out.frame_alloc = OnityFrameAllocStats {
+            bytes_in_use: f.bytes_in_use,
+            bytes_claimed: f.bytes_claimed,
+            bytes_reserved: f.bytes_reserved,
+            blocks: f.blocks,
+            high_water_bytes_in_use: f.high_water_bytes_in_use,
+            rewinds: f.rewinds,
+            os_allocations: f.os_allocations,
+            allocations: f.allocations,
+            failed_allocations: f.failed_allocations,
+        };
         // SAFETY: as above.
-        unsafe { stats.write(OnityStats::from_core(&s)) };
+        unsafe { stats.write(out) };
         OnityStatus::Ok
     })
 }

@@ -47,10 +47,12 @@ pub enum OnityStatus {
     InvalidRuntime = 17,
     /// The requested alignment is not a power of two or is above 4096.
     InvalidAlignment = 18,
+    /// The operating system refused memory.
+    OutOfMemory = 19,
 }
 
 /// Every status, in value order.
-pub(crate) const ALL_STATUSES: [OnityStatus; 19] = [
+pub(crate) const ALL_STATUSES: [OnityStatus; 20] = [
     OnityStatus::Ok,
     OnityStatus::NullPointer,
     OnityStatus::InvalidHandle,
@@ -70,6 +72,7 @@ pub(crate) const ALL_STATUSES: [OnityStatus; 19] = [
     OnityStatus::Exhausted,
     OnityStatus::InvalidRuntime,
     OnityStatus::InvalidAlignment,
+    OnityStatus::OutOfMemory,
 ];
 
 impl OnityStatus {
@@ -100,6 +103,7 @@ impl OnityStatus {
             OnityStatus::Exhausted => "a capacity limit was reached\0",
             OnityStatus::InvalidRuntime => "the runtime pointer is not a live runtime\0",
             OnityStatus::InvalidAlignment => "alignment must be a power of two up to 4096\0",
+            OnityStatus::OutOfMemory => "the operating system refused memory\0",
         }
     }
 }

@@ -135,7 +135,23 @@ pub struct OnityRuntimeConfig {
     pub combinator16_capacity: u32,
     /// WhenAny / WhenAll coordinators kept for 17 to 32 inputs. Default 128.
     pub combinator32_capacity: u32,
+    /// The `OnityTiming` at whose first run in each frame the frame allocator
+    /// is rewound, or `ONITY_FRAME_ALLOC_REWIND_MANUAL` (only
+    /// `onity_frame_alloc_rewind`). Default `ONITY_TIMING_INITIALIZATION`.
+    pub frame_alloc_rewind_timing: u32,
+    /// Non-zero: fill released frame memory with 0xDD on rewind (debug aid).
+    pub frame_alloc_poison: u32,
+    /// Size of the frame allocator's first block per lifetime (bytes, rounded
+    /// up to 4096; blocks double from there up to 64 MiB). Default 256 KiB.
+    pub frame_alloc_first_block_bytes: u64,
+    /// Smallest chunk a thread claims at once (bytes). Default 16 KiB.
+    pub frame_alloc_chunk_bytes: u64,
+    /// Cap on bytes the frame allocator reserves from the OS; 0 = none.
+    pub frame_alloc_max_bytes: u64,
 }
+
+/// `OnityRuntimeConfig::frame_alloc_rewind_timing` value: no automatic rewind.
+pub const ONITY_FRAME_ALLOC_REWIND_MANUAL: u32 = 16;
 
 impl Default for OnityRuntimeConfig {
     fn default() -> Self {
@@ -147,6 +163,13 @@ impl Default for OnityRuntimeConfig {
             wait_capacity: c.wait_capacity,
             combinator16_capacity: c.combinator16_capacity,
             combinator32_capacity: c.combinator32_capacity,
+            frame_alloc_rewind_timing: c
+                .frame_alloc_rewind_timing
+                .map_or(ONITY_FRAME_ALLOC_REWIND_MANUAL, |t| t as u32),
+            frame_alloc_poison: c.frame_alloc.poison_on_rewind as u32,
+            frame_alloc_first_block_bytes: c.frame_alloc.first_block_bytes as u64,
+            frame_alloc_chunk_bytes: c.frame_alloc.chunk_bytes as u64,
+            frame_alloc_max_bytes: c.frame_alloc.max_bytes as u64,
         }
     }
 }
@@ -253,6 +276,31 @@ pub struct OnityStats {
     pub cross_thread_queued: u64,
     /// The current frame number.
     pub frame: u64,
+    /// The frame allocator.
+    pub frame_alloc: OnityFrameAllocStats,
+}
+
+/// Counters of the frame allocator.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OnityFrameAllocStats {
+    /// Requested bytes of live allocations (this frame's, plus the two-frame
+    /// allocations of the previous frame).
+    pub bytes_in_use: u64,
+    /// Bytes carved out of blocks for live allocations (with padding and the
+    /// unused tails of threads' chunks).
+    pub bytes_claimed: u64,
+    /// Bytes reserved from the OS.
+    pub bytes_reserved: u64,
+    /// Blocks reserved from the OS (kept across rewinds).
+    pub blocks: u64,
+    /// Highest `bytes_in_use` seen.
+    pub high_water_bytes_in_use: u64,
+    pub rewinds: u64,
+    /// Blocks ever allocated: constant in a steady state.
+    pub os_allocations: u64,
+    pub allocations: u64,
+    pub failed_allocations: u64,
 }
 
 impl OnityStats {
@@ -283,6 +331,7 @@ impl OnityStats {
             completed_unconsumed: s.completed_unconsumed,
             cross_thread_queued: s.cross_thread_queued,
             frame: s.frame,
+            frame_alloc: OnityFrameAllocStats::default(),
         }
     }
 }

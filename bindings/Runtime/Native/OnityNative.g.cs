@@ -3,7 +3,7 @@
 // run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// 40 functions, 9 structs, 6 enums, 6 constants.
+// 42 functions, 10 structs, 7 enums, 7 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -96,6 +96,10 @@ namespace Onity.Native
         /// The requested alignment is not a power of two or is above 4096.
         /// </summary>
         InvalidAlignment = 18,
+        /// <summary>
+        /// The operating system refused memory.
+        /// </summary>
+        OutOfMemory = 19,
     }
 
     /// <summary>
@@ -213,6 +217,21 @@ namespace Onity.Native
         NextFrame = 1,
         DelayFrame = 2,
         Delay = 3,
+    }
+
+    /// <summary>
+    /// Lifetimes of frame allocations. Passed as `uint32_t`.
+    /// </summary>
+    public enum OnityLifetime : uint
+    {
+        /// <summary>
+        /// Valid until the next rewind.
+        /// </summary>
+        Frame = 0,
+        /// <summary>
+        /// Valid until the second rewind from now.
+        /// </summary>
+        TwoFrames = 1,
     }
 
     /// <summary>
@@ -388,6 +407,29 @@ namespace Onity.Native
         /// WhenAny / WhenAll coordinators kept for 17 to 32 inputs. Default 128.
         /// </summary>
         public uint combinator32_capacity;
+        /// <summary>
+        /// The `OnityTiming` at whose first run in each frame the frame allocator
+        /// is rewound, or `ONITY_FRAME_ALLOC_REWIND_MANUAL` (only
+        /// `onity_frame_alloc_rewind`). Default `ONITY_TIMING_INITIALIZATION`.
+        /// </summary>
+        public uint frame_alloc_rewind_timing;
+        /// <summary>
+        /// Non-zero: fill released frame memory with 0xDD on rewind (debug aid).
+        /// </summary>
+        public uint frame_alloc_poison;
+        /// <summary>
+        /// Size of the frame allocator's first block per lifetime (bytes, rounded
+        /// up to 4096; blocks double from there up to 64 MiB). Default 256 KiB.
+        /// </summary>
+        public ulong frame_alloc_first_block_bytes;
+        /// <summary>
+        /// Smallest chunk a thread claims at once (bytes). Default 16 KiB.
+        /// </summary>
+        public ulong frame_alloc_chunk_bytes;
+        /// <summary>
+        /// Cap on bytes the frame allocator reserves from the OS; 0 = none.
+        /// </summary>
+        public ulong frame_alloc_max_bytes;
     }
 
     /// <summary>
@@ -451,6 +493,43 @@ namespace Onity.Native
     }
 
     /// <summary>
+    /// Counters of the frame allocator.
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe struct OnityFrameAllocStats
+    {
+        /// <summary>
+        /// Requested bytes of live allocations (this frame's, plus the two-frame
+        /// allocations of the previous frame).
+        /// </summary>
+        public ulong bytes_in_use;
+        /// <summary>
+        /// Bytes carved out of blocks for live allocations (with padding and the
+        /// unused tails of threads' chunks).
+        /// </summary>
+        public ulong bytes_claimed;
+        /// <summary>
+        /// Bytes reserved from the OS.
+        /// </summary>
+        public ulong bytes_reserved;
+        /// <summary>
+        /// Blocks reserved from the OS (kept across rewinds).
+        /// </summary>
+        public ulong blocks;
+        /// <summary>
+        /// Highest `bytes_in_use` seen.
+        /// </summary>
+        public ulong high_water_bytes_in_use;
+        public ulong rewinds;
+        /// <summary>
+        /// Blocks ever allocated: constant in a steady state.
+        /// </summary>
+        public ulong os_allocations;
+        public ulong allocations;
+        public ulong failed_allocations;
+    }
+
+    /// <summary>
     /// Everything `onity_runtime_stats` reports.
     /// </summary>
     [StructLayout(LayoutKind.Sequential)]
@@ -499,6 +578,10 @@ namespace Onity.Native
         /// The current frame number.
         /// </summary>
         public ulong frame;
+        /// <summary>
+        /// The frame allocator.
+        /// </summary>
+        public OnityFrameAllocStats frame_alloc;
 
         /// <summary>Element <paramref name="index"/> of the C array <c>pools[9]</c>.</summary>
         public OnityPoolStats Get_pools(int index)
@@ -552,6 +635,10 @@ namespace Onity.Native
         /// Most inputs `onity_when_any` / `onity_when_all` accept.
         /// </summary>
         public const uint ONITY_MAX_COMBINATOR_INPUTS = 4096;
+        /// <summary>
+        /// `OnityRuntimeConfig::frame_alloc_rewind_timing` value: no automatic rewind.
+        /// </summary>
+        public const uint ONITY_FRAME_ALLOC_REWIND_MANUAL = 16;
 
         /// <summary>
         /// Version of the C ABI this library implements: `major &lt;&lt; 16 | minor`.
@@ -670,6 +757,26 @@ namespace Onity.Native
         public static extern OnityStatus onity_delay_then(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, IntPtr user);
 
         /// <summary>
+        /// Allocates `size` bytes aligned to `align` (a power of two up to 4096)
+        /// with an `OnityLifetime`, and writes the address to `*out_ptr`. Any thread;
+        /// no lock. The memory is uninitialised. Errors: `NULL_POINTER`,
+        /// `INVALID_ARGUMENT` (size 0, bad lifetime), `INVALID_ALIGNMENT`,
+        /// `COUNT_OUT_OF_RANGE` (size overflows with its alignment), `EXHAUSTED`
+        /// (`frame_alloc_max_bytes` reached; space returns after rewinds),
+        /// `OUT_OF_MEMORY`. On error `*out_ptr` is set to NULL.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_frame_alloc", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_frame_alloc(IntPtr runtime, ulong size, uint align, uint lifetime, IntPtr* out_ptr);
+
+        /// <summary>
+        /// Rewinds the frame allocator now (for `ONITY_FRAME_ALLOC_REWIND_MANUAL`
+        /// hosts, or an extra rewind). Owner thread, not inside a tick; no thread
+        /// may be allocating. Errors: `WRONG_THREAD`, `REENTRANT`.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_frame_alloc_rewind", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_frame_alloc_rewind(IntPtr runtime);
+
+        /// <summary>
         /// NextFrame: a task that completes at the first run of `timing` in a later
         /// frame. Owner thread. Errors as `onity_yield`.
         /// </summary>
@@ -697,7 +804,8 @@ namespace Onity.Native
 
         /// <summary>
         /// Creates a runtime owned by the calling thread. `config` may be null for
-        /// the defaults; otherwise `config-&gt;size` must be `sizeof(OnityRuntimeConfig)`.
+        /// the defaults; otherwise `config-&gt;size` must be `sizeof(OnityRuntimeConfig)`
+        /// (start from `onity_runtime_config_default`).
         /// On success `*out_runtime` receives the runtime; destroy it with
         /// `onity_runtime_destroy` on the same thread. Several runtimes may coexist.
         /// Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT` (rewind timing).
@@ -1008,6 +1116,18 @@ namespace Onity.Native
         {
             Crossings++;
             return OnityNative.onity_delay_then(runtime, seconds, clock, timing, token, callback, user);
+        }
+
+        public static OnityStatus onity_frame_alloc(IntPtr runtime, ulong size, uint align, uint lifetime, IntPtr* out_ptr)
+        {
+            Crossings++;
+            return OnityNative.onity_frame_alloc(runtime, size, align, lifetime, out_ptr);
+        }
+
+        public static OnityStatus onity_frame_alloc_rewind(IntPtr runtime)
+        {
+            Crossings++;
+            return OnityNative.onity_frame_alloc_rewind(runtime);
         }
 
         public static OnityStatus onity_next_frame(IntPtr runtime, uint timing, ulong token, ulong* out_task)

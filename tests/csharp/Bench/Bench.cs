@@ -25,6 +25,25 @@ namespace Onity.Bench
             public double MeanNs, MinNs, MaxNs, Bytes, Crossings;
         }
 
+        static bool noTpl; // argument "notpl": skip the TPL side (for profiles)
+
+        // ONITY_BENCH_CLOCK=thread: time batches with the thread's CPU clock
+        // (clock_gettime(CLOCK_THREAD_CPUTIME_ID)) instead of the wall clock: on a shared machine
+        // it excludes the time the benchmark thread was descheduled.
+        static readonly bool threadClock = Environment.GetEnvironmentVariable("ONITY_BENCH_CLOCK") == "thread";
+
+        struct Timespec { public long sec, nsec; }
+        [System.Runtime.InteropServices.DllImport("libc", EntryPoint = "clock_gettime")]
+        static extern int clock_gettime(int clock, out Timespec ts);
+
+        static double NowNs()
+        {
+            if (!threadClock) return Stopwatch.GetTimestamp() * (1e9 / Stopwatch.Frequency);
+            Timespec ts;
+            clock_gettime(3 /* CLOCK_THREAD_CPUTIME_ID */, out ts);
+            return ts.sec * 1e9 + ts.nsec;
+        }
+
         static void Report(string scenario, string impl, Stat s)
         {
             Console.WriteLine("{0,-44} {1,-6} {2,10:F1} ns/op  [{3:F1}-{4:F1}]  {5,8:F2} B/op  {6,8:F5} crossings/op",
@@ -44,12 +63,12 @@ namespace Onity.Bench
             {
                 long b0 = GC.GetAllocatedBytesForCurrentThread();
                 long c0 = OnityNativeCalls.Crossings;
-                var sw = Stopwatch.StartNew();
+                double t0 = NowNs();
                 long n = batch();
-                sw.Stop();
+                double t1 = NowNs();
                 long c1 = OnityNativeCalls.Crossings;
                 long b1 = GC.GetAllocatedBytesForCurrentThread();
-                double ns = sw.Elapsed.TotalMilliseconds * 1e6 / n;
+                double ns = (t1 - t0) / n;
                 s.MinNs = Math.Min(s.MinNs, ns);
                 s.MaxNs = Math.Max(s.MaxNs, ns);
                 total += ns;
@@ -129,6 +148,7 @@ namespace Onity.Bench
 
         static void TplFrameScenario(string name, int n, int frames)
         {
+            if (noTpl) return;
             stop = false;
             resumed = 0;
             var tasks = new Task[n];
@@ -173,6 +193,7 @@ namespace Onity.Bench
                 return n;
             });
             Report("completed async method + GetResult, untyped", "onity", s);
+            if (noTpl) return;
             s = Measure(() =>
             {
                 long acc = 0;
@@ -229,6 +250,7 @@ namespace Onity.Bench
                 return n;
             });
             Report("await of a manual source completed later" + suffix, "onity", s);
+            if (noTpl) return;
             s = Measure(() =>
             {
                 var t = TplAwaitSources(n);
@@ -262,6 +284,7 @@ namespace Onity.Bench
                 return (long)rounds * conc;
             });
             Report("builder cycle (1 suspension, 128 concurrent)" + suffix, "onity", s);
+            if (noTpl) return;
             var tsrcs = new TaskCompletionSource<int>[conc];
             var ttasks = new Task<int>[conc];
             s = Measure(() =>
@@ -298,6 +321,7 @@ namespace Onity.Bench
                 return groups;
             });
             Report("WhenAny(" + n + "): build, complete all in reverse, consume (per group)", "onity", s);
+            if (noTpl) return;
             var tsrcs = new TaskCompletionSource<bool>[n];
             var ttasks = new Task<bool>[n];
             s = Measure(() =>
@@ -317,34 +341,44 @@ namespace Onity.Bench
         public static int Main(string[] args)
         {
             string mode = Environment.GetEnvironmentVariable("MONO_THREADS_SUSPEND") ?? "default (hybrid)";
-            Console.WriteLine("# Onity C# binding benchmark; MONO_THREADS_SUSPEND=" + mode + "; " + Environment.ProcessorCount + " CPUs; context flow " + (OnityContextFlow.Enabled ? "on" : "off") + " (fast capture bound: " + OnityContextFlow.UsesFastCapture + ")");
+            Console.WriteLine("# Onity C# binding benchmark; MONO_THREADS_SUSPEND=" + mode + "; " + Environment.ProcessorCount + " CPUs; context flow " + (OnityContextFlow.Enabled ? "on" : "off") + " (fast capture bound: " + OnityContextFlow.UsesFastCapture + "); clock " + (threadClock ? "thread CPU time" : "wall"));
             var total = Stopwatch.StartNew();
             rt = new OnityRuntime(65536);
             Frame();
 
-            foreach (int n in new[] { 128, 4096, 50000 })
-            {
-                int frames = n == 128 ? 2000 : n == 4096 ? 100 : 10;
-                FrameScenario("NextFrame cycle (ns per task-frame)", NextFrameLoop, n, frames);
-                TplFrameScenario("NextFrame cycle (ns per task-frame)", n, frames);
-            }
-            foreach (int n in new[] { 128, 4096, 50000 })
-            {
-                int frames = n == 128 ? 2000 : n == 4096 ? 100 : 10;
-                FrameScenario("Yield cycle (ns per task-frame)", YieldLoop, n, frames);
-                FrameScenario("DelayFrame(1) cycle (ns per task-frame)", DelayFrameLoop, n, frames);
-            }
-            CompletedScenarios();
-            ManualSourceScenario("");
-            BuilderCycleScenario("");
-            foreach (int n in new[] { 2, 16, 32 }) WhenAnyScenario(n);
+            // Optional arguments: substrings selecting groups (nextframe, yield, completed, manual,
+            // cycle, whenany, flowoff); none = everything (what scripts/bench-csharp.sh runs).
+            noTpl = Array.IndexOf(args, "notpl") >= 0;
+            int groupArgs = args.Length - (noTpl ? 1 : 0);
+            Func<string, bool> on = g => groupArgs == 0 || Array.Exists(args, a => a != "notpl" && g.Contains(a));
+            if (on("nextframe"))
+                foreach (int n in new[] { 128, 4096, 50000 })
+                {
+                    int frames = n == 128 ? 2000 : n == 4096 ? 100 : 10;
+                    FrameScenario("NextFrame cycle (ns per task-frame)", NextFrameLoop, n, frames);
+                    TplFrameScenario("NextFrame cycle (ns per task-frame)", n, frames);
+                }
+            if (on("yield delayframe"))
+                foreach (int n in new[] { 128, 4096, 50000 })
+                {
+                    int frames = n == 128 ? 2000 : n == 4096 ? 100 : 10;
+                    FrameScenario("Yield cycle (ns per task-frame)", YieldLoop, n, frames);
+                    FrameScenario("DelayFrame(1) cycle (ns per task-frame)", DelayFrameLoop, n, frames);
+                }
+            if (on("completed")) CompletedScenarios();
+            if (on("manual")) ManualSourceScenario("");
+            if (on("cycle")) BuilderCycleScenario("");
+            if (on("whenany")) foreach (int n in new[] { 2, 16, 32 }) WhenAnyScenario(n);
 
-            OnityContextFlow.Enabled = false;
-            FrameScenario("NextFrame cycle, flow off (ns per task-frame)", NextFrameLoop, 4096, 100);
-            FrameScenario("Yield cycle, flow off (ns per task-frame)", YieldLoop, 4096, 100);
-            ManualSourceScenario(", flow off");
-            BuilderCycleScenario(", flow off");
-            OnityContextFlow.Enabled = true;
+            if (on("flowoff"))
+            {
+                OnityContextFlow.Enabled = false;
+                FrameScenario("NextFrame cycle, flow off (ns per task-frame)", NextFrameLoop, 4096, 100);
+                FrameScenario("Yield cycle, flow off (ns per task-frame)", YieldLoop, 4096, 100);
+                ManualSourceScenario(", flow off");
+                BuilderCycleScenario(", flow off");
+                OnityContextFlow.Enabled = true;
+            }
 
             var m = rt.GetManagedStats();
             Console.WriteLine("# end state: " + m);

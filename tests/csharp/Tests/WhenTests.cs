@@ -71,6 +71,36 @@ namespace Onity.Tests
         }
 
         [Test]
+        public void WhenAnyAndWhenAllTakeCompletedFrameWaitsAtOnceAndFaultOnStaleOnes()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame(OnityTiming.Update);
+                var done = OnityTask.NextFrame();
+                var later = OnityTask.DelayFrame(5);
+                h.RunFrame(OnityTiming.Update);
+                Assert.Equal(OnityTaskStatus.Succeeded, done.Status);
+                // A completed (not yet awaited) frame wait wins at once, in array order.
+                var any = OnityTask.WhenAny(later, done);
+                Assert.Equal(OnityTaskStatus.Succeeded, any.Status);
+                Assert.Equal(1, any.GetAwaiter().GetResult());
+                // The same task is now stale (consumed by the combinator): a new combinator faults.
+                var stale = OnityTask.WhenAny(done);
+                Assert.Equal(OnityTaskStatus.Faulted, stale.Status);
+                Assert.Throws<InvalidOperationException>(() => stale.GetAwaiter().GetResult());
+                var staleAll = OnityTask.WhenAll(done);
+                Assert.Throws<InvalidOperationException>(() => staleAll.GetAwaiter().GetResult());
+                var a = OnityTask.NextFrame();
+                h.RunFrame(OnityTiming.Update);
+                var all = OnityTask.WhenAll(a, OnityTask.CompletedTask);
+                Assert.Equal(OnityTaskStatus.Succeeded, all.Status);
+                all.GetAwaiter().GetResult();
+                for (int i = 0; i < 6; i++) h.RunFrame(OnityTiming.Update);
+                Assert.Equal(0, h.Runtime.GetManagedStats().PendingWaits + h.Runtime.GetManagedStats().CompletedUnconsumedWaits, "every wait consumed");
+            }
+        }
+
+        [Test]
         public void WhenAny32IsReusedFromThePool()
         {
             using (var h = new TestHost())

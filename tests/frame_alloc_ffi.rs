@@ -1,0 +1,175 @@
+//! The frame allocator through the C ABI: rewound by the runtime's tick,
+//! usable from any thread, every bad input a status, statistics in
+//! `onity_runtime_stats`.
+
+use std::ffi::c_void;
+use std::ptr;
+
+use onity::ffi::*;
+
+struct Rt(*mut OnityRuntime);
+impl Rt {
+    fn with(cfg: OnityRuntimeConfig) -> Rt {
+        let mut p = ptr::null_mut();
+        assert_eq!(onity_runtime_create(&cfg, &mut p), OnityStatus::Ok);
+        Rt(p)
+    }
+    fn frame(&self, n: u64) {
+        let fi = OnityFrameInfo {
+            size: std::mem::size_of::<OnityFrameInfo>() as u32,
+            reserved: 0,
+            frame: n,
+            delta_time: 0.016,
+            unscaled_delta_time: 0.016,
+            realtime: n as f64,
+        };
+        assert_eq!(onity_runtime_frame_begin(self.0, &fi), OnityStatus::Ok);
+    }
+    fn alloc(&self, size: u64, align: u32, lifetime: u32) -> Result<*mut u8, OnityStatus> {
+        let mut p: *mut c_void = ptr::null_mut();
+        match onity_frame_alloc(self.0, size, align, lifetime, &mut p) {
+            OnityStatus::Ok => Ok(p as *mut u8),
+            s => {
+                assert!(p.is_null());
+                Err(s)
+            }
+        }
+    }
+    fn stats(&self) -> OnityFrameAllocStats {
+        // SAFETY: plain-old-data struct.
+        let mut s: OnityStats = unsafe { std::mem::zeroed() };
+        s.size = std::mem::size_of::<OnityStats>() as u32;
+        assert_eq!(onity_runtime_stats(self.0, &mut s), OnityStatus::Ok);
+        s.frame_alloc
+    }
+}
+impl Drop for Rt {
+    fn drop(&mut self) {
+        assert_eq!(onity_runtime_destroy(self.0), OnityStatus::Ok);
+    }
+}
+
+fn config() -> OnityRuntimeConfig {
+    OnityRuntimeConfig { frame_alloc_poison: 1, ..OnityRuntimeConfig::default() }
+}
+
+const FRAME: u32 = OnityLifetime::Frame as u32;
+const TWO: u32 = OnityLifetime::TwoFrames as u32;
+
+#[test]
+fn rewound_at_the_configured_timing_once_per_frame() {
+    let rt = Rt::with(OnityRuntimeConfig { frame_alloc_rewind_timing: OnityTiming::Update as u32, ..config() });
+    rt.frame(1);
+    let p = rt.alloc(64, 16, FRAME).unwrap();
+    let q = rt.alloc(64, 16, TWO).unwrap();
+    // SAFETY: 64 valid bytes each until their rewinds.
+    unsafe {
+        p.write_bytes(1, 64);
+        q.write_bytes(2, 64);
+    }
+    assert_eq!(onity_runtime_tick(rt.0, OnityTiming::EarlyUpdate as u32), OnityStatus::Ok);
+    assert_eq!(rt.stats().rewinds, 0);
+    assert_eq!(onity_runtime_tick(rt.0, OnityTiming::Update as u32), OnityStatus::Ok);
+    assert_eq!(rt.stats().rewinds, 1);
+    // SAFETY: poisoned on rewind (the debug aid); `q` still live.
+    unsafe {
+        assert_eq!(*p, 0xDD, "frame memory released and poisoned");
+        assert_eq!(*q, 2, "two-frame memory survives one rewind");
+    }
+    // A timing run twice in a frame rewinds once.
+    assert_eq!(onity_runtime_tick(rt.0, OnityTiming::Update as u32), OnityStatus::Ok);
+    assert_eq!(rt.stats().rewinds, 1);
+    rt.frame(2);
+    assert_eq!(onity_runtime_tick(rt.0, OnityTiming::Update as u32), OnityStatus::Ok);
+    assert_eq!(rt.stats().rewinds, 2);
+    // SAFETY: as above.
+    unsafe { assert_eq!(*q, 0xDD, "two-frame memory released by the second rewind") };
+}
+
+#[test]
+fn manual_rewind_and_wrong_thread() {
+    let rt = Rt::with(OnityRuntimeConfig { frame_alloc_rewind_timing: ONITY_FRAME_ALLOC_REWIND_MANUAL, ..config() });
+    rt.frame(1);
+    assert_eq!(onity_runtime_tick(rt.0, OnityTiming::Initialization as u32), OnityStatus::Ok);
+    assert_eq!(rt.stats().rewinds, 0);
+    assert_eq!(onity_frame_alloc_rewind(rt.0), OnityStatus::Ok);
+    assert_eq!(rt.stats().rewinds, 1);
+    let p = rt.0 as usize;
+    std::thread::spawn(move || {
+        assert_eq!(onity_frame_alloc_rewind(p as *mut OnityRuntime), OnityStatus::WrongThread);
+    })
+    .join()
+    .unwrap();
+    let bad = OnityRuntimeConfig { frame_alloc_rewind_timing: 17, ..config() };
+    let mut out = ptr::null_mut();
+    assert_eq!(onity_runtime_create(&bad, &mut out), OnityStatus::InvalidArgument);
+}
+
+#[test]
+fn bad_inputs_get_statuses() {
+    let rt = Rt::with(OnityRuntimeConfig { frame_alloc_max_bytes: 1 << 20, ..config() });
+    assert_eq!(rt.alloc(0, 8, FRAME), Err(OnityStatus::InvalidArgument));
+    assert_eq!(rt.alloc(8, 0, FRAME), Err(OnityStatus::InvalidAlignment));
+    assert_eq!(rt.alloc(8, 3, FRAME), Err(OnityStatus::InvalidAlignment));
+    assert_eq!(rt.alloc(8, 8192, FRAME), Err(OnityStatus::InvalidAlignment));
+    assert_eq!(rt.alloc(8, 8, 2), Err(OnityStatus::InvalidArgument));
+    assert_eq!(rt.alloc(u64::MAX, 8, FRAME), Err(OnityStatus::CountOutOfRange));
+    assert_eq!(rt.alloc(4 << 20, 8, FRAME), Err(OnityStatus::Exhausted));
+    assert_eq!(onity_frame_alloc(rt.0, 8, 8, FRAME, ptr::null_mut()), OnityStatus::NullPointer);
+    assert_eq!(onity_frame_alloc(ptr::null_mut(), 8, 8, FRAME, &mut ptr::null_mut()), OnityStatus::NullPointer);
+    let p = rt.alloc(100, 4096, FRAME).unwrap();
+    assert_eq!(p as usize % 4096, 0);
+    assert_eq!(rt.stats().failed_allocations, 6, "failures the allocator saw are counted");
+}
+
+#[test]
+fn many_threads_allocate_without_overlap_and_steady_frames_reuse_blocks() {
+    const THREADS: usize = 4;
+    let rt = Rt::with(config());
+    let addr = rt.0 as usize;
+    let mut os_after_warmup = 0;
+    for frame in 1..=20u64 {
+        rt.frame(frame);
+        // The Initialization tick rewinds; then workers allocate.
+        assert_eq!(onity_runtime_tick(rt.0, OnityTiming::Initialization as u32), OnityStatus::Ok);
+        let ranges: Vec<Vec<(usize, usize)>> = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..THREADS)
+                .map(|t| {
+                    s.spawn(move || {
+                        let rt = addr as *mut OnityRuntime;
+                        let mut v = Vec::new();
+                        for i in 0..200usize {
+                            let size = 16 + (i * 37 + t * 11) % 3000;
+                            let mut p: *mut c_void = ptr::null_mut();
+                            assert_eq!(onity_frame_alloc(rt, size as u64, 16, FRAME, &mut p), OnityStatus::Ok);
+                            assert_eq!(p as usize % 16, 0);
+                            // SAFETY: `size` valid bytes for this frame.
+                            unsafe { (p as *mut u8).write_bytes((t * 31 + i) as u8, size) };
+                            v.push((p as usize, size));
+                        }
+                        // Every pattern survives the other threads' writes.
+                        for (i, &(p, size)) in v.iter().enumerate() {
+                            // SAFETY: as above.
+                            let bytes = unsafe { std::slice::from_raw_parts(p as *const u8, size) };
+                            assert!(bytes.iter().all(|&b| b == (t * 31 + i) as u8));
+                        }
+                        v
+                    })
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let mut all: Vec<(usize, usize)> = ranges.into_iter().flatten().collect();
+        all.sort_unstable();
+        for w in all.windows(2) {
+            assert!(w[0].0 + w[0].1 <= w[1].0, "allocations overlap");
+        }
+        if frame == 5 {
+            os_after_warmup = rt.stats().os_allocations;
+        }
+    }
+    let s = rt.stats();
+    assert_eq!(s.os_allocations, os_after_warmup, "steady frames make no OS allocation");
+    assert_eq!(s.rewinds, 20);
+    assert!(s.high_water_bytes_in_use > 0 && s.bytes_reserved >= s.bytes_claimed);
+}
