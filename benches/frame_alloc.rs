@@ -1,0 +1,630 @@
+//! Frame allocator benchmark in the shape of Unity's allocator benchmark
+//! table (RewindableAllocator vs Temp vs Persistent).
+//!
+//! Run: `cargo bench --bench frame_alloc` (add `ONITY_BENCH_QUICK=1` for a
+//! short smoke run; a non-flag argument filters cases by substring, e.g.
+//! `cargo bench --bench frame_alloc -- FixedSize`).
+//!
+//! Harness (as Unity's): every worker makes the same 150 consecutive
+//! allocations per sample set (work duplicated, not split); 5 warm-up sets;
+//! the minimum of 50 sets is reported. Workers are persistent threads (the
+//! main thread is worker 0) released by an atomic generation counter; a
+//! set's wall time runs from the release to the last worker done. Waiting
+//! workers spin briefly then `yield`, so oversubscribed runs (4 and 8
+//! workers on a 2-core machine) measure scheduling too, like Unity's job
+//! scheduling. A second pass of 50 sets measures per-worker CPU time with
+//! `CLOCK_THREAD_CPUTIME_ID` (reported: the slowest worker of a set, minimum
+//! over sets, minus the clock's own cost).
+//!
+//! Columns:
+//! - onity `FrameAllocator`, `Lifetime::Frame` (rewound after each set);
+//! - one shared atomic bump pointer with a CAS loop per allocation (the
+//!   analogue of Unity's RewindableAllocator);
+//! - a thread-local bump allocator, one preallocated buffer per worker (the
+//!   analogue of Unity's Temp);
+//! - `libc::malloc` (the analogue of Persistent and the ratio baseline).
+//!   Only the mallocs are timed; each worker frees its blocks after the set,
+//!   outside the timed region, as Unity's benchmark frees in its Teardown.
+//!
+//! Every allocation is 16-byte aligned and has one byte written (volatile)
+//! so nothing is optimised away.
+
+use onity::core::frame_alloc::{FrameAllocConfig, FrameAllocator, Lifetime};
+use std::alloc::{self, Layout};
+use std::hint::black_box;
+use std::ptr;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::thread;
+use std::time::Instant;
+
+const ALLOCS: usize = 150;
+const ALIGN: usize = 16;
+const WORKERS: [usize; 4] = [1, 2, 4, 8];
+
+// ---------------------------------------------------------------------------
+// Cases
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Copy, PartialEq)]
+enum Shape {
+    Fixed,
+    Inc,
+    Dec,
+}
+
+#[derive(Clone, Copy)]
+struct Case {
+    shape: Shape,
+    workers: usize,
+    size: usize,
+}
+
+impl Case {
+    fn name(&self) -> String {
+        let s = match self.shape {
+            Shape::Fixed => "FixedSize",
+            Shape::Inc => "IncSize",
+            Shape::Dec => "DecSize",
+        };
+        format!("{s}({}, {})", self.workers, self.size)
+    }
+
+    fn sizes(&self) -> Vec<usize> {
+        (0..ALLOCS)
+            .map(|i| match self.shape {
+                Shape::Fixed => self.size,
+                Shape::Inc => (i + 1) * self.size,
+                Shape::Dec => (ALLOCS - i) * self.size,
+            })
+            .collect()
+    }
+}
+
+fn all_cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    for size in [1024, 1 << 20] {
+        for workers in WORKERS {
+            v.push(Case { shape: Shape::Fixed, workers, size });
+        }
+    }
+    for shape in [Shape::Inc, Shape::Dec] {
+        for size in [4096, 65536] {
+            for workers in WORKERS {
+                v.push(Case { shape, workers, size });
+            }
+        }
+    }
+    v
+}
+
+// ---------------------------------------------------------------------------
+// Subjects
+// ---------------------------------------------------------------------------
+
+#[inline(always)]
+fn touch(p: *mut u8, i: usize) {
+    // SAFETY: `p` points at a fresh allocation of at least one byte.
+    unsafe { ptr::write_volatile(p, i as u8) };
+    black_box(p);
+}
+
+trait Subject: Sync {
+    /// Worker `w`'s timed work: allocate every size, store the pointers.
+    fn run(&self, w: usize, sizes: &[usize], out: &mut [*mut u8]);
+    /// Worker `w`, after the set, untimed.
+    fn worker_teardown(&self, _w: usize, _out: &mut [*mut u8]) {}
+    /// Main thread, after every worker's teardown, untimed.
+    fn teardown(&self) {}
+}
+
+struct Ours(FrameAllocator);
+
+impl Subject for Ours {
+    fn run(&self, _w: usize, sizes: &[usize], out: &mut [*mut u8]) {
+        for (i, (&s, o)) in sizes.iter().zip(out.iter_mut()).enumerate() {
+            let p = match self.0.alloc(Lifetime::Frame, s, ALIGN) {
+                Ok(p) => p.as_ptr(),
+                Err(e) => panic!("frame allocator failed: {e}"),
+            };
+            touch(p, i);
+            *o = p;
+        }
+    }
+    fn teardown(&self) {
+        self.0.rewind();
+    }
+}
+
+struct Malloc;
+
+impl Subject for Malloc {
+    fn run(&self, _w: usize, sizes: &[usize], out: &mut [*mut u8]) {
+        for (i, (&s, o)) in sizes.iter().zip(out.iter_mut()).enumerate() {
+            // SAFETY: plain malloc; checked for null below.
+            let p = unsafe { libc::malloc(s) } as *mut u8;
+            assert!(!p.is_null(), "malloc failed");
+            touch(p, i);
+            *o = p;
+        }
+    }
+    fn worker_teardown(&self, _w: usize, out: &mut [*mut u8]) {
+        for p in out.iter_mut() {
+            // SAFETY: allocated by `run` with malloc, freed once.
+            unsafe { libc::free(*p as *mut libc::c_void) };
+            *p = ptr::null_mut();
+        }
+    }
+}
+
+/// An owned, page-aligned buffer.
+struct Buffer {
+    base: *mut u8,
+    layout: Layout,
+}
+
+impl Buffer {
+    fn new(bytes: usize) -> Self {
+        let layout = Layout::from_size_align(bytes.max(1), 4096).unwrap();
+        // SAFETY: non-zero size.
+        let base = unsafe { alloc::alloc(layout) };
+        assert!(!base.is_null(), "buffer allocation failed");
+        // Pre-fault, as the frame allocator does with `prefault: true`.
+        for off in (0..layout.size()).step_by(4096) {
+            // SAFETY: in bounds.
+            unsafe { ptr::write_volatile(base.add(off), 0) };
+        }
+        Buffer { base, layout }
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this layout.
+        unsafe { alloc::dealloc(self.base, self.layout) };
+    }
+}
+
+// SAFETY: the buffer is only a region of memory; the subjects below make
+// sure threads use disjoint parts of it.
+unsafe impl Sync for Buffer {}
+unsafe impl Send for Buffer {}
+
+#[repr(align(64))]
+struct Cursor(AtomicUsize);
+
+/// Temp analogue: one buffer and one cursor per worker, nothing shared.
+struct ThreadLocalBump {
+    bufs: Vec<Buffer>,
+    cursors: Vec<Cursor>,
+}
+
+impl ThreadLocalBump {
+    fn new(workers: usize, per_worker: usize) -> Self {
+        ThreadLocalBump {
+            bufs: (0..workers).map(|_| Buffer::new(per_worker)).collect(),
+            cursors: (0..workers).map(|_| Cursor(AtomicUsize::new(0))).collect(),
+        }
+    }
+}
+
+impl Subject for ThreadLocalBump {
+    fn run(&self, w: usize, sizes: &[usize], out: &mut [*mut u8]) {
+        let buf = &self.bufs[w];
+        // Only worker `w` touches its cursor: keep it in a register.
+        let mut cur = self.cursors[w].0.load(Ordering::Relaxed);
+        for (i, (&s, o)) in sizes.iter().zip(out.iter_mut()).enumerate() {
+            let start = (cur + ALIGN - 1) & !(ALIGN - 1);
+            assert!(start + s <= buf.layout.size(), "thread-local buffer too small");
+            // SAFETY: in bounds (checked above).
+            let p = unsafe { buf.base.add(start) };
+            cur = start + s;
+            touch(p, i);
+            *o = p;
+        }
+        self.cursors[w].0.store(cur, Ordering::Relaxed);
+    }
+    fn worker_teardown(&self, w: usize, _out: &mut [*mut u8]) {
+        self.cursors[w].0.store(0, Ordering::Relaxed);
+    }
+}
+
+/// Rewindable analogue: one bump pointer shared by every worker, advanced
+/// with a compare-and-swap loop per allocation.
+struct SharedAtomicBump {
+    buf: Buffer,
+    top: Cursor,
+}
+
+impl Subject for SharedAtomicBump {
+    fn run(&self, _w: usize, sizes: &[usize], out: &mut [*mut u8]) {
+        let cap = self.buf.layout.size();
+        for (i, (&s, o)) in sizes.iter().zip(out.iter_mut()).enumerate() {
+            let mut cur = self.top.0.load(Ordering::Relaxed);
+            let start = loop {
+                let start = (cur + ALIGN - 1) & !(ALIGN - 1);
+                assert!(start + s <= cap, "shared buffer too small");
+                match self.top.0.compare_exchange_weak(cur, start + s, Ordering::AcqRel, Ordering::Relaxed) {
+                    Ok(_) => break start,
+                    Err(now) => cur = now,
+                }
+            };
+            // SAFETY: in bounds (checked above).
+            let p = unsafe { self.buf.base.add(start) };
+            touch(p, i);
+            *o = p;
+        }
+    }
+    fn teardown(&self) {
+        self.top.0.store(0, Ordering::Relaxed);
+    }
+}
+
+/// Default configuration plus `prefault`, so that no column pays page
+/// faults for memory it reuses (the bump buffers are pre-faulted too; malloc
+/// is measured as it is).
+fn ours_config() -> FrameAllocConfig {
+    FrameAllocConfig { prefault: true, ..FrameAllocConfig::default() }
+}
+
+// ---------------------------------------------------------------------------
+// Harness
+// ---------------------------------------------------------------------------
+
+fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: valid out-pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Cost of one `thread_cpu_ns` pair, subtracted from CPU measurements.
+fn cpu_clock_overhead_ns() -> u64 {
+    (0..2000)
+        .map(|_| {
+            let a = thread_cpu_ns();
+            let b = thread_cpu_ns();
+            b - a
+        })
+        .min()
+        .unwrap()
+}
+
+fn wait_until(mut cond: impl FnMut() -> bool) {
+    let mut spins = 0u32;
+    while !cond() {
+        if spins < 200 {
+            spins += 1;
+            std::hint::spin_loop();
+        } else {
+            thread::yield_now();
+        }
+    }
+}
+
+struct Control {
+    /// Odd: measure; even (> 0): teardown. `u64::MAX`: stop.
+    phase: AtomicU64,
+    done: AtomicUsize,
+    cpu_mode: AtomicUsize,
+    cpu_ns: Vec<AtomicU64>,
+    active_ns: Vec<AtomicU64>,
+}
+
+struct Measured {
+    wall_ns: u64,
+    cpu_ns: u64,
+    active_ns: u64,
+}
+
+fn worker_step<S: Subject>(
+    ctl: &Control,
+    subject: &S,
+    w: usize,
+    phase: u64,
+    sizes: &[usize],
+    out: &mut [*mut u8],
+    clock_cost: u64,
+) {
+    if phase % 2 == 1 {
+        if ctl.cpu_mode.load(Ordering::Relaxed) == 1 {
+            let c0 = thread_cpu_ns();
+            let t0 = Instant::now();
+            subject.run(w, sizes, out);
+            let active = t0.elapsed().as_nanos() as u64;
+            let c1 = thread_cpu_ns();
+            ctl.cpu_ns[w].store((c1 - c0).saturating_sub(clock_cost), Ordering::Relaxed);
+            ctl.active_ns[w].store(active, Ordering::Relaxed);
+        } else {
+            subject.run(w, sizes, out);
+        }
+    } else {
+        subject.worker_teardown(w, out);
+    }
+}
+
+fn measure<S: Subject>(
+    subject: &S,
+    workers: usize,
+    sizes: &[usize],
+    warmup: usize,
+    sets: usize,
+    clock_cost: u64,
+) -> Measured {
+    let ctl = Control {
+        phase: AtomicU64::new(0),
+        done: AtomicUsize::new(0),
+        cpu_mode: AtomicUsize::new(0),
+        cpu_ns: (0..workers).map(|_| AtomicU64::new(0)).collect(),
+        active_ns: (0..workers).map(|_| AtomicU64::new(0)).collect(),
+    };
+    let mut best_wall = u64::MAX;
+    let mut best_cpu = u64::MAX;
+    let mut best_active = u64::MAX;
+    thread::scope(|sc| {
+        for w in 1..workers {
+            let ctl = &ctl;
+            sc.spawn(move || {
+                let mut out = vec![ptr::null_mut::<u8>(); ALLOCS];
+                let mut seen = 0u64;
+                loop {
+                    wait_until(|| ctl.phase.load(Ordering::Acquire) != seen);
+                    seen = ctl.phase.load(Ordering::Acquire);
+                    if seen == u64::MAX {
+                        break;
+                    }
+                    worker_step(ctl, subject, w, seen, sizes, &mut out, clock_cost);
+                    ctl.done.fetch_add(1, Ordering::AcqRel);
+                }
+            });
+        }
+        let mut out = vec![ptr::null_mut::<u8>(); ALLOCS];
+        let mut phase = 0u64;
+        // Pass 0: warm-up + wall time. Pass 1: per-worker CPU time.
+        for pass in 0..2 {
+            ctl.cpu_mode.store(pass, Ordering::Relaxed);
+            let n = if pass == 0 { warmup + sets } else { sets };
+            for set in 0..n {
+                // Measure.
+                ctl.done.store(0, Ordering::Relaxed);
+                phase += 1;
+                let t0 = Instant::now();
+                ctl.phase.store(phase, Ordering::Release);
+                worker_step(&ctl, subject, 0, phase, sizes, &mut out, clock_cost);
+                wait_until(|| ctl.done.load(Ordering::Acquire) == workers - 1);
+                let wall = t0.elapsed().as_nanos() as u64;
+                if pass == 0 && set >= warmup {
+                    best_wall = best_wall.min(wall);
+                }
+                if pass == 1 {
+                    let slowest = ctl.cpu_ns.iter().map(|c| c.load(Ordering::Relaxed)).max().unwrap();
+                    best_cpu = best_cpu.min(slowest);
+                    let slowest = ctl.active_ns.iter().map(|c| c.load(Ordering::Relaxed)).max().unwrap();
+                    best_active = best_active.min(slowest);
+                }
+                // Teardown (untimed).
+                ctl.done.store(0, Ordering::Relaxed);
+                phase += 1;
+                ctl.phase.store(phase, Ordering::Release);
+                worker_step(&ctl, subject, 0, phase, sizes, &mut out, clock_cost);
+                wait_until(|| ctl.done.load(Ordering::Acquire) == workers - 1);
+                subject.teardown();
+            }
+        }
+        ctl.phase.store(u64::MAX, Ordering::Release);
+    });
+    Measured { wall_ns: best_wall, cpu_ns: best_cpu, active_ns: best_active }
+}
+
+// ---------------------------------------------------------------------------
+// Report
+// ---------------------------------------------------------------------------
+
+const COLUMNS: [&str; 4] = [
+    "onity FrameAllocator (Frame)",
+    "Shared atomic bump, CAS loop (Rewindable analogue)",
+    "Thread-local bump (Temp analogue)",
+    "malloc (Persistent analogue)",
+];
+const MALLOC: usize = 3;
+
+struct Row {
+    name: String,
+    case: Case,
+    results: [Measured; 4],
+    /// Blocks the frame allocator allocated during the measured sets.
+    ours_os_allocs_after_warmup: u64,
+}
+
+fn fmt_us(ns: u64) -> String {
+    let us = ns as f64 / 1000.0;
+    if us < 1.0 {
+        format!("{us:.2}µs")
+    } else {
+        format!("{us:.1}µs")
+    }
+}
+
+fn print_table(rows: &[Row], title: &str, pick: impl Fn(&Measured) -> u64, filter: impl Fn(&Row) -> bool) {
+    println!("\n{title}\n");
+    println!("| Functionality | {} |", COLUMNS.join(" | "));
+    println!("|---|{}", "---|".repeat(COLUMNS.len()));
+    for r in rows.iter().filter(|r| filter(r)) {
+        let vals: Vec<u64> = r.results.iter().map(&pick).collect();
+        let base = vals[MALLOC] as f64;
+        let best = *vals.iter().min().unwrap();
+        let worst = *vals.iter().max().unwrap();
+        let cells: Vec<String> = vals
+            .iter()
+            .map(|&v| {
+                let mark = if v == best {
+                    " 🟢"
+                } else if v == worst {
+                    " 🟠"
+                } else {
+                    ""
+                };
+                format!("{} ({:.1}x){mark}", fmt_us(v), base / v.max(1) as f64)
+            })
+            .collect();
+        println!("| {} | {} |", r.name, cells.join(" | "));
+    }
+}
+
+fn main() {
+    let quick = std::env::var("ONITY_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
+    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    // Profiling aid: ONITY_BENCH_ONLY_OURS=N runs only the onity column, N times as many sets.
+    let only_ours = std::env::var("ONITY_BENCH_ONLY_OURS").is_ok_and(|v| !v.is_empty() && v != "0");
+    let (warmup, sets) = if quick { (1, 5) } else { (5, 50) };
+    let clock_cost = cpu_clock_overhead_ns();
+    let cores = thread::available_parallelism().map_or(0, |n| n.get());
+    let cpu_model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into());
+
+    let mut rows = Vec::new();
+    for case in all_cases() {
+        let name = case.name();
+        if filter.as_ref().is_some_and(|f| !name.contains(f.as_str())) {
+            continue;
+        }
+        let sizes = case.sizes();
+        let per_worker: usize = sizes.iter().map(|s| (s + ALIGN - 1) & !(ALIGN - 1)).sum::<usize>() + ALIGN;
+        let w = case.workers;
+
+        if only_ours {
+            let ours = Ours(FrameAllocator::new(ours_config()));
+            let reps: usize = std::env::var("ONITY_BENCH_ONLY_OURS").unwrap().parse().unwrap_or(1);
+            let m = measure(&ours, w, &sizes, warmup, sets, clock_cost);
+            let os1 = ours.0.stats().os_allocations;
+            let _ = measure(&ours, w, &sizes, 0, sets * reps, clock_cost);
+            let st = ours.0.stats();
+            eprintln!(
+                "{name:<22} ours {:>10} cpu {:>10} active {:>10} | blocks after measure {os1}, after {} more sets {} \
+                 (reserved {} MiB, high water {} MiB)",
+                fmt_us(m.wall_ns),
+                fmt_us(m.cpu_ns),
+                fmt_us(m.active_ns),
+                sets * reps,
+                st.os_allocations,
+                st.bytes_reserved >> 20,
+                st.high_water_bytes_in_use >> 20
+            );
+            continue;
+        }
+        let ours = Ours(FrameAllocator::new(ours_config()));
+        // Warm the allocator the way a running game would (one frame), then
+        // count blocks allocated during the measurement.
+        let m_ours = measure(&ours, w, &sizes, warmup, sets, clock_cost);
+        let ours_stats = ours.0.stats();
+        // Re-measure OS allocations in a steady state: any block added after
+        // the first sets would show here.
+        let os_before = ours_stats.os_allocations;
+        let _ = measure(&ours, w, &sizes, 0, 3, clock_cost);
+        let ours_os_allocs_after_warmup = ours.0.stats().os_allocations - os_before;
+        drop(ours);
+
+        let shared = SharedAtomicBump { buf: Buffer::new(per_worker * w), top: Cursor(AtomicUsize::new(0)) };
+        let m_shared = measure(&shared, w, &sizes, warmup, sets, clock_cost);
+        drop(shared);
+
+        let tls = ThreadLocalBump::new(w, per_worker);
+        let m_tls = measure(&tls, w, &sizes, warmup, sets, clock_cost);
+        drop(tls);
+
+        let m_malloc = measure(&Malloc, w, &sizes, warmup, sets, clock_cost);
+
+        eprintln!(
+            "{name:<22} ours {:>10} shared {:>10} tls {:>10} malloc {:>10} | cpu ours {:>9} shared {:>9}",
+            fmt_us(m_ours.wall_ns),
+            fmt_us(m_shared.wall_ns),
+            fmt_us(m_tls.wall_ns),
+            fmt_us(m_malloc.wall_ns),
+            fmt_us(m_ours.cpu_ns),
+            fmt_us(m_shared.cpu_ns),
+        );
+        rows.push(Row { name, case, results: [m_ours, m_shared, m_tls, m_malloc], ours_os_allocs_after_warmup });
+    }
+
+    println!("# Frame allocator benchmark\n");
+    println!(
+        "Machine: {cpu_model}, {cores} logical cores (this machine has only {cores} cores: runs with 4 and 8 workers are \
+         oversubscribed, so their wall time includes OS scheduling; see the per-worker CPU table)."
+    );
+    println!(
+        "{ALLOCS} consecutive allocations per worker per sample set (work duplicated on every worker); \
+         {warmup} warm-up sets; minimum of {sets} sets; ratio = malloc / column (higher is faster). \
+         🟢 fastest, 🟠 slowest in the row.{}",
+        if quick { " QUICK MODE (ONITY_BENCH_QUICK): not representative." } else { "" }
+    );
+    print_table(&rows, "## Wall time per sample set (release to last worker done)", |m| m.wall_ns, |_| true);
+    print_table(
+        &rows,
+        &format!(
+            "## Per-worker CPU time per sample set (CLOCK_THREAD_CPUTIME_ID, slowest worker, minimum over sets, \
+             clock cost of {clock_cost} ns subtracted)"
+        ),
+        |m| m.cpu_ns,
+        |_| true,
+    );
+    print_table(
+        &rows,
+        "## Per-worker active time per sample set (monotonic clock around the worker's 150 allocations, slowest \
+         worker, minimum over sets; equals CPU time when the worker is not preempted, with a finer clock)",
+        |m| m.active_ns,
+        |_| true,
+    );
+
+    // Targets.
+    println!("\n## Targets\n");
+    let find = |shape: Shape, w: usize, size: usize| {
+        rows.iter().find(|r| r.case.shape == shape && r.case.workers == w && r.case.size == size)
+    };
+    if let Some(r) = find(Shape::Fixed, 1, 1024) {
+        let v = r.results[0].wall_ns;
+        println!("- FixedSize(1, 1024) ≤ 0.5 µs per set: {} ({})", fmt_us(v), if v <= 500 { "met" } else { "NOT met" });
+    }
+    for (shape, size) in [
+        (Shape::Fixed, 1024),
+        (Shape::Fixed, 1 << 20),
+        (Shape::Inc, 4096),
+        (Shape::Inc, 65536),
+        (Shape::Dec, 4096),
+        (Shape::Dec, 65536),
+    ] {
+        if let (Some(a), Some(b)) = (find(shape, 1, size), find(shape, 2, size)) {
+            let ratio = b.results[0].cpu_ns as f64 / a.results[0].cpu_ns.max(1) as f64;
+            println!(
+                "- per-worker CPU time, 2 workers vs 1, {}: {:.2}x ({})",
+                b.name.replace("(2, ", "(w, "),
+                ratio,
+                if ratio <= 1.3 { "within 1.3x" } else { "NOT within 1.3x" }
+            );
+        }
+    }
+    let mut behind = Vec::new();
+    for r in &rows {
+        if r.results[0].wall_ns >= r.results[1].wall_ns {
+            behind.push(format!("{} wall", r.name));
+        }
+        if r.results[0].cpu_ns >= r.results[1].cpu_ns {
+            behind.push(format!("{} cpu", r.name));
+        }
+    }
+    if behind.is_empty() {
+        println!("- ahead of the shared-atomic column in every row (wall and CPU)");
+    } else {
+        println!("- NOT ahead of the shared-atomic column in: {}", behind.join(", "));
+    }
+    let grew: Vec<&str> = rows.iter().filter(|r| r.ours_os_allocs_after_warmup > 0).map(|r| r.name.as_str()).collect();
+    if grew.is_empty() {
+        println!("- onity FrameAllocator made no OS allocation in steady state (after the measured sets) in any row");
+    } else {
+        println!("- onity FrameAllocator still allocated blocks in steady state in: {}", grew.join(", "));
+    }
+}

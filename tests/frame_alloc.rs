@@ -1,0 +1,697 @@
+//! Integration tests of the rewindable frame allocator
+//! (`onity::core::frame_alloc`).
+
+use onity::core::frame_alloc::{
+    AllocError, FrameAllocConfig, FrameAllocStats, FrameAllocator, Lifetime, MAX_ALIGN, POISON_BYTE,
+};
+use std::ptr::NonNull;
+use std::sync::{Arc, Barrier, Mutex};
+use std::thread;
+
+// ---------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------
+
+/// Smaller workloads under Miri (`cargo +nightly miri test --test frame_alloc`).
+const fn scale(normal: usize, miri: usize) -> usize {
+    if cfg!(miri) {
+        miri
+    } else {
+        normal
+    }
+}
+
+/// xorshift64*: deterministic, dependency-free.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// One allocation made by a test.
+#[derive(Clone, Copy, Debug)]
+struct Rec {
+    addr: usize,
+    len: usize,
+    tag: u64,
+    lifetime: Lifetime,
+}
+
+fn pattern_byte(tag: u64, i: usize) -> u8 {
+    (tag.wrapping_mul(0x9E37_79B9).wrapping_add(i as u64 * 7) >> 3) as u8
+}
+
+/// Fills an allocation with its own pattern (first and last 256 bytes for
+/// big allocations, to keep the tests fast).
+fn fill(r: &Rec) {
+    let p = r.addr as *mut u8;
+    for i in touched(r.len) {
+        // SAFETY: `r` describes a live allocation of `len` bytes.
+        unsafe { p.add(i).write(pattern_byte(r.tag, i)) };
+    }
+}
+
+fn check(r: &Rec) {
+    let p = r.addr as *const u8;
+    for i in touched(r.len) {
+        // SAFETY: as in `fill`.
+        let b = unsafe { p.add(i).read() };
+        assert_eq!(b, pattern_byte(r.tag, i), "pattern of {r:?} broken at byte {i}");
+    }
+}
+
+fn touched(len: usize) -> impl Iterator<Item = usize> {
+    let head = len.min(256);
+    let tail_start = len.saturating_sub(256).max(head);
+    (0..head).chain(tail_start..len)
+}
+
+fn all_bytes_are(p: NonNull<u8>, len: usize, v: u8) -> bool {
+    // SAFETY: callers pass a range inside a live block of the allocator.
+    (0..len).all(|i| unsafe { p.as_ptr().add(i).read() } == v)
+}
+
+fn assert_disjoint(recs: &[Rec]) {
+    let mut v: Vec<(usize, usize)> = recs.iter().map(|r| (r.addr, r.addr + r.len)).collect();
+    v.sort_unstable();
+    for w in v.windows(2) {
+        assert!(w[0].1 <= w[1].0, "allocations overlap: {:#x}..{:#x} and {:#x}..{:#x}", w[0].0, w[0].1, w[1].0, w[1].1);
+    }
+}
+
+fn alloc_rec(fa: &FrameAllocator, lifetime: Lifetime, len: usize, align: usize, tag: u64) -> Rec {
+    let p = fa.alloc(lifetime, len, align).expect("allocation failed");
+    assert_eq!(p.as_ptr() as usize % align, 0, "alignment {align} not honoured");
+    let r = Rec { addr: p.as_ptr() as usize, len, tag, lifetime };
+    fill(&r);
+    r
+}
+
+// ---------------------------------------------------------------------------
+// Concurrency
+// ---------------------------------------------------------------------------
+
+/// 8 threads allocate concurrently (small, chunk-sized and direct requests,
+/// random alignments, both lifetimes) over several frames. All live
+/// allocations (this frame's and the previous frame's TwoFrames) must be
+/// disjoint and keep their patterns until the rewind that ends them.
+#[test]
+fn concurrent_threads_get_disjoint_memory_that_survives_until_rewind() {
+    const THREADS: usize = scale(8, 3);
+    const FRAMES: u64 = scale(4, 3) as u64;
+    const PER_FRAME: usize = scale(1200, 40);
+    let fa = Arc::new(FrameAllocator::new(FrameAllocConfig {
+        first_block_bytes: 64 << 10, // force concurrent block growth
+        chunk_bytes: 4 << 10,
+        max_chunk_bytes: 64 << 10, // some requests go direct
+        ..FrameAllocConfig::default()
+    }));
+    let start = Arc::new(Barrier::new(THREADS + 1));
+    let end = Arc::new(Barrier::new(THREADS + 1));
+    let out: Arc<Mutex<Vec<Rec>>> = Arc::new(Mutex::new(Vec::new()));
+
+    let workers: Vec<_> = (0..THREADS)
+        .map(|t| {
+            let (fa, start, end, out) = (fa.clone(), start.clone(), end.clone(), out.clone());
+            thread::spawn(move || {
+                let mut rng = Rng::new(t as u64 + 1);
+                for frame in 0..FRAMES {
+                    start.wait();
+                    let mut mine = Vec::with_capacity(PER_FRAME);
+                    for i in 0..PER_FRAME {
+                        let len = match rng.below(100) {
+                            0..=79 => 1 + rng.below(512) as usize,
+                            80..=97 => 1 + rng.below(16 << 10) as usize,
+                            _ => (64 << 10) + rng.below(200 << 10) as usize,
+                        };
+                        let max_shift = if rng.below(10) == 0 { 13 } else { 7 };
+                        let align = 1usize << rng.below(max_shift);
+                        let lifetime = if rng.below(3) == 0 { Lifetime::TwoFrames } else { Lifetime::Frame };
+                        let tag = (frame << 40) | ((t as u64) << 32) | i as u64;
+                        mine.push(alloc_rec(&fa, lifetime, len, align, tag));
+                    }
+                    out.lock().unwrap().extend(mine);
+                    end.wait();
+                }
+            })
+        })
+        .collect();
+
+    let mut prev_two: Vec<Rec> = Vec::new();
+    let mut total_allocs = 0u64;
+    for frame in 0..FRAMES {
+        start.wait();
+        end.wait();
+        let mut live = std::mem::take(&mut *out.lock().unwrap());
+        assert_eq!(live.len(), THREADS * PER_FRAME);
+        total_allocs += live.len() as u64;
+        live.extend(prev_two.iter().copied());
+        for r in &live {
+            check(r);
+        }
+        assert_disjoint(&live);
+        let s = fa.stats();
+        assert_eq!(s.allocations, total_allocs);
+        let expect_in_use: usize = live.iter().map(|r| r.len).sum();
+        assert_eq!(s.bytes_in_use, expect_in_use as u64, "frame {frame}");
+        assert!(s.bytes_claimed >= s.bytes_in_use);
+        assert!(s.bytes_reserved >= s.bytes_claimed);
+        fa.rewind();
+        prev_two = live.into_iter().filter(|r| r.lifetime == Lifetime::TwoFrames && r.tag >> 40 == frame).collect();
+        // TwoFrames memory of the ending frame survives the rewind.
+        for r in &prev_two {
+            check(r);
+        }
+    }
+    for w in workers {
+        w.join().unwrap();
+    }
+    assert_eq!(fa.stats().failed_allocations, 0);
+}
+
+/// Several allocators (more than the per-thread cache holds) used in
+/// interleaved fashion by several threads never mix their memory or counts.
+#[test]
+fn several_allocators_coexist() {
+    const ALLOCATORS: usize = 6;
+    const THREADS: usize = 4;
+    const PER_THREAD: usize = scale(600, 30);
+    let fas: Arc<Vec<FrameAllocator>> = Arc::new(
+        (0..ALLOCATORS)
+            .map(|_| FrameAllocator::new(FrameAllocConfig { chunk_bytes: 1 << 10, ..FrameAllocConfig::default() }))
+            .collect(),
+    );
+    let recs: Vec<Vec<(usize, Rec)>> = (0..THREADS)
+        .map(|t| {
+            let fas = fas.clone();
+            thread::spawn(move || {
+                let mut rng = Rng::new(100 + t as u64);
+                (0..PER_THREAD)
+                    .map(|i| {
+                        let k = rng.below(ALLOCATORS as u64) as usize;
+                        let len = 1 + rng.below(3000) as usize;
+                        let tag = ((t as u64) << 32) | i as u64;
+                        (k, alloc_rec(&fas[k], Lifetime::Frame, len, 8, tag))
+                    })
+                    .collect()
+            })
+        })
+        .map(|h| h.join().unwrap())
+        .collect();
+    let all: Vec<(usize, Rec)> = recs.into_iter().flatten().collect();
+    let only: Vec<Rec> = all.iter().map(|(_, r)| *r).collect();
+    for r in &only {
+        check(r);
+    }
+    assert_disjoint(&only);
+    for (k, fa) in fas.iter().enumerate() {
+        let n = all.iter().filter(|(j, _)| *j == k).count() as u64;
+        let s = fa.stats();
+        assert_eq!(s.allocations, n, "allocator {k}");
+        assert_ne!(fa.id(), fas[(k + 1) % ALLOCATORS].id());
+    }
+    // Rewinding one allocator does not disturb the others' memory.
+    fas[0].rewind();
+    for (k, r) in &all {
+        if *k != 0 {
+            check(r);
+        }
+    }
+}
+
+/// An allocator dropped and replaced by a new one at the same address must
+/// not be confused with it by a thread's cache.
+#[test]
+fn replaced_allocator_at_same_address_does_not_reuse_stale_cache() {
+    let mut fa = FrameAllocator::new(FrameAllocConfig::default());
+    let addr_before = &fa as *const FrameAllocator as usize;
+    let old_id = fa.id();
+    let _ = alloc_rec(&fa, Lifetime::Frame, 100, 8, 1);
+    let _ = alloc_rec(&fa, Lifetime::TwoFrames, 100, 8, 2);
+    // Dropping the old value and moving the new one into the same place.
+    fa = FrameAllocator::new(FrameAllocConfig::default());
+    assert_eq!(&fa as *const FrameAllocator as usize, addr_before);
+    assert_ne!(fa.id(), old_id);
+    let r = alloc_rec(&fa, Lifetime::Frame, 100, 8, 3);
+    let s = fa.stats();
+    // A stale cache hit would have served this without any block.
+    assert_eq!(s.os_allocations, 1);
+    assert_eq!(s.allocations, 1);
+    assert_eq!(s.bytes_in_use, 100);
+    check(&r);
+}
+
+/// Threads that allocate and exit leave no dangling state; their counts
+/// remain and their TwoFrames memory lives on.
+#[test]
+fn threads_may_exit_between_frames() {
+    let fa = Arc::new(FrameAllocator::new(FrameAllocConfig::default()));
+    let mut recs = Vec::new();
+    for t in 0..scale(20, 4) as u64 {
+        let fa2 = fa.clone();
+        recs.push(thread::spawn(move || alloc_rec(&fa2, Lifetime::TwoFrames, 333, 16, t)).join().unwrap());
+    }
+    assert_eq!(fa.stats().allocations, scale(20, 4) as u64);
+    fa.rewind();
+    for r in &recs {
+        check(r);
+    }
+    // New threads after a rewind work too (and do not overlap last frame's
+    // TwoFrames memory).
+    for t in 0..scale(20, 4) as u64 {
+        let fa2 = fa.clone();
+        recs.push(thread::spawn(move || alloc_rec(&fa2, Lifetime::TwoFrames, 333, 16, 100 + t)).join().unwrap());
+    }
+    for r in &recs {
+        check(r);
+    }
+    assert_disjoint(&recs);
+    assert_eq!(fa.stats().allocations, scale(40, 8) as u64);
+}
+
+// ---------------------------------------------------------------------------
+// Alignment, sizes, errors
+// ---------------------------------------------------------------------------
+
+#[test]
+fn alignment_is_honoured_from_1_to_4096() {
+    let fa = FrameAllocator::new(FrameAllocConfig::default());
+    let mut recs = Vec::new();
+    let mut tag = 0;
+    for lifetime in [Lifetime::Frame, Lifetime::TwoFrames] {
+        for shift in 0..=12 {
+            let align = 1usize << shift;
+            for len in [1, 3, 64, 1000, 5000, 20_000] {
+                tag += 1;
+                recs.push(alloc_rec(&fa, lifetime, len, align, tag));
+            }
+        }
+    }
+    // Interleave odd sizes and big alignments in the same chunk.
+    let mut rng = Rng::new(7);
+    for _ in 0..scale(2000, 100) {
+        tag += 1;
+        let align = 1usize << rng.below(13);
+        let len = 1 + rng.below(100) as usize;
+        recs.push(alloc_rec(&fa, Lifetime::Frame, len, align, tag));
+    }
+    assert_eq!(MAX_ALIGN, 4096);
+    for r in &recs {
+        check(r);
+    }
+    assert_disjoint(&recs);
+}
+
+/// Requests larger than the largest chunk are carved straight from blocks;
+/// their alignment padding must be accounted for too.
+#[test]
+fn alignment_is_honoured_for_direct_requests() {
+    let fa = FrameAllocator::new(FrameAllocConfig {
+        chunk_bytes: 1 << 10,
+        max_chunk_bytes: 8 << 10,
+        ..FrameAllocConfig::default()
+    });
+    let mut recs = Vec::new();
+    let mut rng = Rng::new(99);
+    for tag in 0..scale(400, 30) as u64 {
+        let align = 1usize << rng.below(13);
+        // Mostly above max_chunk_bytes, with odd lengths so block offsets
+        // are rarely page aligned.
+        let len = (8 << 10) + 1 + rng.below(20 << 10) as usize;
+        let lifetime = if tag % 2 == 0 { Lifetime::Frame } else { Lifetime::TwoFrames };
+        recs.push(alloc_rec(&fa, lifetime, len, align, tag));
+    }
+    for r in &recs {
+        check(r);
+    }
+    assert_disjoint(&recs);
+}
+
+#[test]
+fn bad_inputs_return_errors() {
+    let fa = FrameAllocator::new(FrameAllocConfig::default());
+    let f = Lifetime::Frame;
+    assert_eq!(fa.alloc(f, 0, 8), Err(AllocError::ZeroSize));
+    assert_eq!(fa.alloc(Lifetime::TwoFrames, 0, 1), Err(AllocError::ZeroSize));
+    for align in [0, 3, 6, 12, 8192, 1 << 20, usize::MAX] {
+        assert_eq!(fa.alloc(f, 16, align), Err(AllocError::InvalidAlignment), "align {align}");
+    }
+    // Alignment is checked before the size.
+    assert_eq!(fa.alloc(f, 0, 3), Err(AllocError::InvalidAlignment));
+    assert_eq!(fa.alloc(f, usize::MAX, 1), Err(AllocError::TooLarge));
+    assert_eq!(fa.alloc(f, usize::MAX - 10, 4096), Err(AllocError::TooLarge));
+    assert_eq!(fa.alloc(f, isize::MAX as usize + 1, 1), Err(AllocError::TooLarge));
+    assert_eq!(fa.alloc(f, isize::MAX as usize, 2), Err(AllocError::TooLarge));
+    assert_eq!(fa.alloc(f, isize::MAX as usize - 4095, 4096), Err(AllocError::TooLarge));
+    // Representable but impossible: the OS refuses the block. (Miri aborts
+    // on such a request instead of failing it.)
+    let oom = if cfg!(miri) { 0 } else { 1 };
+    if !cfg!(miri) {
+        assert_eq!(fa.alloc(f, 1 << 62, 8), Err(AllocError::OutOfMemory));
+    }
+    let s = fa.stats();
+    assert_eq!(s.failed_allocations, 2 + 7 + 1 + 5 + oom);
+    assert_eq!(s.allocations, 0);
+    assert_eq!(s.os_allocations, 0);
+    // Still usable.
+    let r = alloc_rec(&fa, f, 10, 8, 1);
+    check(&r);
+    for e in [
+        AllocError::ZeroSize,
+        AllocError::InvalidAlignment,
+        AllocError::TooLarge,
+        AllocError::Exhausted,
+        AllocError::OutOfMemory,
+    ] {
+        assert!(!e.to_string().is_empty());
+    }
+}
+
+#[test]
+fn byte_cap_exhaustion_is_an_error_and_rewind_recovers() {
+    const CAP: usize = 1 << 20;
+    let fa = FrameAllocator::new(FrameAllocConfig {
+        first_block_bytes: 256 << 10,
+        max_bytes: CAP,
+        ..FrameAllocConfig::default()
+    });
+    let frame = |tag_base: u64| -> Vec<Rec> {
+        let mut v = Vec::new();
+        loop {
+            match fa.alloc(Lifetime::Frame, 60 << 10, 64) {
+                Ok(p) => {
+                    let r = Rec {
+                        addr: p.as_ptr() as usize,
+                        len: 60 << 10,
+                        tag: tag_base + v.len() as u64,
+                        lifetime: Lifetime::Frame,
+                    };
+                    fill(&r);
+                    v.push(r);
+                }
+                Err(e) => {
+                    assert_eq!(e, AllocError::Exhausted);
+                    break;
+                }
+            }
+            assert!(v.len() < 100, "cap not enforced");
+        }
+        v
+    };
+    let first = frame(0);
+    assert!(first.len() >= 8, "only {} allocations fit under a 1 MiB cap", first.len());
+    for r in &first {
+        check(r);
+    }
+    assert_disjoint(&first);
+    let s = fa.stats();
+    assert!(s.bytes_reserved <= CAP as u64);
+    assert_eq!(s.failed_allocations, 1);
+    // A request larger than the cap fails the same way.
+    assert_eq!(fa.alloc(Lifetime::Frame, 2 * CAP, 8), Err(AllocError::Exhausted));
+    // Further failures do not reserve anything.
+    assert_eq!(fa.stats().bytes_reserved, s.bytes_reserved);
+
+    fa.rewind();
+    let second = frame(1000);
+    assert_eq!(second.len(), first.len());
+    assert_eq!(fa.stats().os_allocations, s.os_allocations, "rewind must reuse blocks");
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "hundreds of MiB are too slow under Miri")]
+fn large_requests_work() {
+    let fa = FrameAllocator::new(FrameAllocConfig::default());
+    let mut recs = Vec::new();
+    let sizes = [20 << 10, 1 << 20, (4 << 20) + 1, 10 << 20, 100 << 20, 3];
+    for (i, &len) in sizes.iter().enumerate() {
+        recs.push(alloc_rec(&fa, Lifetime::Frame, len, 16, i as u64));
+        recs.push(alloc_rec(&fa, Lifetime::TwoFrames, len, 4096, 100 + i as u64));
+    }
+    for r in &recs {
+        check(r);
+    }
+    assert_disjoint(&recs);
+    let s = fa.stats();
+    let total: usize = recs.iter().map(|r| r.len).sum();
+    assert_eq!(s.bytes_in_use, total as u64);
+    assert!(s.bytes_reserved >= 2 * (100 << 20));
+    // Repeating the frame: after a few frames (chunk sizes adapt to what the
+    // thread consumed), no more blocks.
+    let mut os = Vec::new();
+    for _ in 0..8 {
+        fa.rewind();
+        for (i, &len) in sizes.iter().enumerate() {
+            alloc_rec(&fa, Lifetime::Frame, len, 16, i as u64);
+            alloc_rec(&fa, Lifetime::TwoFrames, len, 4096, 100 + i as u64);
+        }
+        os.push(fa.stats().os_allocations);
+    }
+    assert!(os[3..].iter().all(|&n| n == os[3]), "blocks still added in steady state: {os:?}");
+}
+
+// ---------------------------------------------------------------------------
+// Rewind, lifetimes, steady state
+// ---------------------------------------------------------------------------
+
+#[test]
+fn rewind_reuses_the_same_memory() {
+    let fa = FrameAllocator::new(FrameAllocConfig::default());
+    let a = fa.alloc(Lifetime::Frame, 100, 16).unwrap();
+    fa.rewind();
+    let b = fa.alloc(Lifetime::Frame, 100, 16).unwrap();
+    assert_eq!(a, b);
+    // TwoFrames alternates between two arenas.
+    let t0 = fa.alloc(Lifetime::TwoFrames, 100, 16).unwrap();
+    fa.rewind();
+    let t1 = fa.alloc(Lifetime::TwoFrames, 100, 16).unwrap();
+    assert_ne!(t0, t1);
+    fa.rewind();
+    let t2 = fa.alloc(Lifetime::TwoFrames, 100, 16).unwrap();
+    assert_eq!(t0, t2);
+}
+
+#[test]
+fn two_frames_memory_survives_exactly_one_extra_rewind() {
+    let fa = FrameAllocator::new(FrameAllocConfig { poison_on_rewind: true, ..FrameAllocConfig::default() });
+    const N: usize = 1000;
+    let fill_with = |p: NonNull<u8>, v: u8| unsafe { p.as_ptr().write_bytes(v, N) };
+    let a = fa.alloc(Lifetime::Frame, N, 8).unwrap();
+    let b = fa.alloc(Lifetime::TwoFrames, N, 8).unwrap();
+    fill_with(a, 0xAB);
+    fill_with(b, 0xCD);
+
+    fa.rewind();
+    assert!(all_bytes_are(a, N, POISON_BYTE), "Frame memory must be poisoned by the first rewind");
+    assert!(all_bytes_are(b, N, 0xCD), "TwoFrames memory must survive the first rewind");
+    let c = fa.alloc(Lifetime::TwoFrames, N, 8).unwrap();
+    let d = fa.alloc(Lifetime::Frame, N, 8).unwrap();
+    fill_with(c, 0xEE);
+    fill_with(d, 0x11);
+    assert!(all_bytes_are(b, N, 0xCD), "new allocations must not overlap live TwoFrames memory");
+
+    fa.rewind();
+    assert!(all_bytes_are(b, N, POISON_BYTE), "TwoFrames memory must be poisoned by the second rewind");
+    assert!(all_bytes_are(c, N, 0xEE));
+    assert!(all_bytes_are(d, N, POISON_BYTE));
+
+    fa.rewind();
+    assert!(all_bytes_are(c, N, POISON_BYTE));
+}
+
+/// Allocates a deterministic frame (several blocks' worth, both lifetimes).
+fn steady_frame(fa: &FrameAllocator, rng_seed: u64) {
+    let mut rng = Rng::new(rng_seed);
+    for i in 0..scale(3000, 400) {
+        let len = if i % 100 == 0 { 300 << 10 } else { 1 + rng.below(2000) as usize };
+        let lifetime = if i % 3 == 0 { Lifetime::TwoFrames } else { Lifetime::Frame };
+        let p = fa.alloc(lifetime, len, 1 << rng.below(7)).unwrap();
+        // SAFETY: live allocation of at least one byte.
+        unsafe { p.as_ptr().write(i as u8) };
+    }
+}
+
+#[test]
+fn steady_state_frames_make_no_os_allocation() {
+    let fa = FrameAllocator::new(FrameAllocConfig::default());
+    // Warm up: frame 0 fills the Frame arena and TwoFrames arena A, frame 1
+    // TwoFrames arena B.
+    for _ in 0..2 {
+        steady_frame(&fa, 42);
+        fa.rewind();
+    }
+    let warm = fa.stats();
+    assert!(warm.blocks >= 4, "the frame should span several blocks: {warm:?}");
+    for _ in 0..scale(50, 3) {
+        steady_frame(&fa, 42);
+        fa.rewind();
+    }
+    let s = fa.stats();
+    assert_eq!(s.os_allocations, warm.os_allocations);
+    assert_eq!(s.bytes_reserved, warm.bytes_reserved);
+    assert_eq!(s.blocks, warm.blocks);
+    assert_eq!(s.rewinds, 2 + scale(50, 3) as u64);
+}
+
+#[test]
+fn steady_state_with_threads_makes_no_os_allocation() {
+    const THREADS: usize = scale(4, 2);
+    const PER_FRAME: u64 = scale(400, 20) as u64;
+    let fa =
+        Arc::new(FrameAllocator::new(FrameAllocConfig { first_block_bytes: 8 << 20, ..FrameAllocConfig::default() }));
+    let barrier = Arc::new(Barrier::new(THREADS + 1));
+    let frames = scale(30, 4) as u64;
+    let workers: Vec<_> = (0..THREADS)
+        .map(|t| {
+            let (fa, barrier) = (fa.clone(), barrier.clone());
+            thread::spawn(move || {
+                for f in 0..frames {
+                    barrier.wait();
+                    let mut rng = Rng::new(t as u64 * 1000 + f);
+                    for _ in 0..PER_FRAME {
+                        let lifetime = if rng.below(2) == 0 { Lifetime::Frame } else { Lifetime::TwoFrames };
+                        let p = fa.alloc(lifetime, 1 + rng.below(1000) as usize, 8).unwrap();
+                        // SAFETY: live allocation of at least one byte.
+                        unsafe { p.as_ptr().write(1) };
+                    }
+                    barrier.wait();
+                }
+            })
+        })
+        .collect();
+    let mut after_warmup = None;
+    for f in 0..frames {
+        barrier.wait();
+        barrier.wait();
+        if f == 1 {
+            after_warmup = Some(fa.stats());
+        }
+        fa.rewind();
+    }
+    for w in workers {
+        w.join().unwrap();
+    }
+    let warm = after_warmup.unwrap();
+    let s = fa.stats();
+    assert_eq!(warm.os_allocations, 3, "one block per arena: {warm:?}");
+    assert_eq!(s.os_allocations, warm.os_allocations);
+    assert_eq!(s.allocations, THREADS as u64 * PER_FRAME * frames);
+}
+
+#[test]
+fn stats_track_usage_per_lifetime() {
+    let fa = FrameAllocator::new(FrameAllocConfig::default());
+    assert_eq!(fa.stats(), FrameAllocStats::default());
+    fa.alloc(Lifetime::Frame, 1000, 8).unwrap();
+    fa.alloc(Lifetime::Frame, 24, 8).unwrap();
+    fa.alloc(Lifetime::TwoFrames, 500, 8).unwrap();
+    let s = fa.stats();
+    assert_eq!(s.bytes_in_use, 1524);
+    assert_eq!(s.allocations, 3);
+    assert_eq!(s.os_allocations, 2);
+    assert_eq!(s.blocks, 2);
+    assert_eq!(s.bytes_reserved, 2 * (256 << 10));
+    assert!(s.bytes_claimed >= 1524 && s.bytes_claimed <= s.bytes_reserved);
+    assert_eq!(s.high_water_bytes_in_use, 1524);
+
+    fa.rewind();
+    let s = fa.stats();
+    assert_eq!(s.bytes_in_use, 500, "only the TwoFrames allocation is live");
+    assert_eq!(s.rewinds, 1);
+    assert_eq!(fa.epoch(), 1);
+    fa.alloc(Lifetime::TwoFrames, 100, 8).unwrap();
+    assert_eq!(fa.stats().bytes_in_use, 600);
+
+    fa.rewind();
+    let s = fa.stats();
+    assert_eq!(s.bytes_in_use, 100);
+    fa.rewind();
+    let s = fa.stats();
+    assert_eq!(s.bytes_in_use, 0);
+    assert_eq!(s.bytes_claimed, 0);
+    assert_eq!(s.high_water_bytes_in_use, 1524);
+    assert_eq!(s.allocations, 4);
+    assert_eq!(s.failed_allocations, 0);
+    assert_eq!(s.rewinds, 3);
+    // The runtime can print it.
+    assert!(format!("{fa:?}").contains("FrameAllocator"));
+}
+
+#[test]
+fn config_is_normalised() {
+    let fa = FrameAllocator::new(FrameAllocConfig {
+        first_block_bytes: 1,
+        chunk_bytes: 1,
+        max_chunk_bytes: 0,
+        max_bytes: 0,
+        poison_on_rewind: false,
+        prefault: false,
+    });
+    let c = fa.config();
+    assert_eq!(c.first_block_bytes, 4096);
+    assert_eq!(c.chunk_bytes, 64);
+    assert_eq!(c.max_chunk_bytes, 64);
+    // Tiny chunks and blocks still work, including requests bigger than both.
+    let mut recs = Vec::new();
+    for i in 0..500u64 {
+        recs.push(alloc_rec(&fa, Lifetime::Frame, 1 + (i as usize * 37) % 9000, 8, i));
+    }
+    for r in &recs {
+        check(r);
+    }
+    assert_disjoint(&recs);
+}
+
+#[test]
+fn prefault_touches_new_blocks() {
+    let fa = FrameAllocator::new(FrameAllocConfig {
+        prefault: true,
+        first_block_bytes: 64 << 10,
+        ..FrameAllocConfig::default()
+    });
+    let mut recs = Vec::new();
+    for i in 0..scale(200, 20) as u64 {
+        recs.push(alloc_rec(&fa, Lifetime::Frame, 1 + (i as usize * 997) % 20_000, 32, i));
+    }
+    for r in &recs {
+        check(r);
+    }
+    assert_disjoint(&recs);
+    assert!(fa.stats().os_allocations >= 2);
+    assert!(fa.config().prefault);
+}
+
+#[test]
+fn allocator_is_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<FrameAllocator>();
+    fn assert_copy<T: Copy>() {}
+    assert_copy::<FrameAllocStats>();
+    assert_copy::<FrameAllocConfig>();
+}
+
+#[cfg(debug_assertions)]
+#[test]
+fn rewind_from_a_second_thread_is_caught_in_debug_builds() {
+    let fa = Arc::new(FrameAllocator::new(FrameAllocConfig::default()));
+    fa.rewind(); // this thread becomes the owner
+    let fa2 = fa.clone();
+    let r = thread::spawn(move || fa2.rewind()).join();
+    assert!(r.is_err(), "a rewind from another thread must trip the debug check");
+    // The allocator is still usable by its owner.
+    fa.rewind();
+    fa.alloc(Lifetime::Frame, 8, 8).unwrap();
+}
