@@ -161,6 +161,60 @@ fn frame_loops(c: &mut Criterion) {
     g.finish();
 }
 
+/// The batch path a P/Invoke host (the C# binding) uses: per frame one
+/// frame-begin and one batch tick; the "host" re-submits each resumed id as
+/// a NextFrame record with plain memory writes. Measures the native share of
+/// a C# NextFrame await.
+fn batch_loop(c: &mut Criterion) {
+    let mut g = c.benchmark_group("batch_next_frame_cycle");
+    for &n in &[128usize, 4096] {
+        let rt = Rt::new();
+        let mut b = ptr::null_mut();
+        assert_eq!(onity_batch_create(rt.0, 65_536, &mut b), OnityStatus::Ok);
+        let submit = |b: *mut OnityBatch, id: u64| {
+            // SAFETY: live batch with room (capacity 65,536 > n).
+            unsafe {
+                let bb = &mut *b;
+                *bb.submit.add(bb.submit_count as usize) = OnityBatchRecord {
+                    id,
+                    token: 0,
+                    arg: 0,
+                    kind: OnityWaitKind::NextFrame as u8,
+                    timing: UPDATE as u8,
+                    clock: 0,
+                    reserved: [0; 5],
+                };
+                bb.submit_count += 1;
+            }
+        };
+        for id in 0..n as u64 {
+            submit(b, id);
+        }
+        let mut f = 0u64;
+        let mut resumed_total = 0u64;
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_with_input(BenchmarkId::from_parameter(n), &n, |bch, _| {
+            bch.iter(|| {
+                f += 1;
+                onity_runtime_frame_begin(rt.0, &frame_info(f));
+                onity_batch_tick(rt.0, b, UPDATE);
+                // SAFETY: live batch, read between calls.
+                unsafe {
+                    let bb = &mut *b;
+                    let count = bb.resumed_count as usize;
+                    for i in 0..count {
+                        submit(b, (*bb.resumed.add(i)).id);
+                    }
+                    bb.resumed_consumed = count as u32;
+                    resumed_total += count as u64;
+                }
+            })
+        });
+        assert!(resumed_total + n as u64 >= f * n as u64, "every wait resumed each frame");
+    }
+    g.finish();
+}
+
 fn when_any(c: &mut Criterion) {
     let mut g = c.benchmark_group("when_any_reverse");
     for &n in &[2usize, 16, 32] {
@@ -268,5 +322,5 @@ fn config() -> Criterion {
         .sample_size(30)
 }
 
-criterion_group! { name = benches; config = config(); targets = completed_cycle, frame_loops, when_any, cross_thread }
+criterion_group! { name = benches; config = config(); targets = completed_cycle, frame_loops, batch_loop, when_any, cross_thread }
 criterion_main!(benches);
