@@ -536,7 +536,8 @@ OnityStatus onity_when_any(struct OnityRuntime *runtime,
 // state and error of the first input (in completion order; inputs already
 // complete when the WhenAll is made count in array order) that faulted or
 // was canceled, with `index` = that input. Read every input's outcome with
-// `onity_when_all_results` before consuming it. Token and errors as
+// `onity_when_all_results` before consuming it. Owner thread; the inputs
+// belong to the WhenAll from the call on. Token and errors as
 // `onity_when_any`.
 OnityStatus onity_when_all(struct OnityRuntime *runtime,
                            const uint64_t *tasks,
@@ -591,7 +592,8 @@ const char *onity_timing_name(uint32_t timing);
 // Any thread. Errors: `NULL_POINTER`.
 OnityStatus onity_runtime_config_default(struct OnityRuntimeConfig *config);
 
-// Creates a runtime owned by the calling thread. `config` may be null for
+// Creates a runtime owned by the calling thread (any thread may create one;
+// it becomes that runtime's owner thread). `config` may be null for
 // the defaults; otherwise `config->size` must be `sizeof(OnityRuntimeConfig)`
 // (start from `onity_runtime_config_default`).
 // On success `*out_runtime` receives the runtime; destroy it with
@@ -636,8 +638,8 @@ OnityStatus onity_runtime_tick(struct OnityRuntime *runtime, uint32_t timing);
 OnityStatus onity_runtime_drain(struct OnityRuntime *runtime);
 
 // Fills `stats` (set `stats->size = sizeof(OnityStats)` first) with every
-// pool's counters, per-wait-kind counters and leak diagnostics. Owner
-// thread. Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `WRONG_THREAD`.
+// pool's counters, per-wait-kind counters, leak diagnostics and the frame
+// allocator's counters. Owner thread. Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `WRONG_THREAD`.
 OnityStatus onity_runtime_stats(struct OnityRuntime *runtime, struct OnityStats *stats);
 
 // Writes up to `capacity` handles of live (created, not consumed) tasks to
@@ -649,7 +651,8 @@ OnityStatus onity_runtime_live_tasks(struct OnityRuntime *runtime,
                                      uint32_t capacity,
                                      uint32_t *out_count);
 
-// The name of a pool (`OnityPool` value) or "invalid". Infallible; static.
+// The name of a pool (`OnityPool` value) or "invalid". Infallible; any
+// thread; static string.
 const char *onity_pool_name(uint32_t pool);
 
 // Creates a manual completion source (a pending task) and writes its handle
@@ -759,14 +762,16 @@ OnityStatus onity_yield_then(struct OnityRuntime *runtime,
                              OnityCallback callback,
                              void *user);
 
-// Callback form of `onity_next_frame` (see `onity_yield_then`).
+// Callback form of `onity_next_frame` (see `onity_yield_then`). Owner thread;
+// `user` stays the caller's.
 OnityStatus onity_next_frame_then(struct OnityRuntime *runtime,
                                   uint32_t timing,
                                   uint64_t token,
                                   OnityCallback callback,
                                   void *user);
 
-// Callback form of `onity_delay_frame` (see `onity_yield_then`).
+// Callback form of `onity_delay_frame` (see `onity_yield_then`). Owner
+// thread; `user` stays the caller's.
 OnityStatus onity_delay_frame_then(struct OnityRuntime *runtime,
                                    uint32_t frames,
                                    uint32_t timing,
@@ -774,7 +779,8 @@ OnityStatus onity_delay_frame_then(struct OnityRuntime *runtime,
                                    OnityCallback callback,
                                    void *user);
 
-// Callback form of `onity_delay` (see `onity_yield_then`).
+// Callback form of `onity_delay` (see `onity_yield_then`). Owner thread;
+// `user` stays the caller's.
 OnityStatus onity_delay_then(struct OnityRuntime *runtime,
                              double seconds,
                              uint32_t clock,

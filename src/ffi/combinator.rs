@@ -59,7 +59,8 @@ pub extern "C" fn onity_when_any(
 /// state and error of the first input (in completion order; inputs already
 /// complete when the WhenAll is made count in array order) that faulted or
 /// was canceled, with `index` = that input. Read every input's outcome with
-/// `onity_when_all_results` before consuming it. Token and errors as
+/// `onity_when_all_results` before consuming it. Owner thread; the inputs
+/// belong to the WhenAll from the call on. Token and errors as
 /// `onity_when_any`.
 #[no_mangle]
 pub extern "C" fn onity_when_all(

@@ -127,7 +127,8 @@ pub extern "C" fn onity_runtime_config_default(config: *mut OnityRuntimeConfig) 
     })
 }
 
-/// Creates a runtime owned by the calling thread. `config` may be null for
+/// Creates a runtime owned by the calling thread (any thread may create one;
+/// it becomes that runtime's owner thread). `config` may be null for
 /// the defaults; otherwise `config->size` must be `sizeof(OnityRuntimeConfig)`
 /// (start from `onity_runtime_config_default`).
 /// On success `*out_runtime` receives the runtime; destroy it with
@@ -279,8 +280,8 @@ pub extern "C" fn onity_runtime_drain(runtime: *mut OnityRuntime) -> OnityStatus
 }
 
 /// Fills `stats` (set `stats->size = sizeof(OnityStats)` first) with every
-/// pool's counters, per-wait-kind counters and leak diagnostics. Owner
-/// thread. Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `WRONG_THREAD`.
+/// pool's counters, per-wait-kind counters, leak diagnostics and the frame
+/// allocator's counters. Owner thread. Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `WRONG_THREAD`.
 #[no_mangle]
 pub extern "C" fn onity_runtime_stats(runtime: *mut OnityRuntime, stats: *mut OnityStats) -> OnityStatus {
     crate::ffi_guard!({
@@ -340,7 +341,8 @@ pub extern "C" fn onity_runtime_live_tasks(
     })
 }
 
-/// The name of a pool (`OnityPool` value) or "invalid". Infallible; static.
+/// The name of a pool (`OnityPool` value) or "invalid". Infallible; any
+/// thread; static string.
 #[no_mangle]
 pub extern "C" fn onity_pool_name(pool: u32) -> *const c_char {
     const NAMES: [&str; ONITY_POOL_COUNT] = [

@@ -140,7 +140,8 @@ pub extern "C" fn onity_yield_then(
     })
 }
 
-/// Callback form of `onity_next_frame` (see `onity_yield_then`).
+/// Callback form of `onity_next_frame` (see `onity_yield_then`). Owner thread;
+/// `user` stays the caller's.
 #[no_mangle]
 pub extern "C" fn onity_next_frame_then(
     runtime: *mut OnityRuntime,
@@ -154,7 +155,8 @@ pub extern "C" fn onity_next_frame_then(
     })
 }
 
-/// Callback form of `onity_delay_frame` (see `onity_yield_then`).
+/// Callback form of `onity_delay_frame` (see `onity_yield_then`). Owner
+/// thread; `user` stays the caller's.
 #[no_mangle]
 pub extern "C" fn onity_delay_frame_then(
     runtime: *mut OnityRuntime,
@@ -169,7 +171,8 @@ pub extern "C" fn onity_delay_frame_then(
     })
 }
 
-/// Callback form of `onity_delay` (see `onity_yield_then`).
+/// Callback form of `onity_delay` (see `onity_yield_then`). Owner thread;
+/// `user` stays the caller's.
 #[no_mangle]
 pub extern "C" fn onity_delay_then(
     runtime: *mut OnityRuntime,

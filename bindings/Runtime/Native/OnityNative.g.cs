@@ -745,13 +745,15 @@ namespace Onity.Native
         public static extern OnityStatus onity_delay_frame(IntPtr runtime, uint frames, uint timing, ulong token, ulong* out_task);
 
         /// <summary>
-        /// Callback form of `onity_delay_frame` (see `onity_yield_then`).
+        /// Callback form of `onity_delay_frame` (see `onity_yield_then`). Owner
+        /// thread; `user` stays the caller's.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_delay_frame_then", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_delay_frame_then(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, IntPtr user);
 
         /// <summary>
-        /// Callback form of `onity_delay` (see `onity_yield_then`).
+        /// Callback form of `onity_delay` (see `onity_yield_then`). Owner thread;
+        /// `user` stays the caller's.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_delay_then", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_delay_then(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, IntPtr user);
@@ -784,13 +786,15 @@ namespace Onity.Native
         public static extern OnityStatus onity_next_frame(IntPtr runtime, uint timing, ulong token, ulong* out_task);
 
         /// <summary>
-        /// Callback form of `onity_next_frame` (see `onity_yield_then`).
+        /// Callback form of `onity_next_frame` (see `onity_yield_then`). Owner thread;
+        /// `user` stays the caller's.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_next_frame_then", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_next_frame_then(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user);
 
         /// <summary>
-        /// The name of a pool (`OnityPool` value) or "invalid". Infallible; static.
+        /// The name of a pool (`OnityPool` value) or "invalid". Infallible; any
+        /// thread; static string.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_pool_name", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern IntPtr onity_pool_name(uint pool);
@@ -803,7 +807,8 @@ namespace Onity.Native
         public static extern OnityStatus onity_runtime_config_default(OnityRuntimeConfig* config);
 
         /// <summary>
-        /// Creates a runtime owned by the calling thread. `config` may be null for
+        /// Creates a runtime owned by the calling thread (any thread may create one;
+        /// it becomes that runtime's owner thread). `config` may be null for
         /// the defaults; otherwise `config-&gt;size` must be `sizeof(OnityRuntimeConfig)`
         /// (start from `onity_runtime_config_default`).
         /// On success `*out_runtime` receives the runtime; destroy it with
@@ -857,8 +862,8 @@ namespace Onity.Native
 
         /// <summary>
         /// Fills `stats` (set `stats-&gt;size = sizeof(OnityStats)` first) with every
-        /// pool's counters, per-wait-kind counters and leak diagnostics. Owner
-        /// thread. Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `WRONG_THREAD`.
+        /// pool's counters, per-wait-kind counters, leak diagnostics and the frame
+        /// allocator's counters. Owner thread. Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `WRONG_THREAD`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_runtime_stats", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_runtime_stats(IntPtr runtime, OnityStats* stats);
@@ -975,7 +980,8 @@ namespace Onity.Native
         /// state and error of the first input (in completion order; inputs already
         /// complete when the WhenAll is made count in array order) that faulted or
         /// was canceled, with `index` = that input. Read every input's outcome with
-        /// `onity_when_all_results` before consuming it. Token and errors as
+        /// `onity_when_all_results` before consuming it. Owner thread; the inputs
+        /// belong to the WhenAll from the call on. Token and errors as
         /// `onity_when_any`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_when_all", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
