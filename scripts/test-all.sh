@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: Rust (unit, rules, zero-allocation, stress,
-# batches, header drift, frame allocator), C and C++ programs (built against
-# include/onity.h and the cdylib, under valgrind when installed) and the C#
-# binding under Mono. Installs what it needs when missing (Mono from Debian,
+# batches, header drift, frame allocator, loom model), C and C++ programs
+# (built against include/onity.h and the cdylib, under valgrind when
+# installed), the C# binding under Mono, and the Unity package and sample
+# against a stand-in UnityEngine in a simulated PlayerLoop. Installs what it needs when missing (Mono from Debian,
 # valgrind) when run as root; otherwise it says what to install.
 # Ends with one line: "total: N passed, N failed".
 set -uo pipefail
@@ -41,6 +42,12 @@ RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release --test 
 if [ -x scripts/test-csharp.sh ]; then
   echo "== C# binding tests (Mono)"
   scripts/test-csharp.sh 2>&1 | tee -a "$log"
+  [ "${PIPESTATUS[0]}" = 0 ] || status=1
+fi
+
+if [ -x scripts/test-unity.sh ]; then
+  echo "== Unity package and sample (stand-in UnityEngine, simulated PlayerLoop)"
+  scripts/test-unity.sh 2>&1 | tee -a "$log"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi
 

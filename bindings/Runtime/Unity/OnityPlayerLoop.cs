@@ -1,0 +1,428 @@
+// Unity integration: drives the Onity runtime from Unity's PlayerLoop.
+// Compiled by Unity (UNITY_5_3_OR_NEWER is defined for every Unity version) and by the stand-in
+// test build (ONITY_UNITY_STANDIN); the engine-agnostic test build of bindings/Runtime skips it.
+#if UNITY_5_3_OR_NEWER || ONITY_UNITY_STANDIN
+using System;
+using System.Collections.Generic;
+using UnityEngine;
+using UnityEngine.LowLevel;
+#if UNITY_EDITOR
+using UnityEditor;
+#endif
+
+namespace Onity.Unity
+{
+    /// <summary>The timings Onity runs from the PlayerLoop (one inserted system each), as flags.
+    /// Same 16 timings, in the same order, as <see cref="OnityTiming"/>.</summary>
+    [Flags]
+    public enum OnityLoopTimings
+    {
+        None = 0,
+        Initialization = 1 << 0,
+        LastInitialization = 1 << 1,
+        EarlyUpdate = 1 << 2,
+        LastEarlyUpdate = 1 << 3,
+        FixedUpdate = 1 << 4,
+        LastFixedUpdate = 1 << 5,
+        PreUpdate = 1 << 6,
+        LastPreUpdate = 1 << 7,
+        Update = 1 << 8,
+        LastUpdate = 1 << 9,
+        PreLateUpdate = 1 << 10,
+        LastPreLateUpdate = 1 << 11,
+        PostLateUpdate = 1 << 12,
+        LastPostLateUpdate = 1 << 13,
+        TimeUpdate = 1 << 14,
+        LastTimeUpdate = 1 << 15,
+
+        /// <summary>All 16 timings.</summary>
+        All = 0xFFFF,
+        /// <summary>All but TimeUpdate / LastTimeUpdate (UniTask's Standard preset).</summary>
+        Standard = All & ~(TimeUpdate | LastTimeUpdate),
+        /// <summary>Update, FixedUpdate and LastPostLateUpdate only (UniTask's Minimum preset).</summary>
+        Minimum = Update | FixedUpdate | LastPostLateUpdate,
+    }
+
+    /// <summary>Marker types of the systems Onity inserts into the PlayerLoop (Unity identifies a
+    /// system by its <c>type</c>; these let Onity find and remove exactly its own systems and let
+    /// other libraries and the Profiler tell them apart).</summary>
+    public static class OnityLoopRunners
+    {
+        /// <summary>Begins the Onity frame (<see cref="OnityRuntime.BeginFrame"/>): first system of
+        /// the Initialization phase, inserted whatever timings are selected.</summary>
+        public struct OnityFrameBegin { }
+        public struct OnityInitialization { }
+        public struct OnityLastInitialization { }
+        public struct OnityEarlyUpdate { }
+        public struct OnityLastEarlyUpdate { }
+        public struct OnityFixedUpdate { }
+        public struct OnityLastFixedUpdate { }
+        public struct OnityPreUpdate { }
+        public struct OnityLastPreUpdate { }
+        public struct OnityUpdate { }
+        public struct OnityLastUpdate { }
+        public struct OnityPreLateUpdate { }
+        public struct OnityLastPreLateUpdate { }
+        public struct OnityPostLateUpdate { }
+        public struct OnityLastPostLateUpdate { }
+        public struct OnityTimeUpdate { }
+        public struct OnityLastTimeUpdate { }
+
+        /// <summary>The marker type of the system that runs <paramref name="timing"/>.</summary>
+        public static Type ForTiming(OnityTiming timing) { return Types[(int)timing]; }
+
+        /// <summary>True for every type Onity inserts (the 16 timing markers and the frame begin).</summary>
+        public static bool IsOnitySystem(Type type)
+        {
+            if (type == null) return false;
+            if (type == typeof(OnityFrameBegin)) return true;
+            for (int i = 0; i < Types.Length; i++) if (Types[i] == type) return true;
+            return false;
+        }
+
+        internal static readonly Type[] Types =
+        {
+            typeof(OnityInitialization), typeof(OnityLastInitialization),
+            typeof(OnityEarlyUpdate), typeof(OnityLastEarlyUpdate),
+            typeof(OnityFixedUpdate), typeof(OnityLastFixedUpdate),
+            typeof(OnityPreUpdate), typeof(OnityLastPreUpdate),
+            typeof(OnityUpdate), typeof(OnityLastUpdate),
+            typeof(OnityPreLateUpdate), typeof(OnityLastPreLateUpdate),
+            typeof(OnityPostLateUpdate), typeof(OnityLastPostLateUpdate),
+            typeof(OnityTimeUpdate), typeof(OnityLastTimeUpdate),
+        };
+    }
+
+    /// <summary>
+    /// Owns the Onity runtime for Play Mode and drives it from Unity's PlayerLoop.
+    ///
+    /// <para>At <c>RuntimeInitializeOnLoadMethod(AfterAssembliesLoaded)</c> (main thread) it creates
+    /// the <see cref="OnityRuntime"/> and inserts, into the current PlayerLoop, one system per
+    /// selected timing (<see cref="DefaultTimings"/>, <see cref="OnityLoopTimings.Standard"/>
+    /// unless changed): timing <c>X</c> goes first in phase <c>X</c>, <c>LastX</c> last, plus an
+    /// <see cref="OnityLoopRunners.OnityFrameBegin"/> system at the very start of Initialization
+    /// that calls <see cref="OnityRuntime.BeginFrame"/> with <c>Time</c>'s values. Systems of other
+    /// libraries are kept; Onity's own (found by their marker types) are removed before inserting,
+    /// so re-initialising never duplicates them.</para>
+    ///
+    /// <para>Leaving Play Mode (<c>EditorApplication.playModeStateChanged</c> →
+    /// <c>ExitingPlayMode</c>), <c>Application.quitting</c> or a script reload calls
+    /// <see cref="Shutdown"/>: the systems are removed, the runtime is destroyed (pending waits
+    /// complete canceled) and the event handlers are unhooked. With domain reload disabled the
+    /// next Play Mode entry runs the same initialisation again on the surviving static state and
+    /// ends up with exactly one runtime and one set of systems.</para>
+    /// </summary>
+    public static class OnityPlayerLoop
+    {
+        static OnityRuntime runtime;
+        static OnityLoopTimings injected;
+        static ulong lastFrame;
+        static bool lazyBegin;      // no Initialization phase: begin at the first Onity system of a frame
+        static int lastUnityFrame = -1;
+        static int initializeCount;
+        static PlayerLoopSystem.UpdateFunction[] runners;
+        static PlayerLoopSystem.UpdateFunction frameBeginRunner;
+
+        /// <summary>The timings <see cref="Initialize()"/> injects. Set it before Play Mode starts
+        /// (e.g. from an <c>[InitializeOnLoad]</c> editor script or a
+        /// <c>RuntimeInitializeLoadType.SubsystemRegistration</c> method), or call
+        /// <see cref="Initialize(OnityLoopTimings)"/> later to re-inject.</summary>
+        public static OnityLoopTimings DefaultTimings = OnityLoopTimings.Standard;
+
+        /// <summary>Records the batch's submit buffer holds (see <see cref="OnityRuntime(int)"/>).</summary>
+        public static int SubmitCapacity = 65536;
+
+        /// <summary>When true (default), exceptions of forgotten tasks and of continuations
+        /// (<see cref="OnityTask.UnobservedTaskException"/>) go to <c>Debug.LogException</c>.</summary>
+        public static bool LogUnobservedExceptions = true;
+
+        /// <summary>Raised after the runtime is created (main thread).</summary>
+        public static event Action<OnityRuntime> RuntimeCreated;
+        /// <summary>Raised just before the runtime is destroyed (main thread).</summary>
+        public static event Action<OnityRuntime> RuntimeDestroying;
+
+        /// <summary>The runtime driven by the PlayerLoop; null outside Play Mode.</summary>
+        public static OnityRuntime Runtime { get { return runtime; } }
+
+        public static bool IsInitialized { get { return runtime != null && !runtime.IsDisposed; } }
+
+        /// <summary>The timings currently injected (None when not initialised).</summary>
+        public static OnityLoopTimings InjectedTimings { get { return injected; } }
+
+        /// <summary>How many times a runtime was created in this domain (diagnostics: with domain
+        /// reload disabled it counts Play Mode entries).</summary>
+        public static int InitializeCount { get { return initializeCount; } }
+
+        // ---- Unity entry points ----------------------------------------------------------
+
+        // Domain reload disabled: static state survives the previous Play Mode session. Whatever
+        // the exit path missed (a crash in user code, a killed editor callback) is cleaned here.
+        [RuntimeInitializeOnLoadMethod(RuntimeInitializeLoadType.SubsystemRegistration)]
+        static void OnSubsystemRegistration()
+        {
+            if (runtime != null || injected != OnityLoopTimings.None) Shutdown();
+            lastFrame = 0;
+            lastUnityFrame = -1;
+        }
+
+        [RuntimeInitializeOnLoadMethod(RuntimeInitializeLoadType.AfterAssembliesLoaded)]
+        static void OnAfterAssembliesLoaded()
+        {
+            Initialize(DefaultTimings);
+        }
+
+        // ---- public API -------------------------------------------------------------------
+
+        /// <summary>Initialises with <see cref="DefaultTimings"/>.</summary>
+        public static void Initialize() { Initialize(DefaultTimings); }
+
+        /// <summary>Creates the runtime if needed (on the calling thread, which must be Unity's main
+        /// thread) and (re)injects one system per timing in <paramref name="timings"/> into the
+        /// current PlayerLoop. Idempotent: calling it again only changes the injected timings.</summary>
+        public static void Initialize(OnityLoopTimings timings)
+        {
+            var loop = PlayerLoop.GetCurrentPlayerLoop();
+            Initialize(ref loop, timings);
+            PlayerLoop.SetPlayerLoop(loop);
+        }
+
+        /// <summary>For projects that build their own PlayerLoop: creates the runtime if needed and
+        /// injects Onity's systems into <paramref name="loop"/> (removing any Onity systems already
+        /// there) without calling <c>PlayerLoop.SetPlayerLoop</c>.</summary>
+        public static void Initialize(ref PlayerLoopSystem loop, OnityLoopTimings timings)
+        {
+            EnsureRuntime();
+            loop = InsertSystems(RemoveSystems(loop), timings);
+            injected = timings;
+        }
+
+        /// <summary>Removes Onity's systems from the PlayerLoop, destroys the runtime (every pending
+        /// wait completes canceled, its continuation runs) and unhooks Onity's Play Mode and quit
+        /// handlers. Safe to call more than once; main thread.</summary>
+        public static void Shutdown()
+        {
+            if (injected != OnityLoopTimings.None || ContainsOnitySystem(PlayerLoop.GetCurrentPlayerLoop()))
+                PlayerLoop.SetPlayerLoop(RemoveSystems(PlayerLoop.GetCurrentPlayerLoop()));
+            injected = OnityLoopTimings.None;
+
+            var rt = runtime;
+            runtime = null;
+            lastFrame = 0;
+            lastUnityFrame = -1;
+            if (rt != null && !rt.IsDisposed)
+            {
+                try
+                {
+                    var h = RuntimeDestroying;
+                    if (h != null) h(rt);
+                }
+                catch (Exception e) { Debug.LogException(e); }
+                try { rt.Dispose(); }
+                catch (Exception e) { Debug.LogException(e); }
+            }
+            UnhookLifetime();
+        }
+
+        /// <summary>A copy of <paramref name="loop"/> without any system Onity inserted (at any depth).</summary>
+        public static PlayerLoopSystem RemoveSystems(PlayerLoopSystem loop)
+        {
+            if (loop.subSystemList == null) return loop;
+            var kept = new List<PlayerLoopSystem>(loop.subSystemList.Length);
+            for (int i = 0; i < loop.subSystemList.Length; i++)
+            {
+                var s = loop.subSystemList[i];
+                if (OnityLoopRunners.IsOnitySystem(s.type)) continue;
+                kept.Add(RemoveSystems(s));
+            }
+            loop.subSystemList = kept.ToArray();
+            return loop;
+        }
+
+        /// <summary>True when <paramref name="loop"/> contains a system Onity inserted.</summary>
+        public static bool ContainsOnitySystem(PlayerLoopSystem loop)
+        {
+            if (OnityLoopRunners.IsOnitySystem(loop.type)) return true;
+            if (loop.subSystemList == null) return false;
+            for (int i = 0; i < loop.subSystemList.Length; i++)
+                if (ContainsOnitySystem(loop.subSystemList[i])) return true;
+            return false;
+        }
+
+        // ---- injection --------------------------------------------------------------------
+
+        static Type PhaseFor(OnityTiming timing)
+        {
+            switch ((int)timing >> 1)
+            {
+                case 0: return typeof(UnityEngine.PlayerLoop.Initialization);
+                case 1: return typeof(UnityEngine.PlayerLoop.EarlyUpdate);
+                case 2: return typeof(UnityEngine.PlayerLoop.FixedUpdate);
+                case 3: return typeof(UnityEngine.PlayerLoop.PreUpdate);
+                case 4: return typeof(UnityEngine.PlayerLoop.Update);
+                case 5: return typeof(UnityEngine.PlayerLoop.PreLateUpdate);
+                case 6: return typeof(UnityEngine.PlayerLoop.PostLateUpdate);
+                default: return typeof(UnityEngine.PlayerLoop.TimeUpdate);
+            }
+        }
+
+        static PlayerLoopSystem InsertSystems(PlayerLoopSystem root, OnityLoopTimings timings)
+        {
+            EnsureRunners();
+            if (root.subSystemList == null)
+            {
+                Debug.LogError("Onity: the PlayerLoop has no phases; nothing injected.");
+                return root;
+            }
+            var phases = (PlayerLoopSystem[])root.subSystemList.Clone();
+            bool begun = false;
+            for (int t = 0; t < 16; t += 2)
+            {
+                var first = (OnityTiming)t;
+                var last = (OnityTiming)(t + 1);
+                bool wantFirst = (timings & (OnityLoopTimings)(1 << t)) != 0;
+                bool wantLast = (timings & (OnityLoopTimings)(1 << (t + 1))) != 0;
+                bool isInit = first == OnityTiming.Initialization;
+                if (!wantFirst && !wantLast && !isInit) continue;
+                Type phaseType = PhaseFor(first);
+                int idx = Array.FindIndex(phases, p => p.type == phaseType);
+                if (idx < 0)
+                {
+                    if (wantFirst || wantLast)
+                        Debug.LogWarning("Onity: PlayerLoop phase " + phaseType.Name + " not found; timings " + first + "/" + last + " will never run.");
+                    continue;
+                }
+                var list = new List<PlayerLoopSystem>(phases[idx].subSystemList ?? new PlayerLoopSystem[0]);
+                if (wantFirst) list.Insert(0, Make(OnityLoopRunners.ForTiming(first), runners[t]));
+                if (isInit)
+                {
+                    list.Insert(0, Make(typeof(OnityLoopRunners.OnityFrameBegin), frameBeginRunner));
+                    begun = true;
+                }
+                if (wantLast) list.Add(Make(OnityLoopRunners.ForTiming(last), runners[t + 1]));
+                phases[idx].subSystemList = list.ToArray();
+            }
+            lazyBegin = !begun;
+            if (!begun)
+                Debug.LogWarning("Onity: PlayerLoop phase Initialization not found; frames begin lazily at the first Onity system of each frame.");
+            root.subSystemList = phases;
+            return root;
+        }
+
+        static PlayerLoopSystem Make(Type type, PlayerLoopSystem.UpdateFunction fn)
+        {
+            return new PlayerLoopSystem { type = type, updateDelegate = fn };
+        }
+
+        static void EnsureRunners()
+        {
+            if (runners != null) return;
+            var r = new PlayerLoopSystem.UpdateFunction[16];
+            for (int t = 0; t < 16; t++) r[t] = new TimingRunner((OnityTiming)t).Run;
+            frameBeginRunner = RunFrameBegin;
+            runners = r;
+        }
+
+        sealed class TimingRunner
+        {
+            readonly OnityTiming timing;
+
+            public TimingRunner(OnityTiming timing) { this.timing = timing; }
+
+            public void Run()
+            {
+                var rt = runtime;
+                if (rt == null || rt.IsDisposed) return;
+                try
+                {
+                    if (lazyBegin && Time.frameCount != lastUnityFrame) BeginFrame(rt);
+                    rt.Tick(timing);
+                }
+                catch (Exception e) { Debug.LogException(e); }
+            }
+        }
+
+        // ---- frames -----------------------------------------------------------------------
+
+        static void RunFrameBegin()
+        {
+            var rt = runtime;
+            if (rt == null || rt.IsDisposed) return;
+            try { BeginFrame(rt); }
+            catch (Exception e) { Debug.LogException(e); }
+        }
+
+        static void BeginFrame(OnityRuntime rt)
+        {
+            // Strictly increasing whatever Time.frameCount does (it can stand still while the
+            // editor is paused and restart from 0 across Play Mode sessions).
+            ulong f = (ulong)Math.Max(0, Time.frameCount);
+            if (f <= lastFrame) f = lastFrame + 1;
+            lastFrame = f;
+            // The frame-begin system runs at the start of Initialization, where Time holds the new
+            // frame's values (never inside a fixed step).
+            lastUnityFrame = Time.frameCount;
+            rt.BeginFrame(f, Time.deltaTime, Time.unscaledDeltaTime, Time.realtimeSinceStartupAsDouble);
+        }
+
+        // ---- lifetime ---------------------------------------------------------------------
+
+        static void EnsureRuntime()
+        {
+            if (runtime != null && !runtime.IsDisposed) return;
+            runtime = new OnityRuntime(SubmitCapacity);
+            initializeCount++;
+            lastFrame = 0;
+            lastUnityFrame = -1;
+            HookLifetime();
+            try
+            {
+                var h = RuntimeCreated;
+                if (h != null) h(runtime);
+            }
+            catch (Exception e) { Debug.LogException(e); }
+        }
+
+        static void HookLifetime()
+        {
+            // -= first: static events survive a Play Mode session when domain reload is disabled.
+            Application.quitting -= OnQuitting;
+            Application.quitting += OnQuitting;
+            OnityTask.UnobservedTaskException -= OnUnobserved;
+            OnityTask.UnobservedTaskException += OnUnobserved;
+#if UNITY_EDITOR
+            EditorApplication.playModeStateChanged -= OnPlayModeStateChanged;
+            EditorApplication.playModeStateChanged += OnPlayModeStateChanged;
+            AssemblyReloadEvents.beforeAssemblyReload -= OnBeforeAssemblyReload;
+            AssemblyReloadEvents.beforeAssemblyReload += OnBeforeAssemblyReload;
+#endif
+        }
+
+        static void UnhookLifetime()
+        {
+            Application.quitting -= OnQuitting;
+            // OnityTask.UnobservedTaskException stays hooked (once per domain): failures of tasks
+            // torn down with the runtime still reach the console.
+#if UNITY_EDITOR
+            EditorApplication.playModeStateChanged -= OnPlayModeStateChanged;
+            AssemblyReloadEvents.beforeAssemblyReload -= OnBeforeAssemblyReload;
+#endif
+        }
+
+        static void OnQuitting() { Shutdown(); }
+
+        static void OnUnobserved(Exception e)
+        {
+            if (LogUnobservedExceptions) Debug.LogException(e);
+        }
+
+#if UNITY_EDITOR
+        static void OnPlayModeStateChanged(PlayModeStateChange state)
+        {
+            if (state == PlayModeStateChange.ExitingPlayMode) Shutdown();
+        }
+
+        static void OnBeforeAssemblyReload() { Shutdown(); }
+#endif
+    }
+}
+#endif

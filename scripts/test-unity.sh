@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Verifies the Unity package (bindings/) and the sample project (unity-sample/) without Unity:
+#   1. builds libonity (release) when missing or stale;
+#   2. compiles the test-only stand-ins of UnityEngine / UnityEditor (tests/unity/StandIn);
+#   3. compiles each package assembly as Unity's asmdefs split them (Onity.Runtime without engine
+#      references, Onity.Unity for the editor and for players, Onity.Editor) to catch references
+#      across assembly boundaries;
+#   4. compiles one test program from the package, the sample scripts, Samples~ and the tests
+#      (one assembly: mcs crashes on non-generic `async OnityTask` methods when the task type
+#      lives in a referenced assembly; Unity's Roslyn does not) and runs it under mono.
+# All with mcs -langversion:7.2 -unsafe. Ends with the runner's "N passed, N failed" line;
+# exits non-zero on failure. Extra arguments are test-name filters (-v lists passes).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+OUT="${ONITY_UNITY_OUT:-$ROOT/target/unity-test}"
+mkdir -p "$OUT"
+
+if ! command -v mcs >/dev/null 2>&1 || ! command -v mono >/dev/null 2>&1; then
+    echo "mcs/mono are missing. Install Mono, e.g.: sudo apt-get update && sudo apt-get install -y mono-devel" >&2
+    exit 2
+fi
+
+LIB="$ROOT/target/release/libonity.so"
+if [ ! -f "$LIB" ] || [ -n "$(find src Cargo.toml build.rs -newer "$LIB" -print -quit 2>/dev/null)" ]; then
+    cargo build --release
+fi
+
+MCS=(mcs -langversion:7.2 -unsafe -nowarn:1591,0649,0414,0169 -nologo)
+# What Unity 2022.3 defines when compiling in the Linux editor (the subset that matters here).
+EDITOR_DEFINES="-define:UNITY_5_3_OR_NEWER;UNITY_2019_3_OR_NEWER;UNITY_2022_2_OR_NEWER;UNITY_2022_3_OR_NEWER;UNITY_2022_3;UNITY_EDITOR;UNITY_EDITOR_LINUX;UNITY_STANDALONE_LINUX;ENABLE_MONO;ONITY_UNITY_STANDIN"
+PLAYER_DEFINES="-define:UNITY_5_3_OR_NEWER;UNITY_2019_3_OR_NEWER;UNITY_2022_2_OR_NEWER;UNITY_2022_3_OR_NEWER;UNITY_2022_3;UNITY_STANDALONE_LINUX;ENABLE_IL2CPP;ONITY_UNITY_STANDIN"
+
+echo "== stand-ins"
+"${MCS[@]}" -target:library -out:"$OUT/UnityEngine.dll" -recurse:'tests/unity/StandIn/UnityEngine/*.cs'
+"${MCS[@]}" -target:library -r:"$OUT/UnityEngine.dll" -out:"$OUT/UnityEditor.dll" -recurse:'tests/unity/StandIn/UnityEditor/*.cs'
+
+echo "== package assemblies (asmdef boundaries)"
+mkdir -p "$OUT/asm"
+# Onity.Runtime: noEngineReferences, so compiled without UnityEngine (Runtime/Unity is its own asmdef).
+RUNTIME_SRC=$(find bindings/Runtime -name '*.cs' -not -path 'bindings/Runtime/Unity/*' | sort)
+"${MCS[@]}" -target:library $PLAYER_DEFINES -out:"$OUT/asm/Onity.Runtime.dll" $RUNTIME_SRC
+UNITY_SRC=$(find bindings/Runtime/Unity -name '*.cs' | sort)
+"${MCS[@]}" -target:library $EDITOR_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEditor.dll" -r:"$OUT/asm/Onity.Runtime.dll" \
+    -out:"$OUT/asm/Onity.Unity.dll" $UNITY_SRC
+# Player build of Onity.Unity: no UNITY_EDITOR, no UnityEditor reference.
+"${MCS[@]}" -target:library $PLAYER_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/asm/Onity.Runtime.dll" \
+    -out:"$OUT/asm/Onity.Unity.Player.dll" $UNITY_SRC
+"${MCS[@]}" -target:library $EDITOR_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEditor.dll" -r:"$OUT/asm/Onity.Runtime.dll" \
+    -r:"$OUT/asm/Onity.Unity.dll" -out:"$OUT/asm/Onity.Editor.dll" $(find bindings/Editor -name '*.cs' | sort)
+
+echo "== test program (package + sample + Samples~ + tests)"
+SAMPLE_SRC=$( (find unity-sample/Assets -name '*.cs' 2>/dev/null || true) | sort)
+PKG_SAMPLES=$( (find 'bindings/Samples~' -name '*.cs' 2>/dev/null || true) | sort)
+"${MCS[@]}" -debug -out:"$OUT/OnityUnityTests.exe" $EDITOR_DEFINES \
+    -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEditor.dll" \
+    $(find bindings/Runtime bindings/Editor -name '*.cs' | sort) $SAMPLE_SRC $PKG_SAMPLES \
+    tests/unity/*.cs tests/unity/Tests/*.cs
+
+set +e
+ONITY_REPO_ROOT="$ROOT" LD_LIBRARY_PATH="$ROOT/target/release${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    mono --debug "$OUT/OnityUnityTests.exe" "$@" | tee "$OUT/test-output.txt"
+rc=${PIPESTATUS[0]}
+set -e
+exit "$rc"

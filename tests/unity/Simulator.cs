@@ -1,0 +1,287 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Reflection;
+using UnityEditor;
+using UnityEngine;
+using UnityEngine.LowLevel;
+using PL = UnityEngine.PlayerLoop;
+
+namespace Onity.UnityTests
+{
+    /// <summary>
+    /// A simulated Unity editor/player for the stand-in: Play Mode entry and exit (with the
+    /// RuntimeInitializeOnLoadMethod sequence and the editor events), and frames that walk the
+    /// current PlayerLoop tree in order, invoking each system's updateDelegate as Unity does and
+    /// standing in for the engine's native systems that matter here (time update, MonoBehaviour
+    /// Start/FixedUpdate/Update/LateUpdate/OnGUI, deferred Destroy, fixed steps).
+    /// </summary>
+    public static class Sim
+    {
+        /// <summary>The type of the PlayerLoop system currently running (null between frames).</summary>
+        public static Type CurrentSystem;
+        /// <summary>Frame time (unscaled) of the next frames.</summary>
+        public static float FrameTime = 1f / 60f;
+        /// <summary>Extra realtime (seconds) added before the next frame only (a hitch/pause).</summary>
+        public static double ExtraRealtimeNextFrame;
+        public static int FixedStepsLastFrame;
+        public static int MaxFixedSteps = 8;
+        /// <summary>Namespaces whose [RuntimeInitializeOnLoadMethod]s run on Play Mode entry.</summary>
+        public static readonly List<string> InitNamespaces = new List<string>();
+        /// <summary>Called between BeforeSceneLoad and AfterSceneLoad: "loads the scene".</summary>
+        public static Action LoadScene;
+        public static bool InPlayMode;
+
+        static double fixedAccumulator;
+
+        public static void ResetEngine()
+        {
+            if (InPlayMode) ExitPlayMode();
+            PlayerLoop.ResetToDefault();
+            Time.Reset();
+            Time.s_realtime = 0;
+            Debug.Clear();
+            StandInGui.Drawn.Clear();
+            FrameTime = 1f / 60f;
+            ExtraRealtimeNextFrame = 0;
+            fixedAccumulator = 0;
+            InitNamespaces.Clear();
+            InitNamespaces.Add("Onity.Unity");
+            LoadScene = null;
+            CurrentSystem = null;
+            Onity.Unity.OnityPlayerLoop.DefaultTimings = Onity.Unity.OnityLoopTimings.Standard;
+        }
+
+        // ---- Play Mode ------------------------------------------------------------------
+
+        public static void EnterPlayMode()
+        {
+            if (InPlayMode) throw new InvalidOperationException("already in Play Mode");
+            StandInScene.OnComponentAdded = OnComponentAdded;
+            Time.Reset();
+            fixedAccumulator = 0;
+            EditorApplication.RaisePlayModeStateChanged(PlayModeStateChange.ExitingEditMode);
+            Application.s_isPlaying = true;
+            EditorApplication.s_isPlaying = true;
+            InPlayMode = true;
+            RunInitMethods(RuntimeInitializeLoadType.SubsystemRegistration);
+            RunInitMethods(RuntimeInitializeLoadType.AfterAssembliesLoaded);
+            RunInitMethods(RuntimeInitializeLoadType.BeforeSplashScreen);
+            RunInitMethods(RuntimeInitializeLoadType.BeforeSceneLoad);
+            if (LoadScene != null) LoadScene();
+            RunInitMethods(RuntimeInitializeLoadType.AfterSceneLoad);
+            EditorApplication.RaisePlayModeStateChanged(PlayModeStateChange.EnteredPlayMode);
+        }
+
+        /// <summary>Leaves Play Mode as the editor does: ExitingPlayMode, Application.quitting,
+        /// scene objects destroyed, EnteredEditMode. With <paramref name="raiseEvents"/> false the
+        /// events are skipped (a missed exit hook), to test recovery on the next entry.</summary>
+        public static void ExitPlayMode(bool raiseEvents = true)
+        {
+            if (!InPlayMode) return;
+            if (raiseEvents)
+            {
+                EditorApplication.RaisePlayModeStateChanged(PlayModeStateChange.ExitingPlayMode);
+                Application.InvokeQuitting();
+            }
+            foreach (var go in StandInScene.Objects.ToList()) UnityEngine.Object.Destroy(go);
+            ProcessDestroys();
+            Application.s_isPlaying = false;
+            EditorApplication.s_isPlaying = false;
+            InPlayMode = false;
+            if (raiseEvents) EditorApplication.RaisePlayModeStateChanged(PlayModeStateChange.EnteredEditMode);
+        }
+
+        static void RunInitMethods(RuntimeInitializeLoadType type)
+        {
+            var methods = typeof(Sim).Assembly.GetTypes()
+                .Where(t => t.Namespace != null && InitNamespaces.Any(ns => t.Namespace == ns || t.Namespace.StartsWith(ns + ".")))
+                .SelectMany(t => t.GetMethods(BindingFlags.Static | BindingFlags.Public | BindingFlags.NonPublic | BindingFlags.DeclaredOnly))
+                .Where(m => m.GetCustomAttributes(typeof(RuntimeInitializeOnLoadMethodAttribute), false)
+                    .Cast<RuntimeInitializeOnLoadMethodAttribute>().Any(a => a.loadType == type))
+                .OrderBy(m => m.DeclaringType.FullName).ThenBy(m => m.Name);
+            foreach (var m in methods)
+            {
+                try { m.Invoke(null, null); }
+                catch (TargetInvocationException e) { Debug.LogException(e.InnerException); }
+            }
+        }
+
+        // ---- frames ------------------------------------------------------------------------
+
+        public static void RunFrames(int n)
+        {
+            for (int i = 0; i < n; i++) RunFrame();
+        }
+
+        public static void RunFrame()
+        {
+            var loop = PlayerLoop.Peek();
+            if (loop.subSystemList == null) return;
+            foreach (var s in loop.subSystemList) RunSystem(s);
+            CurrentSystem = null;
+        }
+
+        static void RunSystem(PlayerLoopSystem s)
+        {
+            if (s.type == typeof(PL.FixedUpdate))
+            {
+                // The native loop condition runs the phase once per due fixed step.
+                int steps = 0;
+                while (fixedAccumulator >= Time.s_fixedDeltaTime && steps < MaxFixedSteps)
+                {
+                    fixedAccumulator -= Time.s_fixedDeltaTime;
+                    Time.s_fixedTime += Time.s_fixedDeltaTime;
+                    Time.s_inFixedTimeStep = true;
+                    try { RunChildren(s); }
+                    finally { Time.s_inFixedTimeStep = false; }
+                    steps++;
+                }
+                FixedStepsLastFrame = steps;
+                return;
+            }
+            var prev = CurrentSystem;
+            CurrentSystem = s.type;
+            if (s.updateDelegate != null)
+            {
+                try { s.updateDelegate(); }
+                catch (Exception e) { Debug.LogException(e); }
+            }
+            else Native(s.type);
+            RunChildren(s);
+            CurrentSystem = prev;
+        }
+
+        static void RunChildren(PlayerLoopSystem s)
+        {
+            if (s.subSystemList == null) return;
+            foreach (var c in s.subSystemList) RunSystem(c);
+        }
+
+        static void Native(Type t)
+        {
+            if (t == typeof(PL.TimeUpdate.WaitForLastPresentationAndUpdateTime)) AdvanceTime();
+            else if (t == typeof(PL.EarlyUpdate.ScriptRunDelayedStartupFrame)) StartPending();
+            else if (t == typeof(PL.FixedUpdate.ScriptRunBehaviourFixedUpdate)) SendToAll("FixedUpdate");
+            else if (t == typeof(PL.Update.ScriptRunBehaviourUpdate)) SendToAll("Update");
+            else if (t == typeof(PL.Update.ScriptRunDelayedTasks)) ProcessDestroys();
+            else if (t == typeof(PL.PreLateUpdate.ScriptRunBehaviourLateUpdate)) SendToAll("LateUpdate");
+            else if (t == typeof(PL.PostLateUpdate.PlayerSendFrameStarted)) ProcessDestroys();
+            else if (t == typeof(PL.PostLateUpdate.FinishFrameRendering)) SendToAll("OnGUI");
+        }
+
+        static void AdvanceTime()
+        {
+            float udt = FrameTime;
+            Time.s_frameCount++;
+            Time.s_unscaledDeltaTime = udt;
+            Time.s_deltaTime = udt * Time.s_timeScale;
+            Time.s_unscaledTime += udt;
+            Time.s_unscaledTimeAsDouble += udt;
+            Time.s_time += Time.s_deltaTime;
+            Time.s_timeAsDouble += Time.s_deltaTime;
+            Time.s_realtime += udt + ExtraRealtimeNextFrame;
+            ExtraRealtimeNextFrame = 0;
+            fixedAccumulator += Time.s_deltaTime;
+        }
+
+        // ---- MonoBehaviour messages --------------------------------------------------------
+
+        static void OnComponentAdded(Component c)
+        {
+            var mb = c as MonoBehaviour;
+            if (mb == null || !InPlayMode) return;
+            Send(mb, "Awake");
+            Send(mb, "OnEnable");
+        }
+
+        static void StartPending()
+        {
+            foreach (var mb in StandInScene.Behaviours.ToList())
+            {
+                if (mb.m_Started || mb.m_Destroyed) continue;
+                mb.m_Started = true;
+                Send(mb, "Start");
+            }
+        }
+
+        static void SendToAll(string message)
+        {
+            foreach (var mb in StandInScene.Behaviours.ToList())
+                if (mb.m_Started && !mb.m_Destroyed && mb.enabled) Send(mb, message);
+        }
+
+        static void Send(MonoBehaviour mb, string message)
+        {
+            for (var t = mb.GetType(); t != null && t != typeof(MonoBehaviour); t = t.BaseType)
+            {
+                var m = t.GetMethod(message, BindingFlags.Instance | BindingFlags.Public | BindingFlags.NonPublic | BindingFlags.DeclaredOnly, null, Type.EmptyTypes, null);
+                if (m == null) continue;
+                try { m.Invoke(mb, null); }
+                catch (TargetInvocationException e) { Debug.LogException(e.InnerException); }
+                return;
+            }
+        }
+
+        public static void ProcessDestroys()
+        {
+            while (StandInScene.PendingDestroy.Count > 0)
+            {
+                var list = StandInScene.PendingDestroy.ToList();
+                StandInScene.PendingDestroy.Clear();
+                foreach (var o in list)
+                {
+                    if (o.m_Destroyed) continue;
+                    var go = o as GameObject;
+                    if (go != null)
+                    {
+                        foreach (var c in go.m_Components.ToList()) DestroyComponent(c);
+                        go.m_Destroyed = true;
+                        StandInScene.Objects.Remove(go);
+                    }
+                    else DestroyComponent((Component)o);
+                }
+            }
+        }
+
+        static void DestroyComponent(Component c)
+        {
+            if (c.m_Destroyed) return;
+            var mb = c as MonoBehaviour;
+            if (mb != null)
+            {
+                Send(mb, "OnDisable");
+                mb.CancelDestroyToken();
+                Send(mb, "OnDestroy");
+                StandInScene.Behaviours.Remove(mb);
+            }
+            c.m_Destroyed = true;
+            if (c.m_GameObject != null) c.m_GameObject.m_Components.Remove(c);
+        }
+
+        // ---- loop inspection ---------------------------------------------------------------
+
+        public static PlayerLoopSystem Phase(Type phase)
+        {
+            return PlayerLoop.GetCurrentPlayerLoop().subSystemList.First(p => p.type == phase);
+        }
+
+        public static List<Type> Flatten(PlayerLoopSystem s)
+        {
+            var list = new List<Type>();
+            Flatten(s, list);
+            return list;
+        }
+
+        static void Flatten(PlayerLoopSystem s, List<Type> into)
+        {
+            if (s.type != null) into.Add(s.type);
+            if (s.subSystemList != null) foreach (var c in s.subSystemList) Flatten(c, into);
+        }
+
+        public static int CountOnitySystems()
+        {
+            return Flatten(PlayerLoop.GetCurrentPlayerLoop()).Count(Onity.Unity.OnityLoopRunners.IsOnitySystem);
+        }
+    }
+}

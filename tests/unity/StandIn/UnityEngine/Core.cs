@@ -1,0 +1,289 @@
+// Test-only stand-in of the UnityEngine API surface the Onity package and sample use.
+// Public members match Unity 2022.3's signatures (UnityCsReference); everything a test needs to
+// drive it (advancing time, the object registry, captured logs) is internal and reached through
+// InternalsVisibleTo. Never shipped.
+using System;
+using System.Collections.Generic;
+using System.Runtime.CompilerServices;
+using System.Threading;
+
+[assembly: InternalsVisibleTo("OnityUnityTests")]
+[assembly: InternalsVisibleTo("UnityEditor")]
+
+namespace UnityEngine.Scripting
+{
+    [AttributeUsage(AttributeTargets.Assembly | AttributeTargets.Class | AttributeTargets.Struct | AttributeTargets.Enum | AttributeTargets.Constructor | AttributeTargets.Method | AttributeTargets.Property | AttributeTargets.Field | AttributeTargets.Event | AttributeTargets.Interface | AttributeTargets.Delegate, Inherited = false)]
+    public class PreserveAttribute : Attribute
+    {
+    }
+}
+
+namespace UnityEngine
+{
+    public enum RuntimeInitializeLoadType
+    {
+        AfterSceneLoad = 0,
+        BeforeSceneLoad,
+        AfterAssembliesLoaded,
+        BeforeSplashScreen,
+        SubsystemRegistration
+    }
+
+    [AttributeUsage(AttributeTargets.Method, AllowMultiple = false)]
+    public class RuntimeInitializeOnLoadMethodAttribute : Scripting.PreserveAttribute
+    {
+        public RuntimeInitializeOnLoadMethodAttribute() { this.loadType = RuntimeInitializeLoadType.AfterSceneLoad; }
+        public RuntimeInitializeOnLoadMethodAttribute(RuntimeInitializeLoadType loadType) { this.loadType = loadType; }
+
+        public RuntimeInitializeLoadType loadType
+        {
+            get { return m_LoadType; }
+            private set { m_LoadType = value; }
+        }
+
+        RuntimeInitializeLoadType m_LoadType;
+    }
+
+    [AttributeUsage(AttributeTargets.Field, Inherited = true, AllowMultiple = false)]
+    public sealed class SerializeField : Attribute
+    {
+    }
+
+    public class Time
+    {
+        internal static float s_time, s_deltaTime = 0.02f, s_unscaledTime, s_unscaledDeltaTime = 0.02f, s_fixedDeltaTime = 0.02f, s_timeScale = 1f, s_fixedTime;
+        internal static double s_timeAsDouble, s_unscaledTimeAsDouble, s_realtime;
+        internal static int s_frameCount;
+        internal static bool s_inFixedTimeStep;
+
+        public static float time { get { return s_inFixedTimeStep ? s_fixedTime : s_time; } }
+        public static double timeAsDouble { get { return s_inFixedTimeStep ? s_fixedTime : s_timeAsDouble; } }
+        public static float deltaTime { get { return s_inFixedTimeStep ? s_fixedDeltaTime : s_deltaTime; } }
+        public static float unscaledTime { get { return s_unscaledTime; } }
+        public static double unscaledTimeAsDouble { get { return s_unscaledTimeAsDouble; } }
+        public static float unscaledDeltaTime { get { return s_unscaledDeltaTime; } }
+        public static float fixedDeltaTime { get { return s_fixedDeltaTime; } set { s_fixedDeltaTime = value; } }
+        public static float fixedTime { get { return s_fixedTime; } }
+        public static float timeScale { get { return s_timeScale; } set { s_timeScale = value; } }
+        public static int frameCount { get { return s_frameCount; } }
+        public static float realtimeSinceStartup { get { return (float)s_realtime; } }
+        public static double realtimeSinceStartupAsDouble { get { return s_realtime; } }
+        public static bool inFixedTimeStep { get { return s_inFixedTimeStep; } }
+
+        internal static void Reset()
+        {
+            s_time = s_unscaledTime = s_fixedTime = 0;
+            s_timeAsDouble = s_unscaledTimeAsDouble = 0;
+            s_deltaTime = s_unscaledDeltaTime = 0.02f;
+            s_fixedDeltaTime = 0.02f;
+            s_timeScale = 1f;
+            s_frameCount = 0;
+            s_inFixedTimeStep = false;
+        }
+    }
+
+    public class Application
+    {
+        internal static bool s_isPlaying;
+
+        public static event Action quitting;
+
+        public static bool isPlaying { get { return s_isPlaying; } }
+
+        internal static void InvokeQuitting()
+        {
+            var q = quitting;
+            if (q != null) q();
+        }
+
+        internal static int QuittingHandlerCount
+        {
+            get { var q = quitting; return q == null ? 0 : q.GetInvocationList().Length; }
+        }
+    }
+
+    public class Debug
+    {
+        internal static readonly List<string> Logs = new List<string>();
+        internal static readonly List<string> Warnings = new List<string>();
+        internal static readonly List<string> Errors = new List<string>();
+        internal static readonly List<Exception> Exceptions = new List<Exception>();
+        internal static bool Echo;
+
+        public static void Log(object message) { lock (Logs) Logs.Add(Str(message)); if (Echo) Console.WriteLine("[Log] " + message); }
+        public static void LogWarning(object message) { lock (Warnings) Warnings.Add(Str(message)); if (Echo) Console.WriteLine("[Warning] " + message); }
+        public static void LogError(object message) { lock (Errors) Errors.Add(Str(message)); Console.WriteLine("[Error] " + message); }
+        public static void LogException(Exception exception) { lock (Exceptions) Exceptions.Add(exception); Console.WriteLine("[Exception] " + exception); }
+        public static void LogFormat(string format, params object[] args) { Log(string.Format(format, args)); }
+
+        static string Str(object o) { return o == null ? "Null" : o.ToString(); }
+
+        internal static void Clear()
+        {
+            lock (Logs) Logs.Clear();
+            lock (Warnings) Warnings.Clear();
+            lock (Errors) Errors.Clear();
+            lock (Exceptions) Exceptions.Clear();
+        }
+    }
+
+    public partial class Object
+    {
+        internal bool m_Destroyed;
+        string m_Name = "";
+
+        public string name { get { return m_Name; } set { m_Name = value; } }
+
+        public static void Destroy(Object obj) { StandInScene.MarkForDestroy(obj); }
+        public static void DontDestroyOnLoad(Object target) { }
+
+        public static implicit operator bool(Object exists) { return !ReferenceEquals(exists, null) && !exists.m_Destroyed; }
+
+        public static bool operator ==(Object x, Object y)
+        {
+            bool xNull = ReferenceEquals(x, null) || x.m_Destroyed;
+            bool yNull = ReferenceEquals(y, null) || y.m_Destroyed;
+            if (xNull && yNull) return true;
+            if (xNull || yNull) return false;
+            return ReferenceEquals(x, y);
+        }
+
+        public static bool operator !=(Object x, Object y) { return !(x == y); }
+
+        public override bool Equals(object other) { var o = other as Object; return o == this; }
+        public override int GetHashCode() { return base.GetHashCode(); }
+        public override string ToString() { return m_Name; }
+    }
+
+    public sealed partial class GameObject : Object
+    {
+        internal readonly List<Component> m_Components = new List<Component>();
+
+        public GameObject(string name)
+        {
+            this.name = name;
+            StandInScene.Register(this);
+        }
+
+        public T AddComponent<T>() where T : Component
+        {
+            var c = (T)Activator.CreateInstance(typeof(T), true);
+            c.m_GameObject = this;
+            c.name = name;
+            m_Components.Add(c);
+            StandInScene.ComponentAdded(c);
+            return c;
+        }
+
+        public T GetComponent<T>()
+        {
+            foreach (var c in m_Components) if (c is T && !c.m_Destroyed) return (T)(object)c;
+            return default(T);
+        }
+
+        public bool activeSelf { get { return true; } }
+    }
+
+    public partial class Component : Object
+    {
+        internal GameObject m_GameObject;
+
+        public GameObject gameObject { get { return m_GameObject; } }
+
+        public T GetComponent<T>() { return m_GameObject.GetComponent<T>(); }
+    }
+
+    public partial class Behaviour : Component
+    {
+        bool m_Enabled = true;
+
+        public bool enabled { get { return m_Enabled; } set { m_Enabled = value; } }
+        public bool isActiveAndEnabled { get { return m_Enabled && !m_Destroyed; } }
+    }
+
+    public class MonoBehaviour : Behaviour
+    {
+        CancellationTokenSource m_CancellationTokenSource;
+        internal bool m_Started;
+
+        public CancellationToken destroyCancellationToken
+        {
+            get
+            {
+                if (this == null)
+                    throw new InvalidOperationException("DestroyCancellation token should be called atleast once before destroying the monobehaviour object");
+                if (m_CancellationTokenSource == null) m_CancellationTokenSource = new CancellationTokenSource();
+                return m_CancellationTokenSource.Token;
+            }
+        }
+
+        internal void CancelDestroyToken()
+        {
+            if (m_CancellationTokenSource != null) m_CancellationTokenSource.Cancel();
+        }
+    }
+
+    public class ScriptableObject : Object
+    {
+        public static T CreateInstance<T>() where T : ScriptableObject
+        {
+            return (T)Activator.CreateInstance(typeof(T), true);
+        }
+    }
+
+    public struct Vector2
+    {
+        public float x;
+        public float y;
+
+        public Vector2(float x, float y) { this.x = x; this.y = y; }
+    }
+
+    public struct Rect
+    {
+        float m_XMin, m_YMin, m_Width, m_Height;
+
+        public Rect(float x, float y, float width, float height)
+        {
+            m_XMin = x; m_YMin = y; m_Width = width; m_Height = height;
+        }
+
+        public float x { get { return m_XMin; } set { m_XMin = value; } }
+        public float y { get { return m_YMin; } set { m_YMin = value; } }
+        public float width { get { return m_Width; } set { m_Width = value; } }
+        public float height { get { return m_Height; } set { m_Height = value; } }
+    }
+
+    /// <summary>Scene bookkeeping for the simulated engine (internal: not Unity API).</summary>
+    internal static class StandInScene
+    {
+        internal static readonly List<GameObject> Objects = new List<GameObject>();
+        internal static readonly List<MonoBehaviour> Behaviours = new List<MonoBehaviour>();
+        internal static readonly List<Object> PendingDestroy = new List<Object>();
+        internal static Action<Component> OnComponentAdded; // the simulator sends Awake/OnEnable
+
+        internal static void Register(GameObject go) { Objects.Add(go); }
+
+        internal static void ComponentAdded(Component c)
+        {
+            var mb = c as MonoBehaviour;
+            if (mb != null) Behaviours.Add(mb);
+            if (OnComponentAdded != null) OnComponentAdded(c);
+        }
+
+        internal static void MarkForDestroy(Object o)
+        {
+            if (ReferenceEquals(o, null)) return;
+            if (!PendingDestroy.Contains(o)) PendingDestroy.Add(o);
+        }
+    }
+}
+
+namespace UnityEngine
+{
+    public partial struct Mathf
+    {
+        public static float Clamp01(float value) { return value < 0f ? 0f : value > 1f ? 1f : value; }
+        public static float Lerp(float a, float b, float t) { return a + (b - a) * Clamp01(t); }
+    }
+}

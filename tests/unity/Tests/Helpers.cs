@@ -1,0 +1,53 @@
+using System;
+using System.Collections.Generic;
+using System.Threading;
+using Onity.Unity;
+using UnityEngine;
+
+namespace Onity.UnityTests
+{
+    /// <summary>Where and when a continuation ran.</summary>
+    public struct Stamp
+    {
+        public int Frame;
+        public Type System;
+        public bool InFixedStep;
+        public int ThreadId;
+        public bool Canceled;
+
+        public static Stamp Now()
+        {
+            return new Stamp { Frame = Time.frameCount, System = Sim.CurrentSystem, InFixedStep = Time.inFixedTimeStep, ThreadId = Thread.CurrentThread.ManagedThreadId };
+        }
+
+        public override string ToString()
+        {
+            return "frame " + Frame + " in " + (System == null ? "<between frames>" : System.Name) + (Canceled ? " (canceled)" : "");
+        }
+    }
+
+    /// <summary>A MonoBehaviour that runs queued actions from its Update (ScriptRunBehaviourUpdate),
+    /// so tests start work inside the frame the way game code does.</summary>
+    public sealed class Probe : MonoBehaviour
+    {
+        public readonly Queue<Action<Probe>> OnUpdate = new Queue<Action<Probe>>();
+        public int Updates;
+
+        void Update()
+        {
+            Updates++;
+            // Only what was queued before this Update: actions may queue more for the next one.
+            for (int n = OnUpdate.Count; n > 0; n--) OnUpdate.Dequeue()(this);
+        }
+
+        public static Probe Create(string name = "probe")
+        {
+            return new GameObject(name).AddComponent<Probe>();
+        }
+    }
+
+    public static class Sys
+    {
+        public static Type Of(OnityTiming t) { return OnityLoopRunners.ForTiming(t); }
+    }
+}

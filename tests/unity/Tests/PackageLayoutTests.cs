@@ -1,0 +1,88 @@
+using System;
+using System.Diagnostics;
+using System.IO;
+using System.Linq;
+using System.Text.RegularExpressions;
+
+namespace Onity.UnityTests
+{
+    /// <summary>The UPM package and sample project files Unity reads (checked as text: what a
+    /// real import does with them needs the editor).</summary>
+    public class PackageLayoutTests
+    {
+        static string Root { get { return Environment.GetEnvironmentVariable("ONITY_REPO_ROOT") ?? Directory.GetCurrentDirectory(); } }
+
+        static string Read(string rel) { return File.ReadAllText(Path.Combine(Root, rel)); }
+
+        [Test]
+        public void MetaFiles_EveryAssetHasAStableMeta_SceneScriptGuidsResolve()
+        {
+            var psi = new ProcessStartInfo("python3", "tests/unity/gen_meta.py --check")
+            {
+                WorkingDirectory = Root,
+                RedirectStandardOutput = true,
+                UseShellExecute = false,
+            };
+            using (var p = Process.Start(psi))
+            {
+                string output = p.StandardOutput.ReadToEnd();
+                p.WaitForExit();
+                Assert.True(p.ExitCode == 0, "gen_meta.py --check (run `python3 tests/unity/gen_meta.py` to regenerate):\n" + output);
+            }
+        }
+
+        [Test]
+        public void PackageJson_NameVersionUnityMinimumSamples()
+        {
+            var json = Read("bindings/package.json");
+            Assert.Contains("\"name\": \"com.onity.native\"", json, "name");
+            Assert.True(Regex.IsMatch(json, "\"version\": \"\\d+\\.\\d+\\.\\d+\""), "semver version");
+            Assert.Contains("\"unity\": \"2022.3\"", json, "Unity 2022.3 minimum");
+            foreach (Match m in Regex.Matches(json, "\"path\": \"(Samples~/[^\"]+)\""))
+                Assert.True(Directory.Exists(Path.Combine(Root, "bindings", m.Groups[1].Value)), "sample folder " + m.Groups[1].Value);
+            Assert.True(File.Exists(Path.Combine(Root, "bindings/CHANGELOG.md")) && File.Exists(Path.Combine(Root, "bindings/LICENSE.md")), "changelog and license");
+        }
+
+        [Test]
+        public void Asmdefs_RuntimeEngineFree_UnityRefsRuntime_EditorOnlyEditor()
+        {
+            var rt = Read("bindings/Runtime/Onity.Runtime.asmdef");
+            var un = Read("bindings/Runtime/Unity/Onity.Unity.asmdef");
+            var ed = Read("bindings/Editor/Onity.Editor.asmdef");
+            Assert.Contains("\"noEngineReferences\": true", rt, "Onity.Runtime has no engine references");
+            Assert.Contains("\"name\": \"Onity.Unity\"", un, "Onity.Unity name");
+            Assert.Contains("\"Onity.Runtime\"", un, "Onity.Unity references Onity.Runtime");
+            Assert.Contains("\"Onity.Unity\"", ed, "Onity.Editor references Onity.Unity");
+            Assert.True(Regex.IsMatch(ed, "\"includePlatforms\": \\[\\s*\"Editor\"\\s*\\]"), "Onity.Editor is editor-only");
+        }
+
+        [Test]
+        public void SampleProject_Version_Manifest_Scene()
+        {
+            Assert.True(Read("unity-sample/ProjectSettings/ProjectVersion.txt").StartsWith("m_EditorVersion: 2022.3."), "Unity 2022.3 LTS");
+            var manifest = Read("unity-sample/Packages/manifest.json");
+            var m = Regex.Match(manifest, "\"com.onity.native\": \"file:([^\"]+)\"");
+            Assert.True(m.Success, "package referenced by relative path");
+            // file: paths are relative to the Packages folder.
+            var pkg = Path.GetFullPath(Path.Combine(Root, "unity-sample/Packages", m.Groups[1].Value));
+            Assert.True(File.Exists(Path.Combine(pkg, "package.json")), "manifest path resolves to the package: " + pkg);
+            var scene = Read("unity-sample/Assets/Scenes/OnityDemo.unity");
+            Assert.Contains("m_Name: Onity Demo", scene, "demo object in the scene");
+            Assert.Equal(3, Regex.Matches(scene, "m_Script: \\{fileID: 11500000").Count, "three demo components");
+            Assert.Contains("Assets/Scenes/OnityDemo.unity", Read("unity-sample/ProjectSettings/EditorBuildSettings.asset"), "scene in build settings");
+        }
+
+        [Test]
+        public void Plugins_MetasCommitted_BinariesIgnored()
+        {
+            var ignore = Read("bindings/Plugins/.gitignore");
+            foreach (var pat in new[] { "*.so", "*.dll", "*.dylib", "*.a" }) Assert.Contains(pat, ignore, "ignored " + pat);
+            foreach (var rel in new[] { "x86_64/libonity.so", "x86_64/onity.dll", "macOS/libonity.dylib", "Android/arm64-v8a/libonity.so", "iOS/libonity.a" })
+                Assert.True(File.Exists(Path.Combine(Root, "bindings/Plugins", rel + ".meta")), "meta for " + rel);
+            Assert.Contains("OS: Linux", Read("bindings/Plugins/x86_64/libonity.so.meta"), "Linux editor");
+            Assert.Contains("Standalone: Win64\n    second:\n      enabled: 1", Read("bindings/Plugins/x86_64/onity.dll.meta"), "Win64 player");
+            Assert.Contains("CPU: ARM64", Read("bindings/Plugins/Android/arm64-v8a/libonity.so.meta"), "Android ARM64");
+            Assert.Contains("iPhone: iOS", Read("bindings/Plugins/iOS/libonity.a.meta"), "iOS");
+        }
+    }
+}
