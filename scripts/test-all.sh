@@ -32,6 +32,8 @@ trap 'rm -f "$log"' EXIT
 status=0
 
 echo "== Rust, C and C++ tests (cargo test)"
+# `cargo test` links the rlib; the C/C++ programs need the cdylib/staticlib.
+cargo build --lib 2>&1 | tail -n 3
 cargo test 2>&1 | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 

@@ -72,8 +72,8 @@ fn paths() -> &'static Paths {
         candidates.push(manifest.join("target").join(&profile_name));
         let lib_dir = candidates.iter().find(|d| d.join("libonity.so").is_file()).cloned().unwrap_or_else(|| {
             panic!(
-                "libonity.so not found in any of {candidates:?}; cargo builds it (crate-type \
-                     cdylib) before running this test"
+                "libonity.so not found in any of {candidates:?}: run `cargo build --lib` first \
+                     (`cargo test` links the rlib only; scripts/test-all.sh does both)"
             )
         });
         let out_dir = profile_dir.join("c-tests");
