@@ -49,11 +49,15 @@ pub(crate) unsafe fn runtime_ref<'a>(p: *const OnityRuntime) -> Result<&'a Onity
     if p.is_null() {
         return Err(OnityStatus::NullPointer);
     }
-    let r = &*p;
-    if r.magic != MAGIC {
+    // A garbage pointer may be misaligned: check before making a reference,
+    // and read the magic (the first field) without one.
+    if (p as usize) % std::mem::align_of::<OnityRuntime>() != 0 {
         return Err(OnityStatus::InvalidRuntime);
     }
-    Ok(r)
+    if std::ptr::read_volatile(std::ptr::addr_of!((*p).magic)) != MAGIC {
+        return Err(OnityStatus::InvalidRuntime);
+    }
+    Ok(&*p)
 }
 
 /// `let rt = rt!(ptr);` inside an `ffi_guard!` body.
