@@ -100,6 +100,8 @@ pub(crate) struct TaskSlot {
     next_free: Cell<u32>,
     cont: Cell<Cont>,
     attached: Cell<*mut AllCoord>,
+    /// Duplicate-input detection stamp (see `check_inputs`).
+    mark: Cell<u32>,
 }
 
 impl Default for TaskSlot {
@@ -113,6 +115,7 @@ impl Default for TaskSlot {
             next_free: Cell::new(0),
             cont: Cell::new(Cont::None),
             attached: Cell::new(ptr::null_mut()),
+            mark: Cell::new(0),
         }
     }
 }
@@ -295,7 +298,8 @@ struct Inner {
     all_pools: [BoxPool<AllCoord>; 3],
     watches: Vec<Watch>,
     seen_cancel_epoch: u64,
-    scratch: Vec<u64>,
+    /// Stamp for duplicate detection in combinator inputs.
+    mark_stamp: u32,
 }
 
 impl Inner {
@@ -397,7 +401,7 @@ impl Runtime {
             all_pools: [BoxPool::new(c16), BoxPool::new(c32), BoxPool::new(0)],
             watches: Vec::with_capacity(64),
             seen_cancel_epoch: 0,
-            scratch: Vec::with_capacity(64),
+            mark_stamp: 0,
         };
         Runtime {
             tag,
@@ -1100,27 +1104,32 @@ impl Runtime {
         if inputs.is_empty() || inputs.len() > MAX_COMBINATOR_INPUTS as usize {
             return Err(Error::CountOutOfRange);
         }
+        // Duplicates: two valid handles to one slot are the same handle, so
+        // marking each input's slot with a per-call stamp finds them in O(n).
+        let stamp = {
+            // SAFETY: owner thread, short borrow.
+            let inner = unsafe { self.inner() };
+            inner.mark_stamp = inner.mark_stamp.wrapping_add(1);
+            if inner.mark_stamp == 0 {
+                // Wrapped: clear old marks so none can match a reused stamp.
+                for idx in 0..inner.task_fresh {
+                    self.slot(idx).mark.set(0);
+                }
+                inner.mark_stamp = 1;
+            }
+            inner.mark_stamp
+        };
+        let mut dup = false;
         for &h in inputs {
             let (slot, _, _) = self.task_slot(h)?;
             if !matches!(slot.cont.get(), Cont::None) {
                 return Err(Error::AlreadyAwaited);
             }
+            dup |= slot.mark.get() == stamp;
+            slot.mark.set(stamp);
         }
-        if inputs.len() <= 32 {
-            for i in 1..inputs.len() {
-                if inputs[..i].contains(&inputs[i]) {
-                    return Err(Error::DuplicateInput);
-                }
-            }
-        } else {
-            // SAFETY: owner thread, short borrow.
-            let inner = unsafe { self.inner() };
-            inner.scratch.clear();
-            inner.scratch.extend_from_slice(inputs);
-            inner.scratch.sort_unstable();
-            if inner.scratch.windows(2).any(|w| w[0] == w[1]) {
-                return Err(Error::DuplicateInput);
-            }
+        if dup {
+            return Err(Error::DuplicateInput);
         }
         Ok(())
     }
