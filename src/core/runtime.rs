@@ -97,11 +97,12 @@ pub(crate) struct TaskSlot {
     error: UnsafeCell<i32>,
     // Owner-thread only.
     aux: Cell<u32>,
+    /// Free-list link while the slot is free; while it is live, the
+    /// duplicate-input stamp of `check_inputs` (high bit set, so a stale
+    /// link, at most 2^22, never equals a stamp).
     next_free: Cell<u32>,
     cont: Cell<Cont>,
     attached: Cell<*mut AllCoord>,
-    /// Duplicate-input detection stamp (see `check_inputs`).
-    mark: Cell<u32>,
 }
 
 impl Default for TaskSlot {
@@ -115,7 +116,6 @@ impl Default for TaskSlot {
             next_free: Cell::new(0),
             cont: Cell::new(Cont::None),
             attached: Cell::new(ptr::null_mut()),
-            mark: Cell::new(0),
         }
     }
 }
@@ -1105,19 +1105,24 @@ impl Runtime {
             return Err(Error::CountOutOfRange);
         }
         // Duplicates: two valid handles to one slot are the same handle, so
-        // marking each input's slot with a per-call stamp finds them in O(n).
+        // stamping each input's slot finds them in O(n). A live slot's
+        // `next_free` is unused, so it holds the stamp.
         let stamp = {
             // SAFETY: owner thread, short borrow.
             let inner = unsafe { self.inner() };
-            inner.mark_stamp = inner.mark_stamp.wrapping_add(1);
+            inner.mark_stamp = (inner.mark_stamp + 1) & 0x7fff_ffff;
             if inner.mark_stamp == 0 {
-                // Wrapped: clear old marks so none can match a reused stamp.
+                // Wrapped: clear old stamps of live slots so none can match
+                // a reused one.
                 for idx in 0..inner.task_fresh {
-                    self.slot(idx).mark.set(0);
+                    let slot = self.slot(idx);
+                    if st(slot.state.load(Ordering::Relaxed)) != ST_FREE {
+                        slot.next_free.set(0);
+                    }
                 }
                 inner.mark_stamp = 1;
             }
-            inner.mark_stamp
+            inner.mark_stamp | 0x8000_0000
         };
         let mut dup = false;
         for &h in inputs {
@@ -1125,8 +1130,8 @@ impl Runtime {
             if !matches!(slot.cont.get(), Cont::None) {
                 return Err(Error::AlreadyAwaited);
             }
-            dup |= slot.mark.get() == stamp;
-            slot.mark.set(stamp);
+            dup |= slot.next_free.get() == stamp;
+            slot.next_free.set(stamp);
         }
         if dup {
             return Err(Error::DuplicateInput);
