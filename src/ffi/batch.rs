@@ -175,8 +175,14 @@ pub(crate) unsafe fn free(b: *mut OnityBatch) {
     drop(Box::from_raw(bb.internal as *mut BatchState));
 }
 
-/// Checks that `b` is a live batch of this runtime.
-fn lookup(r: &OnityRuntime, b: *mut OnityBatch) -> Result<*mut OnityBatch, OnityStatus> {
+/// Validates the runtime pointer, the owner thread and that `b` is a live
+/// batch of this runtime, or returns the status to report.
+fn lookup<'a>(
+    runtime: *mut OnityRuntime,
+    b: *mut OnityBatch,
+) -> Result<(&'a OnityRuntime, *mut OnityBatch), OnityStatus> {
+    // SAFETY: documented contract of the runtime pointer.
+    let r = unsafe { super::runtime::runtime_ref(runtime) }?;
     if b.is_null() {
         return Err(OnityStatus::NullPointer);
     }
@@ -185,10 +191,20 @@ fn lookup(r: &OnityRuntime, b: *mut OnityBatch) -> Result<*mut OnityBatch, Onity
     }
     // SAFETY: owner thread.
     if unsafe { r.batches() }.contains(&b) {
-        Ok(b)
+        Ok((r, b))
     } else {
         Err(OnityStatus::InvalidHandle)
     }
+}
+
+/// `let (r, b) = batch!(runtime, batch);` inside an `ffi_guard!` body.
+macro_rules! batch {
+    ($rt:expr, $b:expr) => {
+        match lookup($rt, $b) {
+            Ok(rb) => rb,
+            Err(s) => return s,
+        }
+    };
 }
 
 /// Creates a batch with room for `submit_capacity` records (1 to 1,048,576)
@@ -245,15 +261,7 @@ pub extern "C" fn onity_batch_create(
 #[no_mangle]
 pub extern "C" fn onity_batch_flush(runtime: *mut OnityRuntime, batch: *mut OnityBatch) -> OnityStatus {
     crate::ffi_guard!({
-        // SAFETY: documented contract of the runtime pointer.
-        let r = match unsafe { super::runtime::runtime_ref(runtime) } {
-            Ok(r) => r,
-            Err(s) => return s,
-        };
-        let b = match lookup(r, batch) {
-            Ok(b) => b,
-            Err(s) => return s,
-        };
+        let (r, b) = batch!(runtime, batch);
         // SAFETY: live batch of this runtime, owner thread.
         unsafe { file(&r.rt, b) };
         OnityStatus::Ok
@@ -268,15 +276,7 @@ pub extern "C" fn onity_batch_flush(runtime: *mut OnityRuntime, batch: *mut Onit
 #[no_mangle]
 pub extern "C" fn onity_batch_tick(runtime: *mut OnityRuntime, batch: *mut OnityBatch, timing: u32) -> OnityStatus {
     crate::ffi_guard!({
-        // SAFETY: documented contract of the runtime pointer.
-        let r = match unsafe { super::runtime::runtime_ref(runtime) } {
-            Ok(r) => r,
-            Err(s) => return s,
-        };
-        let b = match lookup(r, batch) {
-            Ok(b) => b,
-            Err(s) => return s,
-        };
+        let (r, b) = batch!(runtime, batch);
         let t = match super::runtime::timing(timing) {
             Ok(t) => t,
             Err(s) => return s,
@@ -295,15 +295,7 @@ pub extern "C" fn onity_batch_tick(runtime: *mut OnityRuntime, batch: *mut Onity
 #[no_mangle]
 pub extern "C" fn onity_batch_drain(runtime: *mut OnityRuntime, batch: *mut OnityBatch) -> OnityStatus {
     crate::ffi_guard!({
-        // SAFETY: documented contract of the runtime pointer.
-        let r = match unsafe { super::runtime::runtime_ref(runtime) } {
-            Ok(r) => r,
-            Err(s) => return s,
-        };
-        let b = match lookup(r, batch) {
-            Ok(b) => b,
-            Err(s) => return s,
-        };
+        let (r, b) = batch!(runtime, batch);
         // SAFETY: live batch, owner thread.
         unsafe { compact(b) };
         r.file_batches();
@@ -319,15 +311,7 @@ pub extern "C" fn onity_batch_drain(runtime: *mut OnityRuntime, batch: *mut Onit
 #[no_mangle]
 pub extern "C" fn onity_batch_destroy(runtime: *mut OnityRuntime, batch: *mut OnityBatch) -> OnityStatus {
     crate::ffi_guard!({
-        // SAFETY: documented contract of the runtime pointer.
-        let r = match unsafe { super::runtime::runtime_ref(runtime) } {
-            Ok(r) => r,
-            Err(s) => return s,
-        };
-        let b = match lookup(r, batch) {
-            Ok(b) => b,
-            Err(s) => return s,
-        };
+        let (r, b) = batch!(runtime, batch);
         crate::tri!(r.rt.forget_callbacks_for(b as *mut c_void));
         // SAFETY: owner thread; `b` is in the list (checked by lookup).
         unsafe {
