@@ -10,11 +10,17 @@
 //! the minimum of 50 sets is reported. Workers are persistent threads (the
 //! main thread is worker 0) released by an atomic generation counter; a
 //! set's wall time runs from the release to the last worker done. Waiting
-//! workers spin briefly then `yield`, so oversubscribed runs (4 and 8
-//! workers on a 2-core machine) measure scheduling too, like Unity's job
-//! scheduling. A second pass of 50 sets measures per-worker CPU time with
-//! `CLOCK_THREAD_CPUTIME_ID` (reported: the slowest worker of a set, minimum
-//! over sets, minus the clock's own cost).
+//! workers spin when each has a core, otherwise spin briefly then `yield`,
+//! so oversubscribed runs (4 and 8 workers on a 2-core machine) measure
+//! scheduling too, like Unity's job scheduling. A second pass of 50 sets
+//! measures each worker's CPU time with `CLOCK_THREAD_CPUTIME_ID` (minus the
+//! clock's own cost) and its active time with the monotonic clock around its
+//! 150 allocations (reported: the slowest worker of a set, minimum over
+//! sets). The frame allocator uses `prefault: true` and the bump buffers
+//! are pre-faulted, so no column but malloc pays first-touch page faults.
+//!
+//! Profiling aid: `ONITY_BENCH_ONLY_OURS=N` runs only the onity column (N
+//! times as many sets) and prints its block statistics.
 //!
 //! Columns:
 //! - onity `FrameAllocator`, `Lifetime::Frame` (rewound after each set);
@@ -29,7 +35,7 @@
 //! Every allocation is 16-byte aligned and has one byte written (volatile)
 //! so nothing is optimised away.
 
-use onity::core::frame_alloc::{FrameAllocConfig, FrameAllocator, Lifetime};
+use onity::core::frame_alloc::{FrameAllocConfig, FrameAllocStats, FrameAllocator, Lifetime};
 use std::alloc::{self, Layout};
 use std::hint::black_box;
 use std::ptr;
@@ -115,6 +121,10 @@ trait Subject: Sync {
     fn worker_teardown(&self, _w: usize, _out: &mut [*mut u8]) {}
     /// Main thread, after every worker's teardown, untimed.
     fn teardown(&self) {}
+    /// OS allocations so far, if the subject counts them.
+    fn os_allocations(&self) -> u64 {
+        0
+    }
 }
 
 struct Ours(FrameAllocator);
@@ -132,6 +142,9 @@ impl Subject for Ours {
     }
     fn teardown(&self) {
         self.0.rewind();
+    }
+    fn os_allocations(&self) -> u64 {
+        self.0.stats().os_allocations
     }
 }
 
@@ -289,10 +302,12 @@ fn cpu_clock_overhead_ns() -> u64 {
         .unwrap()
 }
 
-fn wait_until(mut cond: impl FnMut() -> bool) {
+/// Waits for `cond`: pure spinning when every worker has a core of its own,
+/// otherwise spin briefly then yield the core.
+fn wait_until(spin_only: bool, mut cond: impl FnMut() -> bool) {
     let mut spins = 0u32;
     while !cond() {
-        if spins < 200 {
+        if spin_only || spins < 200 {
             spins += 1;
             std::hint::spin_loop();
         } else {
@@ -311,6 +326,8 @@ struct Control {
 }
 
 struct Measured {
+    /// OS allocations during the measured (non-warm-up) sets.
+    os_allocs_measured: u64,
     wall_ns: u64,
     cpu_ns: u64,
     active_ns: u64,
@@ -357,9 +374,12 @@ fn measure<S: Subject>(
         cpu_ns: (0..workers).map(|_| AtomicU64::new(0)).collect(),
         active_ns: (0..workers).map(|_| AtomicU64::new(0)).collect(),
     };
+    let cores = thread::available_parallelism().map_or(1, |n| n.get());
+    let spin_only = workers <= cores;
     let mut best_wall = u64::MAX;
     let mut best_cpu = u64::MAX;
     let mut best_active = u64::MAX;
+    let mut os_after_warmup = 0;
     thread::scope(|sc| {
         for w in 1..workers {
             let ctl = &ctl;
@@ -367,7 +387,7 @@ fn measure<S: Subject>(
                 let mut out = vec![ptr::null_mut::<u8>(); ALLOCS];
                 let mut seen = 0u64;
                 loop {
-                    wait_until(|| ctl.phase.load(Ordering::Acquire) != seen);
+                    wait_until(spin_only, || ctl.phase.load(Ordering::Acquire) != seen);
                     seen = ctl.phase.load(Ordering::Acquire);
                     if seen == u64::MAX {
                         break;
@@ -384,13 +404,16 @@ fn measure<S: Subject>(
             ctl.cpu_mode.store(pass, Ordering::Relaxed);
             let n = if pass == 0 { warmup + sets } else { sets };
             for set in 0..n {
+                if pass == 0 && set == warmup {
+                    os_after_warmup = subject.os_allocations();
+                }
                 // Measure.
                 ctl.done.store(0, Ordering::Relaxed);
                 phase += 1;
                 let t0 = Instant::now();
                 ctl.phase.store(phase, Ordering::Release);
                 worker_step(&ctl, subject, 0, phase, sizes, &mut out, clock_cost);
-                wait_until(|| ctl.done.load(Ordering::Acquire) == workers - 1);
+                wait_until(spin_only, || ctl.done.load(Ordering::Acquire) == workers - 1);
                 let wall = t0.elapsed().as_nanos() as u64;
                 if pass == 0 && set >= warmup {
                     best_wall = best_wall.min(wall);
@@ -406,13 +429,18 @@ fn measure<S: Subject>(
                 phase += 1;
                 ctl.phase.store(phase, Ordering::Release);
                 worker_step(&ctl, subject, 0, phase, sizes, &mut out, clock_cost);
-                wait_until(|| ctl.done.load(Ordering::Acquire) == workers - 1);
+                wait_until(spin_only, || ctl.done.load(Ordering::Acquire) == workers - 1);
                 subject.teardown();
             }
         }
         ctl.phase.store(u64::MAX, Ordering::Release);
     });
-    Measured { wall_ns: best_wall, cpu_ns: best_cpu, active_ns: best_active }
+    Measured {
+        os_allocs_measured: subject.os_allocations() - os_after_warmup,
+        wall_ns: best_wall,
+        cpu_ns: best_cpu,
+        active_ns: best_active,
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -432,7 +460,7 @@ struct Row {
     case: Case,
     results: [Measured; 4],
     /// Blocks the frame allocator allocated during the measured sets.
-    ours_os_allocs_after_warmup: u64,
+    ours_stats: FrameAllocStats,
 }
 
 fn fmt_us(ns: u64) -> String {
@@ -500,33 +528,26 @@ fn main() {
         if only_ours {
             let ours = Ours(FrameAllocator::new(ours_config()));
             let reps: usize = std::env::var("ONITY_BENCH_ONLY_OURS").unwrap().parse().unwrap_or(1);
-            let m = measure(&ours, w, &sizes, warmup, sets, clock_cost);
-            let os1 = ours.0.stats().os_allocations;
-            let _ = measure(&ours, w, &sizes, 0, sets * reps, clock_cost);
+            let m = measure(&ours, w, &sizes, warmup, sets * reps, clock_cost);
             let st = ours.0.stats();
             eprintln!(
-                "{name:<22} ours {:>10} cpu {:>10} active {:>10} | blocks after measure {os1}, after {} more sets {} \
-                 (reserved {} MiB, high water {} MiB)",
+                "{name:<22} ours {:>10} cpu {:>10} active {:>10} | OS allocations {} ({} during the {} measured \
+                 sets), reserved {} MiB, claimed {} MiB, high water {} MiB",
                 fmt_us(m.wall_ns),
                 fmt_us(m.cpu_ns),
                 fmt_us(m.active_ns),
-                sets * reps,
                 st.os_allocations,
+                m.os_allocs_measured,
+                sets * reps * 2,
                 st.bytes_reserved >> 20,
+                st.bytes_claimed >> 20,
                 st.high_water_bytes_in_use >> 20
             );
             continue;
         }
         let ours = Ours(FrameAllocator::new(ours_config()));
-        // Warm the allocator the way a running game would (one frame), then
-        // count blocks allocated during the measurement.
         let m_ours = measure(&ours, w, &sizes, warmup, sets, clock_cost);
         let ours_stats = ours.0.stats();
-        // Re-measure OS allocations in a steady state: any block added after
-        // the first sets would show here.
-        let os_before = ours_stats.os_allocations;
-        let _ = measure(&ours, w, &sizes, 0, 3, clock_cost);
-        let ours_os_allocs_after_warmup = ours.0.stats().os_allocations - os_before;
         drop(ours);
 
         let shared = SharedAtomicBump { buf: Buffer::new(per_worker * w), top: Cursor(AtomicUsize::new(0)) };
@@ -548,7 +569,7 @@ fn main() {
             fmt_us(m_ours.cpu_ns),
             fmt_us(m_shared.cpu_ns),
         );
-        rows.push(Row { name, case, results: [m_ours, m_shared, m_tls, m_malloc], ours_os_allocs_after_warmup });
+        rows.push(Row { name, case, results: [m_ours, m_shared, m_tls, m_malloc], ours_stats });
     }
 
     println!("# Frame allocator benchmark\n");
@@ -598,33 +619,64 @@ fn main() {
         (Shape::Dec, 65536),
     ] {
         if let (Some(a), Some(b)) = (find(shape, 1, size), find(shape, 2, size)) {
-            let ratio = b.results[0].cpu_ns as f64 / a.results[0].cpu_ns.max(1) as f64;
+            let cpu = b.results[0].cpu_ns as f64 / a.results[0].cpu_ns.max(1) as f64;
+            let active = b.results[0].active_ns as f64 / a.results[0].active_ns.max(1) as f64;
+            let verdict = |r: f64| if r <= 1.3 { "within 1.3x" } else { "NOT within 1.3x" };
             println!(
-                "- per-worker CPU time, 2 workers vs 1, {}: {:.2}x ({})",
+                "- per-worker time, 2 workers vs 1, {}: CPU {:.2}x ({}), active {:.2}x ({})",
                 b.name.replace("(2, ", "(w, "),
-                ratio,
-                if ratio <= 1.3 { "within 1.3x" } else { "NOT within 1.3x" }
+                cpu,
+                verdict(cpu),
+                active,
+                verdict(active)
             );
         }
     }
-    let mut behind = Vec::new();
-    for r in &rows {
-        if r.results[0].wall_ns >= r.results[1].wall_ns {
-            behind.push(format!("{} wall", r.name));
-        }
-        if r.results[0].cpu_ns >= r.results[1].cpu_ns {
-            behind.push(format!("{} cpu", r.name));
+    for (label, pick) in [
+        ("wall", (|m: &Measured| m.wall_ns) as fn(&Measured) -> u64),
+        ("per-worker CPU", |m: &Measured| m.cpu_ns),
+        ("per-worker active", |m: &Measured| m.active_ns),
+    ] {
+        let behind: Vec<&str> =
+            rows.iter().filter(|r| pick(&r.results[0]) >= pick(&r.results[1])).map(|r| r.name.as_str()).collect();
+        if behind.is_empty() {
+            println!("- {label} time: ahead of the shared-atomic column in every row");
+        } else {
+            println!(
+                "- {label} time: ahead of the shared-atomic column in {} of {} rows; not in: {}",
+                rows.len() - behind.len(),
+                rows.len(),
+                behind.join(", ")
+            );
         }
     }
-    if behind.is_empty() {
-        println!("- ahead of the shared-atomic column in every row (wall and CPU)");
-    } else {
-        println!("- NOT ahead of the shared-atomic column in: {}", behind.join(", "));
-    }
-    let grew: Vec<&str> = rows.iter().filter(|r| r.ours_os_allocs_after_warmup > 0).map(|r| r.name.as_str()).collect();
+    let grew: Vec<String> = rows
+        .iter()
+        .filter(|r| r.results[0].os_allocs_measured > 0)
+        .map(|r| format!("{} ({})", r.name, r.results[0].os_allocs_measured))
+        .collect();
     if grew.is_empty() {
-        println!("- onity FrameAllocator made no OS allocation in steady state (after the measured sets) in any row");
+        println!("- onity FrameAllocator made no OS allocation after the warm-up sets in any row");
     } else {
-        println!("- onity FrameAllocator still allocated blocks in steady state in: {}", grew.join(", "));
+        println!("- onity FrameAllocator OS allocations after the warm-up sets: {}", grew.join(", "));
+    }
+
+    println!("\n## onity FrameAllocator memory per row (after the run)\n");
+    println!(
+        "| Functionality | live per set (all workers) | high water | claimed by threads | reserved | OS allocations |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for r in &rows {
+        let s = &r.ours_stats;
+        let mib = |b: u64| format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64);
+        println!(
+            "| {} | {} | {} | {} | {} | {} |",
+            r.name,
+            mib(r.case.sizes().iter().sum::<usize>() as u64 * r.case.workers as u64),
+            mib(s.high_water_bytes_in_use),
+            mib(s.bytes_claimed),
+            mib(s.bytes_reserved),
+            s.os_allocations
+        );
     }
 }

@@ -50,41 +50,57 @@
 //!
 //! # Design
 //!
-//! - **Blocks.** Each of the three arenas (Frame, TwoFrames A, TwoFrames B)
-//!   owns a table of up to [`MAX_BLOCKS_PER_ARENA`] blocks, 4096-aligned.
-//!   Block sizes grow geometrically (`first_block_bytes`, doubling up to
-//!   [`MAX_GROWTH_BLOCK_BYTES`], then constant), a block is at least as large
-//!   as the request that created it. Blocks are kept across rewinds, so a
-//!   steady frame makes no OS allocation. Adding a block takes a mutex (rare).
-//! - **Chunks.** A thread carves a *chunk* out of the arena's current block
-//!   with one compare-and-swap on that block's `used` word (next fit; a
-//!   chunk may take a block's tail if it still holds the request) and then
-//!   bumps a cursor in it with no shared write at all. Chunks are adaptive:
-//!   a thread's first chunk in a frame covers what it consumed in its
-//!   previous frame plus 1/8 (at least `chunk_bytes`), each further chunk
-//!   in the frame doubles, up to `max_chunk_bytes`. A thread allocating
-//!   about the same every frame therefore makes about one claim per frame
-//!   (a steady frame costs O(threads) shared operations, not
-//!   O(allocations)), and a thread's unused tail stays proportional to what
-//!   it uses. A request whose worst case (size + alignment padding) exceeds
+//! - **Blocks.** Four arenas own blocks: the overflow arenas of Frame,
+//!   TwoFrames A and TwoFrames B (reset by the rewinds that end their
+//!   lifetimes) and the home arena (never reset, see below). Each holds up
+//!   to [`MAX_BLOCKS_PER_ARENA`] blocks, 4096-aligned. Block sizes grow
+//!   geometrically (`first_block_bytes`, doubling up to
+//!   [`MAX_GROWTH_BLOCK_BYTES`], then constant); a block is at least as
+//!   large as the request that created it. Blocks are kept across rewinds,
+//!   so a steady frame makes no OS allocation; an overflow arena's blocks
+//!   that none of its last [`HOME_RECLAIM_FRAMES`] resets needed are
+//!   returned to the OS, so a one-off heavy frame does not pin its memory.
+//!   Adding a block takes a mutex (rare).
+//! - **Home chunks.** Each (thread, allocator) pair owns one *home chunk*
+//!   per arena (Frame, TwoFrames A, TwoFrames B), sized to what the thread
+//!   consumed in its last two frames (the smaller, so a one-off spike does
+//!   not grow it) plus 1/8, rounded up to a size class (`2^k` times 1,
+//!   1.25, 1.5 or 1.75), grown when too small, shrunk when 8 times too
+//!   large, at most the largest power of two ≤ `max_chunk_bytes`. Small
+//!   home chunks are carved from the home arena and pooled when released;
+//!   those of 1 MiB or more get a block of their own, returned to the OS
+//!   when released. Each frame the thread restarts at the beginning of its
+//!   home chunk: a steady frame makes no shared write at all, and a thread
+//!   reuses the same memory every frame, which stays in its core's cache
+//!   and TLB (like a per-thread Temp allocator). Home chunks of threads
+//!   idle for [`HOME_RECLAIM_FRAMES`] rewinds (including exited threads)
+//!   are reclaimed by `rewind` and reused by other threads.
+//! - **Overflow chunks.** When its home chunk is full, a thread carves a
+//!   chunk from the lifetime's overflow arena with one compare-and-swap on
+//!   the current block's `used` word (next fit; a chunk may take a block's
+//!   tail if it still holds the request), then bumps a cursor in it with no
+//!   shared write. Overflow chunks start at the home chunk's size (at least
+//!   `chunk_bytes`) and double, up to `max_chunk_bytes`, so even a frame
+//!   far above the steady state costs O(log n) shared operations per
+//!   thread. A request whose worst case (size + alignment padding) exceeds
 //!   `max_chunk_bytes` is carved directly from a block. Chunks are whole
 //!   cache lines, so two threads never write to the same line.
 //! - **Thread cache.** Each thread keeps a small (4 entries) cache of
-//!   `(allocator id, epoch, chunk per lifetime, stats slot)`. The id comes
-//!   from a global counter, never an address, so an allocator dropped and
-//!   another created at the same address cannot match a stale entry. The
-//!   epoch is bumped by every rewind, so a chunk cached before a rewind is
-//!   never used after it. The cache holds no destructor and no owning
-//!   pointer: a thread that exits leaves nothing behind but its statistics
-//!   slot, owned by the allocator.
+//!   `(allocator id, epoch, chunk per lifetime, slot)`. The id comes from a
+//!   global counter, never an address, so an allocator dropped and another
+//!   created at the same address cannot match a stale entry. The epoch is
+//!   bumped by every rewind, so a chunk cached before a rewind is never used
+//!   after it. The cache holds no destructor and no owning pointer: a thread
+//!   that exits leaves nothing behind but its slot, owned by the allocator
+//!   (its home chunks are reclaimed after [`HOME_RECLAIM_FRAMES`] rewinds).
 //! - **Fast path:** validate the arguments, one TLS access, compare id and
 //!   epoch, align, bump, compare with the chunk's end, two plain
-//!   (relaxed-atomic) counter updates on this thread's own statistics line.
+//!   (relaxed-atomic) counter updates on this thread's own slot.
 //! - **Statistics** are exact without a shared write per allocation: each
-//!   (thread, allocator) pair has its own cache-line sized slot of monotonic
-//!   counters, written only by that thread and summed by [`FrameAllocator::stats`].
-//!   A slot is kept until the allocator is dropped (64 bytes per thread that
-//!   ever allocated).
+//!   (thread, allocator) pair has its own cache-line aligned slot of
+//!   monotonic counters, written only by that thread and summed by
+//!   [`FrameAllocator::stats`]. A slot (about 200 bytes) is kept until the
+//!   allocator is dropped.
 //!
 //! # Rewind contract
 //!
@@ -118,33 +134,56 @@ pub const MAX_GROWTH_BLOCK_BYTES: usize = 64 << 20;
 /// Byte written over released memory on rewind when
 /// [`FrameAllocConfig::poison_on_rewind`] is set.
 pub const POISON_BYTE: u8 = 0xDD;
+/// A thread's home chunk for a lifetime is reclaimed by the rewind that
+/// makes it unused for this many frames (at least 2, so no TwoFrames
+/// allocation can still live in it).
+pub const HOME_RECLAIM_FRAMES: u64 = 8;
 
+/// Upper bound of the size fields of [`FrameAllocConfig`] (256 TiB), so that
+/// size arithmetic on them never overflows.
+const MAX_CONFIG_BYTES: usize = 1 << 48;
 /// Granularity of chunks and block offsets: a cache line, so chunks owned by
 /// different threads never share a line.
 const LINE: usize = 64;
 /// Thread-cache entries (allocators a thread can alternate between without
 /// taking the slow path).
 const CACHE_ENTRIES: usize = 4;
-/// Number of arenas: Frame, TwoFrames A, TwoFrames B.
-const ARENAS: usize = 3;
+/// Number of arenas: the overflow arenas of Frame, TwoFrames A and
+/// TwoFrames B, and the home arena.
+const ARENAS: usize = 4;
+/// Overflow arenas (reset by rewinds) are `0..OVERFLOW_ARENAS`.
+const OVERFLOW_ARENAS: usize = 3;
+/// The home arena: never reset; home chunks are carved from it.
+const HOME: usize = 3;
+/// An overflow arena's blocks unused in its last `TRIM_WINDOW` resets are
+/// returned to the OS.
+const TRIM_WINDOW: usize = HOME_RECLAIM_FRAMES as usize;
+/// Home chunk size classes per power of two (sizes `2^k * (4 + q) / 4`).
+const HOME_SUBCLASSES: usize = 4;
+/// Home chunks at least this large get a block of their own, returned to the
+/// OS when the home shrinks or is reclaimed (smaller ones are pooled).
+const DEDICATED_HOME_BYTES: usize = 1 << 20;
 
 /// Configuration of a [`FrameAllocator`]. Values are normalised by
-/// [`FrameAllocator::new`] (see each field); [`FrameAllocator::config`]
-/// returns the normalised values.
+/// [`FrameAllocator::new`] (see each field; the block and chunk sizes are
+/// also capped at 256 TiB); [`FrameAllocator::config`] returns the
+/// normalised values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FrameAllocConfig {
     /// Size of the first block of each arena. Rounded up to a multiple of
-    /// 4096, at least 4096. Default 256 KiB.
+    /// 4096, at least 4096 (Unity's RewindableAllocator uses at least
+    /// 128 KiB; smaller values are meant for tests). Default 256 KiB.
     pub first_block_bytes: usize,
-    /// Smallest chunk: the first chunk a thread carves in its first frame
-    /// (later frames start from what the thread consumed in its previous
-    /// frame). Rounded up to a multiple of 64, at least 64. Default 16 KiB.
+    /// Smallest chunk: a thread's first home chunk is the power of two at or
+    /// above it, and overflow chunks are at least this large. Rounded up to
+    /// a multiple of 64, at least 64. Default 16 KiB.
     pub chunk_bytes: usize,
-    /// Largest chunk: a thread's chunks double up to this size, and requests
-    /// larger than it are carved directly from a block. Rounded up to a
-    /// multiple of 64, at least `chunk_bytes`. Default 64 MiB
-    /// ([`MAX_GROWTH_BLOCK_BYTES`]): chunk growth is geometric, so a
-    /// thread's unused tail is bounded by about what it used in the frame.
+    /// Largest chunk: home chunks are at most the largest power of two at
+    /// or below it, overflow chunks double up to it, and requests larger
+    /// than it are carved directly from a block. Rounded up to a multiple
+    /// of 64, at least `chunk_bytes`. Default 64 MiB
+    /// ([`MAX_GROWTH_BLOCK_BYTES`]): growth is geometric, so a thread's
+    /// unused space is bounded by about what it uses in a frame.
     pub max_chunk_bytes: usize,
     /// Cap on bytes reserved from the OS (sum of all blocks of all arenas).
     /// 0 = unlimited. Default 0.
@@ -173,9 +212,9 @@ impl Default for FrameAllocConfig {
 
 impl FrameAllocConfig {
     fn normalized(self) -> Self {
-        let first = round_up_sat(self.first_block_bytes.max(4096), 4096);
-        let chunk = round_up_sat(self.chunk_bytes.max(LINE), LINE);
-        let max_chunk = round_up_sat(self.max_chunk_bytes, LINE).max(chunk);
+        let first = round_up_sat(self.first_block_bytes.clamp(4096, MAX_CONFIG_BYTES), 4096);
+        let chunk = round_up_sat(self.chunk_bytes.clamp(LINE, MAX_CONFIG_BYTES), LINE);
+        let max_chunk = round_up_sat(self.max_chunk_bytes.min(MAX_CONFIG_BYTES), LINE).max(chunk);
         FrameAllocConfig {
             first_block_bytes: first,
             chunk_bytes: chunk,
@@ -233,8 +272,9 @@ pub struct FrameAllocStats {
     /// Requested bytes of live allocations: Frame allocations since the last
     /// rewind plus TwoFrames allocations since the rewind before it.
     pub bytes_in_use: u64,
-    /// Bytes carved out of blocks for the live lifetimes: `bytes_in_use`
-    /// plus alignment padding and the unused tails of threads' chunks.
+    /// Bytes handed to threads: their home chunks plus the overflow carved
+    /// for the live lifetimes. At least `bytes_in_use`; the difference is
+    /// alignment padding, chunk tails and home-chunk headroom.
     pub bytes_claimed: u64,
     /// Bytes reserved from the OS (sum of all blocks).
     pub bytes_reserved: u64,
@@ -270,6 +310,8 @@ struct Hot {
     epoch: AtomicU64,
     chunk_bytes: usize,
     max_chunk_bytes: usize,
+    /// Largest home chunk (a power of two).
+    max_home_bytes: usize,
     /// Set while a rewind runs (debug check of the rewind contract).
     rewinding: AtomicBool,
 }
@@ -378,33 +420,75 @@ impl Arena {
         self.used[..n].iter().map(|u| u.load(Ordering::Relaxed) as u64).sum()
     }
 
-    /// Releases everything carved from this arena (rewind path).
-    fn reset(&self, poison: bool) {
+    /// Releases everything carved from this arena (rewind path). Returns
+    /// the number of blocks that were used (highest used index + 1).
+    fn reset(&self, poison: bool) -> usize {
         let n = self.head.count.load(Ordering::Acquire);
+        let mut used_blocks = 0;
         for i in 0..n {
             let used = self.used[i].swap(0, Ordering::Relaxed);
+            if used > 0 {
+                used_blocks = i + 1;
+            }
             if poison && used > 0 {
                 let base = self.meta[i].base.load(Ordering::Relaxed);
-                // SAFETY: `base` points at a live block of at least `used`
-                // bytes (used <= size); the block stays allocated until the
-                // allocator is dropped. The rewind contract guarantees no
-                // allocation runs concurrently and the memory's lifetime has
-                // ended, so nobody may access it any more.
+                // SAFETY: `base` points at a published block of at least
+                // `used` bytes (used <= size). The rewind contract guarantees
+                // no allocation runs concurrently and the memory's lifetime
+                // has ended, so nobody may access it any more.
                 unsafe { ptr::write_bytes(base, POISON_BYTE, used) };
             }
         }
         self.head.current.store(0, Ordering::Relaxed);
+        used_blocks
+    }
+
+    /// Unpublishes the blocks from index `keep` on and returns them as
+    /// `(base, size)` for the caller to free (rewind path, after `reset`,
+    /// under the grow lock).
+    fn trim(&self, keep: usize) -> Vec<(*mut u8, usize)> {
+        let n = self.head.count.load(Ordering::Relaxed);
+        if keep >= n {
+            return Vec::new();
+        }
+        self.head.count.store(keep, Ordering::Release);
+        (keep..n)
+            .map(|i| {
+                self.used[i].store(0, Ordering::Relaxed);
+                (
+                    self.meta[i].base.swap(ptr::null_mut(), Ordering::Relaxed),
+                    self.meta[i].size.swap(0, Ordering::Relaxed),
+                )
+            })
+            .collect()
     }
 }
 
-/// Per-(thread, allocator) counters: written by one thread only (plain
-/// load + store, no read-modify-write), read by `stats`.
+/// A thread's home chunk for one arena. Written by the owning thread in its
+/// slow path and by `rewind` (reclaim), which never run concurrently under
+/// the rewind contract; atomics keep even a broken contract data-race free.
+struct HomeCell {
+    base: AtomicPtr<u8>,
+    len: AtomicUsize,
+    /// Last epoch the thread installed this home chunk (`u64::MAX`: never).
+    last_epoch: AtomicU64,
+}
+
+/// Per-(thread, allocator) state owned by the allocator. The counters are
+/// written by one thread only (plain load + store, no read-modify-write)
+/// and read by `stats`.
 #[repr(align(64))]
 struct ThreadSlot {
     token: u64,
     allocations: AtomicU64,
     /// Requested bytes per lifetime, monotonic.
     bytes: [AtomicU64; 2],
+    /// Bytes this thread consumed per lifetime in the last two frames it used
+    /// it (`[lifetime][0]` the last one): the smaller sizes its home chunks,
+    /// so a one-off heavy frame does not grow them.
+    consumed: [[AtomicUsize; 2]; 2],
+    /// Home chunks of the Frame, TwoFrames A and TwoFrames B arenas.
+    homes: [HomeCell; OVERFLOW_ARENAS],
 }
 
 impl ThreadSlot {
@@ -415,7 +499,28 @@ impl ThreadSlot {
         let b = &self.bytes[lifetime as usize];
         b.store(b.load(Ordering::Relaxed) + size as u64, Ordering::Relaxed);
     }
+
+    fn new(token: u64) -> Self {
+        ThreadSlot {
+            token,
+            allocations: AtomicU64::new(0),
+            bytes: [AtomicU64::new(0), AtomicU64::new(0)],
+            consumed: [[AtomicUsize::new(0), AtomicUsize::new(0)], [AtomicUsize::new(0), AtomicUsize::new(0)]],
+            homes: [(); OVERFLOW_ARENAS].map(|_| HomeCell {
+                base: AtomicPtr::new(ptr::null_mut()),
+                len: AtomicUsize::new(0),
+                last_epoch: AtomicU64::new(u64::MAX),
+            }),
+        }
+    }
 }
+
+/// A free home chunk (in the pool).
+struct FreeHome(NonNull<u8>);
+
+// SAFETY: a free home chunk is just an address inside one of the
+// allocator's blocks, owned by the pool; moving it between threads is fine.
+unsafe impl Send for FreeHome {}
 
 #[derive(Default)]
 struct Totals {
@@ -435,6 +540,10 @@ struct RewindState {
     /// TwoFrames bytes total at the last rewind.
     two_base_cur: u64,
     high_water: u64,
+    /// Blocks used by each overflow arena in its last `TRIM_WINDOW` resets
+    /// (ring buffer); blocks beyond the maximum are freed.
+    recent_used: [[usize; TRIM_WINDOW]; OVERFLOW_ARENAS],
+    resets: [usize; OVERFLOW_ARENAS],
 }
 
 impl RewindState {
@@ -455,6 +564,8 @@ pub struct FrameAllocator {
     os_allocations: AtomicU64,
     failed: AtomicU64,
     slots: Mutex<Vec<Arc<ThreadSlot>>>,
+    /// Free home chunks by size class (log2 of the size).
+    home_pool: Mutex<Vec<Vec<FreeHome>>>,
     rewind_state: Mutex<RewindState>,
 }
 
@@ -490,14 +601,17 @@ struct Chunk {
     cursor: *mut u8,
     /// Bytes left after `cursor`.
     remaining: usize,
-    /// Size of the next chunk to claim.
+    /// Size of the next overflow chunk to claim.
     next_claim: usize,
-    /// Bytes claimed for chunks of this lifetime in this epoch.
+    /// Bytes handed to this thread for this lifetime in this epoch (home
+    /// chunk plus overflow chunks).
     claimed: usize,
+    /// The home chunk is not installed yet in this epoch.
+    fresh: bool,
 }
 
 impl Chunk {
-    const EMPTY: Chunk = Chunk { cursor: ptr::null_mut(), remaining: 0, next_claim: 0, claimed: 0 };
+    const EMPTY: Chunk = Chunk { cursor: ptr::null_mut(), remaining: 0, next_claim: 0, claimed: 0, fresh: true };
 }
 
 #[derive(Clone, Copy)]
@@ -531,7 +645,8 @@ thread_local! {
     };
 }
 
-/// Bumps `size` bytes aligned to `align` out of `chunk`.
+/// Bumps `size` bytes aligned to `align` (a power of two) out of `chunk`.
+/// Fails for `size == 0` (so the fast path needs no separate check).
 ///
 /// # Safety
 /// `chunk` must be empty or describe `remaining` bytes at `cursor` inside a
@@ -539,7 +654,8 @@ thread_local! {
 #[inline(always)]
 unsafe fn bump(chunk: &mut Chunk, size: usize, align: usize) -> Option<NonNull<u8>> {
     let pad = (chunk.cursor as usize).wrapping_neg() & (align - 1);
-    if pad <= chunk.remaining && size <= chunk.remaining - pad {
+    // `size - 1 < remaining - pad` is `0 < size <= remaining - pad`.
+    if pad <= chunk.remaining && size.wrapping_sub(1) < chunk.remaining - pad {
         // SAFETY: `pad + size <= remaining`, so both offsets stay within the
         // chunk (caller contract); a pointer into a live block is non-null.
         unsafe {
@@ -568,9 +684,13 @@ impl FrameAllocator {
                 epoch: AtomicU64::new(0),
                 chunk_bytes: cfg.chunk_bytes,
                 max_chunk_bytes: cfg.max_chunk_bytes,
+                // Largest power of two <= max_chunk_bytes, but at least the
+                // smallest home (the power of two >= chunk_bytes).
+                max_home_bytes: (1usize << (usize::BITS - 1 - cfg.max_chunk_bytes.leading_zeros()))
+                    .max(cfg.chunk_bytes.checked_next_power_of_two().unwrap_or(1 << (usize::BITS - 1))),
                 rewinding: AtomicBool::new(false),
             },
-            arenas: [Arena::new(), Arena::new(), Arena::new()],
+            arenas: [Arena::new(), Arena::new(), Arena::new(), Arena::new()],
             cfg,
             grow: Mutex::new(()),
             bytes_reserved: AtomicU64::new(0),
@@ -578,6 +698,7 @@ impl FrameAllocator {
             os_allocations: AtomicU64::new(0),
             failed: AtomicU64::new(0),
             slots: Mutex::new(Vec::new()),
+            home_pool: Mutex::new((0..(usize::BITS as usize + 1) * HOME_SUBCLASSES).map(|_| Vec::new()).collect()),
             rewind_state: Mutex::new(RewindState::default()),
         }
     }
@@ -606,16 +727,12 @@ impl FrameAllocator {
     /// individually.
     #[inline]
     pub fn alloc(&self, lifetime: Lifetime, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
-        if !align.is_power_of_two() || align > MAX_ALIGN {
+        // A power of two in 1..=MAX_ALIGN (align 0 fails the first test).
+        if align.wrapping_sub(1) >= MAX_ALIGN || align & (align - 1) != 0 {
             return Err(self.fail(AllocError::InvalidAlignment));
         }
-        if size == 0 {
-            return Err(self.fail(AllocError::ZeroSize));
-        }
-        // `size + align - 1` fits in isize, so no later padding sum overflows.
-        if size > isize::MAX as usize - (align - 1) {
-            return Err(self.fail(AllocError::TooLarge));
-        }
+        // The size is validated by `bump` (0 never fits; a size that fits is
+        // below isize::MAX) and else by `alloc_slow`.
         debug_assert!(
             !self.hot.rewinding.load(Ordering::Relaxed),
             "FrameAllocator::alloc ran concurrently with rewind"
@@ -655,17 +772,19 @@ impl FrameAllocator {
         e
     }
 
+    /// Index of the overflow arena (and home chunk) of `lifetime` in `epoch`.
     #[inline]
-    fn arena(&self, lifetime: Lifetime, epoch: u64) -> &Arena {
+    fn arena_index(lifetime: Lifetime, epoch: u64) -> usize {
         match lifetime {
-            Lifetime::Frame => &self.arenas[0],
-            Lifetime::TwoFrames => &self.arenas[1 + (epoch & 1) as usize],
+            Lifetime::Frame => 0,
+            Lifetime::TwoFrames => 1 + (epoch & 1) as usize,
         }
     }
 
     /// Slow path: the current chunk is exhausted, or this thread's cache
-    /// entry is for another epoch or missing. Claims a new chunk (or carves a
-    /// large request directly).
+    /// entry is for another epoch or missing. Installs the home chunk (first
+    /// allocation of the lifetime in this frame), else claims an overflow
+    /// chunk (or carves a large request directly).
     ///
     /// Borrows of the thread cache are kept short and never span a call out
     /// (mutex, global allocator), so even a re-entrant call from a custom
@@ -680,12 +799,20 @@ impl FrameAllocator {
         size: usize,
         align: usize,
     ) -> Result<NonNull<u8>, AllocError> {
+        if size == 0 {
+            return Err(self.fail(AllocError::ZeroSize));
+        }
+        // `size + align - 1` fits in isize, so no later padding sum overflows.
+        if size > isize::MAX as usize - (align - 1) {
+            return Err(self.fail(AllocError::TooLarge));
+        }
         let id = self.hot.id;
         let lt = lifetime as usize;
 
         // SAFETY (every `&mut *cache` below): the cache is this thread's own,
         // each borrow is short and no call out happens while it lives. Entry
-        // 0 is ours (filled from `self`, which is alive) after `rebind`.
+        // 0 is ours after `rebind`; its `slot` is owned by `self`, which is
+        // alive while we hold `&self`.
         if unsafe { (*cache).entries[0].id } != id {
             self.rebind(cache, epoch);
             // The entry may have moved to the front with room left.
@@ -702,18 +829,40 @@ impl FrameAllocator {
             unsafe { self.renew(&mut (*cache).entries[0], epoch) };
         }
         // SAFETY: as above.
-        let (slot, next_claim, claimed) = unsafe {
+        let (slot, chunk) = unsafe {
             let e = &(*cache).entries[0];
-            (e.slot, e.chunks[lt].next_claim, e.chunks[lt].claimed)
+            (&*e.slot, e.chunks[lt])
         };
+        let (mut next_claim, mut claimed) = (chunk.next_claim, chunk.claimed);
 
-        // Claims start 64-aligned, so the padding is at most `align - 64`
-        // for larger alignments and 0 otherwise. No overflow: the caller
-        // checked `size + align - 1 <= isize::MAX`.
+        // 1. First allocation of this lifetime in this frame: start over in
+        //    the home chunk.
+        if chunk.fresh {
+            let (base, len) = self.install_home(slot, Self::arena_index(lifetime, epoch), lt, epoch);
+            next_claim = len.clamp(self.hot.chunk_bytes, self.hot.max_chunk_bytes);
+            claimed = len;
+            // SAFETY: as above; `base..base + len` is this thread's home
+            // chunk (or empty), inside a live block of the home arena.
+            unsafe {
+                let e = &mut (*cache).entries[0];
+                if e.id == id && e.epoch == epoch {
+                    let ch = &mut e.chunks[lt];
+                    *ch = Chunk { cursor: base, remaining: len, next_claim, claimed, fresh: false };
+                    if let Some(p) = bump(ch, size, align) {
+                        slot.record(lifetime, size);
+                        return Ok(p);
+                    }
+                }
+            }
+        }
+
+        // 2. Overflow. Claims start 64-aligned, so the padding is at most
+        //    `align - 64` for larger alignments and 0 otherwise. No
+        //    overflow: the caller checked `size + align - 1 <= isize::MAX`.
         let need = round_up_sat(size, LINE) + align.saturating_sub(LINE);
         let direct = need > self.hot.max_chunk_bytes;
         let want = if direct { need } else { next_claim.max(need) };
-        let (base, len) = match self.claim(self.arena(lifetime, epoch), need, want) {
+        let (base, len) = match self.claim(&self.arenas[Self::arena_index(lifetime, epoch)], need, want) {
             Ok(r) => r,
             Err(e) => return Err(self.fail(e)),
         };
@@ -721,8 +870,7 @@ impl FrameAllocator {
         debug_assert!(pad + size <= len);
         // SAFETY: the claimed region has `len >= need >= pad + size` bytes.
         let p = unsafe { base.add(pad) };
-        // SAFETY: `slot` is owned by `self`, alive while `&self` is.
-        unsafe { (*slot).record(lifetime, size) };
+        slot.record(lifetime, size);
         if !direct {
             // SAFETY: as above; `p + size` is inside the claimed region.
             unsafe {
@@ -741,12 +889,100 @@ impl FrameAllocator {
                             next_claim
                         },
                         claimed: claimed.saturating_add(len),
+                        fresh: false,
                     };
                 }
             }
         }
         // SAFETY: a pointer into a live block is non-null.
         Ok(unsafe { NonNull::new_unchecked(p) })
+    }
+
+    /// Returns this thread's home chunk for arena `a` in `epoch`, resized to
+    /// what the thread consumed in the last two frames (the smaller) if it is
+    /// too small or 8 times too large. `(null, 0)` if it has none and none can be reserved (byte cap,
+    /// OS refusal), or if it was already installed in this epoch: overflow
+    /// chunks then serve the frame.
+    fn install_home(&self, slot: &ThreadSlot, a: usize, lt: usize, epoch: u64) -> (*mut u8, usize) {
+        let cell = &slot.homes[a];
+        if cell.last_epoch.swap(epoch, Ordering::Relaxed) == epoch {
+            // Already installed in this epoch: this thread's cache entry was
+            // evicted (it alternates between more than 4 allocators) and its
+            // cursor lost, so the home chunk may be partly in use. Use
+            // overflow chunks for the rest of the frame.
+            return (ptr::null_mut(), 0);
+        }
+        let [last, prev] = &slot.consumed[lt];
+        let consumed = last.load(Ordering::Relaxed).min(prev.load(Ordering::Relaxed));
+        let (_, desired) = self.home_class(consumed.saturating_add(consumed / 8));
+        let base = cell.base.load(Ordering::Relaxed);
+        let len = cell.len.load(Ordering::Relaxed);
+        if !base.is_null() && desired <= len && desired.saturating_mul(8) > len {
+            return (base, len);
+        }
+        match self.acquire_home(desired) {
+            Some(new) => {
+                if !base.is_null() {
+                    // The old home's memory is dead: a Frame home was last used
+                    // before the last rewind, a TwoFrames home (of this epoch's
+                    // parity) at least two rewinds ago.
+                    self.release_home(base, len);
+                }
+                cell.base.store(new, Ordering::Relaxed);
+                cell.len.store(desired, Ordering::Relaxed);
+                (new, desired)
+            }
+            None => (base, len),
+        }
+    }
+
+    /// The size class for a home chunk of at least `target` bytes: `(class
+    /// index, size)`, sizes `2^k`, `1.25 * 2^k`, `1.5 * 2^k`, `1.75 * 2^k`
+    /// (rounded up to 64), between `chunk_bytes` and `max_home_bytes`. A
+    /// class size maps to itself.
+    fn home_class(&self, target: usize) -> (usize, usize) {
+        let t = target.clamp(self.hot.chunk_bytes, self.hot.max_home_bytes);
+        let k = (usize::BITS - 1 - t.leading_zeros()) as usize; // 2^k <= t
+        for q in 0..HOME_SUBCLASSES {
+            let size = round_up_sat(((1usize << k) >> 2) * (HOME_SUBCLASSES + q), LINE).max(1 << k);
+            if size >= t {
+                return (k * HOME_SUBCLASSES + q, size);
+            }
+        }
+        // t <= max_home_bytes (a power of two), so 2^(k+1) <= max_home_bytes.
+        ((k + 1) * HOME_SUBCLASSES, 1 << (k + 1))
+    }
+
+    /// A home chunk of `size` bytes (a class size) from the pool or the home
+    /// arena.
+    fn acquire_home(&self, size: usize) -> Option<*mut u8> {
+        if size >= DEDICATED_HOME_BYTES {
+            let _g = lock(&self.grow);
+            return self.os_alloc(round_up_sat(size, MAX_ALIGN)).ok();
+        }
+        let (class, _) = self.home_class(size);
+        if let Some(h) = lock(&self.home_pool)[class].pop() {
+            return Some(h.0.as_ptr());
+        }
+        // `need == want == size`: a successful claim is exactly `size` bytes.
+        self.claim(&self.arenas[HOME], size, size).ok().map(|(p, _)| p)
+    }
+
+    /// Returns a dead home chunk to the pool, or to the OS if it has its own
+    /// block.
+    fn release_home(&self, base: *mut u8, len: usize) {
+        if len >= DEDICATED_HOME_BYTES {
+            let _g = lock(&self.grow);
+            // SAFETY: a dedicated home comes from `os_alloc` of its rounded
+            // size; callers release a home once, when nothing in it is alive.
+            unsafe { self.os_free(base, round_up_sat(len, MAX_ALIGN)) };
+            return;
+        }
+        if let Some(p) = NonNull::new(base) {
+            let (class, size) = self.home_class(len);
+            debug_assert_eq!(size, len);
+            lock(&self.home_pool)[class].push(FreeHome(p));
+        }
     }
 
     /// Makes entry 0 of this thread's cache `self`'s entry for `epoch`:
@@ -795,21 +1031,23 @@ impl FrameAllocator {
         unsafe { self.renew(&mut (*cache).entries[0], epoch) };
     }
 
-    /// Drops the chunks of `e` if they belong to an older epoch.
+    /// Drops the chunks of `e` if they belong to an older epoch, recording
+    /// what the thread consumed in it (sizes the next home chunks).
+    ///
+    /// # Safety
+    /// `e` must be `self`'s entry (its `slot` owned by `self`).
     #[inline]
-    fn renew(&self, e: &mut Entry, epoch: u64) {
+    unsafe fn renew(&self, e: &mut Entry, epoch: u64) {
         if e.epoch != epoch {
-            // The first chunk of a frame covers what this thread consumed in
-            // its last frame plus 1/8 (halved per frame skipped since), so a
-            // thread allocating about the same every frame makes one claim
-            // per frame and wastes little; an idle thread decays to
-            // `chunk_bytes`. Later chunks double up to `max_chunk_bytes`.
-            let age = epoch.wrapping_sub(e.epoch).min(64) as u32;
-            for ch in &mut e.chunks {
-                let consumed = ch.claimed.saturating_sub(ch.remaining);
-                let guess = consumed.saturating_add(consumed / 8).checked_shr(age - 1).unwrap_or(0);
-                let next_claim = round_up_sat(guess, LINE).clamp(self.hot.chunk_bytes, self.hot.max_chunk_bytes);
-                *ch = Chunk { next_claim, ..Chunk::EMPTY };
+            // SAFETY: caller contract.
+            let slot = unsafe { &*e.slot };
+            for (lt, ch) in e.chunks.iter_mut().enumerate() {
+                if !ch.fresh {
+                    let [last, prev] = &slot.consumed[lt];
+                    prev.store(last.load(Ordering::Relaxed), Ordering::Relaxed);
+                    last.store(ch.claimed.saturating_sub(ch.remaining), Ordering::Relaxed);
+                }
+                *ch = Chunk::EMPTY;
             }
             e.epoch = epoch;
         }
@@ -821,11 +1059,7 @@ impl FrameAllocator {
         if let Some(s) = slots.iter().find(|s| s.token == token) {
             return Arc::as_ptr(s);
         }
-        let s = Arc::new(ThreadSlot {
-            token,
-            allocations: AtomicU64::new(0),
-            bytes: [AtomicU64::new(0), AtomicU64::new(0)],
-        });
+        let s = Arc::new(ThreadSlot::new(token));
         let p = Arc::as_ptr(&s);
         slots.push(s);
         p
@@ -871,16 +1105,30 @@ impl FrameAllocator {
             p if p <= isize::MAX as usize => p,
             _ => minimal,
         };
+        let size = if self.fits_cap(preferred) { preferred } else { minimal };
+        let base = self.os_alloc(size)?;
+        let take = want.min(size);
+        arena.meta[n].base.store(base, Ordering::Relaxed);
+        arena.meta[n].size.store(size, Ordering::Relaxed);
+        arena.used[n].store(take, Ordering::Relaxed);
+        // Publish: readers Acquire `count` before touching meta[n]/used[n].
+        arena.head.count.store(n + 1, Ordering::Release);
+        Ok((base, take))
+    }
+
+    /// Whether `size` more bytes stay under the `max_bytes` cap.
+    fn fits_cap(&self, size: usize) -> bool {
         let reserved = self.bytes_reserved.load(Ordering::Relaxed);
-        let fits = |s: usize| self.cfg.max_bytes == 0 || reserved.saturating_add(s as u64) <= self.cfg.max_bytes as u64;
-        let size = if fits(preferred) {
-            preferred
-        } else if fits(minimal) {
-            minimal
-        } else {
+        self.cfg.max_bytes == 0 || reserved.saturating_add(size as u64) <= self.cfg.max_bytes as u64
+    }
+
+    /// Allocates a block of `size` bytes (a non-zero multiple of
+    /// `MAX_ALIGN`, at most `isize::MAX`) from the OS, within the cap.
+    /// Caller holds the grow lock (so the cap check is exact).
+    fn os_alloc(&self, size: usize) -> Result<*mut u8, AllocError> {
+        if !self.fits_cap(size) {
             return Err(AllocError::Exhausted);
-        };
-        // `size` is a multiple of MAX_ALIGN and at most isize::MAX.
+        }
         let layout = Layout::from_size_align(size, MAX_ALIGN).map_err(|_| AllocError::OutOfMemory)?;
         // SAFETY: `size > 0`.
         let base = unsafe { alloc::alloc(layout) };
@@ -894,20 +1142,25 @@ impl FrameAllocator {
                 unsafe { ptr::write_volatile(base.add(off), 0) };
             }
         }
-        let take = want.min(size);
-        arena.meta[n].base.store(base, Ordering::Relaxed);
-        arena.meta[n].size.store(size, Ordering::Relaxed);
-        arena.used[n].store(take, Ordering::Relaxed);
-        // Publish: readers Acquire `count` before touching meta[n]/used[n].
-        arena.head.count.store(n + 1, Ordering::Release);
         self.bytes_reserved.fetch_add(size as u64, Ordering::Relaxed);
         self.blocks.fetch_add(1, Ordering::Relaxed);
         self.os_allocations.fetch_add(1, Ordering::Relaxed);
-        Ok((base, take))
+        Ok(base)
     }
 
-    fn totals(&self) -> Totals {
-        let slots = lock(&self.slots);
+    /// Frees a block from `os_alloc`.
+    ///
+    /// # Safety
+    /// `base` must come from `os_alloc(size)` and nothing in it be alive; it
+    /// is freed once.
+    unsafe fn os_free(&self, base: *mut u8, size: usize) {
+        // SAFETY: caller contract; same layout as in `os_alloc`.
+        unsafe { alloc::dealloc(base, Layout::from_size_align_unchecked(size, MAX_ALIGN)) };
+        self.bytes_reserved.fetch_sub(size as u64, Ordering::Relaxed);
+        self.blocks.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    fn totals(slots: &[Arc<ThreadSlot>]) -> Totals {
         let mut t = Totals::default();
         for s in slots.iter() {
             t.allocations += s.allocations.load(Ordering::Relaxed);
@@ -938,17 +1191,60 @@ impl FrameAllocator {
         }
         self.hot.rewinding.store(true, Ordering::Relaxed);
 
-        let totals = self.totals();
+        let slots = lock(&self.slots);
+        let totals = Self::totals(&slots);
         let in_use = st.in_use(&totals);
         st.high_water = st.high_water.max(in_use);
 
         let epoch = self.hot.epoch.load(Ordering::Relaxed);
         let next = epoch.wrapping_add(1);
         let poison = self.cfg.poison_on_rewind;
-        self.arenas[0].reset(poison);
-        // The TwoFrames arena that becomes current holds the allocations of
-        // the frame before the one ending now.
-        self.arena(Lifetime::TwoFrames, next).reset(poison);
+        // Released now: all Frame memory, and the TwoFrames arena that
+        // becomes current (it holds the frame before the one ending now).
+        let released = [0, Self::arena_index(Lifetime::TwoFrames, next)];
+        for a in released {
+            let used_blocks = self.arenas[a].reset(poison);
+            let r = st.resets[a];
+            st.recent_used[a][r % TRIM_WINDOW] = used_blocks;
+            st.resets[a] = r.wrapping_add(1);
+            // Keep the blocks any of the last resets needed (a steady frame
+            // makes no OS allocation), return the rest (a one-off heavy
+            // frame does not pin its memory).
+            let keep = st.recent_used[a].iter().copied().max().unwrap_or(0);
+            let _g = lock(&self.grow);
+            for (base, size) in self.arenas[a].trim(keep) {
+                // SAFETY: an overflow block from `os_alloc(size)`, unpublished
+                // by `trim`, freed once. Nothing in it is alive: this rewind
+                // ended the lifetime of everything in the arena, no allocation
+                // runs concurrently (rewind contract), and thread-cache chunks
+                // into it belong to older epochs, never used again.
+                unsafe { self.os_free(base, size) };
+            }
+        }
+        for slot in slots.iter() {
+            for (a, cell) in slot.homes.iter().enumerate() {
+                let base = cell.base.load(Ordering::Relaxed);
+                if base.is_null() {
+                    continue;
+                }
+                let len = cell.len.load(Ordering::Relaxed);
+                if poison && released.contains(&a) {
+                    // SAFETY: a home chunk is `len` bytes inside a live block of
+                    // the home arena; its memory's lifetime ends now and no
+                    // allocation runs concurrently (rewind contract).
+                    unsafe { ptr::write_bytes(base, POISON_BYTE, len) };
+                }
+                // Idle long enough for nothing in it to be alive (>= 2
+                // rewinds): back to the pool. The owning thread, if it comes
+                // back, sees a null home and acquires a new one.
+                if cell.last_epoch.load(Ordering::Relaxed).saturating_add(HOME_RECLAIM_FRAMES) <= next {
+                    cell.base.store(ptr::null_mut(), Ordering::Relaxed);
+                    cell.len.store(0, Ordering::Relaxed);
+                    self.release_home(base, len);
+                }
+            }
+        }
+        drop(slots);
 
         st.frame_base = totals.frame_bytes;
         st.two_base_prev = st.two_base_cur;
@@ -964,14 +1260,17 @@ impl FrameAllocator {
     /// concurrently; otherwise each counter is individually up to date.
     pub fn stats(&self) -> FrameAllocStats {
         let mut st = lock(&self.rewind_state);
-        let totals = self.totals();
+        let slots = lock(&self.slots);
+        let totals = Self::totals(&slots);
+        let homes: u64 = slots.iter().flat_map(|s| s.homes.iter()).map(|c| c.len.load(Ordering::Relaxed) as u64).sum();
+        drop(slots);
         let in_use = st.in_use(&totals);
         st.high_water = st.high_water.max(in_use);
         let epoch = self.hot.epoch.load(Ordering::Acquire);
         FrameAllocStats {
             bytes_in_use: in_use,
-            // The two TwoFrames arenas are both live (current and previous).
-            bytes_claimed: self.arenas.iter().map(Arena::claimed).sum(),
+            // Both TwoFrames overflow arenas are live (current and previous).
+            bytes_claimed: homes + self.arenas[..OVERFLOW_ARENAS].iter().map(Arena::claimed).sum::<u64>(),
             bytes_reserved: self.bytes_reserved.load(Ordering::Relaxed),
             blocks: self.blocks.load(Ordering::Relaxed),
             high_water_bytes_in_use: st.high_water,
@@ -995,18 +1294,28 @@ impl fmt::Debug for FrameAllocator {
 
 impl Drop for FrameAllocator {
     fn drop(&mut self) {
+        // `&mut self`: no thread is allocating. Stale thread-cache entries
+        // carry our id, which is never reused, so they are never used again.
+        let mut blocks: Vec<(*mut u8, usize)> = Vec::new();
+        for slot in lock(&self.slots).iter() {
+            for cell in &slot.homes {
+                let len = cell.len.load(Ordering::Relaxed);
+                if len >= DEDICATED_HOME_BYTES {
+                    blocks.push((cell.base.load(Ordering::Relaxed), round_up_sat(len, MAX_ALIGN)));
+                }
+            }
+        }
         for arena in &self.arenas {
             let n = arena.head.count.load(Ordering::Acquire);
             for m in &arena.meta[..n] {
-                let base = m.base.load(Ordering::Relaxed);
-                let size = m.size.load(Ordering::Relaxed);
-                // SAFETY: every published block was allocated in `claim` with
-                // exactly this layout and is freed once, here. `&mut self`
-                // means no thread is allocating; stale thread-cache entries
-                // carry our id, which is never reused, so they are never
-                // dereferenced again.
-                unsafe { alloc::dealloc(base, Layout::from_size_align_unchecked(size, MAX_ALIGN)) };
+                blocks.push((m.base.load(Ordering::Relaxed), m.size.load(Ordering::Relaxed)));
             }
+        }
+        for (base, size) in blocks {
+            // SAFETY: every published arena block and every dedicated home
+            // (held by exactly one slot; released ones were freed already)
+            // comes from `os_alloc(size)` and is freed once, here.
+            unsafe { self.os_free(base, size) };
         }
     }
 }
