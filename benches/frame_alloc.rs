@@ -2,7 +2,8 @@
 //! table (RewindableAllocator vs Temp vs Persistent).
 //!
 //! Run: `cargo bench --bench frame_alloc` (add `ONITY_BENCH_QUICK=1` for a
-//! short smoke run; a non-flag argument filters cases by substring, e.g.
+//! short smoke run, `ONITY_BENCH_SETS=N` to measure N sets instead of 50; a
+//! non-flag argument filters cases by substring, e.g.
 //! `cargo bench --bench frame_alloc -- FixedSize`).
 //!
 //! Harness (as Unity's): every worker makes the same 150 consecutive
@@ -472,11 +473,11 @@ fn fmt_us(ns: u64) -> String {
     }
 }
 
-fn print_table(rows: &[Row], title: &str, pick: impl Fn(&Measured) -> u64, filter: impl Fn(&Row) -> bool) {
+fn print_table(rows: &[Row], title: &str, pick: impl Fn(&Measured) -> u64) {
     println!("\n{title}\n");
     println!("| Functionality | {} |", COLUMNS.join(" | "));
     println!("|---|{}", "---|".repeat(COLUMNS.len()));
-    for r in rows.iter().filter(|r| filter(r)) {
+    for r in rows {
         let vals: Vec<u64> = r.results.iter().map(&pick).collect();
         let base = vals[MALLOC] as f64;
         let best = *vals.iter().min().unwrap();
@@ -503,7 +504,12 @@ fn main() {
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     // Profiling aid: ONITY_BENCH_ONLY_OURS=N runs only the onity column, N times as many sets.
     let only_ours = std::env::var("ONITY_BENCH_ONLY_OURS").is_ok_and(|v| !v.is_empty() && v != "0");
-    let (warmup, sets) = if quick { (1, 5) } else { (5, 50) };
+    let (warmup, mut sets) = if quick { (1, 5) } else { (5, 50) };
+    // ONITY_BENCH_SETS=N: N measured sets instead of 50 (less noise on a
+    // shared machine; the seed's harness uses 50).
+    if let Some(n) = std::env::var("ONITY_BENCH_SETS").ok().and_then(|v| v.parse::<usize>().ok()).filter(|&n| n > 0) {
+        sets = n;
+    }
     let clock_cost = cpu_clock_overhead_ns();
     let cores = thread::available_parallelism().map_or(0, |n| n.get());
     let cpu_model = std::fs::read_to_string("/proc/cpuinfo")
@@ -583,7 +589,7 @@ fn main() {
          🟢 fastest, 🟠 slowest in the row.{}",
         if quick { " QUICK MODE (ONITY_BENCH_QUICK): not representative." } else { "" }
     );
-    print_table(&rows, "## Wall time per sample set (release to last worker done)", |m| m.wall_ns, |_| true);
+    print_table(&rows, "## Wall time per sample set (release to last worker done)", |m| m.wall_ns);
     print_table(
         &rows,
         &format!(
@@ -591,14 +597,12 @@ fn main() {
              clock cost of {clock_cost} ns subtracted)"
         ),
         |m| m.cpu_ns,
-        |_| true,
     );
     print_table(
         &rows,
         "## Per-worker active time per sample set (monotonic clock around the worker's 150 allocations, slowest \
          worker, minimum over sets; equals CPU time when the worker is not preempted, with a finer clock)",
         |m| m.active_ns,
-        |_| true,
     );
 
     // Targets.

@@ -722,6 +722,11 @@ fn threads_reuse_their_home_chunk_every_frame() {
 #[test]
 fn idle_home_chunks_are_reclaimed_and_reused() {
     let fa = Arc::new(FrameAllocator::new(FrameAllocConfig::default()));
+    // Not at a multiple of HOME_RECLAIM_FRAMES (rewinds check every that
+    // many frames).
+    for _ in 0..3 {
+        fa.rewind();
+    }
     let fa2 = fa.clone();
     thread::spawn(move || {
         fa2.alloc(Lifetime::Frame, 100, 8).unwrap();
@@ -735,7 +740,9 @@ fn idle_home_chunks_are_reclaimed_and_reused() {
         fa.rewind();
         assert_eq!(fa.stats().bytes_claimed, held, "reclaimed too early");
     }
-    fa.rewind();
+    for _ in 0..HOME_RECLAIM_FRAMES + 1 {
+        fa.rewind();
+    }
     let s = fa.stats();
     assert_eq!(s.bytes_claimed, 0, "home chunks of the exited thread not reclaimed");
     // A new thread gets them back without reserving anything.

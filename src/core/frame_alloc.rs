@@ -73,8 +73,8 @@
 //!   home chunk: a steady frame makes no shared write at all, and a thread
 //!   reuses the same memory every frame, which stays in its core's cache
 //!   and TLB (like a per-thread Temp allocator). Home chunks of threads
-//!   idle for [`HOME_RECLAIM_FRAMES`] rewinds (including exited threads)
-//!   are reclaimed by `rewind` and reused by other threads.
+//!   idle for [`HOME_RECLAIM_FRAMES`] to twice as many rewinds (including
+//!   exited threads) are reclaimed by `rewind` and reused by other threads.
 //! - **Overflow chunks.** When its home chunk is full, a thread carves a
 //!   chunk from the lifetime's overflow arena with one compare-and-swap on
 //!   the current block's `used` word (next fit; a chunk may take a block's
@@ -93,9 +93,10 @@
 //!   after it. The cache holds no destructor and no owning pointer: a thread
 //!   that exits leaves nothing behind but its slot, owned by the allocator
 //!   (its home chunks are reclaimed after [`HOME_RECLAIM_FRAMES`] rewinds).
-//! - **Fast path:** validate the arguments, one TLS access, compare id and
-//!   epoch, align, bump, compare with the chunk's end, two plain
-//!   (relaxed-atomic) counter updates on this thread's own slot.
+//! - **Fast path:** check the alignment, one TLS access, compare id and
+//!   epoch, align the cursor, one compare against the chunk's end (which
+//!   also rejects size 0; sizes are validated on the slow path), bump, two
+//!   plain (relaxed-atomic) counter updates on this thread's own slot.
 //! - **Statistics** are exact without a shared write per allocation: each
 //!   (thread, allocator) pair has its own cache-line aligned slot of
 //!   monotonic counters, written only by that thread and summed by
@@ -134,9 +135,12 @@ pub const MAX_GROWTH_BLOCK_BYTES: usize = 64 << 20;
 /// Byte written over released memory on rewind when
 /// [`FrameAllocConfig::poison_on_rewind`] is set.
 pub const POISON_BYTE: u8 = 0xDD;
-/// A thread's home chunk for a lifetime is reclaimed by the rewind that
-/// makes it unused for this many frames (at least 2, so no TwoFrames
-/// allocation can still live in it).
+/// A thread's home chunk for a lifetime is reclaimed once it has been unused
+/// for at least this many frames (at least 2, so no TwoFrames allocation can
+/// still live in it): rewinds check every this many frames, so reclaim
+/// happens after this many to twice as many idle frames. Also the number of
+/// resets after which an overflow block no reset needed is returned to the
+/// OS.
 pub const HOME_RECLAIM_FRAMES: u64 = 8;
 
 /// Upper bound of the size fields of [`FrameAllocConfig`] (256 TiB), so that
@@ -900,9 +904,9 @@ impl FrameAllocator {
 
     /// Returns this thread's home chunk for arena `a` in `epoch`, resized to
     /// what the thread consumed in the last two frames (the smaller) if it is
-    /// too small or 8 times too large. `(null, 0)` if it has none and none can be reserved (byte cap,
-    /// OS refusal), or if it was already installed in this epoch: overflow
-    /// chunks then serve the frame.
+    /// too small or 8 times too large. `(null, 0)` if it has none and none
+    /// can be reserved (byte cap, OS refusal), or if it was already
+    /// installed in this epoch: overflow chunks then serve the frame.
     fn install_home(&self, slot: &ThreadSlot, a: usize, lt: usize, epoch: u64) -> (*mut u8, usize) {
         let cell = &slot.homes[a];
         if cell.last_epoch.swap(epoch, Ordering::Relaxed) == epoch {
@@ -1221,7 +1225,12 @@ impl FrameAllocator {
                 unsafe { self.os_free(base, size) };
             }
         }
-        for slot in slots.iter() {
+        // Home chunks: poisoned every rewind if configured; checked for
+        // reclaim every HOME_RECLAIM_FRAMES rewinds only, so that most
+        // rewinds do not read the lines the workers write first in a frame
+        // (each such read costs a worker a cache miss).
+        let reclaim = next % HOME_RECLAIM_FRAMES == 0;
+        for slot in slots.iter().filter(|_| poison || reclaim) {
             for (a, cell) in slot.homes.iter().enumerate() {
                 let base = cell.base.load(Ordering::Relaxed);
                 if base.is_null() {
@@ -1237,7 +1246,7 @@ impl FrameAllocator {
                 // Idle long enough for nothing in it to be alive (>= 2
                 // rewinds): back to the pool. The owning thread, if it comes
                 // back, sees a null home and acquires a new one.
-                if cell.last_epoch.load(Ordering::Relaxed).saturating_add(HOME_RECLAIM_FRAMES) <= next {
+                if reclaim && cell.last_epoch.load(Ordering::Relaxed).saturating_add(HOME_RECLAIM_FRAMES) <= next {
                     cell.base.store(ptr::null_mut(), Ordering::Relaxed);
                     cell.len.store(0, Ordering::Relaxed);
                     self.release_home(base, len);
