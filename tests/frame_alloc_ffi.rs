@@ -124,52 +124,63 @@ fn bad_inputs_get_statuses() {
 
 #[test]
 fn many_threads_allocate_without_overlap_and_steady_frames_reuse_blocks() {
+    use std::sync::{Barrier, Mutex};
     const THREADS: usize = 4;
+    const FRAMES: u64 = 30;
+    const WARM_UP: u64 = 10;
     let rt = Rt::with(config());
     let addr = rt.0 as usize;
+    // Persistent workers, as a game's job threads: each frame the owner
+    // rewinds (Initialization tick), then releases the workers.
+    let start = Barrier::new(THREADS + 1);
+    let end = Barrier::new(THREADS + 1);
+    let ranges: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
     let mut os_after_warmup = 0;
-    for frame in 1..=20u64 {
-        rt.frame(frame);
-        // The Initialization tick rewinds; then workers allocate.
-        assert_eq!(onity_runtime_tick(rt.0, OnityTiming::Initialization as u32), OnityStatus::Ok);
-        let ranges: Vec<Vec<(usize, usize)>> = std::thread::scope(|s| {
-            let hs: Vec<_> = (0..THREADS)
-                .map(|t| {
-                    s.spawn(move || {
-                        let rt = addr as *mut OnityRuntime;
-                        let mut v = Vec::new();
-                        for i in 0..200usize {
-                            let size = 16 + (i * 37 + t * 11) % 3000;
-                            let mut p: *mut c_void = ptr::null_mut();
-                            assert_eq!(onity_frame_alloc(rt, size as u64, 16, FRAME, &mut p), OnityStatus::Ok);
-                            assert_eq!(p as usize % 16, 0);
-                            // SAFETY: `size` valid bytes for this frame.
-                            unsafe { (p as *mut u8).write_bytes((t * 31 + i) as u8, size) };
-                            v.push((p as usize, size));
-                        }
-                        // Every pattern survives the other threads' writes.
-                        for (i, &(p, size)) in v.iter().enumerate() {
-                            // SAFETY: as above.
-                            let bytes = unsafe { std::slice::from_raw_parts(p as *const u8, size) };
-                            assert!(bytes.iter().all(|&b| b == (t * 31 + i) as u8));
-                        }
-                        v
-                    })
-                })
-                .collect();
-            hs.into_iter().map(|h| h.join().unwrap()).collect()
-        });
-        let mut all: Vec<(usize, usize)> = ranges.into_iter().flatten().collect();
-        all.sort_unstable();
-        for w in all.windows(2) {
-            assert!(w[0].0 + w[0].1 <= w[1].0, "allocations overlap");
+    std::thread::scope(|s| {
+        for t in 0..THREADS {
+            let (start, end, ranges) = (&start, &end, &ranges);
+            s.spawn(move || {
+                let rt = addr as *mut OnityRuntime;
+                for _ in 0..FRAMES {
+                    start.wait();
+                    let mut v = Vec::new();
+                    for i in 0..200usize {
+                        let size = 16 + (i * 37 + t * 11) % 3000;
+                        let mut p: *mut c_void = ptr::null_mut();
+                        assert_eq!(onity_frame_alloc(rt, size as u64, 16, FRAME, &mut p), OnityStatus::Ok);
+                        assert_eq!(p as usize % 16, 0);
+                        // SAFETY: `size` valid bytes for this frame.
+                        unsafe { (p as *mut u8).write_bytes((t * 31 + i) as u8, size) };
+                        v.push((p as usize, size));
+                    }
+                    // Every pattern survives the other threads' writes.
+                    for (i, &(p, size)) in v.iter().enumerate() {
+                        // SAFETY: as above.
+                        let bytes = unsafe { std::slice::from_raw_parts(p as *const u8, size) };
+                        assert!(bytes.iter().all(|&b| b == (t * 31 + i) as u8));
+                    }
+                    ranges.lock().unwrap().extend(v);
+                    end.wait();
+                }
+            });
         }
-        if frame == 5 {
-            os_after_warmup = rt.stats().os_allocations;
+        for frame in 1..=FRAMES {
+            rt.frame(frame);
+            assert_eq!(onity_runtime_tick(rt.0, OnityTiming::Initialization as u32), OnityStatus::Ok);
+            start.wait();
+            end.wait();
+            let mut all = std::mem::take(&mut *ranges.lock().unwrap());
+            all.sort_unstable();
+            for w in all.windows(2) {
+                assert!(w[0].0 + w[0].1 <= w[1].0, "allocations overlap");
+            }
+            if frame == WARM_UP {
+                os_after_warmup = rt.stats().os_allocations;
+            }
         }
-    }
+    });
     let s = rt.stats();
     assert_eq!(s.os_allocations, os_after_warmup, "steady frames make no OS allocation");
-    assert_eq!(s.rewinds, 20);
+    assert_eq!(s.rewinds, FRAMES);
     assert!(s.high_water_bytes_in_use > 0 && s.bytes_reserved >= s.bytes_claimed);
 }
