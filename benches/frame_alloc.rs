@@ -128,7 +128,17 @@ trait Subject: Sync {
     }
 }
 
-struct Ours(FrameAllocator);
+struct Ours(FrameAllocator, AtomicU64);
+
+impl Ours {
+    fn new() -> Self {
+        Ours(FrameAllocator::new(ours_config()), AtomicU64::new(0))
+    }
+    /// Highest `bytes_reserved` seen at the end of a set (before its rewind).
+    fn peak_reserved(&self) -> u64 {
+        self.1.load(Ordering::Relaxed)
+    }
+}
 
 impl Subject for Ours {
     fn run(&self, _w: usize, sizes: &[usize], out: &mut [*mut u8]) {
@@ -142,6 +152,7 @@ impl Subject for Ours {
         }
     }
     fn teardown(&self) {
+        self.1.fetch_max(self.0.stats().bytes_reserved, Ordering::Relaxed);
         self.0.rewind();
     }
     fn os_allocations(&self) -> u64 {
@@ -460,8 +471,10 @@ struct Row {
     name: String,
     case: Case,
     results: [Measured; 4],
-    /// Blocks the frame allocator allocated during the measured sets.
+    /// The frame allocator's statistics after the run.
     ours_stats: FrameAllocStats,
+    /// Its highest `bytes_reserved` at the end of a set.
+    ours_peak: u64,
 }
 
 fn fmt_us(ns: u64) -> String {
@@ -532,13 +545,13 @@ fn main() {
         let w = case.workers;
 
         if only_ours {
-            let ours = Ours(FrameAllocator::new(ours_config()));
+            let ours = Ours::new();
             let reps: usize = std::env::var("ONITY_BENCH_ONLY_OURS").unwrap().parse().unwrap_or(1);
             let m = measure(&ours, w, &sizes, warmup, sets * reps, clock_cost);
             let st = ours.0.stats();
             eprintln!(
                 "{name:<22} ours {:>10} cpu {:>10} active {:>10} | OS allocations {} ({} during the {} measured \
-                 sets), reserved {} MiB, claimed {} MiB, high water {} MiB",
+                 sets), reserved {} MiB (peak {} MiB), claimed {} MiB, high water {} MiB",
                 fmt_us(m.wall_ns),
                 fmt_us(m.cpu_ns),
                 fmt_us(m.active_ns),
@@ -546,14 +559,16 @@ fn main() {
                 m.os_allocs_measured,
                 sets * reps * 2,
                 st.bytes_reserved >> 20,
+                ours.peak_reserved() >> 20,
                 st.bytes_claimed >> 20,
                 st.high_water_bytes_in_use >> 20
             );
             continue;
         }
-        let ours = Ours(FrameAllocator::new(ours_config()));
+        let ours = Ours::new();
         let m_ours = measure(&ours, w, &sizes, warmup, sets, clock_cost);
         let ours_stats = ours.0.stats();
+        let ours_peak = ours.peak_reserved();
         drop(ours);
 
         let shared = SharedAtomicBump { buf: Buffer::new(per_worker * w), top: Cursor(AtomicUsize::new(0)) };
@@ -575,7 +590,7 @@ fn main() {
             fmt_us(m_ours.cpu_ns),
             fmt_us(m_shared.cpu_ns),
         );
-        rows.push(Row { name, case, results: [m_ours, m_shared, m_tls, m_malloc], ours_stats });
+        rows.push(Row { name, case, results: [m_ours, m_shared, m_tls, m_malloc], ours_stats, ours_peak });
     }
 
     println!("# Frame allocator benchmark\n");
@@ -623,16 +638,21 @@ fn main() {
         (Shape::Dec, 65536),
     ] {
         if let (Some(a), Some(b)) = (find(shape, 1, size), find(shape, 2, size)) {
-            let cpu = b.results[0].cpu_ns as f64 / a.results[0].cpu_ns.max(1) as f64;
-            let active = b.results[0].active_ns as f64 / a.results[0].active_ns.max(1) as f64;
+            let ratio = |col: usize, pick: fn(&Measured) -> u64| {
+                pick(&b.results[col]) as f64 / pick(&a.results[col]).max(1) as f64
+            };
+            let (cpu, active) = (ratio(0, |m| m.cpu_ns), ratio(0, |m| m.active_ns));
             let verdict = |r: f64| if r <= 1.3 { "within 1.3x" } else { "NOT within 1.3x" };
             println!(
-                "- per-worker time, 2 workers vs 1, {}: CPU {:.2}x ({}), active {:.2}x ({})",
+                "- per-worker time, 2 workers vs 1, {}: CPU {:.2}x ({}), active {:.2}x ({}); same ratios of the \
+                 thread-local bump column (nothing shared; the machine's own 2-vs-1 effect): CPU {:.2}x, active {:.2}x",
                 b.name.replace("(2, ", "(w, "),
                 cpu,
                 verdict(cpu),
                 active,
-                verdict(active)
+                verdict(active),
+                ratio(2, |m| m.cpu_ns),
+                ratio(2, |m| m.active_ns)
             );
         }
     }
@@ -667,20 +687,30 @@ fn main() {
 
     println!("\n## onity FrameAllocator memory per row (after the run)\n");
     println!(
-        "| Functionality | live per set (all workers) | high water | claimed by threads | reserved | OS allocations |"
+        "| Functionality | live per set (all workers) | high water | claimed by threads | reserved | peak reserved | OS \
+         allocations |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|");
     for r in &rows {
         let s = &r.ours_stats;
         let mib = |b: u64| format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64);
         println!(
-            "| {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} |",
             r.name,
             mib(r.case.sizes().iter().sum::<usize>() as u64 * r.case.workers as u64),
             mib(s.high_water_bytes_in_use),
             mib(s.bytes_claimed),
             mib(s.bytes_reserved),
+            mib(r.ours_peak),
             s.os_allocations
         );
+    }
+    // Peak resident memory of the whole run (all columns; the frame
+    // allocator and the bump buffers are pre-faulted).
+    if let Some(hwm) = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l["VmHWM:".len()..].trim().to_string()))
+    {
+        println!("\nPeak resident set size of the benchmark process (VmHWM): {hwm}.");
     }
 }

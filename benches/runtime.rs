@@ -215,6 +215,52 @@ fn batch_loop(c: &mut Criterion) {
     g.finish();
 }
 
+/// The fast lane (ABI 1.1) the C# binding uses for `await NextFrame()`: the
+/// host writes one 8-byte record per wait, one batch tick per frame reports
+/// due ids. Measures the native share of a C# fast-lane NextFrame await.
+fn batch_fast_loop(c: &mut Criterion) {
+    let mut g = c.benchmark_group("batch_fast_next_frame_cycle");
+    for &n in &[128usize, 4096] {
+        let rt = Rt::new();
+        let mut b = ptr::null_mut();
+        assert_eq!(onity_batch_create(rt.0, 65_536, &mut b), OnityStatus::Ok);
+        let mut rec = 0u64;
+        assert_eq!(onity_batch_fast_record(0, UPDATE, 1, &mut rec), OnityStatus::Ok);
+        let submit = |b: *mut OnityBatch, id: u32| {
+            // SAFETY: live batch with room (capacity 65,536 > n).
+            unsafe {
+                let bb = &mut *b;
+                *bb.fast_submit.add(bb.fast_count as usize) = rec | id as u64;
+                bb.fast_count += 1;
+            }
+        };
+        for id in 0..n as u32 {
+            submit(b, id);
+        }
+        let mut f = 0u64;
+        let mut resumed_total = 0u64;
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_with_input(BenchmarkId::from_parameter(n), &n, |bch, _| {
+            bch.iter(|| {
+                f += 1;
+                onity_runtime_frame_begin(rt.0, &frame_info(f));
+                onity_batch_tick(rt.0, b, UPDATE);
+                // SAFETY: live batch, read between calls.
+                unsafe {
+                    let bb = &*b;
+                    let count = bb.fast_resumed_count as usize;
+                    for i in 0..count {
+                        submit(b, *bb.fast_resumed.add(i));
+                    }
+                    resumed_total += count as u64;
+                }
+            })
+        });
+        assert!(resumed_total + n as u64 >= f * n as u64, "every wait resumed each frame");
+    }
+    g.finish();
+}
+
 fn when_any(c: &mut Criterion) {
     let mut g = c.benchmark_group("when_any_reverse");
     for &n in &[2usize, 16, 32] {
@@ -324,5 +370,5 @@ fn config() -> Criterion {
         .sample_size(30)
 }
 
-criterion_group! { name = benches; config = config(); targets = completed_cycle, frame_loops, batch_loop, when_any, cross_thread }
+criterion_group! { name = benches; config = config(); targets = completed_cycle, frame_loops, batch_loop, batch_fast_loop, when_any, cross_thread }
 criterion_main!(benches);

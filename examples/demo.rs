@@ -116,7 +116,7 @@ fn main() {
 
     let mut rt = ptr::null_mut();
     let mut cfg = OnityRuntimeConfig { size: 0, ..OnityRuntimeConfig::default() };
-    ok(onity_runtime_config_default(&mut cfg), "config");
+    ok(onity_runtime_config_init(&mut cfg, std::mem::size_of::<OnityRuntimeConfig>() as u32), "config");
     cfg.task_capacity = 16_384;
     ok(onity_runtime_create(&cfg, &mut rt), "create");
 

@@ -30,7 +30,7 @@
 // ABI version of this header: `major << 16 | minor`. The major changes on
 // any incompatible change; the minor when functions or enum values are added.
 // Compare with `onity_abi_version()` at startup.
-#define ONITY_ABI_VERSION 65536
+#define ONITY_ABI_VERSION 65537
 
 // Number of timings.
 #define ONITY_TIMING_COUNT 16
@@ -43,6 +43,11 @@
 
 // Most inputs `onity_when_any` / `onity_when_all` accept.
 #define ONITY_MAX_COMBINATOR_INPUTS 4096
+
+// `OnityRuntimeConfig::size` of ABI 1.0 callers (the struct before
+// `frame_alloc_max_chunk_bytes` was appended); `onity_runtime_create`
+// accepts it and uses the defaults for the later fields.
+#define ONITY_RUNTIME_CONFIG_SIZE_1_0 56
 
 // `OnityRuntimeConfig::frame_alloc_rewind_timing` value: no automatic rewind.
 #define ONITY_FRAME_ALLOC_REWIND_MANUAL 16
@@ -319,6 +324,24 @@ typedef struct OnityBatch {
   uint32_t reserved;
   // Runtime-private state.
   void *internal;
+  // ABI 1.1. Fast-lane records (`u64` each, see
+  // [`onity_batch_fast_record`]), written by the host like `submit`.
+  uint64_t *fast_submit;
+  // Capacity of `fast_submit` in records (equal to `submit_capacity`).
+  // Call `onity_batch_flush` when full.
+  uint32_t fast_capacity;
+  // Number of fast records written and not yet filed (the host
+  // increments it; the runtime resets it to 0 when it files them).
+  uint32_t fast_count;
+  // Ids of the fast-lane waits found due by the last `onity_batch_tick`
+  // of this batch, in this order: Yields (in the order they were filed),
+  // then NextFrame waits, then DelayFrame waits (each by due frame, then
+  // filing order). Valid until the next call on this batch's runtime that
+  // files or ticks; every other batch call sets the count to 0.
+  const uint32_t *fast_resumed;
+  // Number of ids in `fast_resumed`.
+  uint32_t fast_resumed_count;
+  uint32_t reserved2;
 } OnityBatch;
 
 // What a consumed task produced.
@@ -336,10 +359,11 @@ typedef struct OnityOutcome {
   uint32_t reserved;
 } OnityOutcome;
 
-// Runtime configuration. Fill with `onity_runtime_config_default`, then
-// change fields. `size` must be `sizeof(OnityRuntimeConfig)`.
+// Runtime configuration. Fill with `onity_runtime_config_init(&c,
+// sizeof c)` (every field) or `onity_runtime_config_default(&c)` (the ABI
+// 1.0 fields, `size = ONITY_RUNTIME_CONFIG_SIZE_1_0`), then change fields.
 typedef struct OnityRuntimeConfig {
-  // `sizeof(OnityRuntimeConfig)`.
+  // `sizeof(OnityRuntimeConfig)`, or `ONITY_RUNTIME_CONFIG_SIZE_1_0`.
   uint32_t size;
   // Task slots allocated up front. Default 4096.
   uint32_t task_capacity;
@@ -364,6 +388,20 @@ typedef struct OnityRuntimeConfig {
   uint64_t frame_alloc_chunk_bytes;
   // Cap on bytes the frame allocator reserves from the OS; 0 = none.
   uint64_t frame_alloc_max_bytes;
+  // Largest chunk a thread takes at once (bytes, rounded up to 64): a
+  // thread's home chunk is at most the largest power of two at or below
+  // it (a frame needing more uses up to 16 such segments), and larger
+  // requests are carved directly from blocks. 0 means the default;
+  // otherwise from `max(frame_alloc_chunk_bytes, 64)` to 2^48, else
+  // `onity_runtime_create` returns `INVALID_ARGUMENT`. Default 64 MiB.
+  uint64_t frame_alloc_max_chunk_bytes;
+  // 1: touch every page of a frame allocator block when it is reserved, so
+  // that allocations never page-fault later (no first-touch hitch in a
+  // frame) at the cost of keeping the reserved bytes resident. 0 or 1,
+  // else `INVALID_ARGUMENT`. Default 0.
+  uint32_t frame_alloc_prefault;
+  // Must be 0 (`INVALID_ARGUMENT` otherwise).
+  uint32_t reserved;
 } OnityRuntimeConfig;
 
 // Time values of a frame, for `onity_runtime_frame_begin`.
@@ -458,6 +496,20 @@ typedef void (*OnityCallback)(void *user, uint64_t task, uint32_t state);
 extern "C" {
 #endif // __cplusplus
 
+// Builds a fast-lane record into `*out_record`: `id` (bits 0-31, reported
+// back in `fast_resumed`), `timing` (bits 32-35, an `OnityTiming` value)
+// and `delay_frames` (bits 36-63): 0 = Yield (due at the next run of the
+// timing, possibly in this frame); n >= 1 = due at the first run of the
+// timing in a frame at least n frames after the frame current when the
+// record is filed (1 = NextFrame, n = DelayFrame(n)). Hosts usually compute
+// the record inline; this function documents and checks the layout. Any
+// thread. Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (timing >= 16),
+// `COUNT_OUT_OF_RANGE` (delay_frames >= 2^28).
+OnityStatus onity_batch_fast_record(uint32_t id,
+                                    uint32_t timing,
+                                    uint32_t delay_frames,
+                                    uint64_t *out_record);
+
 // Creates a batch with room for `submit_capacity` records (1 to 1,048,576)
 // and writes it to `*out_batch`. It lives until `onity_batch_destroy` or the
 // runtime's destruction. Owner thread. Errors: `NULL_POINTER`,
@@ -472,9 +524,11 @@ OnityStatus onity_batch_create(struct OnityRuntime *runtime,
 OnityStatus onity_batch_flush(struct OnityRuntime *runtime, struct OnityBatch *batch);
 
 // The per-timing call of a batch host: drops the resumptions marked
-// consumed, files every batch's pending records, runs `timing` (as
+// consumed, files every batch's pending records, reports this batch's due
+// fast-lane waits of `timing` in `fast_resumed`, runs `timing` (as
 // `onity_runtime_tick`) and leaves this batch's resumptions in
-// `resumed[0 .. resumed_count]`. Owner thread. Errors: as
+// `resumed[0 .. resumed_count]`. Fast-lane waits are run only by their own
+// batch's `onity_batch_tick` (not by `onity_runtime_tick`). Owner thread. Errors: as
 // `onity_runtime_tick`, plus `NULL_POINTER` and `INVALID_HANDLE` (batch).
 OnityStatus onity_batch_tick(struct OnityRuntime *runtime,
                              struct OnityBatch *batch,
@@ -588,17 +642,33 @@ const char *onity_status_text(uint32_t status);
 // Infallible; any thread; static string.
 const char *onity_timing_name(uint32_t timing);
 
-// Fills `config` with the defaults (and sets `config->size`).
-// Any thread. Errors: `NULL_POINTER`.
+// Fills the ABI 1.0 part of `config` (its first
+// `ONITY_RUNTIME_CONFIG_SIZE_1_0` bytes) with the defaults and sets
+// `config->size` to `ONITY_RUNTIME_CONFIG_SIZE_1_0`: programs built against
+// a 1.0 header (whose struct ends there) keep working. Fields appended
+// later are not written, and `onity_runtime_create` gives them their
+// defaults. To set them, use `onity_runtime_config_init(config,
+// sizeof *config)` instead. Any thread. Errors: `NULL_POINTER`.
 OnityStatus onity_runtime_config_default(struct OnityRuntimeConfig *config);
+
+// Fills the first `size` bytes of `config` with the defaults and sets
+// `config->size = size`. `size` is `sizeof(OnityRuntimeConfig)` (every
+// field of this header) or `ONITY_RUNTIME_CONFIG_SIZE_1_0`; nothing past
+// `size` bytes is written. ABI 1.1. Any thread. Errors: `NULL_POINTER`,
+// `SIZE_MISMATCH` (any other size).
+OnityStatus onity_runtime_config_init(struct OnityRuntimeConfig *config, uint32_t size);
 
 // Creates a runtime owned by the calling thread (any thread may create one;
 // it becomes that runtime's owner thread). `config` may be null for
 // the defaults; otherwise `config->size` must be `sizeof(OnityRuntimeConfig)`
-// (start from `onity_runtime_config_default`).
+// (start from `onity_runtime_config_init(config, sizeof *config)`) or
+// `ONITY_RUNTIME_CONFIG_SIZE_1_0` (start from `onity_runtime_config_default`;
+// fields appended later get their defaults).
 // On success `*out_runtime` receives the runtime; destroy it with
 // `onity_runtime_destroy` on the same thread. Several runtimes may coexist.
-// Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT` (rewind timing).
+// Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT` (rewind timing,
+// `frame_alloc_max_chunk_bytes`, `frame_alloc_prefault` or `reserved` out of
+// range).
 OnityStatus onity_runtime_create(const struct OnityRuntimeConfig *config,
                                  struct OnityRuntime **out_runtime);
 

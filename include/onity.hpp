@@ -251,7 +251,7 @@ class Outcome {
 /* Runtime configuration, filled with the defaults. */
 class Config {
   public:
-    Config() noexcept : raw_() { onity_runtime_config_default(&raw_); }
+    Config() noexcept : raw_() { onity_runtime_config_init(&raw_, (uint32_t)sizeof raw_); }
     Config &task_capacity(uint32_t v) noexcept { raw_.task_capacity = v; return *this; }
     Config &cancel_capacity(uint32_t v) noexcept { raw_.cancel_capacity = v; return *this; }
     Config &wait_capacity(uint32_t v) noexcept { raw_.wait_capacity = v; return *this; }

@@ -184,3 +184,156 @@ fn canceled_tokens_and_destroy() {
     assert_eq!(s.waits[OnityWaitKind::DelayFrame as usize].pending, 0);
     assert_eq!(s.live_tasks, 0);
 }
+
+// ---- the fast lane (ABI 1.1) ---------------------------------------------
+
+fn fast(b: *mut OnityBatch, id: u32, timing: u8, delay: u32) {
+    let mut r = 0u64;
+    assert_eq!(onity_batch_fast_record(id, timing as u32, delay, &mut r), OnityStatus::Ok);
+    // SAFETY: live batch; what a host does with plain writes.
+    unsafe {
+        let bb = &mut *b;
+        assert!(bb.fast_count < bb.fast_capacity);
+        *bb.fast_submit.add(bb.fast_count as usize) = r;
+        bb.fast_count += 1;
+    }
+}
+
+fn take_fast(b: *mut OnityBatch) -> Vec<u32> {
+    // SAFETY: live batch, between calls.
+    unsafe {
+        let bb = &*b;
+        (0..bb.fast_resumed_count as usize).map(|i| *bb.fast_resumed.add(i)).collect()
+    }
+}
+
+fn wait_stats(rt: &Rt, kind: OnityWaitKind) -> OnityWaitStats {
+    let mut s: OnityStats = unsafe { std::mem::zeroed() };
+    s.size = std::mem::size_of::<OnityStats>() as u32;
+    assert_eq!(onity_runtime_stats(rt.0, &mut s), OnityStatus::Ok);
+    s.waits[kind as usize]
+}
+
+const EARLY: u8 = OnityTiming::EarlyUpdate as u8;
+
+#[test]
+fn fast_lane_yield_next_frame_and_delay_frame_resume_at_their_runs() {
+    let rt = Rt::new();
+    let b = batch(&rt, 64);
+    rt.frame(1);
+    fast(b, 1, UPDATE, 0);
+    fast(b, 2, UPDATE, 1);
+    fast(b, 3, UPDATE, 3);
+    fast(b, 4, EARLY, 0);
+    fast(b, 5, UPDATE, 2);
+    // Filed at the tick, in frame 1: the Update yield is due now.
+    assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
+    assert_eq!(take_fast(b), vec![1]);
+    assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
+    assert!(take_fast(b).is_empty(), "a second Update run in frame 1");
+    rt.frame(2);
+    assert_eq!(onity_batch_tick(rt.0, b, EARLY as u32), OnityStatus::Ok);
+    assert_eq!(take_fast(b), vec![4]);
+    assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
+    assert_eq!(take_fast(b), vec![2]);
+    rt.frame(3);
+    assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
+    assert_eq!(take_fast(b), vec![5]);
+    rt.frame(4);
+    assert_eq!(onity_batch_tick(rt.0, b, EARLY as u32), OnityStatus::Ok);
+    assert!(take_fast(b).is_empty(), "other timing");
+    assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
+    assert_eq!(take_fast(b), vec![3]);
+    // Counted in the runtime's per-kind statistics.
+    let y = wait_stats(&rt, OnityWaitKind::Yield);
+    assert_eq!((y.scheduled, y.completed, y.pending), (2, 2, 0));
+    let n = wait_stats(&rt, OnityWaitKind::NextFrame);
+    assert_eq!((n.scheduled, n.completed, n.pending), (1, 1, 0));
+    let d = wait_stats(&rt, OnityWaitKind::DelayFrame);
+    assert_eq!((d.scheduled, d.completed, d.pending), (2, 2, 0));
+}
+
+#[test]
+fn fast_lane_reports_yields_then_next_frames_then_delays_each_in_filing_order() {
+    let rt = Rt::new();
+    let b = batch(&rt, 64);
+    rt.frame(1);
+    assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
+    fast(b, 10, UPDATE, 1);
+    fast(b, 11, UPDATE, 2);
+    fast(b, 12, UPDATE, 0);
+    fast(b, 13, UPDATE, 1);
+    fast(b, 14, UPDATE, 0);
+    rt.frame(2);
+    fast(b, 15, UPDATE, 1); // filed in frame 2: due in frame 3
+    assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
+    assert_eq!(take_fast(b), vec![12, 14, 10, 13]);
+    rt.frame(3);
+    fast(b, 16, UPDATE, 0);
+    assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
+    assert_eq!(take_fast(b), vec![16, 15, 11]);
+    // Frames may jump: everything overdue is due.
+    fast(b, 17, UPDATE, 5);
+    fast(b, 18, UPDATE, 1);
+    rt.frame(100);
+    assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
+    assert_eq!(take_fast(b), vec![18, 17]);
+}
+
+#[test]
+fn fast_lane_runs_only_in_its_batch_tick_and_other_calls_clear_the_report() {
+    let rt = Rt::new();
+    let b = batch(&rt, 4);
+    fast(b, 1, UPDATE, 0);
+    assert_eq!(onity_runtime_tick(rt.0, UPDATE as u32), OnityStatus::Ok);
+    assert!(take_fast(b).is_empty());
+    assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
+    assert_eq!(take_fast(b), vec![1]);
+    assert_eq!(onity_batch_drain(rt.0, b), OnityStatus::Ok);
+    assert!(take_fast(b).is_empty(), "drain clears the report");
+    // A full buffer is filed by flush (what a host does when fast_count reaches capacity).
+    for i in 0..4 {
+        fast(b, 20 + i, UPDATE, 0);
+    }
+    assert_eq!(onity_batch_flush(rt.0, b), OnityStatus::Ok);
+    // SAFETY: live batch.
+    assert_eq!(unsafe { (*b).fast_count }, 0);
+    fast(b, 24, UPDATE, 0);
+    assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
+    assert_eq!(take_fast(b), vec![20, 21, 22, 23, 24]);
+    // A rejected tick reports nothing and loses nothing.
+    fast(b, 30, UPDATE, 0);
+    assert_eq!(onity_batch_tick(rt.0, b, 16), OnityStatus::InvalidArgument);
+    assert!(take_fast(b).is_empty());
+    assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
+    assert_eq!(take_fast(b), vec![30]);
+}
+
+#[test]
+fn destroying_a_batch_cancels_its_fast_lane_waits_in_the_statistics() {
+    let rt = Rt::new();
+    let b = batch(&rt, 8);
+    rt.frame(1);
+    fast(b, 1, UPDATE, 0);
+    fast(b, 2, UPDATE, 1);
+    fast(b, 3, UPDATE, 7);
+    assert_eq!(onity_batch_flush(rt.0, b), OnityStatus::Ok);
+    assert_eq!(wait_stats(&rt, OnityWaitKind::DelayFrame).pending, 1);
+    assert_eq!(onity_batch_destroy(rt.0, b), OnityStatus::Ok);
+    for k in [OnityWaitKind::Yield, OnityWaitKind::NextFrame, OnityWaitKind::DelayFrame] {
+        let s = wait_stats(&rt, k);
+        assert_eq!((s.scheduled, s.canceled, s.pending), (1, 1, 0), "{k:?}");
+    }
+}
+
+#[test]
+fn fast_record_layout_and_bad_input() {
+    let mut r = 0u64;
+    assert_eq!(onity_batch_fast_record(7, 8, 3, &mut r), OnityStatus::Ok);
+    assert_eq!(r, 7 | 8 << 32 | 3 << 36);
+    assert_eq!(onity_batch_fast_record(u32::MAX, 15, (1 << 28) - 1, &mut r), OnityStatus::Ok);
+    assert_eq!(r, u64::MAX);
+    assert_eq!(onity_batch_fast_record(1, 16, 0, &mut r), OnityStatus::InvalidArgument);
+    assert_eq!(onity_batch_fast_record(1, 0, 1 << 28, &mut r), OnityStatus::CountOutOfRange);
+    assert_eq!(onity_batch_fast_record(1, 0, 0, ptr::null_mut()), OnityStatus::NullPointer);
+}

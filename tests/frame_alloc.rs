@@ -3,7 +3,7 @@
 
 use onity::core::frame_alloc::{
     AllocError, FrameAllocConfig, FrameAllocStats, FrameAllocator, Lifetime, HOME_RECLAIM_FRAMES, MAX_ALIGN,
-    POISON_BYTE,
+    MAX_HOME_SEGMENTS, POISON_BYTE,
 };
 use std::ptr::NonNull;
 use std::sync::{Arc, Barrier, Mutex};
@@ -281,6 +281,203 @@ fn threads_may_exit_between_frames() {
     }
     assert_disjoint(&recs);
     assert_eq!(fa.stats().allocations, scale(40, 8) as u64);
+}
+
+/// A thread's slot (statistics, home chunks) is released when it exits and
+/// taken over by the next new thread: the number of slots follows the
+/// threads alive at the same time, not every thread that ever allocated.
+/// Counts stay exact.
+#[test]
+fn slots_of_exited_threads_are_reused() {
+    let fa = Arc::new(FrameAllocator::new(FrameAllocConfig::default()));
+    let rounds = scale(40, 4) as u64;
+    for t in 0..rounds {
+        let fa2 = fa.clone();
+        thread::spawn(move || {
+            fa2.alloc(Lifetime::Frame, 100, 8).unwrap();
+            fa2.alloc(Lifetime::TwoFrames, 10 + t as usize, 8).unwrap();
+        })
+        .join()
+        .unwrap();
+        if t % 3 == 0 {
+            fa.rewind();
+        }
+        assert_eq!(fa.thread_slots(), 1, "thread {t} did not reuse the exited thread's slot");
+    }
+    // Several threads alive at once each need a slot; later threads reuse them.
+    const ALIVE: usize = scale(4, 2);
+    for _ in 0..3 {
+        let barrier = Arc::new(Barrier::new(ALIVE));
+        let hs: Vec<_> = (0..ALIVE)
+            .map(|_| {
+                let (fa, barrier) = (fa.clone(), barrier.clone());
+                thread::spawn(move || {
+                    fa.alloc(Lifetime::Frame, 64, 8).unwrap();
+                    barrier.wait(); // all alive (and registered) at once
+                })
+            })
+            .collect();
+        for h in hs {
+            h.join().unwrap();
+        }
+        assert_eq!(fa.thread_slots(), ALIVE);
+    }
+    // The main thread takes over one of the released slots too.
+    fa.alloc(Lifetime::Frame, 8, 8).unwrap();
+    assert_eq!(fa.thread_slots(), ALIVE);
+    let s = fa.stats();
+    assert_eq!(s.allocations, 2 * rounds + 3 * ALIVE as u64 + 1);
+    fa.rewind();
+    fa.rewind();
+    assert_eq!(fa.stats().bytes_in_use, 0);
+    assert_eq!(fa.stats().allocations, s.allocations);
+}
+
+/// A thread taking over the slot of a thread that exited in the same frame
+/// never gets memory still in use: neither that frame's allocations nor
+/// the TwoFrames allocations that outlive the next rewind.
+#[test]
+fn a_reused_slot_never_aliases_live_memory() {
+    let fa = Arc::new(FrameAllocator::new(FrameAllocConfig { chunk_bytes: 4096, ..FrameAllocConfig::default() }));
+    let spawn = |tag: u64| {
+        let fa = fa.clone();
+        thread::spawn(move || {
+            let mut v = Vec::new();
+            for i in 0..scale(40, 8) as u64 {
+                let lifetime = if i % 2 == 0 { Lifetime::Frame } else { Lifetime::TwoFrames };
+                v.push(alloc_rec(&fa, lifetime, 64 + (i as usize * 97) % 700, 16, tag * 1000 + i));
+            }
+            v
+        })
+        .join()
+        .unwrap()
+    };
+    let mut frames: Vec<Vec<Rec>> = Vec::new();
+    // Each thread exits before the next starts, so each reuses the same slot.
+    for f in 0..scale(5, 3) as u64 {
+        let mut live: Vec<Rec> = Vec::new();
+        // The TwoFrames allocations of the previous frame are still live.
+        if let Some(prev) = frames.last() {
+            live.extend(prev.iter().filter(|r| r.lifetime == Lifetime::TwoFrames).copied());
+        }
+        let mut this = Vec::new();
+        for t in 0..3 {
+            this.extend(spawn(f * 10 + t));
+            assert_eq!(fa.thread_slots(), 1);
+        }
+        live.extend(this.iter().copied());
+        for r in &live {
+            check(r);
+        }
+        assert_disjoint(&live);
+        frames.push(this);
+        fa.rewind();
+    }
+}
+
+/// A frame needing more than the largest home chunk gets a home of several
+/// segments of that size: a steady frame then uses only its own memory (no
+/// overflow chunk, no OS allocation, the same addresses every frame),
+/// however large it is, up to `MAX_HOME_SEGMENTS` segments.
+#[test]
+fn frames_above_the_largest_home_chunk_use_home_segments() {
+    const THREADS: usize = 2;
+    // Segments of SEG bytes; frames of about 12 segments per thread (+ 1/8
+    // headroom and segment tails: 14 segments, below MAX_HOME_SEGMENTS).
+    const SEG: usize = scale(64 << 10, 16 << 10);
+    let cfg = FrameAllocConfig { chunk_bytes: 4096, max_chunk_bytes: SEG, ..FrameAllocConfig::default() };
+    let fa = Arc::new(FrameAllocator::new(cfg));
+    let per_frame = scale(192, 48);
+    let frames = scale(8, 5);
+    let barrier = Arc::new(Barrier::new(THREADS + 1));
+    let firsts: Arc<Mutex<Vec<Vec<usize>>>> = Arc::new(Mutex::new(vec![Vec::new(); THREADS]));
+    let recs: Arc<Mutex<Vec<Rec>>> = Arc::new(Mutex::new(Vec::new()));
+    let workers: Vec<_> = (0..THREADS)
+        .map(|t| {
+            let (fa, barrier, firsts, recs) = (fa.clone(), barrier.clone(), firsts.clone(), recs.clone());
+            thread::spawn(move || {
+                for f in 0..frames {
+                    barrier.wait();
+                    let mut v = Vec::new();
+                    for i in 0..per_frame {
+                        // 4 KiB on average, sizes varying, so segment tails are left.
+                        let len = 1024 + (i * 1237 + t * 17) % 6144;
+                        v.push(alloc_rec(&fa, Lifetime::Frame, len, 16, ((t * 100 + f) * 1000 + i) as u64));
+                    }
+                    firsts.lock().unwrap()[t].push(v[0].addr);
+                    recs.lock().unwrap().extend(v);
+                    barrier.wait();
+                }
+            })
+        })
+        .collect();
+    let mut steady = None;
+    for f in 0..frames {
+        barrier.wait();
+        barrier.wait();
+        let mut all = std::mem::take(&mut *recs.lock().unwrap());
+        for r in &all {
+            check(r);
+        }
+        assert_disjoint(&all);
+        all.clear();
+        let s = fa.stats();
+        if f == 2 {
+            steady = Some(s);
+        }
+        if f >= 2 {
+            let homes_only = s.bytes_claimed;
+            // Each thread's home: segments of SEG bytes covering its frame
+            // (its TwoFrames homes were never created), nothing else claimed.
+            assert_eq!(homes_only % SEG as u64, 0, "{s:?}");
+            assert!(homes_only >= s.bytes_in_use, "{s:?}");
+            assert!(homes_only <= (THREADS * MAX_HOME_SEGMENTS * SEG) as u64, "{s:?}");
+        }
+        fa.rewind();
+    }
+    for w in workers {
+        w.join().unwrap();
+    }
+    let s = fa.stats();
+    assert_eq!(s.os_allocations, steady.unwrap().os_allocations, "steady frames made OS allocations");
+    for (t, f) in firsts.lock().unwrap().iter().enumerate() {
+        assert!(f[2..].iter().all(|&a| a == f[2]), "thread {t} did not restart in its home: {f:x?}");
+    }
+}
+
+/// Frames beyond `MAX_HOME_SEGMENTS` segments still work (the rest comes
+/// from overflow chunks), and a home of segments shrinks back once the
+/// frames get small.
+#[test]
+fn homes_of_segments_are_capped_and_shrink() {
+    let cfg = FrameAllocConfig { chunk_bytes: 4096, max_chunk_bytes: 16 << 10, ..FrameAllocConfig::default() };
+    let fa = FrameAllocator::new(cfg);
+    // 512 KiB per frame > 16 segments of 16 KiB.
+    let heavy = |fa: &FrameAllocator, tag: u64| {
+        let v: Vec<Rec> =
+            (0..scale(128, 128)).map(|i| alloc_rec(fa, Lifetime::Frame, 4096, 64, tag + i as u64)).collect();
+        for r in &v {
+            check(r);
+        }
+        assert_disjoint(&v);
+    };
+    for f in 0..4 {
+        heavy(&fa, f * 1000);
+        fa.rewind();
+    }
+    let os = fa.stats().os_allocations;
+    heavy(&fa, 9000);
+    let s = fa.stats();
+    assert_eq!(s.os_allocations, os, "steady frames made OS allocations");
+    // 16 segments of 16 KiB, plus overflow chunks for the rest.
+    assert!(s.bytes_claimed >= 512 << 10, "{s:?}");
+    fa.rewind();
+    for _ in 0..HOME_RECLAIM_FRAMES + 2 {
+        fa.alloc(Lifetime::Frame, 64, 8).unwrap();
+        fa.rewind();
+    }
+    fa.alloc(Lifetime::Frame, 64, 8).unwrap();
+    assert!(fa.stats().bytes_claimed <= 16 << 10, "home did not shrink: {:?}", fa.stats());
 }
 
 // ---------------------------------------------------------------------------

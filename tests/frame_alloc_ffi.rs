@@ -184,3 +184,102 @@ fn many_threads_allocate_without_overlap_and_steady_frames_reuse_blocks() {
     assert_eq!(s.rewinds, FRAMES);
     assert!(s.high_water_bytes_in_use > 0 && s.bytes_reserved >= s.bytes_claimed);
 }
+
+/// `frame_alloc_max_chunk_bytes` and `frame_alloc_prefault` reach the
+/// allocator; out-of-range values and an unknown `size` are statuses; an
+/// ABI 1.0 caller (whose struct ends before them) gets their defaults.
+#[test]
+fn max_chunk_bytes_and_prefault_are_configurable() {
+    // A steady 512 KiB frame in 4 KiB allocations: with 64 KiB chunks the
+    // home is 9 segments of 64 KiB (512 KiB + 1/8 = 576 KiB); with the
+    // default it is one chunk of the 640 KiB size class.
+    let claimed_after_steady_frames = |cfg: OnityRuntimeConfig| {
+        let rt = Rt::with(cfg);
+        for frame in 1..=4 {
+            rt.frame(frame);
+            assert_eq!(onity_runtime_tick(rt.0, OnityTiming::Initialization as u32), OnityStatus::Ok);
+            for _ in 0..128 {
+                rt.alloc(4096, 16, FRAME).unwrap();
+            }
+        }
+        rt.stats().bytes_claimed
+    };
+    let small = OnityRuntimeConfig { frame_alloc_chunk_bytes: 4096, ..config() };
+    assert_eq!(
+        claimed_after_steady_frames(OnityRuntimeConfig { frame_alloc_max_chunk_bytes: 64 << 10, ..small }),
+        576 << 10
+    );
+    assert_eq!(claimed_after_steady_frames(small), 640 << 10);
+    // 0 (a zero-initialised field) is the default.
+    assert_eq!(claimed_after_steady_frames(OnityRuntimeConfig { frame_alloc_max_chunk_bytes: 0, ..small }), 640 << 10);
+
+    // Prefault: the first block (64 MiB, so the C allocator maps it fresh)
+    // is resident as soon as it is reserved, not only where it was written.
+    if !cfg!(miri) {
+        let resident_far_from_first_allocation = |prefault: u32| {
+            let rt = Rt::with(OnityRuntimeConfig {
+                frame_alloc_first_block_bytes: 64 << 20,
+                frame_alloc_prefault: prefault,
+                ..config()
+            });
+            let p = rt.alloc(64, 4096, FRAME).unwrap();
+            // A page 32 MiB into the block (the first home chunk is carved at
+            // its start and is only 16 KiB).
+            let page = (p as usize + (32 << 20)) as *mut c_void;
+            let mut vec = 0u8;
+            // SAFETY: `page` is page-aligned and inside the 64 MiB block,
+            // mapped while `rt` lives; `vec` holds one byte for one page.
+            assert_eq!(unsafe { libc::mincore(page, 4096, &mut vec) }, 0);
+            vec & 1 == 1
+        };
+        assert!(resident_far_from_first_allocation(1), "frame_alloc_prefault = 1 did not touch the block");
+        assert!(!resident_far_from_first_allocation(0), "the block was resident without prefault");
+    }
+
+    // Out of range: a clear status, nothing created.
+    let d = OnityRuntimeConfig::default();
+    assert_eq!(d.frame_alloc_max_chunk_bytes, 64 << 20);
+    assert_eq!(d.frame_alloc_prefault, 0);
+    assert_eq!(d.reserved, 0);
+    for bad in [
+        OnityRuntimeConfig { frame_alloc_prefault: 2, ..d },
+        OnityRuntimeConfig { reserved: 1, ..d },
+        OnityRuntimeConfig { frame_alloc_max_chunk_bytes: 32, frame_alloc_chunk_bytes: 0, ..d },
+        OnityRuntimeConfig { frame_alloc_max_chunk_bytes: (16 << 10) - 1, ..d },
+        OnityRuntimeConfig { frame_alloc_max_chunk_bytes: (1 << 48) + 1, ..d },
+        OnityRuntimeConfig { frame_alloc_max_chunk_bytes: u64::MAX, ..d },
+    ] {
+        let mut out = ptr::null_mut();
+        assert_eq!(onity_runtime_create(&bad, &mut out), OnityStatus::InvalidArgument, "{bad:?}");
+        assert!(out.is_null());
+    }
+    for size in [0, ONITY_RUNTIME_CONFIG_SIZE_1_0 - 8, ONITY_RUNTIME_CONFIG_SIZE_1_0 + 8, u32::MAX] {
+        let mut out = ptr::null_mut();
+        let c = OnityRuntimeConfig { size, ..d };
+        assert_eq!(onity_runtime_create(&c, &mut out), OnityStatus::SizeMismatch, "size {size}");
+    }
+    // Boundaries are accepted.
+    drop(Rt::with(OnityRuntimeConfig { frame_alloc_max_chunk_bytes: 1 << 48, ..d }));
+    drop(Rt::with(OnityRuntimeConfig { frame_alloc_max_chunk_bytes: 64, frame_alloc_chunk_bytes: 0, ..d }));
+    drop(Rt::with(OnityRuntimeConfig { frame_alloc_max_chunk_bytes: 16 << 10, frame_alloc_prefault: 1, ..d }));
+
+    // An ABI 1.0 struct: exactly ONITY_RUNTIME_CONFIG_SIZE_1_0 bytes, in a
+    // buffer that ends there (garbage would follow in the caller's memory);
+    // the appended fields take their defaults.
+    let old = OnityRuntimeConfig { size: ONITY_RUNTIME_CONFIG_SIZE_1_0, frame_alloc_chunk_bytes: 4096, ..config() };
+    // SAFETY: plain-old-data; the first SIZE_1_0 bytes of the struct.
+    let bytes: Box<[u8]> =
+        unsafe { std::slice::from_raw_parts(&old as *const _ as *const u8, ONITY_RUNTIME_CONFIG_SIZE_1_0 as usize) }
+            .into();
+    let mut out = ptr::null_mut();
+    assert_eq!(onity_runtime_create(bytes.as_ptr() as *const OnityRuntimeConfig, &mut out), OnityStatus::Ok);
+    let rt = Rt(out);
+    for frame in 1..=4 {
+        rt.frame(frame);
+        assert_eq!(onity_runtime_tick(rt.0, OnityTiming::Initialization as u32), OnityStatus::Ok);
+        for _ in 0..128 {
+            rt.alloc(4096, 16, FRAME).unwrap();
+        }
+    }
+    assert_eq!(rt.stats().bytes_claimed, 640 << 10, "the 1.0 config's own fields apply, the new ones default");
+}

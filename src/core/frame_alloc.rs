@@ -61,48 +61,61 @@
 //!   that none of its last [`HOME_RECLAIM_FRAMES`] resets needed are
 //!   returned to the OS, so a one-off heavy frame does not pin its memory.
 //!   Adding a block takes a mutex (rare).
-//! - **Home chunks.** Each (thread, allocator) pair owns one *home chunk*
-//!   per arena (Frame, TwoFrames A, TwoFrames B), sized to what the thread
+//! - **Home chunks.** Each (thread, allocator) pair owns one *home* per
+//!   arena (Frame, TwoFrames A, TwoFrames B), sized to what the thread
 //!   consumed in its last two frames (the smaller, so a one-off spike does
-//!   not grow it) plus 1/8, rounded up to a size class (`2^k` times 1,
-//!   1.25, 1.5 or 1.75), grown when too small, shrunk when 8 times too
-//!   large, at most the largest power of two ≤ `max_chunk_bytes`. Small
-//!   home chunks are carved from the home arena and pooled when released;
-//!   those of 1 MiB or more get a block of their own, returned to the OS
-//!   when released. Each frame the thread restarts at the beginning of its
-//!   home chunk: a steady frame makes no shared write at all, and a thread
+//!   not grow it) plus 1/8: one chunk of a size class (`2^k` times 1, 1.25,
+//!   1.5 or 1.75) up to the largest power of two ≤ `max_chunk_bytes`, or,
+//!   for a frame needing more, up to [`MAX_HOME_SEGMENTS`] *segments* of
+//!   that largest size (the thread moves to its next segment when a request
+//!   does not fit the rest of the current one). A home is grown when too
+//!   small and shrunk when 8 times too large (a home of segments by adding
+//!   or dropping segments at its end). Small home chunks are carved from
+//!   the home arena and pooled when released; those of 1 MiB or more get a
+//!   block of their own, returned to the OS when released. Each frame the
+//!   thread restarts at the beginning of its home: a steady frame makes no
+//!   shared write and no OS allocation at all, however large, and a thread
 //!   reuses the same memory every frame, which stays in its core's cache
-//!   and TLB (like a per-thread Temp allocator). Home chunks of threads
-//!   idle for [`HOME_RECLAIM_FRAMES`] to twice as many rewinds (including
-//!   exited threads) are reclaimed by `rewind` and reused by other threads.
-//! - **Overflow chunks.** When its home chunk is full, a thread carves a
-//!   chunk from the lifetime's overflow arena with one compare-and-swap on
-//!   the current block's `used` word (next fit; a chunk may take a block's
-//!   tail if it still holds the request), then bumps a cursor in it with no
-//!   shared write. Overflow chunks start at the home chunk's size (at least
+//!   and TLB (like a per-thread Temp allocator). Homes of threads idle for
+//!   [`HOME_RECLAIM_FRAMES`] to twice as many rewinds (including exited
+//!   threads) are reclaimed by `rewind` and reused by other threads.
+//! - **Overflow chunks.** When its home is full, a thread carves a chunk
+//!   from the lifetime's overflow arena with one compare-and-swap on the
+//!   current block's `used` word (next fit; a chunk may take a block's tail
+//!   if it still holds the request), then bumps a cursor in it with no
+//!   shared write. Overflow chunks start at the home's size (at least
 //!   `chunk_bytes`) and double, up to `max_chunk_bytes`, so even a frame
 //!   far above the steady state costs O(log n) shared operations per
 //!   thread. A request whose worst case (size + alignment padding) exceeds
 //!   `max_chunk_bytes` is carved directly from a block. Chunks are whole
 //!   cache lines, so two threads never write to the same line.
 //! - **Thread cache.** Each thread keeps a small (4 entries) cache of
-//!   `(allocator id, epoch, chunk per lifetime, slot)`. The id comes from a
-//!   global counter, never an address, so an allocator dropped and another
-//!   created at the same address cannot match a stale entry. The epoch is
-//!   bumped by every rewind, so a chunk cached before a rewind is never used
-//!   after it. The cache holds no destructor and no owning pointer: a thread
-//!   that exits leaves nothing behind but its slot, owned by the allocator
-//!   (its home chunks are reclaimed after [`HOME_RECLAIM_FRAMES`] rewinds).
-//! - **Fast path:** check the alignment, one TLS access, compare id and
-//!   epoch, align the cursor, one compare against the chunk's end (which
-//!   also rejects size 0; sizes are validated on the slow path), bump, two
-//!   plain (relaxed-atomic) counter updates on this thread's own slot.
+//!   `(stamp, slot, chunk per lifetime, allocator id, epoch)`. The stamp is
+//!   unique per (allocator, epoch): drawn from a global counter when the
+//!   allocator is created and at every rewind, never reused, never an
+//!   address. So one compare tells that the entry belongs to this allocator
+//!   (not to a dropped one that lived at the same address) and that its
+//!   chunk was not rewound since. The cache holds no owning pointer and has
+//!   no destructor (its access is a plain TLS offset).
+//! - **Fast path:** check the alignment (folded away when it is a
+//!   constant), one TLS access, compare the stamp, align the cursor, one
+//!   compare against the chunk's end (which also rejects size 0; sizes are
+//!   validated on the slow path), bump, two plain (relaxed-atomic) counter
+//!   updates on this thread's own slot.
 //! - **Statistics** are exact without a shared write per allocation: each
 //!   (thread, allocator) pair has its own cache-line aligned slot of
 //!   monotonic counters, written only by that thread and summed by
-//!   [`FrameAllocator::stats`]. A slot (about 200 bytes) is kept until the
-//!   allocator is dropped.
-//!
+//!   [`FrameAllocator::stats`]. A thread registers a slot on its first
+//!   allocation (and a thread-local guard with a destructor, off the fast
+//!   path); when the thread exits the guard releases the slot and the next
+//!   thread that registers takes it over, with its counters (so the sums
+//!   stay exact) and its homes (a home the exited thread installed in the
+//!   current frame is not reused before the next rewind; TwoFrames homes are
+//!   per epoch parity, so nothing still alive is handed out). The number of
+//!   slots ([`FrameAllocator::thread_slots`]) is thus the largest number of
+//!   threads that allocated while alive at the same time, not the number of
+//!   threads that ever allocated.
+
 //! # Rewind contract
 //!
 //! [`FrameAllocator::rewind`] takes `&self` so the allocator can live in a
@@ -117,11 +130,11 @@
 //! on the caller's side.
 
 use std::alloc::{self, Layout};
-use std::cell::UnsafeCell;
+use std::cell::{RefCell, UnsafeCell};
 use std::fmt;
 use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::thread::{self, ThreadId};
 
 /// Largest supported alignment (one page). Blocks are aligned to it.
@@ -145,7 +158,7 @@ pub const HOME_RECLAIM_FRAMES: u64 = 8;
 
 /// Upper bound of the size fields of [`FrameAllocConfig`] (256 TiB), so that
 /// size arithmetic on them never overflows.
-const MAX_CONFIG_BYTES: usize = 1 << 48;
+pub const MAX_CONFIG_BYTES: usize = 1 << 48;
 /// Granularity of chunks and block offsets: a cache line, so chunks owned by
 /// different threads never share a line.
 const LINE: usize = 64;
@@ -164,6 +177,12 @@ const HOME: usize = 3;
 const TRIM_WINDOW: usize = HOME_RECLAIM_FRAMES as usize;
 /// Home chunk size classes per power of two (sizes `2^k * (4 + q) / 4`).
 const HOME_SUBCLASSES: usize = 4;
+/// Most segments a thread's home holds per lifetime arena: a home is one
+/// segment (a size class up to the largest power of two <=
+/// `max_chunk_bytes`) or up to this many segments of that largest size
+/// (1 GiB per thread and arena with the default `max_chunk_bytes`); frames
+/// beyond that use overflow chunks.
+pub const MAX_HOME_SEGMENTS: usize = 16;
 /// Home chunks at least this large get a block of their own, returned to the
 /// OS when the home shrinks or is reclaimed (smaller ones are pooled).
 const DEDICATED_HOME_BYTES: usize = 1 << 20;
@@ -183,8 +202,10 @@ pub struct FrameAllocConfig {
     /// a multiple of 64, at least 64. Default 16 KiB.
     pub chunk_bytes: usize,
     /// Largest chunk: home chunks are at most the largest power of two at
-    /// or below it, overflow chunks double up to it, and requests larger
-    /// than it are carved directly from a block. Rounded up to a multiple
+    /// or below it (a thread whose frame needs more gets a home of up to
+    /// [`MAX_HOME_SEGMENTS`] segments of that size), overflow chunks double
+    /// up to it, and requests larger than it are carved directly from a
+    /// block. Rounded up to a multiple
     /// of 64, at least `chunk_bytes`. Default 64 MiB
     /// ([`MAX_GROWTH_BLOCK_BYTES`]): growth is geometric, so a thread's
     /// unused space is bounded by about what it uses in a frame.
@@ -305,10 +326,16 @@ pub struct FrameAllocStats {
 static NEXT_ALLOCATOR_ID: AtomicU64 = AtomicU64::new(1);
 /// Unique thread tokens (per thread, assigned on first slow path); 0 = none.
 static NEXT_THREAD_TOKEN: AtomicU64 = AtomicU64::new(1);
+/// Unique stamps, one per (allocator, epoch); 0 marks an empty entry.
+static NEXT_STAMP: AtomicU64 = AtomicU64::new(1);
 
 /// Read-mostly fields read by every allocation, on their own cache line.
 #[repr(align(64))]
 struct Hot {
+    /// Unique per (allocator, epoch): a fresh value of `NEXT_STAMP` at
+    /// creation and at every rewind, never reused. The fast path compares
+    /// only this.
+    stamp: AtomicU64,
     id: u64,
     /// Number of rewinds so far. Written only by `rewind`.
     epoch: AtomicU64,
@@ -468,22 +495,47 @@ impl Arena {
     }
 }
 
-/// A thread's home chunk for one arena. Written by the owning thread in its
-/// slow path and by `rewind` (reclaim), which never run concurrently under
-/// the rewind contract; atomics keep even a broken contract data-race free.
+/// A thread's home for one arena: `segs` segments of `seg_len` bytes (one
+/// segment unless the thread's frame needs more than the largest home
+/// chunk). Written by the owning thread in its slow path and by `rewind`
+/// (reclaim), which never run concurrently under the rewind contract;
+/// atomics keep even a broken contract data-race free.
 struct HomeCell {
-    base: AtomicPtr<u8>,
-    len: AtomicUsize,
-    /// Last epoch the thread installed this home chunk (`u64::MAX`: never).
+    /// Length of every segment (0: no home).
+    seg_len: AtomicUsize,
+    /// Number of segments at the front of `bases`.
+    segs: AtomicUsize,
+    bases: [AtomicPtr<u8>; MAX_HOME_SEGMENTS],
+    /// Last epoch the thread installed this home (`u64::MAX`: never).
+    /// Written only by the thread using the slot.
     last_epoch: AtomicU64,
+}
+
+impl HomeCell {
+    fn new() -> Self {
+        HomeCell {
+            seg_len: AtomicUsize::new(0),
+            segs: AtomicUsize::new(0),
+            bases: [(); MAX_HOME_SEGMENTS].map(|_| AtomicPtr::new(ptr::null_mut())),
+            last_epoch: AtomicU64::new(u64::MAX),
+        }
+    }
+
+    /// Bytes held (all segments).
+    fn total(&self) -> usize {
+        self.seg_len.load(Ordering::Relaxed) * self.segs.load(Ordering::Relaxed)
+    }
 }
 
 /// Per-(thread, allocator) state owned by the allocator. The counters are
 /// written by one thread only (plain load + store, no read-modify-write)
-/// and read by `stats`.
+/// and read by `stats`. When its thread exits the slot is released
+/// (`token` 0) and the next thread that registers takes it over, with its
+/// counters, consumption history and home chunks.
 #[repr(align(64))]
 struct ThreadSlot {
-    token: u64,
+    /// Token of the thread using the slot; 0: free (its thread exited).
+    token: AtomicU64,
     allocations: AtomicU64,
     /// Requested bytes per lifetime, monotonic.
     bytes: [AtomicU64; 2],
@@ -491,7 +543,7 @@ struct ThreadSlot {
     /// it (`[lifetime][0]` the last one): the smaller sizes its home chunks,
     /// so a one-off heavy frame does not grow them.
     consumed: [[AtomicUsize; 2]; 2],
-    /// Home chunks of the Frame, TwoFrames A and TwoFrames B arenas.
+    /// Homes of the Frame, TwoFrames A and TwoFrames B arenas.
     homes: [HomeCell; OVERFLOW_ARENAS],
 }
 
@@ -506,15 +558,11 @@ impl ThreadSlot {
 
     fn new(token: u64) -> Self {
         ThreadSlot {
-            token,
+            token: AtomicU64::new(token),
             allocations: AtomicU64::new(0),
             bytes: [AtomicU64::new(0), AtomicU64::new(0)],
             consumed: [[AtomicUsize::new(0), AtomicUsize::new(0)], [AtomicUsize::new(0), AtomicUsize::new(0)]],
-            homes: [(); OVERFLOW_ARENAS].map(|_| HomeCell {
-                base: AtomicPtr::new(ptr::null_mut()),
-                len: AtomicUsize::new(0),
-                last_epoch: AtomicU64::new(u64::MAX),
-            }),
+            homes: [(); OVERFLOW_ARENAS].map(|_| HomeCell::new()),
         }
     }
 }
@@ -599,40 +647,75 @@ fn round_up_sat(x: usize, to: usize) -> usize {
 // Thread cache
 // ---------------------------------------------------------------------------
 
+/// The part of a chunk the fast path touches.
 #[derive(Clone, Copy)]
-struct Chunk {
+struct Bump {
     /// Next free byte (null when empty).
     cursor: *mut u8,
-    /// Bytes left after `cursor`.
-    remaining: usize,
+    /// Address one past the chunk (0 when empty). Always a multiple of 64
+    /// (chunks are whole cache lines), so aligning the cursor to at most 64
+    /// never passes it.
+    end: usize,
+}
+
+impl Bump {
+    const EMPTY: Bump = Bump { cursor: ptr::null_mut(), end: 0 };
+
+    /// A chunk of `len` bytes at `base`.
+    fn new(base: *mut u8, len: usize) -> Bump {
+        debug_assert!((base as usize + len) % LINE == 0);
+        Bump { cursor: base, end: base as usize + len }
+    }
+
+    fn remaining(&self) -> usize {
+        self.end - self.cursor as usize
+    }
+}
+
+/// The rest of a thread's per-lifetime state (slow path only).
+#[derive(Clone, Copy)]
+struct ChunkState {
     /// Size of the next overflow chunk to claim.
     next_claim: usize,
     /// Bytes handed to this thread for this lifetime in this epoch (home
-    /// chunk plus overflow chunks).
+    /// segments entered plus overflow chunks).
     claimed: usize,
-    /// The home chunk is not installed yet in this epoch.
+    /// Index of the next home segment to enter.
+    seg: usize,
+    /// Home segments usable in this epoch.
+    segs: usize,
+    /// The home is not installed yet in this epoch.
     fresh: bool,
 }
 
-impl Chunk {
-    const EMPTY: Chunk = Chunk { cursor: ptr::null_mut(), remaining: 0, next_claim: 0, claimed: 0, fresh: true };
+impl ChunkState {
+    const FRESH: ChunkState = ChunkState { next_claim: 0, claimed: 0, seg: 0, segs: 0, fresh: true };
 }
 
+/// One allocator's state in a thread's cache. The fields the fast path
+/// reads come first (one cache line).
+#[repr(C)]
 #[derive(Clone, Copy)]
 struct Entry {
+    /// The allocator's stamp when the entry was last renewed: unique per
+    /// (allocator, epoch), 0 for an empty entry. One compare checks both.
+    stamp: u64,
+    /// This thread's slot, owned by the allocator `id`.
+    slot: *const ThreadSlot,
+    bumps: [Bump; 2],
     /// Allocator id (0 = empty entry).
     id: u64,
     /// Allocator epoch the chunks belong to.
     epoch: u64,
-    /// This thread's statistics slot, owned by the allocator `id`.
-    slot: *const ThreadSlot,
-    chunks: [Chunk; 2],
+    states: [ChunkState; 2],
 }
 
 impl Entry {
-    const EMPTY: Entry = Entry { id: 0, epoch: 0, slot: ptr::null(), chunks: [Chunk::EMPTY; 2] };
+    const EMPTY: Entry =
+        Entry { stamp: 0, slot: ptr::null(), bumps: [Bump::EMPTY; 2], id: 0, epoch: 0, states: [ChunkState::FRESH; 2] };
 }
 
+#[repr(C, align(64))]
 struct Cache {
     /// Most recently used first.
     entries: [Entry; CACHE_ENTRIES],
@@ -642,30 +725,62 @@ struct Cache {
 
 thread_local! {
     // No destructor and a const initialiser: access is a plain TLS offset,
-    // never fails (not even during thread teardown), and a thread exiting
-    // has nothing to clean up.
+    // never fails (not even during thread teardown).
     static CACHE: UnsafeCell<Cache> = const {
         UnsafeCell::new(Cache { entries: [Entry::EMPTY; CACHE_ENTRIES], token: 0 })
     };
+    // Registered on a thread's first slot registration (slow path): releases
+    // its slots when it exits.
+    static EXIT_GUARD: ExitGuard = const { ExitGuard(RefCell::new(Vec::new())) };
 }
 
-/// Bumps `size` bytes aligned to `align` (a power of two) out of `chunk`.
-/// Fails for `size == 0` (so the fast path needs no separate check).
+/// Releases this thread's slots (in every allocator still alive) when the
+/// thread exits, so that new threads reuse them instead of adding slots.
+struct ExitGuard(RefCell<Vec<Weak<ThreadSlot>>>);
+
+impl Drop for ExitGuard {
+    fn drop(&mut self) {
+        // Forget the cached entries first: an allocation made on this thread
+        // after this point (from a later thread-local destructor) registers
+        // again, and then keeps its slot for good, instead of using a slot
+        // another thread may take over.
+        CACHE.with(|c| {
+            // SAFETY: the cache is this thread's own and no allocation is in
+            // progress on this thread (we are in its exit path).
+            let c = unsafe { &mut *c.get() };
+            c.entries = [Entry::EMPTY; CACHE_ENTRIES];
+        });
+        for slot in self.0.get_mut().drain(..) {
+            if let Some(s) = slot.upgrade() {
+                // Release: the next owner (Acquire in `register`) sees every
+                // write this thread made to the slot.
+                s.token.store(0, Ordering::Release);
+            }
+        }
+    }
+}
+
+/// Bumps `size` bytes aligned to `align` (a power of two up to `MAX_ALIGN`)
+/// out of `b`. Fails for `size == 0` (so the fast path needs no separate
+/// check).
 ///
 /// # Safety
-/// `chunk` must be empty or describe `remaining` bytes at `cursor` inside a
-/// live block.
+/// `b` must be empty or describe the bytes `cursor..end` of a live block,
+/// with `end` a multiple of 64 below `usize::MAX - MAX_ALIGN`.
 #[inline(always)]
-unsafe fn bump(chunk: &mut Chunk, size: usize, align: usize) -> Option<NonNull<u8>> {
-    let pad = (chunk.cursor as usize).wrapping_neg() & (align - 1);
-    // `size - 1 < remaining - pad` is `0 < size <= remaining - pad`.
-    if pad <= chunk.remaining && size.wrapping_sub(1) < chunk.remaining - pad {
-        // SAFETY: `pad + size <= remaining`, so both offsets stay within the
+unsafe fn bump(b: &mut Bump, size: usize, align: usize) -> Option<NonNull<u8>> {
+    let cur = b.cursor as usize;
+    let start = (cur + (align - 1)) & !(align - 1);
+    // `end` is a multiple of 64 >= `cur`, so for `align <= 64` (usually a
+    // constant) `start <= end` holds without a test. `size - 1 < end -
+    // start` is `0 < size <= end - start`.
+    if (align <= LINE || start <= b.end) && size.wrapping_sub(1) < b.end.wrapping_sub(start) {
+        // SAFETY: `start + size <= end`, so both offsets stay within the
         // chunk (caller contract); a pointer into a live block is non-null.
+        // (An empty chunk never gets here: its `end - start` is 0.)
         unsafe {
-            let p = chunk.cursor.add(pad);
-            chunk.cursor = p.add(size);
-            chunk.remaining -= pad + size;
+            let p = b.cursor.add(start - cur);
+            b.cursor = p.add(size);
             Some(NonNull::new_unchecked(p))
         }
     } else {
@@ -684,6 +799,7 @@ impl FrameAllocator {
         let cfg = cfg.normalized();
         FrameAllocator {
             hot: Hot {
+                stamp: AtomicU64::new(NEXT_STAMP.fetch_add(1, Ordering::Relaxed)),
                 id: NEXT_ALLOCATOR_ID.fetch_add(1, Ordering::Relaxed),
                 epoch: AtomicU64::new(0),
                 chunk_bytes: cfg.chunk_bytes,
@@ -722,6 +838,14 @@ impl FrameAllocator {
         self.hot.epoch.load(Ordering::Acquire)
     }
 
+    /// Number of per-thread slots (statistics and home chunks). A thread
+    /// gets one on its first allocation; when it exits the slot is released
+    /// and reused by the next new thread, so this is at most the largest
+    /// number of threads that were alive at the same time and allocated.
+    pub fn thread_slots(&self) -> usize {
+        lock(&self.slots).len()
+    }
+
     /// Allocates `size` bytes aligned to `align` from any thread.
     ///
     /// The memory is uninitialised and stays valid until the rewind that
@@ -741,19 +865,19 @@ impl FrameAllocator {
             !self.hot.rewinding.load(Ordering::Relaxed),
             "FrameAllocator::alloc ran concurrently with rewind"
         );
-        let epoch = self.hot.epoch.load(Ordering::Acquire);
+        let stamp = self.hot.stamp.load(Ordering::Acquire);
         CACHE.with(|cache| {
             let cache = cache.get();
             // SAFETY: the cache is this thread's own; the exclusive borrow is
             // confined to this block, which calls nothing that could re-enter.
-            // A matching id means the entry was filled by `self`, which is
-            // alive (we hold `&self`), so its chunk lies in one of our live
-            // blocks (matching epoch: not rewound since) and `slot` points at
-            // a slot owned by `self`.
+            // Stamps are unique per (allocator, epoch) and never reused, so a
+            // matching stamp means the entry was renewed by `self` (alive: we
+            // hold `&self`) in the current epoch: its chunk lies in one of our
+            // live blocks and `slot` points at a slot owned by `self`.
             let hit = unsafe {
                 let e = &mut (*cache).entries[0];
-                if e.id == self.hot.id && e.epoch == epoch {
-                    let r = bump(&mut e.chunks[lifetime as usize], size, align);
+                if e.stamp == stamp {
+                    let r = bump(&mut e.bumps[lifetime as usize], size, align);
                     if r.is_some() {
                         (*e.slot).record(lifetime, size);
                     }
@@ -764,7 +888,7 @@ impl FrameAllocator {
             };
             match hit {
                 Some(p) => Ok(p),
-                None => self.alloc_slow(cache, epoch, lifetime, size, align),
+                None => self.alloc_slow(cache, stamp, lifetime, size, align),
             }
         })
     }
@@ -786,9 +910,10 @@ impl FrameAllocator {
     }
 
     /// Slow path: the current chunk is exhausted, or this thread's cache
-    /// entry is for another epoch or missing. Installs the home chunk (first
-    /// allocation of the lifetime in this frame), else claims an overflow
-    /// chunk (or carves a large request directly).
+    /// entry is for another epoch or missing. Installs the home (first
+    /// allocation of the lifetime in this frame), else enters the home's
+    /// next segment, else claims an overflow chunk (or carves a large
+    /// request directly).
     ///
     /// Borrows of the thread cache are kept short and never span a call out
     /// (mutex, global allocator), so even a re-entrant call from a custom
@@ -798,7 +923,7 @@ impl FrameAllocator {
     fn alloc_slow(
         &self,
         cache: *mut Cache,
-        epoch: u64,
+        stamp: u64,
         lifetime: Lifetime,
         size: usize,
         align: usize,
@@ -810,65 +935,96 @@ impl FrameAllocator {
         if size > isize::MAX as usize - (align - 1) {
             return Err(self.fail(AllocError::TooLarge));
         }
-        let id = self.hot.id;
+        let epoch = self.hot.epoch.load(Ordering::Acquire);
         let lt = lifetime as usize;
+        let a = Self::arena_index(lifetime, epoch);
 
         // SAFETY (every `&mut *cache` below): the cache is this thread's own,
         // each borrow is short and no call out happens while it lives. Entry
-        // 0 is ours after `rebind`; its `slot` is owned by `self`, which is
-        // alive while we hold `&self`.
-        if unsafe { (*cache).entries[0].id } != id {
-            self.rebind(cache, epoch);
+        // 0 is ours after `rebind` / `renew`; its `slot` is owned by `self`,
+        // which is alive while we hold `&self`.
+        if unsafe { (*cache).entries[0].id } != self.hot.id {
+            self.rebind(cache, stamp, epoch);
             // The entry may have moved to the front with room left.
             // SAFETY: as above.
             unsafe {
                 let e = &mut (*cache).entries[0];
-                if let Some(p) = bump(&mut e.chunks[lt], size, align) {
+                if let Some(p) = bump(&mut e.bumps[lt], size, align) {
                     (*e.slot).record(lifetime, size);
                     return Ok(p);
                 }
             }
         } else {
             // SAFETY: as above.
-            unsafe { self.renew(&mut (*cache).entries[0], epoch) };
+            unsafe { self.renew(&mut (*cache).entries[0], stamp, epoch) };
         }
         // SAFETY: as above.
-        let (slot, chunk) = unsafe {
+        let (slot, mut b, mut st) = unsafe {
             let e = &(*cache).entries[0];
-            (&*e.slot, e.chunks[lt])
+            (&*e.slot, e.bumps[lt], e.states[lt])
         };
-        let (mut next_claim, mut claimed) = (chunk.next_claim, chunk.claimed);
-
-        // 1. First allocation of this lifetime in this frame: start over in
-        //    the home chunk.
-        if chunk.fresh {
-            let (base, len) = self.install_home(slot, Self::arena_index(lifetime, epoch), lt, epoch);
-            next_claim = len.clamp(self.hot.chunk_bytes, self.hot.max_chunk_bytes);
-            claimed = len;
-            // SAFETY: as above; `base..base + len` is this thread's home
-            // chunk (or empty), inside a live block of the home arena.
+        // Writes the thread's state back, unless something re-entered and
+        // replaced the entry meanwhile (then the rest of the chunk stays
+        // unused this frame).
+        let store = |b: Bump, st: ChunkState| {
+            // SAFETY: as above.
             unsafe {
                 let e = &mut (*cache).entries[0];
-                if e.id == id && e.epoch == epoch {
-                    let ch = &mut e.chunks[lt];
-                    *ch = Chunk { cursor: base, remaining: len, next_claim, claimed, fresh: false };
-                    if let Some(p) = bump(ch, size, align) {
-                        slot.record(lifetime, size);
-                        return Ok(p);
-                    }
+                if e.stamp == stamp {
+                    e.bumps[lt] = b;
+                    e.states[lt] = st;
+                }
+            }
+        };
+        let cell = &slot.homes[a];
+        // Worst case of the request in a 64-aligned region: the padding is
+        // at most `align - 64` for larger alignments and 0 otherwise. No
+        // overflow: `size + align - 1 <= isize::MAX` (checked above).
+        let need = round_up_sat(size, LINE) + align.saturating_sub(LINE);
+
+        // 1. First allocation of this lifetime in this frame: install the
+        //    home (start over at its beginning).
+        if st.fresh {
+            let segs = self.install_home(slot, a, lt, epoch);
+            let total = if segs > 0 { cell.seg_len.load(Ordering::Relaxed) * segs } else { 0 };
+            st = ChunkState {
+                next_claim: total.clamp(self.hot.chunk_bytes, self.hot.max_chunk_bytes),
+                claimed: 0,
+                seg: 0,
+                segs,
+                fresh: false,
+            };
+        }
+
+        // 2. The home's next segment: the first one right after the install,
+        //    a later one if the request fits an empty segment.
+        if st.seg < st.segs {
+            let seg_len = cell.seg_len.load(Ordering::Relaxed);
+            if st.seg == 0 || need <= seg_len {
+                let base = cell.bases[st.seg].load(Ordering::Relaxed);
+                st.seg += 1;
+                st.claimed += seg_len;
+                b = Bump::new(base, seg_len);
+                // SAFETY: `base..base + seg_len` is a segment of this thread's
+                // home, inside a live block.
+                let r = unsafe { bump(&mut b, size, align) };
+                store(b, st);
+                if let Some(p) = r {
+                    slot.record(lifetime, size);
+                    return Ok(p);
                 }
             }
         }
 
-        // 2. Overflow. Claims start 64-aligned, so the padding is at most
-        //    `align - 64` for larger alignments and 0 otherwise. No
-        //    overflow: the caller checked `size + align - 1 <= isize::MAX`.
-        let need = round_up_sat(size, LINE) + align.saturating_sub(LINE);
+        // 3. Overflow.
         let direct = need > self.hot.max_chunk_bytes;
-        let want = if direct { need } else { next_claim.max(need) };
-        let (base, len) = match self.claim(&self.arenas[Self::arena_index(lifetime, epoch)], need, want) {
+        let want = if direct { need } else { st.next_claim.max(need) };
+        let (base, len) = match self.claim(&self.arenas[a], need, want) {
             Ok(r) => r,
-            Err(e) => return Err(self.fail(e)),
+            Err(e) => {
+                store(b, st);
+                return Err(self.fail(e));
+            }
         };
         let pad = (base as usize).wrapping_neg() & (align - 1);
         debug_assert!(pad + size <= len);
@@ -877,67 +1033,118 @@ impl FrameAllocator {
         slot.record(lifetime, size);
         if !direct {
             // SAFETY: as above; `p + size` is inside the claimed region.
-            unsafe {
-                let e = &mut (*cache).entries[0];
-                // Only if nothing re-entered and replaced the entry meanwhile;
-                // otherwise the rest of the region stays unused this frame.
-                if e.id == id && e.epoch == epoch {
-                    e.chunks[lt] = Chunk {
-                        cursor: p.add(size),
-                        remaining: len - pad - size,
-                        // Grow only after a full-size claim (not a block's tail),
-                        // so the chunk size does not depend on interleavings.
-                        next_claim: if len >= want {
-                            next_claim.saturating_mul(2).min(self.hot.max_chunk_bytes)
-                        } else {
-                            next_claim
-                        },
-                        claimed: claimed.saturating_add(len),
-                        fresh: false,
-                    };
-                }
+            b = Bump { cursor: unsafe { p.add(size) }, end: base as usize + len };
+            // Grow only after a full-size claim (not a block's tail), so the
+            // chunk size does not depend on interleavings.
+            if len >= want {
+                st.next_claim = st.next_claim.saturating_mul(2).min(self.hot.max_chunk_bytes);
             }
+            st.claimed = st.claimed.saturating_add(len);
         }
+        store(b, st);
         // SAFETY: a pointer into a live block is non-null.
         Ok(unsafe { NonNull::new_unchecked(p) })
     }
 
-    /// Returns this thread's home chunk for arena `a` in `epoch`, resized to
-    /// what the thread consumed in the last two frames (the smaller) if it is
-    /// too small or 8 times too large. `(null, 0)` if it has none and none
-    /// can be reserved (byte cap, OS refusal), or if it was already
-    /// installed in this epoch: overflow chunks then serve the frame.
-    fn install_home(&self, slot: &ThreadSlot, a: usize, lt: usize, epoch: u64) -> (*mut u8, usize) {
+    /// Installs this thread's home for arena `a` in `epoch` and returns its
+    /// number of segments, after resizing it to what the thread consumed in
+    /// the last two frames (the smaller) plus 1/8 if it is too small or 8
+    /// times too large. 0 if it has none and none can be reserved (byte
+    /// cap, OS refusal), or if it was already installed in this epoch:
+    /// overflow chunks then serve the frame.
+    #[inline]
+    fn install_home(&self, slot: &ThreadSlot, a: usize, lt: usize, epoch: u64) -> usize {
         let cell = &slot.homes[a];
-        if cell.last_epoch.swap(epoch, Ordering::Relaxed) == epoch {
+        // Only the thread using the slot writes `last_epoch`: no
+        // read-modify-write needed.
+        if cell.last_epoch.load(Ordering::Relaxed) == epoch {
             // Already installed in this epoch: this thread's cache entry was
             // evicted (it alternates between more than 4 allocators) and its
-            // cursor lost, so the home chunk may be partly in use. Use
-            // overflow chunks for the rest of the frame.
-            return (ptr::null_mut(), 0);
+            // cursor lost, or the slot's previous thread exited in this frame,
+            // so the home may be partly in use. Use overflow chunks for the
+            // rest of the frame.
+            return 0;
         }
+        cell.last_epoch.store(epoch, Ordering::Relaxed);
         let [last, prev] = &slot.consumed[lt];
         let consumed = last.load(Ordering::Relaxed).min(prev.load(Ordering::Relaxed));
-        let (_, desired) = self.home_class(consumed.saturating_add(consumed / 8));
-        let base = cell.base.load(Ordering::Relaxed);
-        let len = cell.len.load(Ordering::Relaxed);
-        if !base.is_null() && desired <= len && desired.saturating_mul(8) > len {
-            return (base, len);
+        let target = consumed.saturating_add(consumed / 8).max(self.hot.chunk_bytes);
+        let segs = cell.segs.load(Ordering::Relaxed);
+        let total = cell.total();
+        if segs > 0 && target <= total && target.saturating_mul(8) > total {
+            return segs;
         }
-        match self.acquire_home(desired) {
-            Some(new) => {
-                if !base.is_null() {
-                    // The old home's memory is dead: a Frame home was last used
-                    // before the last rewind, a TwoFrames home (of this epoch's
-                    // parity) at least two rewinds ago.
-                    self.release_home(base, len);
-                }
-                cell.base.store(new, Ordering::Relaxed);
-                cell.len.store(desired, Ordering::Relaxed);
-                (new, desired)
+        self.resize_home(cell, target)
+    }
+
+    /// Gives `cell` a home of at least `target` bytes if it can (one
+    /// segment of a size class up to `max_home_bytes`, else up to
+    /// [`MAX_HOME_SEGMENTS`] segments of `max_home_bytes`). Returns the
+    /// number of segments. The old home's memory is dead: a Frame home was
+    /// last used before the last rewind, a TwoFrames home (of this epoch's
+    /// parity) at least two rewinds ago.
+    #[cold]
+    #[inline(never)]
+    fn resize_home(&self, cell: &HomeCell, target: usize) -> usize {
+        let max_home = self.hot.max_home_bytes;
+        let (len, n) = if target <= max_home {
+            (self.home_class(target).1, 1)
+        } else {
+            (max_home, target.div_ceil(max_home).min(MAX_HOME_SEGMENTS))
+        };
+        let len0 = cell.seg_len.load(Ordering::Relaxed);
+        let n0 = cell.segs.load(Ordering::Relaxed);
+        if n0 > 0 && len == len0 {
+            // Same segment size: drop or add segments at the end.
+            for base in &cell.bases[n.min(n0)..n0] {
+                self.release_home(base.swap(ptr::null_mut(), Ordering::Relaxed), len0);
             }
-            None => (base, len),
+            let mut k = n.min(n0);
+            while k < n {
+                match self.acquire_home(len) {
+                    Some(p) => {
+                        cell.bases[k].store(p, Ordering::Relaxed);
+                        k += 1;
+                    }
+                    None => break,
+                }
+            }
+            cell.segs.store(k, Ordering::Relaxed);
+            return k;
         }
+        // A new segment size: reserve the new home first (keep the old one if
+        // nothing can be reserved), then release the old one.
+        let mut new = [ptr::null_mut(); MAX_HOME_SEGMENTS];
+        let mut k = 0;
+        while k < n {
+            match self.acquire_home(len) {
+                Some(p) => {
+                    new[k] = p;
+                    k += 1;
+                }
+                None => break,
+            }
+        }
+        if k == 0 {
+            return n0;
+        }
+        self.release_cell(cell);
+        for (slot, p) in cell.bases.iter().zip(&new[..k]) {
+            slot.store(*p, Ordering::Relaxed);
+        }
+        cell.seg_len.store(len, Ordering::Relaxed);
+        cell.segs.store(k, Ordering::Relaxed);
+        k
+    }
+
+    /// Releases every segment of `cell` (their memory must be dead).
+    fn release_cell(&self, cell: &HomeCell) {
+        let len = cell.seg_len.load(Ordering::Relaxed);
+        let n = cell.segs.swap(0, Ordering::Relaxed);
+        for base in &cell.bases[..n] {
+            self.release_home(base.swap(ptr::null_mut(), Ordering::Relaxed), len);
+        }
+        cell.seg_len.store(0, Ordering::Relaxed);
     }
 
     /// The size class for a home chunk of at least `target` bytes: `(class
@@ -975,6 +1182,9 @@ impl FrameAllocator {
     /// Returns a dead home chunk to the pool, or to the OS if it has its own
     /// block.
     fn release_home(&self, base: *mut u8, len: usize) {
+        if base.is_null() {
+            return;
+        }
         if len >= DEDICATED_HOME_BYTES {
             let _g = lock(&self.grow);
             // SAFETY: a dedicated home comes from `os_alloc` of its rounded
@@ -996,7 +1206,7 @@ impl FrameAllocator {
     /// Only called when entry 0 is not ours.
     #[cold]
     #[inline(never)]
-    fn rebind(&self, cache: *mut Cache, epoch: u64) {
+    fn rebind(&self, cache: *mut Cache, stamp: u64, epoch: u64) {
         let id = self.hot.id;
         // SAFETY (every `&mut *cache`): as in `alloc_slow`.
         let (found, token) = unsafe {
@@ -1027,46 +1237,72 @@ impl FrameAllocator {
                     id,
                     epoch: epoch.wrapping_sub(1), // forces the reset below
                     slot,
-                    chunks: [Chunk::EMPTY; 2],
+                    ..Entry::EMPTY
                 };
             }
         }
         // SAFETY: as above.
-        unsafe { self.renew(&mut (*cache).entries[0], epoch) };
+        unsafe { self.renew(&mut (*cache).entries[0], stamp, epoch) };
     }
 
     /// Drops the chunks of `e` if they belong to an older epoch, recording
-    /// what the thread consumed in it (sizes the next home chunks).
+    /// what the thread consumed in it (sizes the next home chunks), and
+    /// stamps it with `stamp`.
     ///
     /// # Safety
     /// `e` must be `self`'s entry (its `slot` owned by `self`).
     #[inline]
-    unsafe fn renew(&self, e: &mut Entry, epoch: u64) {
+    unsafe fn renew(&self, e: &mut Entry, stamp: u64, epoch: u64) {
+        if e.stamp == stamp {
+            return;
+        }
         if e.epoch != epoch {
             // SAFETY: caller contract.
             let slot = unsafe { &*e.slot };
-            for (lt, ch) in e.chunks.iter_mut().enumerate() {
-                if !ch.fresh {
+            for lt in 0..2 {
+                if !e.states[lt].fresh {
                     let [last, prev] = &slot.consumed[lt];
                     prev.store(last.load(Ordering::Relaxed), Ordering::Relaxed);
-                    last.store(ch.claimed.saturating_sub(ch.remaining), Ordering::Relaxed);
+                    last.store(e.states[lt].claimed.saturating_sub(e.bumps[lt].remaining()), Ordering::Relaxed);
                 }
-                *ch = Chunk::EMPTY;
+                e.bumps[lt] = Bump::EMPTY;
+                e.states[lt] = ChunkState::FRESH;
             }
             e.epoch = epoch;
         }
+        e.stamp = stamp;
     }
 
-    /// Finds or creates this thread's statistics slot.
+    /// Finds this thread's slot, or takes over the slot of an exited thread,
+    /// or creates one.
     fn register(&self, token: u64) -> *const ThreadSlot {
-        let mut slots = lock(&self.slots);
-        if let Some(s) = slots.iter().find(|s| s.token == token) {
-            return Arc::as_ptr(s);
-        }
-        let s = Arc::new(ThreadSlot::new(token));
-        let p = Arc::as_ptr(&s);
-        slots.push(s);
-        p
+        let slot = {
+            let mut slots = lock(&self.slots);
+            // This thread's own (its cache entry was evicted).
+            if let Some(s) = slots.iter().find(|s| s.token.load(Ordering::Relaxed) == token) {
+                return Arc::as_ptr(s);
+            }
+            // Acquire: pairs with the Release of the exited thread's guard.
+            match slots
+                .iter()
+                .find(|s| s.token.compare_exchange(0, token, Ordering::Acquire, Ordering::Relaxed).is_ok())
+            {
+                Some(s) => s.clone(),
+                None => {
+                    let s = Arc::new(ThreadSlot::new(token));
+                    slots.push(s.clone());
+                    s
+                }
+            }
+        };
+        // Release it when this thread exits. If the thread is already being
+        // torn down the guard is gone: the slot then stays this thread's.
+        let _ = EXIT_GUARD.try_with(|g| {
+            let mut v = g.0.borrow_mut();
+            v.retain(|w| w.strong_count() > 0);
+            v.push(Arc::downgrade(&slot));
+        });
+        Arc::as_ptr(&slot)
     }
 
     /// Carves `need..=want` bytes from `arena`, adding a block if needed.
@@ -1137,6 +1373,13 @@ impl FrameAllocator {
         // SAFETY: `size > 0`.
         let base = unsafe { alloc::alloc(layout) };
         if base.is_null() {
+            return Err(AllocError::OutOfMemory);
+        }
+        // `bump` aligns cursors without an overflow check: it needs chunk
+        // ends below `usize::MAX - MAX_ALIGN` (never otherwise in practice).
+        if (base as usize).checked_add(size + MAX_ALIGN).is_none() {
+            // SAFETY: just allocated with this layout.
+            unsafe { alloc::dealloc(base, layout) };
             return Err(AllocError::OutOfMemory);
         }
         if self.cfg.prefault {
@@ -1232,24 +1475,24 @@ impl FrameAllocator {
         let reclaim = next % HOME_RECLAIM_FRAMES == 0;
         for slot in slots.iter().filter(|_| poison || reclaim) {
             for (a, cell) in slot.homes.iter().enumerate() {
-                let base = cell.base.load(Ordering::Relaxed);
-                if base.is_null() {
+                let n = cell.segs.load(Ordering::Relaxed);
+                if n == 0 {
                     continue;
                 }
-                let len = cell.len.load(Ordering::Relaxed);
                 if poison && released.contains(&a) {
-                    // SAFETY: a home chunk is `len` bytes inside a live block of
-                    // the home arena; its memory's lifetime ends now and no
-                    // allocation runs concurrently (rewind contract).
-                    unsafe { ptr::write_bytes(base, POISON_BYTE, len) };
+                    let len = cell.seg_len.load(Ordering::Relaxed);
+                    for base in &cell.bases[..n] {
+                        // SAFETY: a home segment is `len` bytes inside a live
+                        // block; its memory's lifetime ends now and no
+                        // allocation runs concurrently (rewind contract).
+                        unsafe { ptr::write_bytes(base.load(Ordering::Relaxed), POISON_BYTE, len) };
+                    }
                 }
                 // Idle long enough for nothing in it to be alive (>= 2
-                // rewinds): back to the pool. The owning thread, if it comes
-                // back, sees a null home and acquires a new one.
+                // rewinds): back to the pool. The thread using the slot, if it
+                // comes back, sees no home and acquires a new one.
                 if reclaim && cell.last_epoch.load(Ordering::Relaxed).saturating_add(HOME_RECLAIM_FRAMES) <= next {
-                    cell.base.store(ptr::null_mut(), Ordering::Relaxed);
-                    cell.len.store(0, Ordering::Relaxed);
-                    self.release_home(base, len);
+                    self.release_cell(cell);
                 }
             }
         }
@@ -1261,8 +1504,9 @@ impl FrameAllocator {
 
         self.hot.rewinding.store(false, Ordering::Relaxed);
         // Release: pairs with the Acquire in `alloc`; cached chunks of the
-        // old epoch no longer match.
+        // old epoch carry the old stamp and no longer match.
         self.hot.epoch.store(next, Ordering::Release);
+        self.hot.stamp.store(NEXT_STAMP.fetch_add(1, Ordering::Relaxed), Ordering::Release);
     }
 
     /// A snapshot of the counters. Exact when no allocation runs
@@ -1271,7 +1515,7 @@ impl FrameAllocator {
         let mut st = lock(&self.rewind_state);
         let slots = lock(&self.slots);
         let totals = Self::totals(&slots);
-        let homes: u64 = slots.iter().flat_map(|s| s.homes.iter()).map(|c| c.len.load(Ordering::Relaxed) as u64).sum();
+        let homes: u64 = slots.iter().flat_map(|s| s.homes.iter()).map(|c| c.total() as u64).sum();
         drop(slots);
         let in_use = st.in_use(&totals);
         st.high_water = st.high_water.max(in_use);
@@ -1304,13 +1548,17 @@ impl fmt::Debug for FrameAllocator {
 impl Drop for FrameAllocator {
     fn drop(&mut self) {
         // `&mut self`: no thread is allocating. Stale thread-cache entries
-        // carry our id, which is never reused, so they are never used again.
+        // carry our stamps, which are never reused, so they are never used
+        // again; exit guards of threads hold only weak references to slots.
         let mut blocks: Vec<(*mut u8, usize)> = Vec::new();
         for slot in lock(&self.slots).iter() {
             for cell in &slot.homes {
-                let len = cell.len.load(Ordering::Relaxed);
+                let len = cell.seg_len.load(Ordering::Relaxed);
                 if len >= DEDICATED_HOME_BYTES {
-                    blocks.push((cell.base.load(Ordering::Relaxed), round_up_sat(len, MAX_ALIGN)));
+                    let n = cell.segs.load(Ordering::Relaxed);
+                    for base in &cell.bases[..n] {
+                        blocks.push((base.load(Ordering::Relaxed), round_up_sat(len, MAX_ALIGN)));
+                    }
                 }
             }
         }
@@ -1322,8 +1570,8 @@ impl Drop for FrameAllocator {
         }
         for (base, size) in blocks {
             // SAFETY: every published arena block and every dedicated home
-            // (held by exactly one slot; released ones were freed already)
-            // comes from `os_alloc(size)` and is freed once, here.
+            // segment (held by exactly one slot; released ones were freed
+            // already) comes from `os_alloc(size)` and is freed once, here.
             unsafe { self.os_free(base, size) };
         }
     }

@@ -934,6 +934,18 @@ impl Runtime {
         Ok(())
     }
 
+    /// The runtime's internal frame counter (`host frame + 1` once a frame
+    /// has begun, 0 before): the clock NextFrame and DelayFrame due frames
+    /// are measured on. Owner thread (returns 0 elsewhere).
+    #[inline]
+    pub fn frame_counter(&self) -> u64 {
+        if !self.is_owner_thread() {
+            return 0;
+        }
+        // SAFETY: owner thread, short borrow.
+        unsafe { self.inner() }.fnum
+    }
+
     /// Schedules a wait on `timing`. Returns the task it completes (or 0 for
     /// a callback wait). `frames` is used by DelayFrame, `seconds` and `clock`
     /// by Delay. Owner thread.
@@ -984,6 +996,36 @@ impl Runtime {
         // derived at each tick (see `sample_wait_high_water`).
         inner.waits[kind as usize].scheduled += 1;
         Ok(if func.is_none() { arg } else { 0 })
+    }
+
+    /// Counts waits a batch keeps in its own fast lane, so the per-kind
+    /// counters of [`Runtime::stats`] cover them. Owner thread (ignored
+    /// elsewhere).
+    pub fn count_external_waits(&self, kind: WaitKind, scheduled: u64, completed: u64, canceled: u64) {
+        if !self.is_owner_thread() {
+            return;
+        }
+        // SAFETY: owner thread, short borrow.
+        let inner = unsafe { self.inner() };
+        let w = &mut inner.waits[kind as usize];
+        w.scheduled += scheduled;
+        w.completed += completed;
+        w.canceled += canceled;
+        if scheduled != 0 {
+            inner.sample_wait_high_water();
+        }
+    }
+
+    /// `Ok` when [`Runtime::tick`] may run now: owner thread, not inside a
+    /// tick, not closing.
+    pub fn check_tick_allowed(&self) -> Result<()> {
+        self.check_owner()?;
+        // SAFETY: owner thread, short borrow.
+        let inner = unsafe { self.inner() };
+        if inner.ticking || inner.closing {
+            return Err(Error::Reentrant);
+        }
+        Ok(())
     }
 
     /// Runs one player-loop timing: drains cross-thread completions, polls

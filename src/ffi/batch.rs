@@ -12,7 +12,16 @@
 //! `resumed_consumed` to the number it has processed; the next batch call
 //! drops those. So a frame costs one call per timing, whatever the number of
 //! waits.
+//!
+//! The fast lane (ABI 1.1) is a second, leaner channel for the commonest
+//! waits: Yield, NextFrame and DelayFrame without a cancellation token. The
+//! host writes one `u64` per wait into `fast_submit` (see
+//! [`onity_batch_fast_record`] for the layout) and `onity_batch_tick` reports
+//! the due ones as `u32` ids in `fast_resumed`. Nothing is validated per
+//! record because nothing can be wrong: every bit pattern is a valid wait.
 
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 use std::ffi::c_void;
 
 use super::runtime::{timing, OnityRuntime};
@@ -87,11 +96,189 @@ pub struct OnityBatch {
     pub reserved: u32,
     /// Runtime-private state.
     pub internal: *mut c_void,
+    /// ABI 1.1. Fast-lane records (`u64` each, see
+    /// [`onity_batch_fast_record`]), written by the host like `submit`.
+    pub fast_submit: *mut u64,
+    /// Capacity of `fast_submit` in records (equal to `submit_capacity`).
+    /// Call `onity_batch_flush` when full.
+    pub fast_capacity: u32,
+    /// Number of fast records written and not yet filed (the host
+    /// increments it; the runtime resets it to 0 when it files them).
+    pub fast_count: u32,
+    /// Ids of the fast-lane waits found due by the last `onity_batch_tick`
+    /// of this batch, in this order: Yields (in the order they were filed),
+    /// then NextFrame waits, then DelayFrame waits (each by due frame, then
+    /// filing order). Valid until the next call on this batch's runtime that
+    /// files or ticks; every other batch call sets the count to 0.
+    pub fast_resumed: *const u32,
+    /// Number of ids in `fast_resumed`.
+    pub fast_resumed_count: u32,
+    pub reserved2: u32,
+}
+
+/// One timing's fast-lane waits of one batch.
+#[derive(Default)]
+struct Lane {
+    /// Yields: due at the next run of the timing.
+    yields: Vec<u32>,
+    /// NextFrame waits in filing order...
+    next_ids: Vec<u32>,
+    /// ...as runs of (due frame, count); due frames increase.
+    next_runs: VecDeque<(u64, usize)>,
+    /// DelayFrame(n > 1) waits: (due frame, filing sequence, id).
+    later: BinaryHeap<Reverse<(u64, u64, u32)>>,
+}
+
+/// Appends `src` to `dst`, by swapping the buffers when `dst` is empty.
+fn append_ids(dst: &mut Vec<u32>, src: &mut Vec<u32>) {
+    if dst.is_empty() {
+        std::mem::swap(dst, src);
+    } else {
+        dst.extend_from_slice(src);
+        src.clear();
+    }
 }
 
 pub(crate) struct BatchState {
     records: Box<[OnityBatchRecord]>,
     resumed: Vec<OnityResume>,
+    fast_records: Box<[u64]>,
+    lanes: Vec<Lane>,
+    fast_out: Vec<u32>,
+    fast_pending: u64,
+    seq: u64,
+}
+
+/// Bits of a fast-lane record's delay field.
+const FAST_DELAY_BITS: u32 = 28;
+
+/// Builds a fast-lane record into `*out_record`: `id` (bits 0-31, reported
+/// back in `fast_resumed`), `timing` (bits 32-35, an `OnityTiming` value)
+/// and `delay_frames` (bits 36-63): 0 = Yield (due at the next run of the
+/// timing, possibly in this frame); n >= 1 = due at the first run of the
+/// timing in a frame at least n frames after the frame current when the
+/// record is filed (1 = NextFrame, n = DelayFrame(n)). Hosts usually compute
+/// the record inline; this function documents and checks the layout. Any
+/// thread. Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (timing >= 16),
+/// `COUNT_OUT_OF_RANGE` (delay_frames >= 2^28).
+#[no_mangle]
+pub extern "C" fn onity_batch_fast_record(
+    id: u32,
+    timing: u32,
+    delay_frames: u32,
+    out_record: *mut u64,
+) -> OnityStatus {
+    crate::ffi_guard!({
+        crate::check_ptr!(out_record);
+        if timing >= 16 {
+            return OnityStatus::InvalidArgument;
+        }
+        if delay_frames >= 1 << FAST_DELAY_BITS {
+            return OnityStatus::CountOutOfRange;
+        }
+        // SAFETY: checked non-null.
+        unsafe { *out_record = id as u64 | (timing as u64) << 32 | (delay_frames as u64) << 36 };
+        OnityStatus::Ok
+    })
+}
+
+/// Files the pending fast-lane records of one batch.
+///
+/// # Safety
+/// `b` is a live batch of `rt`; owner thread.
+unsafe fn file_fast(rt: &core::Runtime, b: *mut OnityBatch) {
+    let bb = &mut *b;
+    let n = bb.fast_count.min(bb.fast_capacity) as usize;
+    if n == 0 {
+        return;
+    }
+    bb.fast_count = 0;
+    let st = &mut *(bb.internal as *mut BatchState);
+    let fnum = rt.frame_counter();
+    let recs = std::slice::from_raw_parts(bb.fast_submit as *const u64, n);
+    st.fast_pending += n as u64;
+    let (mut yields, mut nexts, mut laters) = (0u64, 0u64, 0u64);
+    // Records come in runs with the same timing and delay (a loop of awaits): file a run at once.
+    let mut i = 0;
+    while i < n {
+        let hi = recs[i] >> 32;
+        let mut j = i + 1;
+        while j < n && recs[j] >> 32 == hi {
+            j += 1;
+        }
+        let run = &recs[i..j];
+        let lane = &mut st.lanes[(hi & 0xF) as usize];
+        match hi >> 4 {
+            0 => {
+                yields += run.len() as u64;
+                lane.yields.extend(run.iter().map(|&r| r as u32));
+            }
+            1 => {
+                nexts += run.len() as u64;
+                lane.next_ids.extend(run.iter().map(|&r| r as u32));
+                match lane.next_runs.back_mut() {
+                    Some((due, count)) if *due == fnum + 1 => *count += run.len(),
+                    _ => lane.next_runs.push_back((fnum + 1, run.len())),
+                }
+            }
+            delay => {
+                laters += run.len() as u64;
+                for &r in run {
+                    st.seq += 1;
+                    lane.later.push(Reverse((fnum + delay, st.seq, r as u32)));
+                }
+            }
+        }
+        i = j;
+    }
+    rt.count_external_waits(WaitKind::Yield, yields, 0, 0);
+    rt.count_external_waits(WaitKind::NextFrame, nexts, 0, 0);
+    rt.count_external_waits(WaitKind::DelayFrame, laters, 0, 0);
+}
+
+/// Moves the fast-lane waits of `timing` that are due into `fast_resumed`.
+///
+/// # Safety
+/// `b` is a live batch of `rt`; owner thread.
+unsafe fn run_fast(rt: &core::Runtime, b: *mut OnityBatch, timing: usize) {
+    let bb = &mut *b;
+    let st = &mut *(bb.internal as *mut BatchState);
+    st.fast_out.clear();
+    if st.fast_pending != 0 {
+        let fnum = rt.frame_counter();
+        let lane = &mut st.lanes[timing];
+        append_ids(&mut st.fast_out, &mut lane.yields);
+        let yields = st.fast_out.len() as u64;
+        let mut due_n = 0usize;
+        while let Some(&(due, count)) = lane.next_runs.front() {
+            if due > fnum {
+                break;
+            }
+            due_n += count;
+            lane.next_runs.pop_front();
+        }
+        if due_n == lane.next_ids.len() {
+            append_ids(&mut st.fast_out, &mut lane.next_ids);
+        } else if due_n > 0 {
+            st.fast_out.extend_from_slice(&lane.next_ids[..due_n]);
+            lane.next_ids.drain(..due_n);
+        }
+        let nexts = st.fast_out.len() as u64 - yields;
+        while let Some(&Reverse((due, _, id))) = lane.later.peek() {
+            if due > fnum {
+                break;
+            }
+            st.fast_out.push(id);
+            lane.later.pop();
+        }
+        let total = st.fast_out.len() as u64;
+        st.fast_pending -= total;
+        rt.count_external_waits(WaitKind::Yield, 0, yields, 0);
+        rt.count_external_waits(WaitKind::NextFrame, 0, nexts, 0);
+        rt.count_external_waits(WaitKind::DelayFrame, 0, total - yields - nexts, 0);
+    }
+    bb.fast_resumed = st.fast_out.as_ptr();
+    bb.fast_resumed_count = st.fast_out.len() as u32;
 }
 
 /// The callback every batch wait completes through: appends a resumption.
@@ -116,6 +303,7 @@ unsafe fn reject(b: *mut OnityBatch, id: u64, status: OnityStatus) {
 /// # Safety
 /// `b` is a live batch of `rt`; owner thread.
 pub(crate) unsafe fn file(rt: &core::Runtime, b: *mut OnityBatch) {
+    file_fast(rt, b);
     let n = (*b).submit_count.min((*b).submit_capacity) as usize;
     if n == 0 {
         return;
@@ -151,6 +339,28 @@ pub(crate) unsafe fn file(rt: &core::Runtime, b: *mut OnityBatch) {
     }
 }
 
+/// Drops the batch's fast-lane waits (the batch is going away), counting
+/// them as canceled.
+///
+/// # Safety
+/// `b` is a live batch of `rt`; owner thread.
+unsafe fn cancel_fast(rt: &core::Runtime, b: *mut OnityBatch) {
+    let bb = &mut *b;
+    bb.fast_count = 0;
+    let st = &mut *(bb.internal as *mut BatchState);
+    let (mut y, mut n, mut l) = (0u64, 0u64, 0u64);
+    for lane in st.lanes.iter_mut() {
+        y += lane.yields.len() as u64;
+        n += lane.next_ids.len() as u64;
+        l += lane.later.len() as u64;
+        *lane = Lane::default();
+    }
+    st.fast_pending = 0;
+    rt.count_external_waits(WaitKind::Yield, 0, 0, y);
+    rt.count_external_waits(WaitKind::NextFrame, 0, 0, n);
+    rt.count_external_waits(WaitKind::DelayFrame, 0, 0, l);
+}
+
 /// Drops the resumptions the host reported as processed.
 unsafe fn compact(b: *mut OnityBatch) {
     let bb = &mut *b;
@@ -164,6 +374,9 @@ unsafe fn compact(b: *mut OnityBatch) {
     bb.resumed_consumed = 0;
     bb.resumed = st.resumed.as_ptr();
     bb.resumed_count = st.resumed.len() as u32;
+    st.fast_out.clear();
+    bb.fast_resumed = st.fast_out.as_ptr();
+    bb.fast_resumed_count = 0;
 }
 
 /// Frees a batch allocated by `onity_batch_create`.
@@ -234,7 +447,14 @@ pub extern "C" fn onity_batch_create(
         let mut st = Box::new(BatchState {
             records: vec![zero; submit_capacity as usize].into_boxed_slice(),
             resumed: Vec::with_capacity(1024),
+            fast_records: vec![0u64; submit_capacity as usize].into_boxed_slice(),
+            lanes: (0..16).map(|_| Lane::default()).collect(),
+            fast_out: Vec::with_capacity(1024),
+            fast_pending: 0,
+            seq: 0,
         });
+        let fast_submit = st.fast_records.as_mut_ptr();
+        let fast_resumed = st.fast_out.as_ptr();
         let b = Box::new(OnityBatch {
             size: std::mem::size_of::<OnityBatch>() as u32,
             submit_capacity,
@@ -245,6 +465,12 @@ pub extern "C" fn onity_batch_create(
             resumed_count: 0,
             reserved: 0,
             internal: Box::into_raw(st) as *mut c_void,
+            fast_submit,
+            fast_capacity: submit_capacity,
+            fast_count: 0,
+            fast_resumed,
+            fast_resumed_count: 0,
+            reserved2: 0,
         });
         let p = Box::into_raw(b);
         // SAFETY: owner thread checked above.
@@ -269,21 +495,30 @@ pub extern "C" fn onity_batch_flush(runtime: *mut OnityRuntime, batch: *mut Onit
 }
 
 /// The per-timing call of a batch host: drops the resumptions marked
-/// consumed, files every batch's pending records, runs `timing` (as
+/// consumed, files every batch's pending records, reports this batch's due
+/// fast-lane waits of `timing` in `fast_resumed`, runs `timing` (as
 /// `onity_runtime_tick`) and leaves this batch's resumptions in
-/// `resumed[0 .. resumed_count]`. Owner thread. Errors: as
+/// `resumed[0 .. resumed_count]`. Fast-lane waits are run only by their own
+/// batch's `onity_batch_tick` (not by `onity_runtime_tick`). Owner thread. Errors: as
 /// `onity_runtime_tick`, plus `NULL_POINTER` and `INVALID_HANDLE` (batch).
 #[no_mangle]
 pub extern "C" fn onity_batch_tick(runtime: *mut OnityRuntime, batch: *mut OnityBatch, timing: u32) -> OnityStatus {
     crate::ffi_guard!({
         let (r, b) = batch!(runtime, batch);
+        // SAFETY: live batch, owner thread.
+        unsafe { compact(b) };
         let t = match super::runtime::timing(timing) {
             Ok(t) => t,
             Err(s) => return s,
         };
-        // SAFETY: live batch, owner thread.
-        unsafe { compact(b) };
         r.file_batches();
+        // The fast lane's due waits are reported before the timing runs
+        // (the host resumes them first); a rejected tick reports none.
+        if let Err(e) = r.rt.check_tick_allowed() {
+            return OnityStatus::from(e);
+        }
+        // SAFETY: live batch, owner thread.
+        unsafe { run_fast(&r.rt, b, t as usize) };
         crate::tri!(r.rt.tick(t));
         OnityStatus::Ok
     })
@@ -313,6 +548,8 @@ pub extern "C" fn onity_batch_destroy(runtime: *mut OnityRuntime, batch: *mut On
     crate::ffi_guard!({
         let (r, b) = batch!(runtime, batch);
         crate::tri!(r.rt.forget_callbacks_for(b as *mut c_void));
+        // SAFETY: live batch, owner thread.
+        unsafe { cancel_fast(&r.rt, b) };
         // SAFETY: owner thread; `b` is in the list (checked by lookup).
         unsafe {
             let list = r.batches();

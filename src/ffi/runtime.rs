@@ -5,7 +5,7 @@ use std::ffi::c_char;
 
 use super::status::OnityStatus;
 use super::types::*;
-use crate::core::frame_alloc::FrameAllocConfig;
+use crate::core::frame_alloc::{FrameAllocConfig, MAX_CONFIG_BYTES};
 use crate::core::{self, Config, FrameInfo, Timing};
 
 const MAGIC: u64 = 0x4f4e_4954_5952_5431; // "ONITYRT1"
@@ -119,14 +119,34 @@ pub extern "C" fn onity_timing_name(timing: u32) -> *const c_char {
     NAMES.get(timing as usize).copied().unwrap_or("invalid\0").as_ptr() as *const c_char
 }
 
-/// Fills `config` with the defaults (and sets `config->size`).
-/// Any thread. Errors: `NULL_POINTER`.
+/// Fills the ABI 1.0 part of `config` (its first
+/// `ONITY_RUNTIME_CONFIG_SIZE_1_0` bytes) with the defaults and sets
+/// `config->size` to `ONITY_RUNTIME_CONFIG_SIZE_1_0`: programs built against
+/// a 1.0 header (whose struct ends there) keep working. Fields appended
+/// later are not written, and `onity_runtime_create` gives them their
+/// defaults. To set them, use `onity_runtime_config_init(config,
+/// sizeof *config)` instead. Any thread. Errors: `NULL_POINTER`.
 #[no_mangle]
 pub extern "C" fn onity_runtime_config_default(config: *mut OnityRuntimeConfig) -> OnityStatus {
+    onity_runtime_config_init(config, ONITY_RUNTIME_CONFIG_SIZE_1_0)
+}
+
+/// Fills the first `size` bytes of `config` with the defaults and sets
+/// `config->size = size`. `size` is `sizeof(OnityRuntimeConfig)` (every
+/// field of this header) or `ONITY_RUNTIME_CONFIG_SIZE_1_0`; nothing past
+/// `size` bytes is written. ABI 1.1. Any thread. Errors: `NULL_POINTER`,
+/// `SIZE_MISMATCH` (any other size).
+#[no_mangle]
+pub extern "C" fn onity_runtime_config_init(config: *mut OnityRuntimeConfig, size: u32) -> OnityStatus {
     crate::ffi_guard!({
         crate::check_ptr!(config);
-        // SAFETY: checked non-null; the caller provides writable storage.
-        unsafe { config.write(OnityRuntimeConfig::default()) };
+        if size as usize != std::mem::size_of::<OnityRuntimeConfig>() && size != ONITY_RUNTIME_CONFIG_SIZE_1_0 {
+            return OnityStatus::SizeMismatch;
+        }
+        let d = OnityRuntimeConfig { size, ..OnityRuntimeConfig::default() };
+        // SAFETY: checked non-null; the caller provides `size` writable bytes
+        // (the size of the struct its header declares).
+        unsafe { std::ptr::copy_nonoverlapping(&d as *const _ as *const u8, config as *mut u8, size as usize) };
         OnityStatus::Ok
     })
 }
@@ -134,10 +154,14 @@ pub extern "C" fn onity_runtime_config_default(config: *mut OnityRuntimeConfig) 
 /// Creates a runtime owned by the calling thread (any thread may create one;
 /// it becomes that runtime's owner thread). `config` may be null for
 /// the defaults; otherwise `config->size` must be `sizeof(OnityRuntimeConfig)`
-/// (start from `onity_runtime_config_default`).
+/// (start from `onity_runtime_config_init(config, sizeof *config)`) or
+/// `ONITY_RUNTIME_CONFIG_SIZE_1_0` (start from `onity_runtime_config_default`;
+/// fields appended later get their defaults).
 /// On success `*out_runtime` receives the runtime; destroy it with
 /// `onity_runtime_destroy` on the same thread. Several runtimes may coexist.
-/// Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT` (rewind timing).
+/// Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT` (rewind timing,
+/// `frame_alloc_max_chunk_bytes`, `frame_alloc_prefault` or `reserved` out of
+/// range).
 #[no_mangle]
 pub extern "C" fn onity_runtime_create(
     config: *const OnityRuntimeConfig,
@@ -148,15 +172,37 @@ pub extern "C" fn onity_runtime_create(
         let cfg = if config.is_null() {
             OnityRuntimeConfig::default()
         } else {
-            // SAFETY: non-null; we read `size` first, then the whole struct
-            // only when the caller's struct is at least as large.
+            // SAFETY: non-null; we read `size` first, then only as many
+            // bytes as the caller's struct has.
             let size = unsafe { (*config).size };
-            if size as usize != std::mem::size_of::<OnityRuntimeConfig>() {
+            if size as usize == std::mem::size_of::<OnityRuntimeConfig>() {
+                // SAFETY: as above.
+                unsafe { *config }
+            } else if size == ONITY_RUNTIME_CONFIG_SIZE_1_0 {
+                let mut c = OnityRuntimeConfig::default();
+                // SAFETY: as above; the first `size` bytes have the same
+                // layout in both versions (fields are only appended).
+                unsafe {
+                    std::ptr::copy_nonoverlapping(config as *const u8, &mut c as *mut _ as *mut u8, size as usize)
+                };
+                c.size = std::mem::size_of::<OnityRuntimeConfig>() as u32;
+                c
+            } else {
                 return OnityStatus::SizeMismatch;
             }
-            // SAFETY: as above.
-            unsafe { *config }
         };
+        // 0 (a zero-initialised struct): the default.
+        let max_chunk = match cfg.frame_alloc_max_chunk_bytes {
+            0 => FrameAllocConfig::default().max_chunk_bytes as u64,
+            n => n,
+        };
+        if cfg.frame_alloc_prefault > 1
+            || cfg.reserved != 0
+            || max_chunk < cfg.frame_alloc_chunk_bytes.max(64)
+            || max_chunk > MAX_CONFIG_BYTES as u64
+        {
+            return OnityStatus::InvalidArgument;
+        }
         let rewind_timing = match cfg.frame_alloc_rewind_timing {
             ONITY_FRAME_ALLOC_REWIND_MANUAL => None,
             t => match self::timing(t) {
@@ -175,7 +221,8 @@ pub extern "C" fn onity_runtime_create(
                 chunk_bytes: cfg.frame_alloc_chunk_bytes.min(usize::MAX as u64) as usize,
                 max_bytes: cfg.frame_alloc_max_bytes.min(usize::MAX as u64) as usize,
                 poison_on_rewind: cfg.frame_alloc_poison != 0,
-                ..FrameAllocConfig::default()
+                max_chunk_bytes: max_chunk as usize,
+                prefault: cfg.frame_alloc_prefault != 0,
             },
             frame_alloc_rewind_timing: rewind_timing,
         };

@@ -8,7 +8,7 @@ use crate::core;
 /// ABI version of this header: `major << 16 | minor`. The major changes on
 /// any incompatible change; the minor when functions or enum values are added.
 /// Compare with `onity_abi_version()` at startup.
-pub const ONITY_ABI_VERSION: u32 = 0x0001_0000;
+pub const ONITY_ABI_VERSION: u32 = 0x0001_0001;
 
 /// A continuation. `task` is the completed task's handle (0 for callback
 /// waits, which have no task); `state` is its `OnityTaskState`. It runs on the
@@ -118,12 +118,13 @@ pub const ONITY_WAIT_KIND_COUNT: usize = 4;
 pub const ONITY_MAX_COMBINATOR_INPUTS: u32 = 4096;
 const _: () = assert!(ONITY_MAX_COMBINATOR_INPUTS == core::MAX_COMBINATOR_INPUTS);
 
-/// Runtime configuration. Fill with `onity_runtime_config_default`, then
-/// change fields. `size` must be `sizeof(OnityRuntimeConfig)`.
+/// Runtime configuration. Fill with `onity_runtime_config_init(&c,
+/// sizeof c)` (every field) or `onity_runtime_config_default(&c)` (the ABI
+/// 1.0 fields, `size = ONITY_RUNTIME_CONFIG_SIZE_1_0`), then change fields.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct OnityRuntimeConfig {
-    /// `sizeof(OnityRuntimeConfig)`.
+    /// `sizeof(OnityRuntimeConfig)`, or `ONITY_RUNTIME_CONFIG_SIZE_1_0`.
     pub size: u32,
     /// Task slots allocated up front. Default 4096.
     pub task_capacity: u32,
@@ -148,7 +149,32 @@ pub struct OnityRuntimeConfig {
     pub frame_alloc_chunk_bytes: u64,
     /// Cap on bytes the frame allocator reserves from the OS; 0 = none.
     pub frame_alloc_max_bytes: u64,
+    // Fields below were appended in ABI 1.1. A config whose `size` is
+    // `ONITY_RUNTIME_CONFIG_SIZE_1_0` (it ends here) is accepted and gets
+    // their defaults.
+    /// Largest chunk a thread takes at once (bytes, rounded up to 64): a
+    /// thread's home chunk is at most the largest power of two at or below
+    /// it (a frame needing more uses up to 16 such segments), and larger
+    /// requests are carved directly from blocks. 0 means the default;
+    /// otherwise from `max(frame_alloc_chunk_bytes, 64)` to 2^48, else
+    /// `onity_runtime_create` returns `INVALID_ARGUMENT`. Default 64 MiB.
+    pub frame_alloc_max_chunk_bytes: u64,
+    /// 1: touch every page of a frame allocator block when it is reserved, so
+    /// that allocations never page-fault later (no first-touch hitch in a
+    /// frame) at the cost of keeping the reserved bytes resident. 0 or 1,
+    /// else `INVALID_ARGUMENT`. Default 0.
+    pub frame_alloc_prefault: u32,
+    /// Must be 0 (`INVALID_ARGUMENT` otherwise).
+    pub reserved: u32,
 }
+
+/// `OnityRuntimeConfig::size` of ABI 1.0 callers (the struct before
+/// `frame_alloc_max_chunk_bytes` was appended); `onity_runtime_create`
+/// accepts it and uses the defaults for the later fields.
+pub const ONITY_RUNTIME_CONFIG_SIZE_1_0: u32 = 56;
+const _: () = assert!(
+    ONITY_RUNTIME_CONFIG_SIZE_1_0 as usize == std::mem::offset_of!(OnityRuntimeConfig, frame_alloc_max_chunk_bytes)
+);
 
 /// `OnityRuntimeConfig::frame_alloc_rewind_timing` value: no automatic rewind.
 pub const ONITY_FRAME_ALLOC_REWIND_MANUAL: u32 = 16;
@@ -170,6 +196,9 @@ impl Default for OnityRuntimeConfig {
             frame_alloc_first_block_bytes: c.frame_alloc.first_block_bytes as u64,
             frame_alloc_chunk_bytes: c.frame_alloc.chunk_bytes as u64,
             frame_alloc_max_bytes: c.frame_alloc.max_bytes as u64,
+            frame_alloc_max_chunk_bytes: c.frame_alloc.max_chunk_bytes as u64,
+            frame_alloc_prefault: c.frame_alloc.prefault as u32,
+            reserved: 0,
         }
     }
 }

@@ -242,7 +242,7 @@ static void test_bad_runtime_pointers(void) {
     CHECK_STATUS(onity_runtime_config_default(NULL), ONITY_STATUS_NULL_POINTER);
     {
         OnityRuntimeConfig cfg;
-        OK(onity_runtime_config_default(&cfg));
+        OK(onity_runtime_config_init(&cfg, (uint32_t)sizeof cfg));
         CHECK_STATUS(onity_runtime_create(&cfg, NULL), ONITY_STATUS_NULL_POINTER);
         cfg.size = (uint32_t)sizeof cfg - 4;
         CHECK_STATUS(onity_runtime_create(&cfg, &out), ONITY_STATUS_SIZE_MISMATCH);
@@ -253,6 +253,33 @@ static void test_bad_runtime_pointers(void) {
         cfg.size = 0xFFFFFFFFu;
         CHECK_STATUS(onity_runtime_create(&cfg, &out), ONITY_STATUS_SIZE_MISMATCH);
         CHECK(out == (OnityRuntime *)(uintptr_t)0x1234); /* untouched on error */
+    }
+    /* ABI 1.1: onity_runtime_config_default writes only the 1.0 part of the struct (a program
+     * built against the 1.0 header has a 56-byte struct); config_init writes what it is told. */
+    CHECK_STATUS(onity_runtime_config_init(NULL, (uint32_t)sizeof(OnityRuntimeConfig)), ONITY_STATUS_NULL_POINTER);
+    {
+        unsigned char buf[sizeof(OnityRuntimeConfig) + 16];
+        OnityRuntimeConfig *c = (OnityRuntimeConfig *)(void *)buf;
+        size_t i;
+        memset(buf, 0xAB, sizeof buf);
+        OK(onity_runtime_config_default(c));
+        CHECK(c->size == ONITY_RUNTIME_CONFIG_SIZE_1_0);
+        for (i = ONITY_RUNTIME_CONFIG_SIZE_1_0; i < sizeof buf; i++) CHECK(buf[i] == 0xAB);
+        OK(onity_runtime_create(c, &out)); /* later fields: defaults */
+        OK(onity_runtime_destroy(out));
+        memset(buf, 0xAB, sizeof buf);
+        CHECK_STATUS(onity_runtime_config_init(c, ONITY_RUNTIME_CONFIG_SIZE_1_0 + 8), ONITY_STATUS_SIZE_MISMATCH);
+        CHECK_STATUS(onity_runtime_config_init(c, 0), ONITY_STATUS_SIZE_MISMATCH);
+        CHECK(buf[0] == 0xAB);
+        OK(onity_runtime_config_init(c, (uint32_t)sizeof(OnityRuntimeConfig)));
+        CHECK(c->size == sizeof(OnityRuntimeConfig));
+        CHECK(c->frame_alloc_prefault == 0 && c->reserved == 0 && c->frame_alloc_max_chunk_bytes > 0);
+        for (i = sizeof(OnityRuntimeConfig); i < sizeof buf; i++) CHECK(buf[i] == 0xAB);
+        c->frame_alloc_prefault = 2;
+        CHECK_STATUS(onity_runtime_create(c, &out), ONITY_STATUS_INVALID_ARGUMENT);
+        c->frame_alloc_prefault = 1;
+        OK(onity_runtime_create(c, &out));
+        OK(onity_runtime_destroy(out));
     }
     /* A null config means the defaults. */
     OK(onity_runtime_create(NULL, &out));
@@ -906,6 +933,23 @@ static void test_batches(void) {
     /* bad timing */
     CHECK_STATUS(onity_batch_tick(rt, b, 16), ONITY_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(onity_batch_tick(rt, b, 0xFFFFFFFFu), ONITY_STATUS_INVALID_ARGUMENT);
+    /* fast-lane records (ABI 1.1): the layout helper checks its inputs; any record a host
+     * writes is a valid wait (even all ones), so garbage cannot hurt */
+    {
+        uint64_t rec = 77;
+        CHECK_STATUS(onity_batch_fast_record(1, 16, 0, &rec), ONITY_STATUS_INVALID_ARGUMENT);
+        CHECK_STATUS(onity_batch_fast_record(1, 0, 1u << 28, &rec), ONITY_STATUS_COUNT_OUT_OF_RANGE);
+        CHECK_STATUS(onity_batch_fast_record(1, 0, 0, NULL), ONITY_STATUS_NULL_POINTER);
+        CHECK(rec == 77);
+        OK(onity_batch_fast_record(5, ONITY_TIMING_UPDATE, 0, &rec));
+        CHECK(b->fast_capacity == 4 && b->fast_count == 0);
+        b->fast_submit[b->fast_count++] = rec;
+        b->fast_submit[b->fast_count++] = UINT64_MAX; /* DelayFrame(2^28-1) on timing 15, id 0xFFFFFFFF */
+        OK(onity_batch_tick(rt, b, ONITY_TIMING_UPDATE));
+        CHECK(b->fast_resumed_count == 1 && b->fast_resumed[0] == 5);
+        OK(onity_batch_drain(rt, b));
+        CHECK(b->fast_resumed_count == 0);
+    }
     /* bad records are reported, not fatal: unknown kind, bad timing, bad clock,
      * bad seconds, stale / foreign / wrong-kind token, bad task */
     {

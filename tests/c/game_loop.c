@@ -1235,8 +1235,10 @@ int main(void) {
     test_names_and_version();
 
     memset(&cfg, 0xEE, sizeof cfg);
-    OK(onity_runtime_config_default(&cfg));
+    OK(onity_runtime_config_init(&cfg, (uint32_t)sizeof cfg));
     CHECK_EQ_U64(cfg.size, sizeof cfg);
+    CHECK_EQ_U64(cfg.frame_alloc_prefault, 0);
+    CHECK_EQ_U64(cfg.reserved, 0);
     CHECK_EQ_U64(cfg.task_capacity, 4096);
     CHECK_EQ_U64(cfg.cancel_capacity, 256);
     CHECK_EQ_U64(cfg.wait_capacity, 8192);

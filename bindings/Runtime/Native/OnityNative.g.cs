@@ -3,7 +3,7 @@
 // run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// 42 functions, 10 structs, 7 enums, 7 constants.
+// 44 functions, 10 structs, 7 enums, 8 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -347,6 +347,34 @@ namespace Onity.Native
         /// Runtime-private state.
         /// </summary>
         public IntPtr @internal;
+        /// <summary>
+        /// ABI 1.1. Fast-lane records (`u64` each, see
+        /// [`onity_batch_fast_record`]), written by the host like `submit`.
+        /// </summary>
+        public ulong* fast_submit;
+        /// <summary>
+        /// Capacity of `fast_submit` in records (equal to `submit_capacity`).
+        /// Call `onity_batch_flush` when full.
+        /// </summary>
+        public uint fast_capacity;
+        /// <summary>
+        /// Number of fast records written and not yet filed (the host
+        /// increments it; the runtime resets it to 0 when it files them).
+        /// </summary>
+        public uint fast_count;
+        /// <summary>
+        /// Ids of the fast-lane waits found due by the last `onity_batch_tick`
+        /// of this batch, in this order: Yields (in the order they were filed),
+        /// then NextFrame waits, then DelayFrame waits (each by due frame, then
+        /// filing order). Valid until the next call on this batch's runtime that
+        /// files or ticks; every other batch call sets the count to 0.
+        /// </summary>
+        public uint* fast_resumed;
+        /// <summary>
+        /// Number of ids in `fast_resumed`.
+        /// </summary>
+        public uint fast_resumed_count;
+        public uint reserved2;
     }
 
     /// <summary>
@@ -377,14 +405,15 @@ namespace Onity.Native
     }
 
     /// <summary>
-    /// Runtime configuration. Fill with `onity_runtime_config_default`, then
-    /// change fields. `size` must be `sizeof(OnityRuntimeConfig)`.
+    /// Runtime configuration. Fill with `onity_runtime_config_init(&amp;c,
+    /// sizeof c)` (every field) or `onity_runtime_config_default(&amp;c)` (the ABI
+    /// 1.0 fields, `size = ONITY_RUNTIME_CONFIG_SIZE_1_0`), then change fields.
     /// </summary>
     [StructLayout(LayoutKind.Sequential)]
     public unsafe struct OnityRuntimeConfig
     {
         /// <summary>
-        /// `sizeof(OnityRuntimeConfig)`.
+        /// `sizeof(OnityRuntimeConfig)`, or `ONITY_RUNTIME_CONFIG_SIZE_1_0`.
         /// </summary>
         public uint size;
         /// <summary>
@@ -430,6 +459,26 @@ namespace Onity.Native
         /// Cap on bytes the frame allocator reserves from the OS; 0 = none.
         /// </summary>
         public ulong frame_alloc_max_bytes;
+        /// <summary>
+        /// Largest chunk a thread takes at once (bytes, rounded up to 64): a
+        /// thread's home chunk is at most the largest power of two at or below
+        /// it (a frame needing more uses up to 16 such segments), and larger
+        /// requests are carved directly from blocks. 0 means the default;
+        /// otherwise from `max(frame_alloc_chunk_bytes, 64)` to 2^48, else
+        /// `onity_runtime_create` returns `INVALID_ARGUMENT`. Default 64 MiB.
+        /// </summary>
+        public ulong frame_alloc_max_chunk_bytes;
+        /// <summary>
+        /// 1: touch every page of a frame allocator block when it is reserved, so
+        /// that allocations never page-fault later (no first-touch hitch in a
+        /// frame) at the cost of keeping the reserved bytes resident. 0 or 1,
+        /// else `INVALID_ARGUMENT`. Default 0.
+        /// </summary>
+        public uint frame_alloc_prefault;
+        /// <summary>
+        /// Must be 0 (`INVALID_ARGUMENT` otherwise).
+        /// </summary>
+        public uint reserved;
     }
 
     /// <summary>
@@ -618,7 +667,7 @@ namespace Onity.Native
         /// any incompatible change; the minor when functions or enum values are added.
         /// Compare with `onity_abi_version()` at startup.
         /// </summary>
-        public const uint ONITY_ABI_VERSION = 65536;
+        public const uint ONITY_ABI_VERSION = 65537;
         /// <summary>
         /// Number of timings.
         /// </summary>
@@ -635,6 +684,12 @@ namespace Onity.Native
         /// Most inputs `onity_when_any` / `onity_when_all` accept.
         /// </summary>
         public const uint ONITY_MAX_COMBINATOR_INPUTS = 4096;
+        /// <summary>
+        /// `OnityRuntimeConfig::size` of ABI 1.0 callers (the struct before
+        /// `frame_alloc_max_chunk_bytes` was appended); `onity_runtime_create`
+        /// accepts it and uses the defaults for the later fields.
+        /// </summary>
+        public const uint ONITY_RUNTIME_CONFIG_SIZE_1_0 = 56;
         /// <summary>
         /// `OnityRuntimeConfig::frame_alloc_rewind_timing` value: no automatic rewind.
         /// </summary>
@@ -676,6 +731,20 @@ namespace Onity.Native
         public static extern OnityStatus onity_batch_drain(IntPtr runtime, OnityBatch* batch);
 
         /// <summary>
+        /// Builds a fast-lane record into `*out_record`: `id` (bits 0-31, reported
+        /// back in `fast_resumed`), `timing` (bits 32-35, an `OnityTiming` value)
+        /// and `delay_frames` (bits 36-63): 0 = Yield (due at the next run of the
+        /// timing, possibly in this frame); n &gt;= 1 = due at the first run of the
+        /// timing in a frame at least n frames after the frame current when the
+        /// record is filed (1 = NextFrame, n = DelayFrame(n)). Hosts usually compute
+        /// the record inline; this function documents and checks the layout. Any
+        /// thread. Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (timing &gt;= 16),
+        /// `COUNT_OUT_OF_RANGE` (delay_frames &gt;= 2^28).
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_batch_fast_record", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_batch_fast_record(uint id, uint timing, uint delay_frames, ulong* out_record);
+
+        /// <summary>
         /// Files the batch's pending records now (call it when `submit` is full).
         /// Owner thread. Errors: `NULL_POINTER`, `INVALID_HANDLE` (not a live batch
         /// of this runtime), `WRONG_THREAD`.
@@ -685,9 +754,11 @@ namespace Onity.Native
 
         /// <summary>
         /// The per-timing call of a batch host: drops the resumptions marked
-        /// consumed, files every batch's pending records, runs `timing` (as
+        /// consumed, files every batch's pending records, reports this batch's due
+        /// fast-lane waits of `timing` in `fast_resumed`, runs `timing` (as
         /// `onity_runtime_tick`) and leaves this batch's resumptions in
-        /// `resumed[0 .. resumed_count]`. Owner thread. Errors: as
+        /// `resumed[0 .. resumed_count]`. Fast-lane waits are run only by their own
+        /// batch's `onity_batch_tick` (not by `onity_runtime_tick`). Owner thread. Errors: as
         /// `onity_runtime_tick`, plus `NULL_POINTER` and `INVALID_HANDLE` (batch).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_batch_tick", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
@@ -800,20 +871,39 @@ namespace Onity.Native
         public static extern IntPtr onity_pool_name(uint pool);
 
         /// <summary>
-        /// Fills `config` with the defaults (and sets `config-&gt;size`).
-        /// Any thread. Errors: `NULL_POINTER`.
+        /// Fills the ABI 1.0 part of `config` (its first
+        /// `ONITY_RUNTIME_CONFIG_SIZE_1_0` bytes) with the defaults and sets
+        /// `config-&gt;size` to `ONITY_RUNTIME_CONFIG_SIZE_1_0`: programs built against
+        /// a 1.0 header (whose struct ends there) keep working. Fields appended
+        /// later are not written, and `onity_runtime_create` gives them their
+        /// defaults. To set them, use `onity_runtime_config_init(config,
+        /// sizeof *config)` instead. Any thread. Errors: `NULL_POINTER`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_runtime_config_default", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_runtime_config_default(OnityRuntimeConfig* config);
 
         /// <summary>
+        /// Fills the first `size` bytes of `config` with the defaults and sets
+        /// `config-&gt;size = size`. `size` is `sizeof(OnityRuntimeConfig)` (every
+        /// field of this header) or `ONITY_RUNTIME_CONFIG_SIZE_1_0`; nothing past
+        /// `size` bytes is written. ABI 1.1. Any thread. Errors: `NULL_POINTER`,
+        /// `SIZE_MISMATCH` (any other size).
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_runtime_config_init", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_runtime_config_init(OnityRuntimeConfig* config, uint size);
+
+        /// <summary>
         /// Creates a runtime owned by the calling thread (any thread may create one;
         /// it becomes that runtime's owner thread). `config` may be null for
         /// the defaults; otherwise `config-&gt;size` must be `sizeof(OnityRuntimeConfig)`
-        /// (start from `onity_runtime_config_default`).
+        /// (start from `onity_runtime_config_init(config, sizeof *config)`) or
+        /// `ONITY_RUNTIME_CONFIG_SIZE_1_0` (start from `onity_runtime_config_default`;
+        /// fields appended later get their defaults).
         /// On success `*out_runtime` receives the runtime; destroy it with
         /// `onity_runtime_destroy` on the same thread. Several runtimes may coexist.
-        /// Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT` (rewind timing).
+        /// Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT` (rewind timing,
+        /// `frame_alloc_max_chunk_bytes`, `frame_alloc_prefault` or `reserved` out of
+        /// range).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_runtime_create", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_runtime_create(OnityRuntimeConfig* config, IntPtr* out_runtime);
@@ -1064,6 +1154,12 @@ namespace Onity.Native
             return OnityNative.onity_batch_drain(runtime, batch);
         }
 
+        public static OnityStatus onity_batch_fast_record(uint id, uint timing, uint delay_frames, ulong* out_record)
+        {
+            Crossings++;
+            return OnityNative.onity_batch_fast_record(id, timing, delay_frames, out_record);
+        }
+
         public static OnityStatus onity_batch_flush(IntPtr runtime, OnityBatch* batch)
         {
             Crossings++;
@@ -1158,6 +1254,12 @@ namespace Onity.Native
         {
             Crossings++;
             return OnityNative.onity_runtime_config_default(config);
+        }
+
+        public static OnityStatus onity_runtime_config_init(OnityRuntimeConfig* config, uint size)
+        {
+            Crossings++;
+            return OnityNative.onity_runtime_config_init(config, size);
         }
 
         public static OnityStatus onity_runtime_create(OnityRuntimeConfig* config, IntPtr* out_runtime)
