@@ -26,6 +26,27 @@ namespace Onity.CompilerServices
         public abstract void SetException(Exception ex);
     }
 
+    /// <summary>What a builder holds when its method threw before suspending: the faulted task.
+    /// (Keeping it behind the runner field keeps the builder, copied into every state machine,
+    /// one field smaller: the synchronous path is the hot one.)</summary>
+    internal sealed class FaultedRunner : IRunner
+    {
+        readonly OnityTask task;
+        internal FaultedRunner(Exception ex) { task = OnityTask.FromException(ex); }
+        public override OnityTask Task { get { return task; } }
+        public override void SetResult() { }
+        public override void SetException(Exception ex) { }
+    }
+
+    internal sealed class FaultedRunner<T> : IRunner<T>
+    {
+        readonly OnityTask<T> task;
+        internal FaultedRunner(Exception ex) { task = OnityTask.FromException<T>(ex); }
+        public override OnityTask<T> Task { get { return task; } }
+        public override void SetResult(T value) { }
+        public override void SetException(Exception ex) { }
+    }
+
     /// <summary>Counters of the async-method runners (all state-machine types together).</summary>
     public static class OnityRunnerStats
     {
@@ -190,7 +211,6 @@ namespace Onity.CompilerServices
     public struct OnityTaskMethodBuilder
     {
         IRunner runner;
-        Exception syncException;
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public static OnityTaskMethodBuilder Create() { return default(OnityTaskMethodBuilder); }
@@ -201,7 +221,6 @@ namespace Onity.CompilerServices
             get
             {
                 if (runner != null) return runner.Task;
-                if (syncException != null) return OnityTask.FromException(syncException);
                 return OnityTask.CompletedTask;
             }
         }
@@ -222,7 +241,7 @@ namespace Onity.CompilerServices
 
         public void SetException(Exception exception)
         {
-            if (runner == null) syncException = exception;
+            if (runner == null) runner = new FaultedRunner(exception);
             else runner.SetException(exception);
         }
 
@@ -253,7 +272,6 @@ namespace Onity.CompilerServices
     public struct OnityTaskMethodBuilder<T>
     {
         IRunner<T> runner;
-        Exception syncException;
         T result;
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -265,7 +283,6 @@ namespace Onity.CompilerServices
             get
             {
                 if (runner != null) return runner.Task;
-                if (syncException != null) return OnityTask.FromException<T>(syncException);
                 return new OnityTask<T>(result);
             }
         }
@@ -287,7 +304,7 @@ namespace Onity.CompilerServices
 
         public void SetException(Exception exception)
         {
-            if (runner == null) syncException = exception;
+            if (runner == null) runner = new FaultedRunner<T>(exception);
             else runner.SetException(exception);
         }
 

@@ -29,14 +29,45 @@ namespace Onity
         }
 
         static readonly Func<ExecutionContext> fastCapture;
+        // Reads Thread.m_ExecutionContext (Mono): null means the thread has no context of its
+        // own, so there is nothing to flow and the capture can be skipped. Null when unavailable
+        // (IL2CPP has no Reflection.Emit; other runtimes name the field differently).
+        static readonly Func<Thread, ExecutionContext> threadContext;
+        [ThreadStatic] static Thread currentThread;
         static readonly Action<ExecutionContext, ContextCallback, object, bool> internalRun;
         static readonly ExecutionContext defaultContext;
 
         /// <summary>True when the allocation-free internal capture was bound.</summary>
         public static bool UsesFastCapture { get { return fastCapture != null && internalRun != null; } }
 
+        /// <summary>True when a thread without context of its own is recognised without a capture.</summary>
+        public static bool UsesEmptyContextCheck { get { return threadContext != null; } }
+
+        static Func<Thread, ExecutionContext> BindThreadContext()
+        {
+            try
+            {
+                var f = typeof(Thread).GetField("m_ExecutionContext", BindingFlags.NonPublic | BindingFlags.Instance);
+                if (f == null || f.FieldType != typeof(ExecutionContext)) return null;
+                // Owned by Thread (not by this class: calling it must not wait for this type initializer).
+                var dm = new System.Reflection.Emit.DynamicMethod("OnityThreadContext", typeof(ExecutionContext), new[] { typeof(Thread) }, typeof(Thread), true);
+                var il = dm.GetILGenerator();
+                il.Emit(System.Reflection.Emit.OpCodes.Ldarg_0);
+                il.Emit(System.Reflection.Emit.OpCodes.Ldfld, f);
+                il.Emit(System.Reflection.Emit.OpCodes.Ret);
+                var d = (Func<Thread, ExecutionContext>)dm.CreateDelegate(typeof(Func<Thread, ExecutionContext>));
+                d(Thread.CurrentThread); // must not throw
+                return d;
+            }
+            catch (Exception)
+            {
+                return null;
+            }
+        }
+
         static OnityContextFlow()
         {
+            threadContext = BindThreadContext();
             try
             {
                 var t = typeof(ExecutionContext);
@@ -70,8 +101,27 @@ namespace Onity
 
         /// <summary>The context to flow, or null when there is nothing to flow (flow off, flow
         /// suppressed, or the default context).</summary>
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
         internal static ExecutionContext Capture()
         {
+            var tc = threadContext;
+            if (tc != null)
+            {
+                var th = currentThread;
+                if (th != null && tc(th) == null) return null;
+            }
+            return CaptureSlow();
+        }
+
+        static ExecutionContext CaptureSlow()
+        {
+            var tc = threadContext;
+            if (tc != null)
+            {
+                var th = currentThread;
+                if (th == null) currentThread = th = Thread.CurrentThread;
+                if (tc(th) == null) return null;
+            }
             if (fastCapture != null)
             {
                 var ec = fastCapture();

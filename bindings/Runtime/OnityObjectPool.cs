@@ -3,7 +3,28 @@ using System.Threading;
 
 namespace Onity
 {
-    /// <summary>A bounded LIFO of reusable objects guarded by a try-lock (as UniTask's pools): under
+    /// <summary>A small unique number per thread (1, 2, ...), read without a call.</summary>
+    internal static class OnityThreadId
+    {
+        [ThreadStatic] static int id;
+        static int next;
+
+        internal static int Current
+        {
+            [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+            get
+            {
+                int i = id;
+                if (i == 0) id = i = Interlocked.Increment(ref next);
+                return i;
+            }
+        }
+    }
+
+    /// <summary>A bounded LIFO of reusable objects in two parts. The lane belongs to one thread
+    /// (the first runtime owner thread that returns an object here: in a game, the main thread)
+    /// and is used without any atomic operation. Every other thread, and the owner when its lane
+    /// is empty or full, uses the shared stack guarded by a try-lock (as UniTask's pools): under
     /// contention a rent returns null (the caller allocates) and a return drops the object.</summary>
     public sealed class OnityObjectPool<T> where T : class
     {
@@ -16,24 +37,49 @@ namespace Onity
         int gate;
         long rents, returns, misses, drops;
 
-        /// <summary>A pool keeping at most <paramref name="capacity"/> idle objects (its storage
-        /// grows on demand up to that).</summary>
+        Item[] lane;
+        int laneCount;
+        int laneThread; // OnityThreadId of the lane's thread; 0 until claimed
+        long laneRents, laneReturns;
+
+        /// <summary>A pool keeping at most <paramref name="capacity"/> idle objects in its shared
+        /// stack and at most as many in its owner-thread lane (storage grows on demand).</summary>
         public OnityObjectPool(int capacity)
         {
             this.capacity = capacity;
             items = new Item[Math.Min(capacity, 16)];
+            lane = new Item[Math.Min(capacity, 16)];
         }
 
         public int Capacity { get { return capacity; } }
-        public int Idle { get { return Volatile.Read(ref count); } }
-        public long Rents { get { return rents; } }
-        public long Returns { get { return returns; } }
+        public int Idle { get { return Volatile.Read(ref count) + Volatile.Read(ref laneCount); } }
+        public long Rents { get { return Volatile.Read(ref rents) + Volatile.Read(ref laneRents); } }
+        public long Returns { get { return Volatile.Read(ref returns) + Volatile.Read(ref laneReturns); } }
         /// <summary>Rents that found nothing idle (the caller allocated): cold allocations.</summary>
-        public long Misses { get { return misses; } }
+        public long Misses { get { return Volatile.Read(ref misses); } }
         /// <summary>Returns dropped because the pool was full or contended.</summary>
-        public long Drops { get { return drops; } }
+        public long Drops { get { return Volatile.Read(ref drops); } }
 
         public T TryRent()
+        {
+            if (laneThread == OnityThreadId.Current)
+            {
+                int c = laneCount;
+                if (c > 0)
+                {
+                    c--;
+                    var arr = lane;
+                    T item = arr[c].value;
+                    arr[c].value = null;
+                    laneCount = c;
+                    laneRents++;
+                    return item;
+                }
+            }
+            return TryRentShared();
+        }
+
+        T TryRentShared()
         {
             if (Interlocked.CompareExchange(ref gate, 1, 0) == 0)
             {
@@ -56,6 +102,30 @@ namespace Onity
 
         public void Return(T item)
         {
+            int me = OnityThreadId.Current;
+            int lt = laneThread;
+            if (lt == 0 && OnityRuntime.OnAnOwnerThread)
+            {
+                Interlocked.CompareExchange(ref laneThread, me, 0);
+                lt = laneThread;
+            }
+            if (lt == me)
+            {
+                int c = laneCount;
+                if (c == lane.Length && c < capacity) Array.Resize(ref lane, Math.Min(capacity, c * 2));
+                if (c < lane.Length)
+                {
+                    lane[c].value = item;
+                    laneCount = c + 1;
+                    laneReturns++;
+                    return;
+                }
+            }
+            ReturnShared(item);
+        }
+
+        void ReturnShared(T item)
+        {
             if (Interlocked.CompareExchange(ref gate, 1, 0) == 0)
             {
                 int c = count;
@@ -72,6 +142,7 @@ namespace Onity
                 else drops++;
                 Volatile.Write(ref gate, 0);
             }
+            else Interlocked.Increment(ref drops);
         }
     }
 }

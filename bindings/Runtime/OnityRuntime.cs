@@ -74,11 +74,14 @@ namespace Onity
         public long RunnersLive;
         public long RunnersCreated;
         public long Crossings;
+        /// <summary>Pending waits of the fast lane (frame waits awaited directly; included in
+        /// <see cref="PendingWaits"/>).</summary>
+        public int FastLaneWaits;
 
         public override string ToString()
         {
-            return string.Format("waits: {0} pending, {1} completed-unconsumed, {2} slots; tokens mapped {3}; posted {4}; runners live {5}, created {6}; crossings {7}",
-                PendingWaits, CompletedUnconsumedWaits, WaitSlotCapacity, CancellationTokensMapped, PostedContinuations, RunnersLive, RunnersCreated, Crossings);
+            return string.Format("waits: {0} pending ({8} in the fast lane), {1} completed-unconsumed, {2} slots; tokens mapped {3}; posted {4}; runners live {5}, created {6}; crossings {7}",
+                PendingWaits, CompletedUnconsumedWaits, WaitSlotCapacity, CancellationTokensMapped, PostedContinuations, RunnersLive, RunnersCreated, Crossings, FastLaneWaits);
         }
     }
 
@@ -130,13 +133,29 @@ namespace Onity
         OnityBatch* batch;
         readonly Thread owner;
         bool inTick;
-        bool disposed;
+        internal bool disposed;
         ulong frame;
 
         Slot[] slots;
         int[] freeList;
         int freeCount;
         int liveSlots;
+
+        // The fast lane: frame waits awaited directly (OnityFrameWait), by 8-byte record id.
+        struct FastWait
+        {
+            public Action cont;
+            public ulong record;  // as written to the fast lane (timing, delay)
+            public ulong frame;   // frame when awaited (diagnostics)
+        }
+
+        FastWait[] fast = new FastWait[1024];
+        int[] fastFree = new int[1024];
+        int fastFreeCount;
+        internal ulong fcount;                      // the native frame counter: 0, then frame + 1
+        // [t]: runs of timing t (batch ticks); [16 + t]: fcount at t's last run. After Dispose
+        // every entry is ulong.MaxValue, so every frame wait reads as done (and GetResult throws).
+        internal readonly ulong[] runs = new ulong[32];
 
         readonly object postGate = new object();
         List<Action> posted = new List<Action>();
@@ -147,8 +166,16 @@ namespace Onity
         readonly List<TokenEntry> idleTokens = new List<TokenEntry>();
         static readonly Action<object> cancelNative = CancelNative;
 
+        /// <summary>True on a thread that owns a (not disposed) runtime.</summary>
+        internal static bool OnAnOwnerThread { get { return ownedHere != null; } }
+
         /// <summary>The runtime static helpers use (the most recently created, not yet disposed).</summary>
         public static OnityRuntime Current { get { return current; } }
+
+        /// <summary>True when <see cref="Current"/> is null because the last current runtime was
+        /// disposed (rather than never created).</summary>
+        public static bool LastDisposed { get { return lastDisposed; } }
+        static bool lastDisposed;
 
         /// <summary>Creates a runtime owned by the calling thread, with the native defaults.</summary>
         /// <param name="submitCapacity">Records the batch's submit buffer holds before a flush
@@ -182,13 +209,15 @@ namespace Onity
                 slots[i].kind = KindFree;
                 freeList[freeCount++] = i;
             }
+            for (int i = fast.Length - 1; i >= 0; i--) fastFree[fastFreeCount++] = i;
             current = this;
+            lastDisposed = false;
         }
 
         static OnityRuntimeConfig DefaultConfig()
         {
             OnityRuntimeConfig c;
-            Check(OnityNativeCalls.onity_runtime_config_default(&c), "onity_runtime_config_default");
+            Check(OnityNativeCalls.onity_runtime_config_init(&c, (uint)sizeof(OnityRuntimeConfig)), "onity_runtime_config_init");
             return c;
         }
 
@@ -247,6 +276,7 @@ namespace Onity
             info.realtime = realtime;
             Check(OnityNativeCalls.onity_runtime_frame_begin(rt, &info), "BeginFrame");
             frame = frameNumber;
+            fcount = frameNumber + 1;
             if (idleTokens.Count != 0) SweepTokens();
             inTick = true;
             try
@@ -270,6 +300,11 @@ namespace Onity
             {
                 RunPosted();
                 Check(OnityNativeCalls.onity_batch_tick(rt, batch, (uint)timing), "Tick");
+                int t = (int)timing & 15;
+                var rc = runs;
+                rc[t]++;
+                rc[16 + t] = fcount;
+                if (batch->fast_resumed_count != 0) ProcessFast();
                 ProcessResumed();
             }
             finally { inTick = false; }
@@ -302,6 +337,40 @@ namespace Onity
                 b->resumed_consumed = i + 1;
                 Resume(r.id, r.state, r.status);
             }
+        }
+
+        /// <summary>Resumes the fast-lane waits the last batch tick reported due, in its order.</summary>
+        void ProcessFast()
+        {
+            OnityBatch* b = batch;
+            uint n = b->fast_resumed_count;
+            uint* ids = b->fast_resumed; // stable until the next batch tick/drain (refused while ticking)
+            uint i = 0;
+            while (i < n)
+            {
+                // The loop lives in a method without exception handling: Mono keeps the locals of
+                // a try block in memory.
+                try { ResumeFast(ids, n, ref i); }
+                catch (Exception ex) { OnityTask.PublishUnobserved(ex); }
+            }
+        }
+
+        void ResumeFast(uint* ids, uint n, ref uint next)
+        {
+            for (uint i = next; i < n; )
+            {
+                uint id = ids[i++];
+                var arr = fast; // re-read: a continuation may grow it
+                if (id >= (uint)arr.Length) continue;
+                ref FastWait w = ref arr[id];
+                var c = w.cont;
+                if (c == null) continue;
+                w.cont = null;
+                fastFree[fastFreeCount++] = (int)id;
+                next = i;
+                c();
+            }
+            next = n;
         }
 
         void Resume(ulong id, uint state, uint status)
@@ -491,6 +560,87 @@ namespace Onity
             return new OnityTask(this, (long)id);
         }
 
+        // ---- frame waits awaited directly (OnityFrameWait): the fast lane ----------------------
+
+        /// <summary>A frame wait measured from now. Owner thread (checked again when awaited).</summary>
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+        internal OnityFrameWait FrameWait(int delay, OnityTiming timing)
+        {
+            if (ownedHere != this) CheckOwner("NextFrame/Yield/DelayFrame");
+            if ((uint)timing >= 16) ThrowTiming();
+            return new OnityFrameWait(this, delay == 0 ? runs[(int)timing] : fcount, (uint)timing | ((uint)delay << 4));
+        }
+
+        static void ThrowTiming()
+        {
+            throw new ArgumentOutOfRangeException("timing", "Onity: timing must be an OnityTiming value (0-15).");
+        }
+
+        /// <summary>IsCompleted of a frame wait: true once a run of its timing satisfies it, or when
+        /// the runtime is disposed (every counter is then at its maximum; GetResult throws canceled).</summary>
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+        internal bool FrameWaitDone(ulong mark, uint info)
+        {
+            var rc = runs;
+            uint d = info >> 4;
+            if (d == 0) return rc[info & 15] != mark;
+            return rc[16 + (info & 15)] >= mark + d;
+        }
+
+        /// <summary>Files a frame wait in the fast lane: the continuation by id, an 8-byte record
+        /// (id, timing, frames still to wait) in the batch's native buffer. No call.</summary>
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+        internal void EnqueueFrameWait(Action continuation, ulong mark, uint info)
+        {
+            if (ownedHere != this || disposed) CheckOwner("awaiting a frame wait");
+            if (fastFreeCount == 0) GrowFast();
+            int id = fastFree[--fastFreeCount];
+            ulong rec = (uint)id | ((ulong)(info & 15) << 32);
+            uint delay = info >> 4;
+            if (delay != 0)
+            {
+                long rem = (long)(mark + delay - fcount);
+                if (rem > 0) rec |= (ulong)rem << 36;
+            }
+            ref FastWait w = ref fast[id];
+            w.cont = continuation;
+            w.record = rec;
+            w.frame = frame;
+            OnityBatch* b = batch;
+            uint n = b->fast_count;
+            if (n >= b->fast_capacity)
+            {
+                Check(OnityNativeCalls.onity_batch_flush(rt, b), "onity_batch_flush");
+                n = b->fast_count;
+            }
+            b->fast_submit[n] = rec;
+            b->fast_count = n + 1;
+        }
+
+        void GrowFast()
+        {
+            int old = fast.Length;
+            int n = old * 2;
+            Array.Resize(ref fast, n);
+            Array.Resize(ref fastFree, n);
+            for (int i = n - 1; i >= old; i--) fastFree[fastFreeCount++] = i;
+        }
+
+        /// <summary>The frame wait as a slot-based task (what converting an OnityFrameWait gives).</summary>
+        internal OnityTask FrameWaitTask(ulong mark, uint info)
+        {
+            var r = this;
+            if (disposed) return OnityTask.FromCanceled();
+            if (FrameWaitDone(mark, info)) return OnityTask.CompletedTask;
+            var timing = (OnityTiming)(info & 15);
+            uint delay = info >> 4;
+            if (delay == 0) return r.Schedule(0, timing, 0, 0);
+            long rem = (long)(mark + delay - r.fcount);
+            if (rem <= 0) return r.Schedule(0, timing, 0, 0);
+            if (rem == 1 && delay == 1) return r.Schedule(1, timing, 0, 0);
+            return r.Schedule(2, timing, (ulong)rem, 0);
+        }
+
         /// <summary>Creates a native task that native code completes, and awaits it through the
         /// batch (an <c>ONITY_BATCH_TASK</c> record): owner thread; one crossing to create, one to
         /// consume when it completes.</summary>
@@ -670,6 +820,9 @@ namespace Onity
                 if (slots[i].state == 0) m.PendingWaits++;
                 else m.CompletedUnconsumedWaits++;
             }
+            int fastLive = fast.Length - fastFreeCount;
+            m.PendingWaits += fastLive;
+            m.FastLaneWaits = fastLive;
             m.CancellationTokensMapped = tokens.Count;
             m.PostedContinuations = Volatile.Read(ref postedCount);
             m.RunnersLive = CompilerServices.OnityRunnerStats.Live;
@@ -695,6 +848,21 @@ namespace Onity
                 w.Awaited = s.cont != null;
                 w.Awaiter = s.cont != null && s.cont.Target != null ? s.cont.Target.GetType().FullName : null;
                 w.Token = (long)(((ulong)s.version << 32) | (uint)i);
+                into.Add(w);
+                n++;
+            }
+            for (int i = 0; i < fast.Length; i++)
+            {
+                ref FastWait f = ref fast[i];
+                if (f.cont == null) continue;
+                ulong d = f.record >> 36;
+                var w = new OnityPendingWait();
+                w.Kind = d == 0 ? "Yield" : d == 1 ? "NextFrame" : "DelayFrame";
+                w.Timing = (OnityTiming)((f.record >> 32) & 15);
+                w.CreatedFrame = f.frame;
+                w.Awaited = true;
+                w.Awaiter = f.cont.Target != null ? f.cont.Target.GetType().FullName : null;
+                w.Token = -1 - i;
                 into.Add(w);
                 n++;
             }
@@ -736,7 +904,11 @@ namespace Onity
             Check(OnityNativeCalls.onity_runtime_destroy(rt), "onity_runtime_destroy");
             rt = IntPtr.Zero;
             batch = null;
-            if (current == this) current = null;
+            if (current == this)
+            {
+                current = null;
+                lastDisposed = true;
+            }
             var conts = new List<Action>();
             for (int i = 0; i < slots.Length; i++)
             {
@@ -750,6 +922,14 @@ namespace Onity
                     s.cont = null;
                 }
             }
+            for (int i = 0; i < fast.Length; i++)
+            {
+                if (fast[i].cont == null) continue;
+                conts.Add(fast[i].cont);
+                fast[i].cont = null;
+                fastFree[fastFreeCount++] = i;
+            }
+            for (int i = 0; i < runs.Length; i++) runs[i] = ulong.MaxValue;
             foreach (var c in conts)
             {
                 try { c(); }

@@ -17,6 +17,18 @@ namespace Onity
             return WhenAllPromise.Create(tasks, default(CancellationToken));
         }
 
+        /// <summary>WhenAll over frame waits (each converted to a wait task; allocates the converted
+        /// array: pass an <c>OnityTask[]</c> for the allocation-free form).</summary>
+        public static OnityTask WhenAll(OnityFrameWait[] waits, CancellationToken cancellationToken)
+        {
+            return WhenAllPromise.Create(OnityFrameWait.ToTasks(waits), cancellationToken);
+        }
+
+        public static OnityTask WhenAll(params OnityFrameWait[] waits)
+        {
+            return WhenAllPromise.Create(OnityFrameWait.ToTasks(waits), default(CancellationToken));
+        }
+
         /// <summary>WhenAll over typed tasks: every result, in input order (a new array).</summary>
         public static OnityTask<T[]> WhenAll<T>(OnityTask<T>[] tasks, CancellationToken cancellationToken)
         {
@@ -47,7 +59,6 @@ namespace Onity
         readonly Input[] inputs;
         OnityCompletionSourceCore<AsyncUnit> core;
         int remaining;   // inputs not finished + 1 for the consumer
-        int pendingInputs;
         Exception firstError;
         bool consumed;
         CancellationTokenRegistration registration;
@@ -69,7 +80,6 @@ namespace Onity
             var p = pool != null ? pool.TryRent() : null;
             if (p == null) p = new WhenAllPromise(cap);
             p.remaining = n + 1;
-            p.pendingInputs = n;
             p.firstError = null;
             p.consumed = false;
             var result = new OnityTask(p, p.core.Version);
@@ -108,18 +118,27 @@ namespace Onity
         void Finish(Exception err)
         {
             if (err != null) Interlocked.CompareExchange(ref firstError, err, null);
-            if (Interlocked.Decrement(ref pendingInputs) == 0)
+            // One counter for the n inputs and the consumer: the last input leaves 1 and completes
+            // the task (the consumer can only consume a completed task, so it comes later), unless
+            // the token canceled it and the consumer already went: then the last input leaves 0
+            // and releases the coordinator.
+            int r = Interlocked.Decrement(ref remaining);
+            if (r == 1)
             {
                 var e = Volatile.Read(ref firstError);
                 if (e == null) core.TrySetResult(default(AsyncUnit));
                 else core.TrySetException(e);
             }
-            Release();
+            else if (r == 0) Recycle();
         }
 
         void Release()
         {
-            if (Interlocked.Decrement(ref remaining) != 0) return;
+            if (Interlocked.Decrement(ref remaining) == 0) Recycle();
+        }
+
+        void Recycle()
+        {
             registration.Dispose();
             registration = default(CancellationTokenRegistration);
             firstError = null;

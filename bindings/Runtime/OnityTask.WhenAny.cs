@@ -20,6 +20,18 @@ namespace Onity
             return WhenAnyPromise.Create(tasks, default(CancellationToken));
         }
 
+        /// <summary>WhenAny over frame waits (each converted to a wait task; allocates the converted
+        /// array: pass an <c>OnityTask[]</c> for the allocation-free form).</summary>
+        public static OnityTask<int> WhenAny(OnityFrameWait[] waits, CancellationToken cancellationToken)
+        {
+            return WhenAny(OnityFrameWait.ToTasks(waits), cancellationToken);
+        }
+
+        public static OnityTask<int> WhenAny(params OnityFrameWait[] waits)
+        {
+            return WhenAny(OnityFrameWait.ToTasks(waits), default(CancellationToken));
+        }
+
         /// <summary>WhenAny over typed tasks: the winner's index and result.</summary>
         public static OnityTask<WhenAnyResult<T>> WhenAny<T>(OnityTask<T>[] tasks, CancellationToken cancellationToken)
         {
@@ -104,29 +116,33 @@ namespace Onity
             p.consumed = false;
             var result = new OnityTask<int>(p, p.core.Version);
             if (ct.CanBeCanceled) p.registration = ct.Register(cancel, p);
-            for (int i = 0; i < n; i++)
-            {
-                var inp = p.inputs[i];
-                inp.task = tasks[i];
-                try
-                {
-                    // A source runs the continuation inline when already completed (and throws
-                    // on a stale token), so only frame waits (cheap check, owner-thread
-                    // OnCompleted) and completed tasks are tested first.
-                    var src = tasks[i].source;
-                    var rt = src as OnityRuntime;
-                    if (src == null || (rt != null && rt.IsCompletedFast(tasks[i].token))) p.OnInput(inp);
-                    else src.OnCompleted(inp.callback, tasks[i].token);
-                }
-                catch (Exception ex)
-                {
-                    // A stale input or one already awaited elsewhere: the combinator faults.
-                    inp.task = default(OnityTask);
-                    if (Interlocked.CompareExchange(ref p.winner, i, -1) == -1) p.core.TrySetException(ex);
-                    p.Release();
-                }
-            }
+            var inputs = p.inputs;
+            for (int i = 0; i < n; i++) p.Subscribe(inputs[i], tasks[i]);
             return result;
+        }
+
+        /// <summary>Awaits one input. (Its own method: Mono keeps a try block's locals in memory,
+        /// so the loop in Create stays free of exception handling.)</summary>
+        void Subscribe(Input inp, OnityTask task)
+        {
+            inp.task = task;
+            try
+            {
+                // A source runs the continuation inline when already completed (and throws on a
+                // stale token), so only frame waits (cheap check, owner-thread OnCompleted) and
+                // completed tasks are tested first.
+                var src = task.source;
+                var rt = src as OnityRuntime;
+                if (src == null || (rt != null && rt.IsCompletedFast(task.token))) OnInput(inp);
+                else src.OnCompleted(inp.callback, task.token);
+            }
+            catch (Exception ex)
+            {
+                // A stale input or one already awaited elsewhere: the combinator faults.
+                inp.task = default(OnityTask);
+                if (Interlocked.CompareExchange(ref winner, inp.index, -1) == -1) core.TrySetException(ex);
+                Release();
+            }
         }
 
         void OnInput(Input inp)
@@ -136,11 +152,12 @@ namespace Onity
             try
             {
                 t.GetAwaiter().GetResult();
-                if (Interlocked.CompareExchange(ref winner, inp.index, -1) == -1) core.TrySetResult(inp.index);
+                // Losers (most inputs) see the winner with a plain read and skip the CAS.
+                if (Volatile.Read(ref winner) == -1 && Interlocked.CompareExchange(ref winner, inp.index, -1) == -1) core.TrySetResult(inp.index);
             }
             catch (Exception ex)
             {
-                if (Interlocked.CompareExchange(ref winner, inp.index, -1) == -1) core.TrySetException(ex);
+                if (Volatile.Read(ref winner) == -1 && Interlocked.CompareExchange(ref winner, inp.index, -1) == -1) core.TrySetException(ex);
             }
             Release();
         }
@@ -223,28 +240,33 @@ namespace Onity
             p.consumed = false;
             var result = new OnityTask<WhenAnyResult<T>>(p, p.core.Version);
             if (ct.CanBeCanceled) p.registration = ct.Register(cancel, p);
-            for (int i = 0; i < n; i++)
-            {
-                var inp = p.inputs[i];
-                inp.task = tasks[i];
-                try
-                {
-                    // A source runs the continuation inline when already completed (and throws
-                    // on a stale token), so only frame waits (cheap check, owner-thread
-                    // OnCompleted) and completed tasks are tested first.
-                    var src = tasks[i].source;
-                    var rt = src as OnityRuntime;
-                    if (src == null || (rt != null && rt.IsCompletedFast(tasks[i].token))) p.OnInput(inp);
-                    else src.OnCompleted(inp.callback, tasks[i].token);
-                }
-                catch (Exception ex)
-                {
-                    inp.task = default(OnityTask<T>);
-                    if (Interlocked.CompareExchange(ref p.winner, i, -1) == -1) p.core.TrySetException(ex);
-                    p.Release();
-                }
-            }
+            var inputs = p.inputs;
+            for (int i = 0; i < n; i++) p.Subscribe(inputs[i], tasks[i]);
             return result;
+        }
+
+        /// <summary>Awaits one input. (Its own method: Mono keeps a try block's locals in memory,
+        /// so the loop in Create stays free of exception handling.)</summary>
+        void Subscribe(Input inp, OnityTask<T> task)
+        {
+            inp.task = task;
+            try
+            {
+                // A source runs the continuation inline when already completed (and throws on a
+                // stale token), so only frame waits (cheap check, owner-thread OnCompleted) and
+                // completed tasks are tested first.
+                var src = task.source;
+                var rt = src as OnityRuntime;
+                if (src == null || (rt != null && rt.IsCompletedFast(task.token))) OnInput(inp);
+                else src.OnCompleted(inp.callback, task.token);
+            }
+            catch (Exception ex)
+            {
+                // A stale input or one already awaited elsewhere: the combinator faults.
+                inp.task = default(OnityTask<T>);
+                if (Interlocked.CompareExchange(ref winner, inp.index, -1) == -1) core.TrySetException(ex);
+                Release();
+            }
         }
 
         void OnInput(Input inp)
@@ -254,11 +276,11 @@ namespace Onity
             try
             {
                 T v = t.GetAwaiter().GetResult();
-                if (Interlocked.CompareExchange(ref winner, inp.index, -1) == -1) core.TrySetResult(new WhenAnyResult<T>(inp.index, v));
+                if (Volatile.Read(ref winner) == -1 && Interlocked.CompareExchange(ref winner, inp.index, -1) == -1) core.TrySetResult(new WhenAnyResult<T>(inp.index, v));
             }
             catch (Exception ex)
             {
-                if (Interlocked.CompareExchange(ref winner, inp.index, -1) == -1) core.TrySetException(ex);
+                if (Volatile.Read(ref winner) == -1 && Interlocked.CompareExchange(ref winner, inp.index, -1) == -1) core.TrySetException(ex);
             }
             Release();
         }

@@ -10,6 +10,8 @@ namespace Onity.Tests
         static async OnityTask<int> CompletedTyped(int x) { return x * 2; }
         static async OnityTask CompletedUntyped() { }
         static async OnityTask<int> CompletedThrows() { throw new NotSupportedException("sync"); }
+        static async OnityTask UntypedThrows() { throw new FormatException("untyped sync"); }
+        static async OnityTask CanceledSync() { throw new OperationCanceledException("sync cancel"); }
 #pragma warning restore 1998
 
         static async OnityTask<int> Inner(int depth)
@@ -33,6 +35,13 @@ namespace Onity.Tests
                 var f = CompletedThrows();
                 Assert.Equal(OnityTaskStatus.Faulted, f.Status);
                 Assert.Throws<NotSupportedException>(() => f.GetAwaiter().GetResult());
+                var u = UntypedThrows();
+                Assert.Equal(OnityTaskStatus.Faulted, u.Status);
+                var ex = Assert.Throws<FormatException>(() => u.GetAwaiter().GetResult());
+                Assert.Contains("UntypedThrows", ex.StackTrace, "original stack kept");
+                var c = CanceledSync();
+                Assert.Equal(OnityTaskStatus.Canceled, c.Status);
+                Assert.Throws<OperationCanceledException>(() => c.GetAwaiter().GetResult());
             }
         }
 

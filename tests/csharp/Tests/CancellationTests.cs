@@ -148,6 +148,20 @@ namespace Onity.Tests
                 Assert.Throws<OperationCanceledException>(() => any.GetAwaiter().GetResult());
                 Assert.Throws<OperationCanceledException>(() => all.GetAwaiter().GetResult());
                 a.TrySetResult(); b.TrySetResult(); c.TrySetResult();
+                // The coordinators went back to their pools once their last input finished: the
+                // next ones (likely the same objects) work normally.
+                for (int round = 0; round < 3; round++)
+                {
+                    var d = AutoResetOnityCompletionSource.Create();
+                    var e = AutoResetOnityCompletionSource.Create();
+                    var all2 = OnityTask.WhenAll(d.Task, e.Task);
+                    var any2 = OnityTask.WhenAny(new[] { AutoResetOnityCompletionSource.Create().Task, all2 });
+                    Assert.Equal(OnityTaskStatus.Pending, all2.Status);
+                    d.TrySetResult();
+                    Assert.Equal(OnityTaskStatus.Pending, any2.Status);
+                    e.TrySetResult();
+                    Assert.Equal(1, any2.GetAwaiter().GetResult(), "WhenAll won");
+                }
             }
         }
     }

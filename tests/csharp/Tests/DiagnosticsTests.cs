@@ -37,7 +37,10 @@ namespace Onity.Tests
             {
                 h.RunFrame(OnityTiming.Update);
                 LeakyWaiter().Forget();
+                // A frame wait never awaited costs nothing and cannot leak...
                 OnityTask.NextFrame(OnityTiming.PreLateUpdate);
+                // ...but one converted to a task holds a wait slot until awaited.
+                OnityTask leaked = OnityTask.NextFrame(OnityTiming.PreLateUpdate);
                 var list = new List<OnityPendingWait>();
                 Assert.Equal(2, h.Runtime.GetPendingWaits(list));
                 var text = string.Join(" | ", list);

@@ -12,7 +12,7 @@ namespace Onity.Tests
             using (var h = new TestHost())
             {
                 h.RunFrame(OnityTiming.Update);
-                var t = OnityTask.NextFrame();
+                OnityTask t = OnityTask.NextFrame();
                 h.RunFrame(OnityTiming.Update);
                 t.GetAwaiter().GetResult();
                 var ex = Assert.Throws<InvalidOperationException>(() => t.GetAwaiter().GetResult());
@@ -27,7 +27,7 @@ namespace Onity.Tests
             using (var h = new TestHost())
             {
                 h.RunFrame(OnityTiming.Update);
-                var t = OnityTask.NextFrame();
+                OnityTask t = OnityTask.NextFrame();
                 t.GetAwaiter().UnsafeOnCompleted(() => { });
                 var ex = Assert.Throws<InvalidOperationException>(() => t.GetAwaiter().UnsafeOnCompleted(() => { }));
                 Assert.Contains("already has a continuation", ex.Message);
@@ -66,7 +66,7 @@ namespace Onity.Tests
             using (var h = new TestHost())
             {
                 h.RunFrame(OnityTiming.Update);
-                var t = OnityTask.NextFrame();
+                OnityTask t = OnityTask.NextFrame();
                 var ex = Assert.Throws<InvalidOperationException>(() => t.GetAwaiter().GetResult());
                 Assert.Contains("before the task completed", ex.Message);
                 h.RunFrame(OnityTiming.Update);

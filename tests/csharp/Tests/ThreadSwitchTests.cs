@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Threading;
+using System.Threading.Tasks;
 
 namespace Onity.Tests
 {
@@ -39,6 +40,49 @@ namespace Onity.Tests
             {
                 Assert.True(OnityTask.SwitchToMainThread().GetAwaiter().IsCompleted, "already on the main thread");
             }
+        }
+
+        [Test]
+        public void SwitchToMainThreadAfterDisposeCompletesCanceled()
+        {
+            var h = new TestHost();
+            var started = new ManualResetEvent(false);
+            var release = new ManualResetEvent(false);
+            Exception seen = null;
+            var t = Task.Run(async () =>
+            {
+                started.Set();
+                release.WaitOne();
+                try { await OnityTask.SwitchToMainThread(); }
+                catch (Exception e) { seen = e; }
+            });
+            started.WaitOne();
+            h.Dispose();
+            release.Set();
+            Assert.True(t.Wait(10000), "worker finished");
+            Assert.True(seen is OperationCanceledException, "canceled after dispose: " + seen);
+            // Posted before the dispose: the continuation runs at dispose, canceled.
+            var h2 = new TestHost();
+            var posted = new ManualResetEvent(false);
+            Exception seen2 = null;
+            bool sawPending = false;
+            var done = new ManualResetEvent(false);
+            ThreadPool.QueueUserWorkItem(_ =>
+            {
+                var aw = OnityTask.SwitchToMainThread().GetAwaiter();
+                sawPending = !aw.IsCompleted;
+                aw.UnsafeOnCompleted(() =>
+                {
+                    try { aw.GetResult(); } catch (Exception e) { seen2 = e; }
+                    done.Set();
+                });
+                posted.Set();
+            });
+            Assert.True(posted.WaitOne(10000), "posted");
+            h2.Dispose();
+            Assert.True(done.WaitOne(10000), "continuation ran");
+            Assert.True(sawPending, "was pending on the worker");
+            Assert.True(seen2 is OperationCanceledException, "canceled: " + seen2);
         }
     }
 }

@@ -76,8 +76,8 @@ namespace Onity.Tests
             using (var h = new TestHost())
             {
                 h.RunFrame(OnityTiming.Update);
-                var done = OnityTask.NextFrame();
-                var later = OnityTask.DelayFrame(5);
+                OnityTask done = OnityTask.NextFrame();
+                OnityTask later = OnityTask.DelayFrame(5);
                 h.RunFrame(OnityTiming.Update);
                 Assert.Equal(OnityTaskStatus.Succeeded, done.Status);
                 // A completed (not yet awaited) frame wait wins at once, in array order.
@@ -90,7 +90,7 @@ namespace Onity.Tests
                 Assert.Throws<InvalidOperationException>(() => stale.GetAwaiter().GetResult());
                 var staleAll = OnityTask.WhenAll(done);
                 Assert.Throws<InvalidOperationException>(() => staleAll.GetAwaiter().GetResult());
-                var a = OnityTask.NextFrame();
+                OnityTask a = OnityTask.NextFrame();
                 h.RunFrame(OnityTiming.Update);
                 var all = OnityTask.WhenAll(a, OnityTask.CompletedTask);
                 Assert.Equal(OnityTaskStatus.Succeeded, all.Status);

@@ -1,0 +1,112 @@
+using System;
+using System.Runtime.CompilerServices;
+using System.Threading;
+
+namespace Onity
+{
+    /// <summary>What <c>OnityTask.Yield()</c>, <c>NextFrame()</c> and <c>DelayFrame(n)</c> return
+    /// when no cancellation token is given: a point in the frame loop to wait for, measured from
+    /// the moment it was created (as with an <see cref="OnityTask"/>: a NextFrame created in frame 5
+    /// and awaited in frame 7 after Update already ran there is complete). It belongs to the
+    /// runtime that was <see cref="OnityRuntime.Current"/> when it was created.
+    ///
+    /// Awaited directly (<c>await OnityTask.NextFrame()</c>) it costs no wait slot and no call
+    /// into the native runtime: the await appends an 8-byte record to the batch's fast lane and
+    /// the timing's one <c>onity_batch_tick</c> reports it due. Converted to an
+    /// <see cref="OnityTask"/> (implicitly, or with <see cref="ToOnityTask"/>) it becomes an
+    /// ordinary wait task, for WhenAll/WhenAny, Status and storing.
+    ///
+    /// Unlike a task it is a description, not a handle: awaiting the same value again after it
+    /// completed completes at once. If its runtime is disposed before the wait completes, the
+    /// await throws <see cref="OperationCanceledException"/>. Create and await it on the runtime's
+    /// owner thread.</summary>
+    public readonly struct OnityFrameWait : ICriticalNotifyCompletion
+    {
+        /// <summary>Largest frame count of <c>DelayFrame</c> (2^28 - 1: about 52 days at 60 fps).</summary>
+        public const int MaxDelayFrames = (1 << 28) - 1;
+
+        readonly OnityRuntime runtime;
+        readonly ulong mark;   // Yield: the timing's run count at creation; else the frame counter at creation
+        readonly uint info;    // timing (bits 0-3) | delay frames (bits 4-31): 0 = Yield, n = NextFrame (1) / DelayFrame(n)
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal OnityFrameWait(OnityRuntime runtime, ulong mark, uint info)
+        {
+            this.runtime = runtime;
+            this.mark = mark;
+            this.info = info;
+        }
+
+        internal static int CheckDelay(int delayFrameCount)
+        {
+            if (delayFrameCount < 0) throw new ArgumentOutOfRangeException("delayFrameCount", "Onity: delay frame count must be >= 0.");
+            if (delayFrameCount > MaxDelayFrames) throw new ArgumentOutOfRangeException("delayFrameCount", "Onity: delay frame count must be <= " + MaxDelayFrames + " (use Delay with a TimeSpan for longer waits).");
+            return delayFrameCount;
+        }
+
+        /// <summary>The timing it resumes on.</summary>
+        public OnityTiming Timing { get { return (OnityTiming)(info & 15); } }
+
+        /// <summary>0 for Yield, 1 for NextFrame, n for DelayFrame(n).</summary>
+        public int DelayFrames { get { return (int)(info >> 4); } }
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public OnityFrameWait GetAwaiter() { return this; }
+
+        /// <summary>True once a run of the timing satisfying the wait has happened.</summary>
+        public bool IsCompleted
+        {
+            [MethodImpl(MethodImplOptions.AggressiveInlining)]
+            get { return runtime.FrameWaitDone(mark, info); }
+        }
+
+        /// <summary>Returns, or throws <see cref="OperationCanceledException"/> when the runtime
+        /// was disposed.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public void GetResult()
+        {
+            if (runtime.disposed) ThrowDisposed();
+        }
+
+        static void ThrowDisposed()
+        {
+            throw new OperationCanceledException("Onity: the runtime was disposed while this frame wait was pending.");
+        }
+
+        public void OnCompleted(Action continuation) { UnsafeOnCompleted(continuation); }
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public void UnsafeOnCompleted(Action continuation)
+        {
+            runtime.EnqueueFrameWait(continuation, mark, info);
+        }
+
+        /// <summary>The same wait as an <see cref="OnityTask"/> (a wait slot: status, WhenAll/WhenAny,
+        /// await once). Owner thread.</summary>
+        public OnityTask ToOnityTask() { return runtime.FrameWaitTask(mark, info); }
+
+        public static implicit operator OnityTask(OnityFrameWait w) { return w.ToOnityTask(); }
+
+        internal static OnityTask[] ToTasks(OnityFrameWait[] waits)
+        {
+            if (waits == null) return null; // the combinator reports the null argument
+            var tasks = new OnityTask[waits.Length];
+            for (int i = 0; i < waits.Length; i++)
+            {
+                if (waits[i].runtime == null) throw new ArgumentException("Onity: default(OnityFrameWait) at index " + i + " is not a wait.", "waits");
+                tasks[i] = waits[i].ToOnityTask();
+            }
+            return tasks;
+        }
+
+        /// <summary>As <c>ToOnityTask().Forget()</c>: the wait is scheduled and shows in the
+        /// statistics until it completes (code written for tasks keeps its meaning).</summary>
+        public void Forget() { ToOnityTask().Forget(); }
+
+        public override string ToString()
+        {
+            uint delay = info >> 4;
+            return (delay == 0 ? "Yield" : delay == 1 ? "NextFrame" : "DelayFrame(" + delay + ")") + " @" + Timing;
+        }
+    }
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Instructions per operation of the C# binding's hot paths, counted with callgrind: each workload
+# runs twice (a short and a long run) and the difference in executed instructions is divided by
+# the difference in operations, so start-up and JIT cost cancel out. Deterministic to ~1 %, so
+# usable on a shared, noisy machine where timings are not (it does not see cache misses or the
+# cost of atomic instructions). Needs valgrind and mono. Usage:
+#   scripts/icount-csharp.sh [workload ...]   (default: all; nextframe yield manual completed whenany32)
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+OUT="${ONITY_CS_OUT:-$ROOT/target/csharp}"
+mkdir -p "$OUT"
+command -v valgrind >/dev/null || { echo "valgrind is needed" >&2; exit 2; }
+LIB="$ROOT/target/release/libonity.so"
+if [ ! -f "$LIB" ] || [ -n "$(find src Cargo.toml build.rs -newer "$LIB" -print -quit 2>/dev/null)" ]; then
+    cargo build --release
+fi
+mcs -langversion:7.2 -unsafe -optimize+ -nowarn:1591 -out:"$OUT/Icount.exe" \
+    -recurse:'bindings/Runtime/*.cs' tests/csharp/Icount/*.cs
+export LD_LIBRARY_PATH="$ROOT/target/release" MONO_THREADS_SUSPEND=preemptive
+count() { # flow workload n -> instructions
+    valgrind --tool=callgrind --smc-check=all-non-file --callgrind-out-file=/dev/null \
+        mono --optimize=all "$OUT/Icount.exe" "$1" "$2" "$3" 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+workloads=("$@")
+[ ${#workloads[@]} -eq 0 ] && workloads=(nextframe yield manual completed whenany32)
+printf '%-12s %-5s %14s  %s\n' workload flow "instr/op" "op"
+for w in "${workloads[@]}"; do
+    case "$w" in
+        nextframe|yield) a=10; b=110; per=1024; unit="task-frame" ;;
+        manual|completed) a=20000; b=220000; per=1; unit="await / call" ;;
+        whenany32) a=200; b=2200; per=1; unit="WhenAny(32) group" ;;
+        *) echo "unknown workload $w" >&2; exit 2 ;;
+    esac
+    for flow in 1 0; do
+        x=$(count $flow "$w" $a); y=$(count $flow "$w" $b)
+        python3 -c "print('%-12s %-5s %14.1f  %s' % ('$w', '$flow', ($y - $x) / float(($b - $a) * $per), '$unit'))"
+    done
+done

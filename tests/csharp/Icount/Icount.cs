@@ -1,0 +1,96 @@
+using System;
+using Onity;
+
+namespace Onity.Icount
+{
+    /// <summary>Workloads for scripts/icount-csharp.sh, which runs this program twice under
+    /// callgrind (a short and a long run) and divides the difference in executed instructions by
+    /// the difference in operations: instructions per operation, free of the machine's noise.
+    /// Arguments: flow (0|1) workload (nextframe|yield|manual|completed|whenany32) count.</summary>
+    public static class Program
+    {
+        static long resumed;
+        static OnityRuntime rt;
+        static ulong frame;
+        static AutoResetOnityCompletionSource<int> pending;
+
+        static async OnityTask NextFrameLoop() { while (true) { await OnityTask.NextFrame(); resumed++; } }
+        static async OnityTask YieldLoop() { while (true) { await OnityTask.Yield(); resumed++; } }
+
+        static async OnityTask<long> AwaitSources(int n)
+        {
+            long sum = 0;
+            for (int i = 0; i < n; i++)
+            {
+                var s = AutoResetOnityCompletionSource<int>.Create();
+                pending = s;
+                sum += await s.Task;
+            }
+            return sum;
+        }
+
+#pragma warning disable 1998
+        static async OnityTask<int> CompletedTyped(int i) { return i + 1; }
+#pragma warning restore 1998
+
+        static void Frame()
+        {
+            frame++;
+            rt.BeginFrame(frame, 1.0 / 60, 1.0 / 60, frame / 60.0);
+            rt.Tick(OnityTiming.Update);
+        }
+
+        public static int Main(string[] args)
+        {
+            if (args.Length != 3)
+            {
+                Console.Error.WriteLine("usage: Icount.exe flow(0|1) nextframe|yield|manual|completed|whenany32 count");
+                return 2;
+            }
+            OnityContextFlow.Enabled = args[0] == "1";
+            int count = int.Parse(args[2]);
+            rt = new OnityRuntime(65536);
+            switch (args[1])
+            {
+                case "nextframe":
+                case "yield":
+                    // count frames of 1024 tasks (+ 20 warm-up frames)
+                    for (int i = 0; i < 1024; i++) { if (args[1] == "yield") YieldLoop().Forget(); else NextFrameLoop().Forget(); }
+                    for (int f = 0; f < 20 + count; f++) Frame();
+                    if (resumed != 1024L * (20 + count)) throw new Exception("resumed " + resumed);
+                    break;
+                case "manual":
+                    {
+                        var t = AwaitSources(count);
+                        for (int i = 0; i < count; i++) pending.TrySetResult(1);
+                        if (t.GetAwaiter().GetResult() != count) throw new Exception("sum");
+                        break;
+                    }
+                case "completed":
+                    {
+                        long acc = 0;
+                        for (int i = 0; i < count; i++) acc += CompletedTyped(i).GetAwaiter().GetResult();
+                        if (acc != (long)count * (count + 1) / 2) throw new Exception("acc");
+                        break;
+                    }
+                case "whenany32":
+                    {
+                        var srcs = new AutoResetOnityCompletionSource[32];
+                        var tasks = new OnityTask[32];
+                        for (int g = 0; g < count; g++)
+                        {
+                            for (int i = 0; i < 32; i++) { srcs[i] = AutoResetOnityCompletionSource.Create(); tasks[i] = srcs[i].Task; }
+                            var any = OnityTask.WhenAny(tasks);
+                            for (int i = 31; i >= 0; i--) srcs[i].TrySetResult();
+                            if (any.GetAwaiter().GetResult() != 31) throw new Exception("winner");
+                        }
+                        break;
+                    }
+                default:
+                    Console.Error.WriteLine("unknown workload " + args[1]);
+                    return 2;
+            }
+            return 0;
+        }
+    }
+}

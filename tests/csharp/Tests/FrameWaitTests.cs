@@ -1,0 +1,280 @@
+using System;
+using System.Collections.Generic;
+using System.Threading;
+
+namespace Onity.Tests
+{
+    /// <summary>Frame waits awaited directly (OnityFrameWait through the batch's fast lane) against
+    /// the same waits converted to OnityTask (wait slots through the native timing queues).</summary>
+    public class FrameWaitTests
+    {
+        static OnityTiming current;
+
+        static OnityFrameWait Make(int kind, int n, OnityTiming t)
+        {
+            if (kind == 0) return OnityTask.Yield(t);
+            if (kind == 1) return OnityTask.NextFrame(t);
+            return OnityTask.DelayFrame(n, t);
+        }
+
+        static async OnityTask Direct(OnityFrameWait w, OnityRuntime rt, List<string> log, string name)
+        {
+            await w;
+            log.Add(name + "@" + rt.Frame + "/" + current);
+        }
+
+        static async OnityTask Converted(OnityTask w, OnityRuntime rt, List<string> log, string name)
+        {
+            await w;
+            log.Add(name + "@" + rt.Frame + "/" + current);
+        }
+
+        static void Frame(TestHost h)
+        {
+            h.Begin();
+            for (int t = 0; t < 16; t++)
+            {
+                current = (OnityTiming)t;
+                h.Runtime.Tick((OnityTiming)t);
+            }
+        }
+
+        [Test]
+        public void DirectAndConvertedWaitsResumeAtTheSameFrameAndTiming()
+        {
+            var timings = new[] { OnityTiming.EarlyUpdate, OnityTiming.Update, OnityTiming.PostLateUpdate };
+            int cases = 0;
+            foreach (int kind in new[] { 0, 1, 2 })
+                foreach (int n in kind == 2 ? new[] { 0, 1, 2, 5 } : new[] { 0 })
+                    foreach (var wt in timings)
+                        foreach (var createAt in timings)
+                            foreach (int awaitLater in new[] { 0, 1, 2 })
+                            {
+                                using (var h = new TestHost())
+                                {
+                                    var log = new List<string>();
+                                    h.Begin();
+                                    OnityFrameWait direct = default(OnityFrameWait);
+                                    OnityTask converted = default(OnityTask);
+                                    // Create both at the same point; await the direct one then or
+                                    // `awaitLater` frames later (same timing).
+                                    for (int f = 0; f < 12; f++)
+                                    {
+                                        if (f > 0) h.Begin();
+                                        for (int t = 0; t < 16; t++)
+                                        {
+                                            current = (OnityTiming)t;
+                                            if (f == 0 && t == (int)createAt)
+                                            {
+                                                direct = Make(kind, n, wt);
+                                                converted = Make(kind, n, wt);
+                                                Converted(converted, h.Runtime, log, "task").Forget();
+                                            }
+                                            if (f == awaitLater && t == (int)createAt)
+                                            {
+                                                string label = "direct";
+                                                if (direct.IsCompleted) label = "direct(sync)";
+                                                Direct(direct, h.Runtime, log, label).Forget();
+                                            }
+                                            h.Runtime.Tick((OnityTiming)t);
+                                        }
+                                    }
+                                    string what = "kind " + kind + " n " + n + " on " + wt + ", created at " + createAt + ", awaited " + awaitLater + " frames later: " + string.Join(", ", log);
+                                    Assert.Equal(2, log.Count, what);
+                                    string task = log[0].StartsWith("task") ? log[0] : log[1];
+                                    string dir = log[0].StartsWith("task") ? log[1] : log[0];
+                                    if (dir.StartsWith("direct(sync)"))
+                                    {
+                                        // Already due when awaited: the task resumed no later than the await.
+                                        Assert.True(log.IndexOf(task) < log.IndexOf(dir), "completed before the await: " + what);
+                                    }
+                                    else
+                                    {
+                                        Assert.Equal(task.Substring(4), dir.Substring(6), what);
+                                    }
+                                    Assert.Equal(0, h.Runtime.GetManagedStats().PendingWaits, "nothing left: " + what);
+                                    cases++;
+                                }
+                            }
+            Assert.True(cases > 100, "cases run");
+        }
+
+        static async OnityTask Loop(int frames, int[] count)
+        {
+            for (int i = 0; i < frames; i++)
+            {
+                await OnityTask.NextFrame();
+                count[0]++;
+            }
+        }
+
+        [Test]
+        public void ManyLoopsResumeOncePerFrameAndLeaveNothing()
+        {
+            using (var h = new TestHost(submitCapacity: 64)) // small: forces flush crossings
+            {
+                h.RunFrame(OnityTiming.Update);
+                var count = new int[1];
+                var tasks = new OnityTask[3000];
+                for (int i = 0; i < tasks.Length; i++) tasks[i] = Loop(10, count);
+                Assert.Equal(3000, h.Runtime.GetManagedStats().FastLaneWaits, "fast lane pending");
+                for (int f = 1; f <= 10; f++)
+                {
+                    h.RunFrame(OnityTiming.Update);
+                    Assert.Equal(3000 * f, count[0], "resumed once per frame");
+                }
+                foreach (var t in tasks) t.GetAwaiter().GetResult();
+                var m = h.Runtime.GetManagedStats();
+                Assert.Equal(0, m.PendingWaits, "pending");
+                var s = h.Runtime.GetNativeStats();
+                var nf = s.Get_waits((int)Native.OnityWaitKind.NextFrame);
+                Assert.Equal(30000UL, nf.scheduled, "native NextFrame scheduled");
+                Assert.Equal(30000UL, nf.completed, "native NextFrame completed");
+                Assert.Equal(0UL, nf.pending, "native NextFrame pending");
+            }
+        }
+
+        [Test]
+        public void YieldsResumeBeforeNextFrameWaitsInAwaitOrder()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame(OnityTiming.Update);
+                var log = new List<string>();
+                Direct(OnityTask.NextFrame(), h.Runtime, log, "nf1").Forget();
+                Direct(OnityTask.DelayFrame(1), h.Runtime, log, "df1").Forget();
+                Direct(OnityTask.Yield(), h.Runtime, log, "y1").Forget();
+                Direct(OnityTask.NextFrame(), h.Runtime, log, "nf2").Forget();
+                Direct(OnityTask.Yield(), h.Runtime, log, "y2").Forget();
+                Frame(h);
+                Assert.Equal("y1@2/Update, y2@2/Update, nf1@2/Update, df1@2/Update, nf2@2/Update", string.Join(", ", log));
+            }
+        }
+
+        static async OnityTask AwaitCatching(OnityFrameWait w, List<string> log)
+        {
+            try
+            {
+                await w;
+                log.Add("resumed");
+            }
+            catch (OperationCanceledException) { log.Add("canceled"); }
+        }
+
+        [Test]
+        public void DisposeCancelsPendingFrameWaits()
+        {
+            var h = new TestHost();
+            var log = new List<string>();
+            h.RunFrame(OnityTiming.Update);
+            var t1 = AwaitCatching(OnityTask.NextFrame(), log);
+            var t2 = AwaitCatching(OnityTask.DelayFrame(100, OnityTiming.FixedUpdate), log);
+            var kept = OnityTask.NextFrame();
+            h.Dispose();
+            Assert.Equal("canceled, canceled", string.Join(", ", log));
+            t1.GetAwaiter().GetResult();
+            t2.GetAwaiter().GetResult();
+            // A wait created before the dispose and awaited after it: canceled at once.
+            Assert.True(kept.IsCompleted, "completed after dispose");
+            Assert.Throws<OperationCanceledException>(() => kept.GetResult());
+            Assert.Equal(OnityTaskStatus.Canceled, kept.ToOnityTask().Status);
+        }
+
+        [Test]
+        public void AwaitingOnAnotherThreadThrows()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame(OnityTiming.Update);
+                var w = OnityTask.NextFrame();
+                Exception ex = null;
+                var th = new Thread(() =>
+                {
+                    try { w.UnsafeOnCompleted(() => { }); } catch (Exception e) { ex = e; }
+                });
+                th.Start();
+                th.Join();
+                Assert.True(ex is InvalidOperationException, "wrong thread: " + ex);
+                Assert.Contains("owner thread", ex.Message);
+                Assert.Equal(0, h.Runtime.GetManagedStats().PendingWaits, "nothing filed");
+            }
+        }
+
+        [Test]
+        public void BadDelaysAndTimingsThrow()
+        {
+            using (var h = new TestHost())
+            {
+                Assert.Throws<ArgumentOutOfRangeException>(() => OnityTask.DelayFrame(-1));
+                Assert.Throws<ArgumentOutOfRangeException>(() => OnityTask.DelayFrame(OnityFrameWait.MaxDelayFrames + 1));
+                Assert.Throws<ArgumentOutOfRangeException>(() => OnityTask.NextFrame((OnityTiming)16));
+                Assert.Throws<ArgumentOutOfRangeException>(() => OnityTask.Yield((OnityTiming)200));
+                var w = OnityTask.DelayFrame(OnityFrameWait.MaxDelayFrames);
+                Assert.Equal(OnityFrameWait.MaxDelayFrames, w.DelayFrames);
+                Assert.Equal("DelayFrame(" + OnityFrameWait.MaxDelayFrames + ") @Update", w.ToString());
+            }
+        }
+
+        [Test]
+        public void AFrameWaitIsADescriptionAwaitingItAgainCompletesAtOnce()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame(OnityTiming.Update);
+                var w = OnityTask.NextFrame();
+                Assert.False(w.IsCompleted, "pending");
+                h.RunFrame(OnityTiming.Update);
+                Assert.True(w.IsCompleted, "due");
+                w.GetResult();
+                Assert.True(w.IsCompleted, "still due");
+                var y = OnityTask.Yield(OnityTiming.PostLateUpdate);
+                h.Runtime.Tick(OnityTiming.LastUpdate);
+                Assert.False(y.IsCompleted, "other timing ran");
+                h.Runtime.Tick(OnityTiming.PostLateUpdate);
+                Assert.True(y.IsCompleted, "its timing ran");
+                // Conversions of completed waits are completed tasks; pending ones hold a slot.
+                Assert.Equal(OnityTaskStatus.Succeeded, ((OnityTask)w).Status);
+                OnityTask pending = OnityTask.DelayFrame(2);
+                Assert.Equal(OnityTaskStatus.Pending, pending.Status);
+                h.RunFrame(OnityTiming.Update);
+                Assert.Equal(OnityTaskStatus.Pending, pending.Status);
+                h.RunFrame(OnityTiming.Update);
+                Assert.Equal(OnityTaskStatus.Succeeded, pending.Status);
+                pending.GetAwaiter().GetResult();
+            }
+        }
+
+        [Test]
+        public void ContinuationExceptionsAreReportedAndTheRestStillRun()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame(OnityTiming.Update);
+                int ran = 0;
+                OnityTask.NextFrame().UnsafeOnCompleted(() => { ran++; throw new InvalidTimeZoneException("boom"); });
+                OnityTask.NextFrame().UnsafeOnCompleted(() => { ran++; });
+                h.RunFrame(OnityTiming.Update);
+                Assert.Equal(2, ran, "both ran");
+                Assert.Equal(1, h.Unobserved.Count, "reported");
+                Assert.True(h.Unobserved[0] is InvalidTimeZoneException, "the exception");
+                h.Unobserved.Clear();
+            }
+        }
+
+        [Test]
+        public void PendingWaitListShowsFastLaneWaits()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame(OnityTiming.Update);
+                Direct(OnityTask.Yield(OnityTiming.FixedUpdate), h.Runtime, new List<string>(), "x").Forget();
+                var list = new List<OnityPendingWait>();
+                Assert.Equal(1, h.Runtime.GetPendingWaits(list));
+                Assert.Contains("Yield @FixedUpdate created in frame 1 awaited by", list[0].ToString());
+                h.RunFrame(OnityTiming.FixedUpdate);
+                list.Clear();
+                Assert.Equal(0, h.Runtime.GetPendingWaits(list));
+            }
+        }
+    }
+}
