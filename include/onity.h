@@ -333,11 +333,13 @@ typedef struct OnityBatch {
   // Number of fast records written and not yet filed (the host
   // increments it; the runtime resets it to 0 when it files them).
   uint32_t fast_count;
-  // Ids of the fast-lane waits found due by the last `onity_batch_tick`
-  // of this batch, in this order: Yields (in the order they were filed),
-  // then NextFrame waits, then DelayFrame waits (each by due frame, then
-  // filing order). Valid until the next call on this batch's runtime that
-  // files or ticks; every other batch call sets the count to 0.
+  // Ids of the fast-lane waits found due by the last successful
+  // `onity_batch_tick` of this batch, in this order: Yields (in the order
+  // they were filed), then NextFrame waits, then DelayFrame waits (each by
+  // due frame, then filing order). Read it after `onity_batch_tick`
+  // returns OK; it stays valid (and unchanged) until the next successful
+  // `onity_batch_tick` of this batch: drains, flushes, failed ticks and
+  // any other call leave it alone.
   const uint32_t *fast_resumed;
   // Number of ids in `fast_resumed`.
   uint32_t fast_resumed_count;
@@ -391,9 +393,10 @@ typedef struct OnityRuntimeConfig {
   // Largest chunk a thread takes at once (bytes, rounded up to 64): a
   // thread's home chunk is at most the largest power of two at or below
   // it (a frame needing more uses up to 16 such segments), and larger
-  // requests are carved directly from blocks. 0 means the default;
-  // otherwise from `max(frame_alloc_chunk_bytes, 64)` to 2^48, else
-  // `onity_runtime_create` returns `INVALID_ARGUMENT`. Default 64 MiB.
+  // requests are carved directly from blocks. 0 means the default (64 MiB,
+  // or `frame_alloc_chunk_bytes` when that is larger); otherwise from
+  // `max(frame_alloc_chunk_bytes, 64)` to 2^48, else
+  // `onity_runtime_create` returns `INVALID_ARGUMENT`.
   uint64_t frame_alloc_max_chunk_bytes;
   // 1: touch every page of a frame allocator block when it is reserved, so
   // that allocations never page-fault later (no first-touch hitch in a

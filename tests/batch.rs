@@ -251,6 +251,12 @@ fn fast_lane_yield_next_frame_and_delay_frame_resume_at_their_runs() {
     assert_eq!((n.scheduled, n.completed, n.pending), (1, 1, 0));
     let d = wait_stats(&rt, OnityWaitKind::DelayFrame);
     assert_eq!((d.scheduled, d.completed, d.pending), (2, 2, 0));
+    // ...but not in the wait-record pool: the fast lane uses no wait record.
+    let mut s: OnityStats = unsafe { std::mem::zeroed() };
+    s.size = std::mem::size_of::<OnityStats>() as u32;
+    assert_eq!(onity_runtime_stats(rt.0, &mut s), OnityStatus::Ok);
+    let w = s.pools[OnityPool::WaitRecords as usize];
+    assert_eq!((w.rents, w.returns, w.live, w.high_water), (0, 0, 0, 0));
 }
 
 #[test]
@@ -281,7 +287,7 @@ fn fast_lane_reports_yields_then_next_frames_then_delays_each_in_filing_order() 
 }
 
 #[test]
-fn fast_lane_runs_only_in_its_batch_tick_and_other_calls_clear_the_report() {
+fn fast_lane_runs_only_in_its_batch_tick_and_only_a_tick_replaces_the_report() {
     let rt = Rt::new();
     let b = batch(&rt, 4);
     fast(b, 1, UPDATE, 0);
@@ -290,7 +296,9 @@ fn fast_lane_runs_only_in_its_batch_tick_and_other_calls_clear_the_report() {
     assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
     assert_eq!(take_fast(b), vec![1]);
     assert_eq!(onity_batch_drain(rt.0, b), OnityStatus::Ok);
-    assert!(take_fast(b).is_empty(), "drain clears the report");
+    assert_eq!(take_fast(b), vec![1], "a drain leaves the report alone");
+    assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
+    assert!(take_fast(b).is_empty(), "the next tick replaces it");
     // A full buffer is filed by flush (what a host does when fast_count reaches capacity).
     for i in 0..4 {
         fast(b, 20 + i, UPDATE, 0);
@@ -301,12 +309,67 @@ fn fast_lane_runs_only_in_its_batch_tick_and_other_calls_clear_the_report() {
     fast(b, 24, UPDATE, 0);
     assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
     assert_eq!(take_fast(b), vec![20, 21, 22, 23, 24]);
-    // A rejected tick reports nothing and loses nothing.
+    // A rejected tick changes nothing and loses nothing.
     fast(b, 30, UPDATE, 0);
     assert_eq!(onity_batch_tick(rt.0, b, 16), OnityStatus::InvalidArgument);
-    assert!(take_fast(b).is_empty());
+    assert_eq!(take_fast(b), vec![20, 21, 22, 23, 24]);
     assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
     assert_eq!(take_fast(b), vec![30]);
+}
+
+struct Nested {
+    rt: *mut OnityRuntime,
+    b: *mut OnityBatch,
+    drain: OnityStatus,
+    tick: OnityStatus,
+}
+
+unsafe extern "C" fn nested_calls(user: *mut std::ffi::c_void, _task: u64, _state: u32) {
+    let n = &mut *(user as *mut Nested);
+    n.drain = onity_batch_drain(n.rt, n.b);
+    n.tick = onity_batch_tick(n.rt, n.b, UPDATE as u32);
+}
+
+#[test]
+fn fast_report_survives_a_drain_or_rejected_tick_from_a_continuation() {
+    let rt = Rt::new();
+    let b = batch(&rt, 8);
+    let mut n = Nested { rt: rt.0, b, drain: OnityStatus::Panic, tick: OnityStatus::Panic };
+    fast(b, 7, UPDATE, 0);
+    assert_eq!(
+        onity_yield_then(rt.0, UPDATE as u32, 0, Some(nested_calls), &mut n as *mut Nested as *mut std::ffi::c_void),
+        OnityStatus::Ok
+    );
+    assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
+    assert_eq!(n.drain, OnityStatus::Ok);
+    assert_eq!(n.tick, OnityStatus::Reentrant);
+    assert_eq!(take_fast(b), vec![7], "the id reported before the timing ran is still there");
+}
+
+#[test]
+fn the_runtime_reads_records_through_its_own_buffers_not_the_host_fields() {
+    let rt = Rt::new();
+    let b = batch(&rt, 4);
+    fast(b, 3, UPDATE, 0);
+    // A host that scribbles over the descriptive fields cannot make the runtime
+    // read elsewhere or past the buffer.
+    // SAFETY: live batch; deliberately bad values in host-writable fields.
+    unsafe {
+        (*b).fast_submit = ptr::null_mut();
+        (*b).fast_capacity = u32::MAX;
+        (*b).fast_count = 1000;
+        (*b).submit = ptr::null_mut();
+        (*b).submit_capacity = u32::MAX;
+        (*b).submit_count = 1000;
+    }
+    assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
+    let got = take_fast(b);
+    assert!(got.contains(&3), "the real record was filed");
+    assert!(got.len() <= 4, "at most the buffer's capacity");
+    // The 4 (zeroed) slot records are Yields on timing 0: filed, not more.
+    assert!(take(b).is_empty());
+    assert_eq!(onity_batch_tick(rt.0, b, 0), OnityStatus::Ok);
+    assert_eq!(take(b).len(), 4, "slot records: at most the buffer's capacity");
 }
 
 #[test]

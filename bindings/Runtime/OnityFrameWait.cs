@@ -57,7 +57,11 @@ namespace Onity
         public bool IsCompleted
         {
             [MethodImpl(MethodImplOptions.AggressiveInlining)]
-            get { return runtime.FrameWaitDone(mark, info); }
+            get
+            {
+                var r = runtime;
+                return r == null || r.FrameWaitDone(mark, info); // default(OnityFrameWait): GetResult explains
+            }
         }
 
         /// <summary>Returns, or throws <see cref="OperationCanceledException"/> when the runtime
@@ -65,11 +69,13 @@ namespace Onity
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public void GetResult()
         {
-            if (runtime.disposed) ThrowDisposed();
+            var r = runtime;
+            if (r == null || r.disposed) ThrowDisposed(r == null);
         }
 
-        static void ThrowDisposed()
+        static void ThrowDisposed(bool isDefault)
         {
+            if (isDefault) throw new InvalidOperationException("Onity: default(OnityFrameWait) is not a wait; create one with OnityTask.NextFrame(), Yield() or DelayFrame().");
             throw new OperationCanceledException("Onity: the runtime was disposed while this frame wait was pending.");
         }
 
@@ -78,24 +84,32 @@ namespace Onity
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public void UnsafeOnCompleted(Action continuation)
         {
-            runtime.EnqueueFrameWait(continuation, mark, info);
+            var r = runtime;
+            if (r == null) ThrowDisposed(true);
+            r.EnqueueFrameWait(continuation, mark, info);
         }
 
         /// <summary>The same wait as an <see cref="OnityTask"/> (a wait slot: status, WhenAll/WhenAny,
         /// await once). Owner thread.</summary>
-        public OnityTask ToOnityTask() { return runtime.FrameWaitTask(mark, info); }
+        public OnityTask ToOnityTask()
+        {
+            var r = runtime;
+            if (r == null) ThrowDisposed(true);
+            return r.FrameWaitTask(mark, info);
+        }
 
         public static implicit operator OnityTask(OnityFrameWait w) { return w.ToOnityTask(); }
 
         internal static OnityTask[] ToTasks(OnityFrameWait[] waits)
         {
             if (waits == null) return null; // the combinator reports the null argument
-            var tasks = new OnityTask[waits.Length];
             for (int i = 0; i < waits.Length; i++)
             {
+                // Checked before any conversion: a conversion takes a wait slot.
                 if (waits[i].runtime == null) throw new ArgumentException("Onity: default(OnityFrameWait) at index " + i + " is not a wait.", "waits");
-                tasks[i] = waits[i].ToOnityTask();
             }
+            var tasks = new OnityTask[waits.Length];
+            for (int i = 0; i < waits.Length; i++) tasks[i] = waits[i].ToOnityTask();
             return tasks;
         }
 

@@ -139,7 +139,7 @@ namespace Onity
                     count = c + 1;
                     returns++;
                 }
-                else drops++;
+                else Interlocked.Increment(ref drops);
                 Volatile.Write(ref gate, 0);
             }
             else Interlocked.Increment(ref drops);

@@ -428,10 +428,20 @@ namespace Onity
         {
             lock (postGate)
             {
-                posted.Add(continuation);
-                Volatile.Write(ref postedCount, posted.Count);
+                if (!postClosed)
+                {
+                    posted.Add(continuation);
+                    Volatile.Write(ref postedCount, posted.Count);
+                    return;
+                }
             }
+            // Disposed, and its last posted continuations already ran: run this one here (it
+            // observes the disposal, e.g. SwitchToMainThread completes canceled) rather than
+            // leaving it in a list nobody reads.
+            continuation();
         }
+
+        bool postClosed; // under postGate: set once Dispose has taken the last posted list
 
         void RunPosted()
         {
@@ -895,8 +905,8 @@ namespace Onity
         {
             if (disposed) return;
             CheckOwner("Dispose");
-            if (ownedHere == this) ownedHere = null;
             if (inTick) throw new InvalidOperationException("Onity: Dispose called during a tick.");
+            if (ownedHere == this) ownedHere = null;
             disposed = true;
             foreach (var e in tokens.Values) DestroyToken(e);
             tokens.Clear();
@@ -946,6 +956,7 @@ namespace Onity
                 list = posted;
                 posted = new List<Action>();
                 Volatile.Write(ref postedCount, 0);
+                postClosed = true;
             }
             foreach (var c in list)
             {

@@ -143,7 +143,12 @@ namespace Onity
 
             public void OnCompleted(Action continuation) { UnsafeOnCompleted(continuation); }
 
-            public void UnsafeOnCompleted(Action continuation) { OnityRuntime.Require().Post(continuation); }
+            public void UnsafeOnCompleted(Action continuation)
+            {
+                var r = OnityRuntime.Current;
+                if (r == null && OnityRuntime.LastDisposed) continuation(); // GetResult throws canceled
+                else OnityRuntime.Require().Post(continuation);
+            }
         }
     }
 

@@ -59,6 +59,7 @@ namespace Onity
         readonly Input[] inputs;
         OnityCompletionSourceCore<AsyncUnit> core;
         int remaining;   // inputs not finished + 1 for the consumer
+        int pendingInputs;
         Exception firstError;
         bool consumed;
         CancellationTokenRegistration registration;
@@ -80,6 +81,7 @@ namespace Onity
             var p = pool != null ? pool.TryRent() : null;
             if (p == null) p = new WhenAllPromise(cap);
             p.remaining = n + 1;
+            p.pendingInputs = n;
             p.firstError = null;
             p.consumed = false;
             var result = new OnityTask(p, p.core.Version);
@@ -118,18 +120,17 @@ namespace Onity
         void Finish(Exception err)
         {
             if (err != null) Interlocked.CompareExchange(ref firstError, err, null);
-            // One counter for the n inputs and the consumer: the last input leaves 1 and completes
-            // the task (the consumer can only consume a completed task, so it comes later), unless
-            // the token canceled it and the consumer already went: then the last input leaves 0
-            // and releases the coordinator.
-            int r = Interlocked.Decrement(ref remaining);
-            if (r == 1)
+            // Two counters: the input that finishes last completes the task before it releases its
+            // own reference, so no input can touch the core after the coordinator was recycled
+            // (one shared counter allowed that when the token canceled the task, the consumer
+            // left, and inputs completed on two worker threads at once).
+            if (Interlocked.Decrement(ref pendingInputs) == 0)
             {
                 var e = Volatile.Read(ref firstError);
                 if (e == null) core.TrySetResult(default(AsyncUnit));
                 else core.TrySetException(e);
             }
-            else if (r == 0) Recycle();
+            Release();
         }
 
         void Release()

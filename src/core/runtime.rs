@@ -293,6 +293,9 @@ struct Inner {
     /// Frame (internal number) of the last automatic frame-allocator rewind.
     last_rewind_fnum: u64,
     waits: [WaitStats; WAIT_KIND_COUNT],
+    /// The part of `waits` kept outside the queues (batch fast lanes): they
+    /// use no wait record, so the wait-record pool figures leave them out.
+    external_waits: [WaitStats; WAIT_KIND_COUNT],
     wait_storage: PoolStats,
     any_pools: [BoxPool<AnyCoord>; 3],
     all_pools: [BoxPool<AllCoord>; 3],
@@ -308,9 +311,9 @@ impl Inner {
     /// the peaks.
     fn sample_wait_high_water(&mut self) {
         let mut total = 0;
-        for w in self.waits.iter_mut() {
+        for (w, x) in self.waits.iter_mut().zip(self.external_waits.iter()) {
             let pending = w.scheduled - w.completed - w.canceled;
-            total += pending;
+            total += pending - (x.scheduled - x.completed - x.canceled);
             if pending > w.high_water {
                 w.high_water = pending;
             }
@@ -396,6 +399,7 @@ impl Runtime {
             depth: 0,
             last_rewind_fnum: 0,
             waits: Default::default(),
+            external_waits: Default::default(),
             wait_storage: PoolStats { capacity: cfg.wait_capacity as u64 * TIMING_COUNT as u64, ..Default::default() },
             any_pools: [BoxPool::new(c16), BoxPool::new(c32), BoxPool::new(0)],
             all_pools: [BoxPool::new(c16), BoxPool::new(c32), BoxPool::new(0)],
@@ -975,9 +979,9 @@ impl Runtime {
         let fnum = inner.fnum;
         let (due_frame, due_time) = match kind {
             WaitKind::Yield => (0, 0.0),
-            WaitKind::NextFrame => (fnum + 1, 0.0),
-            WaitKind::DelayFrame => (fnum + frames as u64, 0.0),
-            WaitKind::Delay => (fnum + 1, inner.clocks[clock as usize] + seconds),
+            WaitKind::NextFrame => (fnum.saturating_add(1), 0.0),
+            WaitKind::DelayFrame => (fnum.saturating_add(frames as u64), 0.0),
+            WaitKind::Delay => (fnum.saturating_add(1), inner.clocks[clock as usize] + seconds),
         };
         let rec = Wait {
             arg,
@@ -1007,10 +1011,11 @@ impl Runtime {
         }
         // SAFETY: owner thread, short borrow.
         let inner = unsafe { self.inner() };
-        let w = &mut inner.waits[kind as usize];
-        w.scheduled += scheduled;
-        w.completed += completed;
-        w.canceled += canceled;
+        for w in [&mut inner.waits[kind as usize], &mut inner.external_waits[kind as usize]] {
+            w.scheduled += scheduled;
+            w.completed += completed;
+            w.canceled += canceled;
+        }
         if scheduled != 0 {
             inner.sample_wait_high_water();
         }
@@ -1587,9 +1592,13 @@ impl Runtime {
         for w in s.waits.iter_mut() {
             w.pending = w.scheduled - w.completed - w.canceled;
         }
-        s.wait_records.rents = s.waits.iter().map(|w| w.scheduled).sum();
-        s.wait_records.returns = s.waits.iter().map(|w| w.completed + w.canceled).sum();
-        s.wait_records.live = s.waits.iter().map(|w| w.pending).sum();
+        // Wait records: the waits kept in the timing queues (not in batch
+        // fast lanes, which the per-kind counters above include).
+        let ext = &inner.external_waits;
+        s.wait_records.rents = s.waits.iter().zip(ext).map(|(w, x)| w.scheduled - x.scheduled).sum();
+        s.wait_records.returns =
+            s.waits.iter().zip(ext).map(|(w, x)| w.completed + w.canceled - x.completed - x.canceled).sum();
+        s.wait_records.live = s.wait_records.rents - s.wait_records.returns;
         // Slot tables: capacity = slots allocated (whole chunks, at least the
         // configured number), idle = allocated and not live.
         s.tasks.capacity = self.tasks.len() as u64;

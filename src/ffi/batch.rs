@@ -19,6 +19,9 @@
 //! [`onity_batch_fast_record`] for the layout) and `onity_batch_tick` reports
 //! the due ones as `u32` ids in `fast_resumed`. Nothing is validated per
 //! record because nothing can be wrong: every bit pattern is a valid wait.
+//! Fast-lane waits appear in the runtime's per-kind wait statistics by their
+//! record (delay 0 counts as a Yield, 1 as a NextFrame, more as a DelayFrame)
+//! but not in the wait-record pool, whose storage they do not use.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -105,11 +108,13 @@ pub struct OnityBatch {
     /// Number of fast records written and not yet filed (the host
     /// increments it; the runtime resets it to 0 when it files them).
     pub fast_count: u32,
-    /// Ids of the fast-lane waits found due by the last `onity_batch_tick`
-    /// of this batch, in this order: Yields (in the order they were filed),
-    /// then NextFrame waits, then DelayFrame waits (each by due frame, then
-    /// filing order). Valid until the next call on this batch's runtime that
-    /// files or ticks; every other batch call sets the count to 0.
+    /// Ids of the fast-lane waits found due by the last successful
+    /// `onity_batch_tick` of this batch, in this order: Yields (in the order
+    /// they were filed), then NextFrame waits, then DelayFrame waits (each by
+    /// due frame, then filing order). Read it after `onity_batch_tick`
+    /// returns OK; it stays valid (and unchanged) until the next successful
+    /// `onity_batch_tick` of this batch: drains, flushes, failed ticks and
+    /// any other call leave it alone.
     pub fast_resumed: *const u32,
     /// Number of ids in `fast_resumed`.
     pub fast_resumed_count: u32,
@@ -129,6 +134,17 @@ struct Lane {
     later: BinaryHeap<Reverse<(u64, u64, u32)>>,
 }
 
+impl Drop for BatchState {
+    fn drop(&mut self) {
+        // SAFETY: both came from `Box::into_raw` of `capacity`-long boxed
+        // slices in `onity_batch_create` and are freed once, here.
+        unsafe {
+            drop(Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.records, self.capacity)));
+            drop(Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.fast_records, self.capacity)));
+        }
+    }
+}
+
 /// Appends `src` to `dst`, by swapping the buffers when `dst` is empty.
 fn append_ids(dst: &mut Vec<u32>, src: &mut Vec<u32>) {
     if dst.is_empty() {
@@ -140,9 +156,14 @@ fn append_ids(dst: &mut Vec<u32>, src: &mut Vec<u32>) {
 }
 
 pub(crate) struct BatchState {
-    records: Box<[OnityBatchRecord]>,
+    /// The host's record buffers, shared with it through `submit` and
+    /// `fast_submit`: raw allocations of `capacity` records each (freed by
+    /// `Drop`), always read through these pointers, never through the
+    /// host-writable fields.
+    records: *mut OnityBatchRecord,
+    fast_records: *mut u64,
+    capacity: usize,
     resumed: Vec<OnityResume>,
-    fast_records: Box<[u64]>,
     lanes: Vec<Lane>,
     fast_out: Vec<u32>,
     fast_pending: u64,
@@ -188,14 +209,18 @@ pub extern "C" fn onity_batch_fast_record(
 /// `b` is a live batch of `rt`; owner thread.
 unsafe fn file_fast(rt: &core::Runtime, b: *mut OnityBatch) {
     let bb = &mut *b;
-    let n = bb.fast_count.min(bb.fast_capacity) as usize;
+    let st = &mut *(bb.internal as *mut BatchState);
+    // The buffer and its length come from the runtime's own state, not from
+    // the host-writable `fast_submit` / `fast_capacity` fields.
+    let n = (bb.fast_count as usize).min(st.capacity);
     if n == 0 {
         return;
     }
     bb.fast_count = 0;
-    let st = &mut *(bb.internal as *mut BatchState);
     let fnum = rt.frame_counter();
-    let recs = std::slice::from_raw_parts(bb.fast_submit as *const u64, n);
+    // SAFETY: `fast_records` holds `capacity` initialised records; the host
+    // writes them only between calls (owner thread).
+    let recs = std::slice::from_raw_parts(st.fast_records as *const u64, n);
     st.fast_pending += n as u64;
     let (mut yields, mut nexts, mut laters) = (0u64, 0u64, 0u64);
     // Records come in runs with the same timing and delay (a loop of awaits): file a run at once.
@@ -216,16 +241,17 @@ unsafe fn file_fast(rt: &core::Runtime, b: *mut OnityBatch) {
             1 => {
                 nexts += run.len() as u64;
                 lane.next_ids.extend(run.iter().map(|&r| r as u32));
+                let due_frame = fnum.saturating_add(1);
                 match lane.next_runs.back_mut() {
-                    Some((due, count)) if *due == fnum + 1 => *count += run.len(),
-                    _ => lane.next_runs.push_back((fnum + 1, run.len())),
+                    Some((due, count)) if *due == due_frame => *count += run.len(),
+                    _ => lane.next_runs.push_back((due_frame, run.len())),
                 }
             }
             delay => {
                 laters += run.len() as u64;
                 for &r in run {
                     st.seq += 1;
-                    lane.later.push(Reverse((fnum + delay, st.seq, r as u32)));
+                    lane.later.push(Reverse((fnum.saturating_add(delay), st.seq, r as u32)));
                 }
             }
         }
@@ -304,12 +330,13 @@ unsafe fn reject(b: *mut OnityBatch, id: u64, status: OnityStatus) {
 /// `b` is a live batch of `rt`; owner thread.
 pub(crate) unsafe fn file(rt: &core::Runtime, b: *mut OnityBatch) {
     file_fast(rt, b);
-    let n = (*b).submit_count.min((*b).submit_capacity) as usize;
+    let st = &*((*b).internal as *const BatchState);
+    let n = ((*b).submit_count as usize).min(st.capacity);
     if n == 0 {
         return;
     }
     (*b).submit_count = 0;
-    let recs = (*b).submit;
+    let recs = st.records as *const OnityBatchRecord;
     for i in 0..n {
         let r = *recs.add(i);
         let res = if r.kind == ONITY_BATCH_TASK {
@@ -374,9 +401,9 @@ unsafe fn compact(b: *mut OnityBatch) {
     bb.resumed_consumed = 0;
     bb.resumed = st.resumed.as_ptr();
     bb.resumed_count = st.resumed.len() as u32;
-    st.fast_out.clear();
-    bb.fast_resumed = st.fast_out.as_ptr();
-    bb.fast_resumed_count = 0;
+    // The fast report is left alone: only a successful onity_batch_tick
+    // replaces it (a drain or a rejected nested tick from inside a
+    // continuation must not drop ids the host has not read yet).
 }
 
 /// Frees a batch allocated by `onity_batch_create`.
@@ -444,21 +471,23 @@ pub extern "C" fn onity_batch_create(
             return OnityStatus::CountOutOfRange;
         }
         let zero = OnityBatchRecord { id: 0, token: 0, arg: 0, kind: 0, timing: 0, clock: 0, reserved: [0; 5] };
-        let mut st = Box::new(BatchState {
-            records: vec![zero; submit_capacity as usize].into_boxed_slice(),
+        let cap = submit_capacity as usize;
+        let st = Box::new(BatchState {
+            records: Box::into_raw(vec![zero; cap].into_boxed_slice()) as *mut OnityBatchRecord,
+            fast_records: Box::into_raw(vec![0u64; cap].into_boxed_slice()) as *mut u64,
+            capacity: cap,
             resumed: Vec::with_capacity(1024),
-            fast_records: vec![0u64; submit_capacity as usize].into_boxed_slice(),
             lanes: (0..16).map(|_| Lane::default()).collect(),
             fast_out: Vec::with_capacity(1024),
             fast_pending: 0,
             seq: 0,
         });
-        let fast_submit = st.fast_records.as_mut_ptr();
+        let fast_submit = st.fast_records;
         let fast_resumed = st.fast_out.as_ptr();
         let b = Box::new(OnityBatch {
             size: std::mem::size_of::<OnityBatch>() as u32,
             submit_capacity,
-            submit: st.records.as_mut_ptr(),
+            submit: st.records,
             submit_count: 0,
             resumed_consumed: 0,
             resumed: st.resumed.as_ptr(),

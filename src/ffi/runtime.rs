@@ -186,20 +186,23 @@ pub extern "C" fn onity_runtime_create(
                     std::ptr::copy_nonoverlapping(config as *const u8, &mut c as *mut _ as *mut u8, size as usize)
                 };
                 c.size = std::mem::size_of::<OnityRuntimeConfig>() as u32;
+                // A 1.0 caller has no say on the largest chunk: the default,
+                // raised to its chunk size as 1.0 did.
+                c.frame_alloc_max_chunk_bytes = 0;
                 c
             } else {
                 return OnityStatus::SizeMismatch;
             }
         };
-        // 0 (a zero-initialised struct): the default.
+        // 0 (a zero-initialised struct, or a 1.0 config): the default, but
+        // never below the smallest chunk (ABI 1.0 accepted any chunk size and
+        // clamped it; so does this path).
+        let chunk = cfg.frame_alloc_chunk_bytes.clamp(64, MAX_CONFIG_BYTES as u64);
         let max_chunk = match cfg.frame_alloc_max_chunk_bytes {
-            0 => FrameAllocConfig::default().max_chunk_bytes as u64,
+            0 => (FrameAllocConfig::default().max_chunk_bytes as u64).max(chunk),
             n => n,
         };
-        if cfg.frame_alloc_prefault > 1
-            || cfg.reserved != 0
-            || max_chunk < cfg.frame_alloc_chunk_bytes.max(64)
-            || max_chunk > MAX_CONFIG_BYTES as u64
+        if cfg.frame_alloc_prefault > 1 || cfg.reserved != 0 || max_chunk < chunk || max_chunk > MAX_CONFIG_BYTES as u64
         {
             return OnityStatus::InvalidArgument;
         }

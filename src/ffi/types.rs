@@ -155,9 +155,10 @@ pub struct OnityRuntimeConfig {
     /// Largest chunk a thread takes at once (bytes, rounded up to 64): a
     /// thread's home chunk is at most the largest power of two at or below
     /// it (a frame needing more uses up to 16 such segments), and larger
-    /// requests are carved directly from blocks. 0 means the default;
-    /// otherwise from `max(frame_alloc_chunk_bytes, 64)` to 2^48, else
-    /// `onity_runtime_create` returns `INVALID_ARGUMENT`. Default 64 MiB.
+    /// requests are carved directly from blocks. 0 means the default (64 MiB,
+    /// or `frame_alloc_chunk_bytes` when that is larger); otherwise from
+    /// `max(frame_alloc_chunk_bytes, 64)` to 2^48, else
+    /// `onity_runtime_create` returns `INVALID_ARGUMENT`.
     pub frame_alloc_max_chunk_bytes: u64,
     /// 1: touch every page of a frame allocator block when it is reserved, so
     /// that allocations never page-fault later (no first-touch hitch in a

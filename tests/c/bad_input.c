@@ -267,6 +267,9 @@ static void test_bad_runtime_pointers(void) {
         for (i = ONITY_RUNTIME_CONFIG_SIZE_1_0; i < sizeof buf; i++) CHECK(buf[i] == 0xAB);
         OK(onity_runtime_create(c, &out)); /* later fields: defaults */
         OK(onity_runtime_destroy(out));
+        c->frame_alloc_chunk_bytes = (uint64_t)128 << 20; /* above the 1.1 default largest chunk: 1.0 accepted it */
+        OK(onity_runtime_create(c, &out));
+        OK(onity_runtime_destroy(out));
         memset(buf, 0xAB, sizeof buf);
         CHECK_STATUS(onity_runtime_config_init(c, ONITY_RUNTIME_CONFIG_SIZE_1_0 + 8), ONITY_STATUS_SIZE_MISMATCH);
         CHECK_STATUS(onity_runtime_config_init(c, 0), ONITY_STATUS_SIZE_MISMATCH);
@@ -280,6 +283,13 @@ static void test_bad_runtime_pointers(void) {
         c->frame_alloc_prefault = 1;
         OK(onity_runtime_create(c, &out));
         OK(onity_runtime_destroy(out));
+        c->frame_alloc_prefault = 0;
+        c->frame_alloc_max_chunk_bytes = 0; /* the default, raised to the chunk size */
+        c->frame_alloc_chunk_bytes = (uint64_t)128 << 20;
+        OK(onity_runtime_create(c, &out));
+        OK(onity_runtime_destroy(out));
+        c->frame_alloc_max_chunk_bytes = (uint64_t)64 << 20; /* explicit and below the chunk: rejected */
+        CHECK_STATUS(onity_runtime_create(c, &out), ONITY_STATUS_INVALID_ARGUMENT);
     }
     /* A null config means the defaults. */
     OK(onity_runtime_create(NULL, &out));
@@ -948,6 +958,8 @@ static void test_batches(void) {
         OK(onity_batch_tick(rt, b, ONITY_TIMING_UPDATE));
         CHECK(b->fast_resumed_count == 1 && b->fast_resumed[0] == 5);
         OK(onity_batch_drain(rt, b));
+        CHECK(b->fast_resumed_count == 1); /* only a successful tick replaces the report */
+        OK(onity_batch_tick(rt, b, ONITY_TIMING_UPDATE));
         CHECK(b->fast_resumed_count == 0);
     }
     /* bad records are reported, not fatal: unknown kind, bad timing, bad clock,

@@ -276,5 +276,33 @@ namespace Onity.Tests
                 Assert.Equal(0, h.Runtime.GetPendingWaits(list));
             }
         }
+
+        [Test]
+        public void DefaultFrameWaitIsRejectedClearly()
+        {
+            using (var h = new TestHost())
+            {
+                var d = default(OnityFrameWait);
+                Assert.True(d.IsCompleted, "completes at once...");
+                var ex = Assert.Throws<InvalidOperationException>(() => d.GetResult());
+                Assert.Contains("default(OnityFrameWait)", ex.Message);
+                Assert.Throws<InvalidOperationException>(() => d.UnsafeOnCompleted(() => { }));
+                Assert.Throws<InvalidOperationException>(() => d.ToOnityTask());
+                // Validated before anything is converted: no wait slot is left behind.
+                Assert.Throws<ArgumentException>(() => OnityTask.WhenAll(OnityTask.NextFrame(), d));
+                Assert.Equal(0, h.Runtime.GetManagedStats().PendingWaits, "nothing converted");
+            }
+        }
+
+        [Test]
+        public void PostAfterDisposeRunsTheContinuationAtOnce()
+        {
+            var h = new TestHost();
+            var rt = h.Runtime;
+            h.Dispose();
+            bool ran = false;
+            rt.Post(() => ran = true);
+            Assert.True(ran, "not left in a list nobody reads");
+        }
     }
 }
