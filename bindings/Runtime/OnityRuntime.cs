@@ -234,6 +234,28 @@ namespace Onity
             return System.Runtime.InteropServices.Marshal.PtrToStringAnsi(OnityNativeCalls.onity_status_text((uint)s));
         }
 
+        static string[] poolNames;
+
+        /// <summary>The native name of a pool (<c>onity_pool_name</c>: "Tasks", "WaitRecords", ...),
+        /// read once and cached; "invalid" for values out of range.</summary>
+        public static string PoolName(OnityPool pool)
+        {
+            var names = poolNames;
+            if (names == null)
+            {
+                names = new string[OnityNative.ONITY_POOL_COUNT];
+                for (int i = 0; i < names.Length; i++)
+                    names[i] = System.Runtime.InteropServices.Marshal.PtrToStringAnsi(OnityNativeCalls.onity_pool_name((uint)i));
+                poolNames = names;
+            }
+            return (uint)pool < (uint)names.Length ? names[(int)pool] : "invalid";
+        }
+
+        /// <summary>Waits not yet consumed, managed side (wait slots in use plus fast-lane waits), in
+        /// O(1): what <see cref="GetManagedStats"/> adds up by scanning, for a per-frame display.
+        /// Owner thread.</summary>
+        public int PendingWaitCount { get { return liveSlots + (fast.Length - fastFreeCount); } }
+
         static void Check(OnityStatus s, string what)
         {
             if (s != OnityStatus.Ok) throw new OnityException(s, what);

@@ -53,6 +53,9 @@ namespace Onity.Tests
                 Assert.True(native.Contains(s.Handle), "native live task listed");
                 var m = h.Runtime.GetManagedStats();
                 Assert.Equal(3, m.PendingWaits, "managed pending");
+                Assert.Equal(m.PendingWaits, h.Runtime.PendingWaitCount, "O(1) count agrees with the scan");
+                Assert.Equal("wait_records", OnityRuntime.PoolName(Onity.Native.OnityPool.WaitRecords));
+                Assert.Equal("invalid", OnityRuntime.PoolName((Onity.Native.OnityPool)99));
                 h.Runtime.NativeSetResult(s.Handle, 1);
             }
         }
