@@ -302,6 +302,14 @@ fn thread_cpu_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// Minor page faults of the whole process so far.
+fn minor_faults() -> u64 {
+    // SAFETY: plain getrusage with a valid out-pointer.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    ru.ru_minflt as u64
+}
+
 /// Cost of one `thread_cpu_ns` pair, subtracted from CPU measurements.
 fn cpu_clock_overhead_ns() -> u64 {
     (0..2000)
@@ -340,6 +348,9 @@ struct Control {
 struct Measured {
     /// OS allocations during the measured (non-warm-up) sets.
     os_allocs_measured: u64,
+    /// Minor page faults of the process during the measured sets (both
+    /// passes, teardowns included).
+    faults_measured: u64,
     wall_ns: u64,
     cpu_ns: u64,
     active_ns: u64,
@@ -392,6 +403,7 @@ fn measure<S: Subject>(
     let mut best_cpu = u64::MAX;
     let mut best_active = u64::MAX;
     let mut os_after_warmup = 0;
+    let mut faults_after_warmup = 0;
     thread::scope(|sc| {
         for w in 1..workers {
             let ctl = &ctl;
@@ -418,6 +430,7 @@ fn measure<S: Subject>(
             for set in 0..n {
                 if pass == 0 && set == warmup {
                     os_after_warmup = subject.os_allocations();
+                    faults_after_warmup = minor_faults();
                 }
                 // Measure.
                 ctl.done.store(0, Ordering::Relaxed);
@@ -449,6 +462,7 @@ fn measure<S: Subject>(
     });
     Measured {
         os_allocs_measured: subject.os_allocations() - os_after_warmup,
+        faults_measured: minor_faults() - faults_after_warmup,
         wall_ns: best_wall,
         cpu_ns: best_cpu,
         active_ns: best_active,
@@ -550,13 +564,14 @@ fn main() {
             let m = measure(&ours, w, &sizes, warmup, sets * reps, clock_cost);
             let st = ours.0.stats();
             eprintln!(
-                "{name:<22} ours {:>10} cpu {:>10} active {:>10} | OS allocations {} ({} during the {} measured \
-                 sets), reserved {} MiB (peak {} MiB), claimed {} MiB, high water {} MiB",
+                "{name:<22} ours {:>10} cpu {:>10} active {:>10} | OS allocations {} ({} and {} page faults during \
+                 the {} measured sets), reserved {} MiB (peak {} MiB), claimed {} MiB, high water {} MiB",
                 fmt_us(m.wall_ns),
                 fmt_us(m.cpu_ns),
                 fmt_us(m.active_ns),
                 st.os_allocations,
                 m.os_allocs_measured,
+                m.faults_measured,
                 sets * reps * 2,
                 st.bytes_reserved >> 20,
                 ours.peak_reserved() >> 20,
@@ -683,6 +698,16 @@ fn main() {
         println!("- onity FrameAllocator made no OS allocation after the warm-up sets in any row");
     } else {
         println!("- onity FrameAllocator OS allocations after the warm-up sets: {}", grew.join(", "));
+    }
+    let faulted: Vec<String> = rows
+        .iter()
+        .filter(|r| r.results[0].faults_measured > 0)
+        .map(|r| format!("{} ({})", r.name, r.results[0].faults_measured))
+        .collect();
+    if faulted.is_empty() {
+        println!("- no page fault in the process during the onity column's measured sets, in any row");
+    } else {
+        println!("- page faults in the process during the onity column's measured sets: {}", faulted.join(", "));
     }
 
     println!("\n## onity FrameAllocator memory per row (after the run)\n");

@@ -396,7 +396,9 @@ typedef struct OnityRuntimeConfig {
   // requests are carved directly from blocks. 0 means the default (64 MiB,
   // or `frame_alloc_chunk_bytes` when that is larger); otherwise from
   // `max(frame_alloc_chunk_bytes, 64)` to 2^48, else
-  // `onity_runtime_create` returns `INVALID_ARGUMENT`.
+  // `onity_runtime_create` returns `INVALID_ARGUMENT`. Chunks never
+  // exceed 2 GiB: larger values (here and in `frame_alloc_chunk_bytes`)
+  // act as 2 GiB.
   uint64_t frame_alloc_max_chunk_bytes;
   // 1: touch every page of a frame allocator block when it is reserved, so
   // that allocations never page-fault later (no first-touch hitch in a

@@ -3,7 +3,7 @@
 
 use onity::core::frame_alloc::{
     AllocError, FrameAllocConfig, FrameAllocStats, FrameAllocator, Lifetime, HOME_RECLAIM_FRAMES, MAX_ALIGN,
-    MAX_HOME_SEGMENTS, POISON_BYTE,
+    MAX_CHUNK_BYTES, MAX_HOME_SEGMENTS, POISON_BYTE,
 };
 use std::ptr::NonNull;
 use std::sync::{Arc, Barrier, Mutex};
@@ -1059,9 +1059,65 @@ fn config_is_normalised() {
     });
     assert_eq!(huge.config().chunk_bytes, 1 << 48);
     if !cfg!(miri) {
-        // 256 TiB blocks: the OS refuses.
-        assert_eq!(huge.alloc(Lifetime::Frame, 8, 8), Err(AllocError::OutOfMemory));
+        // Chunks act as MAX_CHUNK_BYTES (a 2 GiB home, reserved but never
+        // touched: no prefault); the first overflow block would be 256 TiB.
+        match huge.alloc(Lifetime::Frame, 8, 8) {
+            Ok(p) => {
+                assert_eq!(p.as_ptr() as usize % 8, 0);
+                let s = huge.stats();
+                assert_eq!(s.bytes_claimed, MAX_CHUNK_BYTES as u64, "{s:?}");
+                assert_eq!((s.allocations, s.bytes_in_use), (1, 8));
+            }
+            Err(e) => assert_eq!(e, AllocError::OutOfMemory),
+        }
     }
+}
+
+/// The fast path counts into a packed per-thread word that the slow path
+/// folds when the thread changes chunk: the statistics stay exact after
+/// every allocation, across chunk changes, lifetimes and rewinds.
+#[test]
+fn statistics_are_exact_after_every_allocation() {
+    let fa = FrameAllocator::new(FrameAllocConfig {
+        first_block_bytes: 4096,
+        chunk_bytes: 256,
+        max_chunk_bytes: 1024,
+        ..FrameAllocConfig::default()
+    });
+    let mut rng = Rng::new(7);
+    let (mut allocs, mut live) = (0u64, [0u64; 3]); // live: Frame, TwoFrames now, TwoFrames previous
+    let mut high = 0;
+    for frame in 0..scale(6, 3) {
+        for _ in 0..scale(400, 60) {
+            let max = if rng.below(8) == 0 { 3000 } else { 40 };
+            let len = 1 + rng.below(max) as usize;
+            let align = 1 << rng.below(7);
+            let two = rng.below(3) == 0;
+            let lt = if two { Lifetime::TwoFrames } else { Lifetime::Frame };
+            fa.alloc(lt, len, align).unwrap();
+            allocs += 1;
+            live[two as usize] += len as u64;
+            let s = fa.stats();
+            assert_eq!(s.allocations, allocs, "frame {frame}");
+            assert_eq!(s.bytes_in_use, live.iter().sum::<u64>(), "frame {frame}");
+            high = high.max(s.bytes_in_use);
+            assert_eq!(s.high_water_bytes_in_use, high);
+        }
+        fa.rewind();
+        live = [0, 0, live[1]];
+        assert_eq!(fa.stats().bytes_in_use, live[2]);
+    }
+    // Another thread's counts are visible to this one once it is joined.
+    std::thread::scope(|sc| {
+        sc.spawn(|| {
+            for i in 0..scale(300, 40) {
+                fa.alloc(Lifetime::Frame, 1 + i % 7, 1).unwrap();
+            }
+        });
+    });
+    let n = scale(300, 40);
+    assert_eq!(fa.stats().allocations, allocs + n as u64);
+    assert_eq!(fa.stats().bytes_in_use, live[2] + (0..n).map(|i| 1 + i as u64 % 7).sum::<u64>());
 }
 
 #[test]

@@ -100,12 +100,17 @@
 //! - **Fast path:** check the alignment (folded away when it is a
 //!   constant), one TLS access, compare the stamp, align the cursor, one
 //!   compare against the chunk's end (which also rejects size 0; sizes are
-//!   validated on the slow path), bump, two plain (relaxed-atomic) counter
-//!   updates on this thread's own slot.
+//!   validated on the slow path), bump, one plain (relaxed-atomic) add to a
+//!   packed counter (`count << 32 | bytes`) on this thread's own slot.
 //! - **Statistics** are exact without a shared write per allocation: each
 //!   (thread, allocator) pair has its own cache-line aligned slot of
-//!   monotonic counters, written only by that thread and summed by
-//!   [`FrameAllocator::stats`]. A thread registers a slot on its first
+//!   counters, written only by that thread and summed by
+//!   [`FrameAllocator::stats`] and `rewind`. The fast path counts the
+//!   allocations and requested bytes of the thread's current chunk in one
+//!   packed word; the slow path folds it into 64-bit counters before the
+//!   thread enters another chunk, and readers add both. Chunks (home
+//!   segments and overflow chunks) are at most [`MAX_CHUNK_BYTES`] (2 GiB),
+//!   so neither 32-bit half can overflow. A thread registers a slot on its first
 //!   allocation (and a thread-local guard with a destructor, off the fast
 //!   path); when the thread exits the guard releases the slot and the next
 //!   thread that registers takes it over, with its counters (so the sums
@@ -186,6 +191,15 @@ pub const MAX_HOME_SEGMENTS: usize = 16;
 /// Home chunks at least this large get a block of their own, returned to the
 /// OS when the home shrinks or is reclaimed (smaller ones are pooled).
 const DEDICATED_HOME_BYTES: usize = 1 << 20;
+/// Largest chunk the fast path bumps in (home segments and overflow
+/// chunks; `chunk_bytes` and `max_chunk_bytes` above it act as this value):
+/// the bytes bumped from one chunk then always fit the 32-bit halves of
+/// `ThreadSlot::recent`. Requests above it are carved directly.
+pub const MAX_CHUNK_BYTES: usize = 1 << 31;
+/// One allocation in `ThreadSlot::recent` (allocations in the high half,
+/// requested bytes in the low half).
+const RECENT_ONE: u64 = 1 << 32;
+const RECENT_BYTES: u64 = RECENT_ONE - 1;
 
 /// Configuration of a [`FrameAllocator`]. Values are normalised by
 /// [`FrameAllocator::new`] (see each field; the block and chunk sizes are
@@ -208,7 +222,10 @@ pub struct FrameAllocConfig {
     /// block. Rounded up to a multiple
     /// of 64, at least `chunk_bytes`. Default 64 MiB
     /// ([`MAX_GROWTH_BLOCK_BYTES`]): growth is geometric, so a thread's
-    /// unused space is bounded by about what it uses in a frame.
+    /// unused space is bounded by about what it uses in a frame. Chunks
+    /// never exceed [`MAX_CHUNK_BYTES`] (2 GiB): larger values of this
+    /// field and of `chunk_bytes` act as that (and [`FrameAllocator::config`]
+    /// still returns them).
     pub max_chunk_bytes: usize,
     /// Cap on bytes reserved from the OS (sum of all blocks of all arenas).
     /// 0 = unlimited. Default 0.
@@ -529,16 +546,26 @@ impl HomeCell {
 
 /// Per-(thread, allocator) state owned by the allocator. The counters are
 /// written by one thread only (plain load + store, no read-modify-write)
-/// and read by `stats`. When its thread exits the slot is released
-/// (`token` 0) and the next thread that registers takes it over, with its
-/// counters, consumption history and home chunks.
+/// and read by `stats` and `rewind`. When its thread exits the slot is
+/// released (`token` 0) and the next thread that registers takes it over,
+/// with its counters, consumption history and home chunks.
 #[repr(align(64))]
 struct ThreadSlot {
+    /// Allocations made since the last [`fold`](Self::fold) of each
+    /// lifetime, packed as `count << 32 | requested bytes`: the fast path's
+    /// only statistics write (one add). It only counts bumps in the chunk
+    /// the thread is in, and the slow path folds it into `allocations` and
+    /// `bytes` before entering another chunk; a chunk holds at most
+    /// [`MAX_CHUNK_BYTES`] (2^31) bytes and an allocation at least one, so
+    /// neither half overflows.
+    recent: [AtomicU64; 2],
+    /// Folded allocation count (add `recent`'s high halves for the total).
+    allocations: AtomicU64,
+    /// Folded requested bytes per lifetime, monotonic (add `recent`'s low
+    /// halves for the total).
+    bytes: [AtomicU64; 2],
     /// Token of the thread using the slot; 0: free (its thread exited).
     token: AtomicU64,
-    allocations: AtomicU64,
-    /// Requested bytes per lifetime, monotonic.
-    bytes: [AtomicU64; 2],
     /// Bytes this thread consumed per lifetime in the last two frames it used
     /// it (`[lifetime][0]` the last one): the smaller sizes its home chunks,
     /// so a one-off heavy frame does not grow them.
@@ -548,19 +575,45 @@ struct ThreadSlot {
 }
 
 impl ThreadSlot {
+    /// Fast path: counts an allocation of `size` bytes (at most
+    /// [`MAX_CHUNK_BYTES`]: it was bumped from a chunk) in `recent`.
+    #[inline(always)]
+    fn record_fast(&self, lt: usize, size: usize) {
+        debug_assert!(size <= MAX_CHUNK_BYTES);
+        let inc = RECENT_ONE | size as u64;
+        let r = &self.recent[lt];
+        r.store(r.load(Ordering::Relaxed).wrapping_add(inc), Ordering::Relaxed);
+    }
+
+    /// Slow path: counts an allocation of any size in the folded counters.
     #[inline]
-    fn record(&self, lifetime: Lifetime, size: usize) {
+    fn record_slow(&self, lt: usize, size: usize) {
         let a = &self.allocations;
         a.store(a.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
-        let b = &self.bytes[lifetime as usize];
+        let b = &self.bytes[lt];
         b.store(b.load(Ordering::Relaxed) + size as u64, Ordering::Relaxed);
+    }
+
+    /// Moves `recent[lt]` into the folded counters (slow path, by the thread
+    /// using the slot, before it enters another chunk of `lt`).
+    #[inline]
+    fn fold(&self, lt: usize) {
+        let r = self.recent[lt].load(Ordering::Relaxed);
+        if r != 0 {
+            let a = &self.allocations;
+            a.store(a.load(Ordering::Relaxed) + (r >> 32), Ordering::Relaxed);
+            let b = &self.bytes[lt];
+            b.store(b.load(Ordering::Relaxed) + (r & RECENT_BYTES), Ordering::Relaxed);
+            self.recent[lt].store(0, Ordering::Relaxed);
+        }
     }
 
     fn new(token: u64) -> Self {
         ThreadSlot {
-            token: AtomicU64::new(token),
+            recent: [AtomicU64::new(0), AtomicU64::new(0)],
             allocations: AtomicU64::new(0),
             bytes: [AtomicU64::new(0), AtomicU64::new(0)],
+            token: AtomicU64::new(token),
             consumed: [[AtomicUsize::new(0), AtomicUsize::new(0)], [AtomicUsize::new(0), AtomicUsize::new(0)]],
             homes: [(); OVERFLOW_ARENAS].map(|_| HomeCell::new()),
         }
@@ -797,17 +850,21 @@ impl FrameAllocator {
     /// allocation of each lifetime.
     pub fn new(cfg: FrameAllocConfig) -> Self {
         let cfg = cfg.normalized();
+        // Chunk sizes the allocator works with (see `MAX_CHUNK_BYTES`); both
+        // are multiples of 64 and `chunk <= max_chunk` still holds.
+        let chunk = cfg.chunk_bytes.min(MAX_CHUNK_BYTES);
+        let max_chunk = cfg.max_chunk_bytes.min(MAX_CHUNK_BYTES);
         FrameAllocator {
             hot: Hot {
                 stamp: AtomicU64::new(NEXT_STAMP.fetch_add(1, Ordering::Relaxed)),
                 id: NEXT_ALLOCATOR_ID.fetch_add(1, Ordering::Relaxed),
                 epoch: AtomicU64::new(0),
-                chunk_bytes: cfg.chunk_bytes,
-                max_chunk_bytes: cfg.max_chunk_bytes,
-                // Largest power of two <= max_chunk_bytes, but at least the
-                // smallest home (the power of two >= chunk_bytes).
-                max_home_bytes: (1usize << (usize::BITS - 1 - cfg.max_chunk_bytes.leading_zeros()))
-                    .max(cfg.chunk_bytes.checked_next_power_of_two().unwrap_or(1 << (usize::BITS - 1))),
+                chunk_bytes: chunk,
+                max_chunk_bytes: max_chunk,
+                // Largest power of two <= max_chunk, but at least the smallest
+                // home (the power of two >= chunk); at most MAX_CHUNK_BYTES.
+                max_home_bytes: (1usize << (usize::BITS - 1 - max_chunk.leading_zeros()))
+                    .max(chunk.next_power_of_two()),
                 rewinding: AtomicBool::new(false),
             },
             arenas: [Arena::new(), Arena::new(), Arena::new(), Arena::new()],
@@ -879,7 +936,7 @@ impl FrameAllocator {
                 if e.stamp == stamp {
                     let r = bump(&mut e.bumps[lifetime as usize], size, align);
                     if r.is_some() {
-                        (*e.slot).record(lifetime, size);
+                        (*e.slot).record_fast(lifetime as usize, size);
                     }
                     r
                 } else {
@@ -943,17 +1000,10 @@ impl FrameAllocator {
         // each borrow is short and no call out happens while it lives. Entry
         // 0 is ours after `rebind` / `renew`; its `slot` is owned by `self`,
         // which is alive while we hold `&self`.
-        if unsafe { (*cache).entries[0].id } != self.hot.id {
+        // SAFETY: as above.
+        let rebound = unsafe { (*cache).entries[0].id } != self.hot.id;
+        if rebound {
             self.rebind(cache, stamp, epoch);
-            // The entry may have moved to the front with room left.
-            // SAFETY: as above.
-            unsafe {
-                let e = &mut (*cache).entries[0];
-                if let Some(p) = bump(&mut e.bumps[lt], size, align) {
-                    (*e.slot).record(lifetime, size);
-                    return Ok(p);
-                }
-            }
         } else {
             // SAFETY: as above.
             unsafe { self.renew(&mut (*cache).entries[0], stamp, epoch) };
@@ -963,6 +1013,9 @@ impl FrameAllocator {
             let e = &(*cache).entries[0];
             (&*e.slot, e.bumps[lt], e.states[lt])
         };
+        // Before any other chunk is entered (only this function enters
+        // chunks): see `ThreadSlot::recent`. The records below are slow ones.
+        slot.fold(lt);
         // Writes the thread's state back, unless something re-entered and
         // replaced the entry meanwhile (then the rest of the chunk stays
         // unused this frame).
@@ -976,6 +1029,15 @@ impl FrameAllocator {
                 }
             }
         };
+        if rebound {
+            // The entry may have moved to the front with room left.
+            // SAFETY: `b` is entry 0's chunk of this epoch, or empty.
+            if let Some(p) = unsafe { bump(&mut b, size, align) } {
+                store(b, st);
+                slot.record_slow(lt, size);
+                return Ok(p);
+            }
+        }
         let cell = &slot.homes[a];
         // Worst case of the request in a 64-aligned region: the padding is
         // at most `align - 64` for larger alignments and 0 otherwise. No
@@ -1010,7 +1072,7 @@ impl FrameAllocator {
                 let r = unsafe { bump(&mut b, size, align) };
                 store(b, st);
                 if let Some(p) = r {
-                    slot.record(lifetime, size);
+                    slot.record_slow(lt, size);
                     return Ok(p);
                 }
             }
@@ -1030,7 +1092,7 @@ impl FrameAllocator {
         debug_assert!(pad + size <= len);
         // SAFETY: the claimed region has `len >= need >= pad + size` bytes.
         let p = unsafe { base.add(pad) };
-        slot.record(lifetime, size);
+        slot.record_slow(lt, size);
         if !direct {
             // SAFETY: as above; `p + size` is inside the claimed region.
             b = Bump { cursor: unsafe { p.add(size) }, end: base as usize + len };
@@ -1410,9 +1472,10 @@ impl FrameAllocator {
     fn totals(slots: &[Arc<ThreadSlot>]) -> Totals {
         let mut t = Totals::default();
         for s in slots.iter() {
-            t.allocations += s.allocations.load(Ordering::Relaxed);
-            t.frame_bytes += s.bytes[0].load(Ordering::Relaxed);
-            t.two_bytes += s.bytes[1].load(Ordering::Relaxed);
+            let [r0, r1] = [0, 1].map(|lt| s.recent[lt].load(Ordering::Relaxed));
+            t.allocations += s.allocations.load(Ordering::Relaxed) + (r0 >> 32) + (r1 >> 32);
+            t.frame_bytes += s.bytes[0].load(Ordering::Relaxed) + (r0 & RECENT_BYTES);
+            t.two_bytes += s.bytes[1].load(Ordering::Relaxed) + (r1 & RECENT_BYTES);
         }
         t
     }
@@ -1510,7 +1573,9 @@ impl FrameAllocator {
     }
 
     /// A snapshot of the counters. Exact when no allocation runs
-    /// concurrently; otherwise each counter is individually up to date.
+    /// concurrently; otherwise it may be off by the allocations in flight
+    /// (a thread folding its packed counter meanwhile can make it miss or
+    /// count twice the allocations of that thread's last chunk).
     pub fn stats(&self) -> FrameAllocStats {
         let mut st = lock(&self.rewind_state);
         let slots = lock(&self.slots);

@@ -468,7 +468,9 @@ namespace Onity.Native
         /// requests are carved directly from blocks. 0 means the default (64 MiB,
         /// or `frame_alloc_chunk_bytes` when that is larger); otherwise from
         /// `max(frame_alloc_chunk_bytes, 64)` to 2^48, else
-        /// `onity_runtime_create` returns `INVALID_ARGUMENT`.
+        /// `onity_runtime_create` returns `INVALID_ARGUMENT`. Chunks never
+        /// exceed 2 GiB: larger values (here and in `frame_alloc_chunk_bytes`)
+        /// act as 2 GiB.
         /// </summary>
         public ulong frame_alloc_max_chunk_bytes;
         /// <summary>
