@@ -627,13 +627,7 @@ namespace Onity
             if (ownedHere != this || disposed) CheckOwner("awaiting a frame wait");
             if (fastFreeCount == 0) GrowFast();
             int id = fastFree[--fastFreeCount];
-            ulong rec = (uint)id | ((ulong)(info & 15) << 32);
-            uint delay = info >> 4;
-            if (delay != 0)
-            {
-                long rem = (long)(mark + delay - fcount);
-                if (rem > 0) rec |= (ulong)rem << 36;
-            }
+            ulong rec = (uint)id | ((ulong)(info & 15) << 32) | ((ulong)FramesLeft(mark, info) << 36);
             ref FastWait w = ref fast[id];
             w.cont = continuation;
             w.record = rec;
@@ -649,6 +643,17 @@ namespace Onity
             b->fast_count = n + 1;
         }
 
+        /// <summary>Frames a frame wait still has to wait, counted from now: 0 for a Yield or a
+        /// NextFrame/DelayFrame whose frame has come (it is then due at the next run of its timing).</summary>
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+        uint FramesLeft(ulong mark, uint info)
+        {
+            uint delay = info >> 4;
+            if (delay == 0) return 0;
+            long rem = (long)(mark + delay - fcount);
+            return rem > 0 ? (uint)rem : 0;
+        }
+
         void GrowFast()
         {
             int old = fast.Length;
@@ -661,16 +666,13 @@ namespace Onity
         /// <summary>The frame wait as a slot-based task (what converting an OnityFrameWait gives).</summary>
         internal OnityTask FrameWaitTask(ulong mark, uint info)
         {
-            var r = this;
             if (disposed) return OnityTask.FromCanceled();
             if (FrameWaitDone(mark, info)) return OnityTask.CompletedTask;
             var timing = (OnityTiming)(info & 15);
-            uint delay = info >> 4;
-            if (delay == 0) return r.Schedule(0, timing, 0, 0);
-            long rem = (long)(mark + delay - r.fcount);
-            if (rem <= 0) return r.Schedule(0, timing, 0, 0);
-            if (rem == 1 && delay == 1) return r.Schedule(1, timing, 0, 0);
-            return r.Schedule(2, timing, (ulong)rem, 0);
+            uint left = FramesLeft(mark, info);
+            if (left == 0) return Schedule(0, timing, 0, 0);
+            if (left == 1 && (info >> 4) == 1) return Schedule(1, timing, 0, 0);
+            return Schedule(2, timing, left, 0);
         }
 
         /// <summary>Creates a native task that native code completes, and awaits it through the

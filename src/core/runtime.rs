@@ -1038,15 +1038,9 @@ impl Runtime {
     /// the waits were scheduled. Waits scheduled while it runs are looked at
     /// by the next run. Owner thread.
     pub fn tick(&self, timing: Timing) -> Result<()> {
-        self.check_owner()?;
-        {
-            // SAFETY: owner thread, short borrow.
-            let inner = unsafe { self.inner() };
-            if inner.ticking || inner.closing {
-                return Err(Error::Reentrant);
-            }
-            inner.ticking = true;
-        }
+        self.check_tick_allowed()?;
+        // SAFETY: owner thread (checked above), short borrow.
+        unsafe { self.inner() }.ticking = true;
         let _guard = TickGuard(self);
         {
             // SAFETY: owner thread, short borrow.
