@@ -514,18 +514,17 @@ impl Arena {
 
 /// A thread's home for one arena: `segs` segments of `seg_len` bytes (one
 /// segment unless the thread's frame needs more than the largest home
-/// chunk). Written by the owning thread in its slow path and by `rewind`
-/// (reclaim), which never run concurrently under the rewind contract;
-/// atomics keep even a broken contract data-race free.
+/// chunk). Written by the owning thread in its slow path when it resizes
+/// the home (rarely) and by `rewind` (reclaim), which never run
+/// concurrently under the rewind contract; atomics keep even a broken
+/// contract data-race free. `stats` reads it, so nothing the thread writes
+/// every frame lives here (see [`PerFrame`]).
 struct HomeCell {
     /// Length of every segment (0: no home).
     seg_len: AtomicUsize,
     /// Number of segments at the front of `bases`.
     segs: AtomicUsize,
     bases: [AtomicPtr<u8>; MAX_HOME_SEGMENTS],
-    /// Last epoch the thread installed this home (`u64::MAX`: never).
-    /// Written only by the thread using the slot.
-    last_epoch: AtomicU64,
 }
 
 impl HomeCell {
@@ -534,7 +533,6 @@ impl HomeCell {
             seg_len: AtomicUsize::new(0),
             segs: AtomicUsize::new(0),
             bases: [(); MAX_HOME_SEGMENTS].map(|_| AtomicPtr::new(ptr::null_mut())),
-            last_epoch: AtomicU64::new(u64::MAX),
         }
     }
 
@@ -549,7 +547,8 @@ impl HomeCell {
 /// and read by `stats` and `rewind`. When its thread exits the slot is
 /// released (`token` 0) and the next thread that registers takes it over,
 /// with its counters, consumption history and home chunks.
-#[repr(align(64))]
+// repr(C): the field order below is the cache-line layout.
+#[repr(C, align(64))]
 struct ThreadSlot {
     /// Allocations made since the last [`fold`](Self::fold) of each
     /// lifetime, packed as `count << 32 | requested bytes`: the fast path's
@@ -566,12 +565,27 @@ struct ThreadSlot {
     bytes: [AtomicU64; 2],
     /// Token of the thread using the slot; 0: free (its thread exited).
     token: AtomicU64,
+    /// Written by the thread once per frame, on a cache line of its own.
+    per_frame: PerFrame,
+    /// Homes of the Frame, TwoFrames A and TwoFrames B arenas.
+    homes: [HomeCell; OVERFLOW_ARENAS],
+}
+
+/// The part of a [`ThreadSlot`] its thread writes once per frame (first
+/// allocation of each lifetime), on its own cache line: `stats` (which reads
+/// the home cells) and most rewinds (which read only the counters on the
+/// slot's first line) never read it, so the thread's first writes of a frame
+/// do not have to take the line back from the rewinding thread.
+#[repr(align(64))]
+struct PerFrame {
     /// Bytes this thread consumed per lifetime in the last two frames it used
     /// it (`[lifetime][0]` the last one): the smaller sizes its home chunks,
     /// so a one-off heavy frame does not grow them.
     consumed: [[AtomicUsize; 2]; 2],
-    /// Homes of the Frame, TwoFrames A and TwoFrames B arenas.
-    homes: [HomeCell; OVERFLOW_ARENAS],
+    /// Per home cell: last epoch the thread installed it (`u64::MAX`:
+    /// never). Written only by the thread using the slot; read by rewinds
+    /// that reclaim idle homes (every [`HOME_RECLAIM_FRAMES`]).
+    last_epoch: [AtomicU64; OVERFLOW_ARENAS],
 }
 
 impl ThreadSlot {
@@ -614,11 +628,18 @@ impl ThreadSlot {
             allocations: AtomicU64::new(0),
             bytes: [AtomicU64::new(0), AtomicU64::new(0)],
             token: AtomicU64::new(token),
-            consumed: [[AtomicUsize::new(0), AtomicUsize::new(0)], [AtomicUsize::new(0), AtomicUsize::new(0)]],
+            per_frame: PerFrame {
+                consumed: [[AtomicUsize::new(0), AtomicUsize::new(0)], [AtomicUsize::new(0), AtomicUsize::new(0)]],
+                last_epoch: [(); OVERFLOW_ARENAS].map(|_| AtomicU64::new(u64::MAX)),
+            },
             homes: [(); OVERFLOW_ARENAS].map(|_| HomeCell::new()),
         }
     }
 }
+
+// The counters (written per allocation, read by every rewind) fill the
+// slot's first cache line; the per-frame fields start the second.
+const _: () = assert!(std::mem::offset_of!(ThreadSlot, per_frame) == 64);
 
 /// A free home chunk (in the pool).
 struct FreeHome(NonNull<u8>);
@@ -1117,9 +1138,10 @@ impl FrameAllocator {
     #[inline]
     fn install_home(&self, slot: &ThreadSlot, a: usize, lt: usize, epoch: u64) -> usize {
         let cell = &slot.homes[a];
+        let last_epoch = &slot.per_frame.last_epoch[a];
         // Only the thread using the slot writes `last_epoch`: no
         // read-modify-write needed.
-        if cell.last_epoch.load(Ordering::Relaxed) == epoch {
+        if last_epoch.load(Ordering::Relaxed) == epoch {
             // Already installed in this epoch: this thread's cache entry was
             // evicted (it alternates between more than 4 allocators) and its
             // cursor lost, or the slot's previous thread exited in this frame,
@@ -1127,8 +1149,8 @@ impl FrameAllocator {
             // rest of the frame.
             return 0;
         }
-        cell.last_epoch.store(epoch, Ordering::Relaxed);
-        let [last, prev] = &slot.consumed[lt];
+        last_epoch.store(epoch, Ordering::Relaxed);
+        let [last, prev] = &slot.per_frame.consumed[lt];
         let consumed = last.load(Ordering::Relaxed).min(prev.load(Ordering::Relaxed));
         let target = consumed.saturating_add(consumed / 8).max(self.hot.chunk_bytes);
         let segs = cell.segs.load(Ordering::Relaxed);
@@ -1323,7 +1345,7 @@ impl FrameAllocator {
             let slot = unsafe { &*e.slot };
             for lt in 0..2 {
                 if !e.states[lt].fresh {
-                    let [last, prev] = &slot.consumed[lt];
+                    let [last, prev] = &slot.per_frame.consumed[lt];
                     prev.store(last.load(Ordering::Relaxed), Ordering::Relaxed);
                     last.store(e.states[lt].claimed.saturating_sub(e.bumps[lt].remaining()), Ordering::Relaxed);
                 }
@@ -1554,7 +1576,8 @@ impl FrameAllocator {
                 // Idle long enough for nothing in it to be alive (>= 2
                 // rewinds): back to the pool. The thread using the slot, if it
                 // comes back, sees no home and acquires a new one.
-                if reclaim && cell.last_epoch.load(Ordering::Relaxed).saturating_add(HOME_RECLAIM_FRAMES) <= next {
+                let last_epoch = slot.per_frame.last_epoch[a].load(Ordering::Relaxed);
+                if reclaim && last_epoch.saturating_add(HOME_RECLAIM_FRAMES) <= next {
                     self.release_cell(cell);
                 }
             }
