@@ -251,7 +251,13 @@ namespace Onity.CompilerServices
         {
             if (runner == null) AsyncRunner<TStateMachine>.Attach(ref stateMachine, ref runner);
             var r = runner;
-            if (OnityContextFlow.Enabled) r.context = OnityContextFlow.Capture();
+            if (OnityContextFlow.Enabled)
+            {
+                // r.context is null here (Run and the pool clear it): store only a context to
+                // flow, saving Mono's write barrier on the common nothing-to-flow path.
+                var ec = OnityContextFlow.Capture();
+                if (ec != null) r.context = ec;
+            }
             awaiter.OnCompleted(r.moveNext);
         }
 
@@ -263,7 +269,13 @@ namespace Onity.CompilerServices
         {
             if (runner == null) AsyncRunner<TStateMachine>.Attach(ref stateMachine, ref runner);
             var r = runner;
-            if (OnityContextFlow.Enabled) r.context = OnityContextFlow.Capture();
+            if (OnityContextFlow.Enabled)
+            {
+                // r.context is null here (Run and the pool clear it): store only a context to
+                // flow, saving Mono's write barrier on the common nothing-to-flow path.
+                var ec = OnityContextFlow.Capture();
+                if (ec != null) r.context = ec;
+            }
             awaiter.UnsafeOnCompleted(r.moveNext);
         }
     }
@@ -314,7 +326,13 @@ namespace Onity.CompilerServices
         {
             if (runner == null) AsyncRunner<TStateMachine, T>.Attach(ref stateMachine, ref runner);
             var r = runner;
-            if (OnityContextFlow.Enabled) r.context = OnityContextFlow.Capture();
+            if (OnityContextFlow.Enabled)
+            {
+                // r.context is null here (Run and the pool clear it): store only a context to
+                // flow, saving Mono's write barrier on the common nothing-to-flow path.
+                var ec = OnityContextFlow.Capture();
+                if (ec != null) r.context = ec;
+            }
             awaiter.OnCompleted(r.moveNext);
         }
 
@@ -326,7 +344,13 @@ namespace Onity.CompilerServices
         {
             if (runner == null) AsyncRunner<TStateMachine, T>.Attach(ref stateMachine, ref runner);
             var r = runner;
-            if (OnityContextFlow.Enabled) r.context = OnityContextFlow.Capture();
+            if (OnityContextFlow.Enabled)
+            {
+                // r.context is null here (Run and the pool clear it): store only a context to
+                // flow, saving Mono's write barrier on the common nothing-to-flow path.
+                var ec = OnityContextFlow.Capture();
+                if (ec != null) r.context = ec;
+            }
             awaiter.UnsafeOnCompleted(r.moveNext);
         }
     }
