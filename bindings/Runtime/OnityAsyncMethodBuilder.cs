@@ -251,13 +251,7 @@ namespace Onity.CompilerServices
         {
             if (runner == null) AsyncRunner<TStateMachine>.Attach(ref stateMachine, ref runner);
             var r = runner;
-            if (OnityContextFlow.Enabled)
-            {
-                // r.context is null here (Run and the pool clear it): store only a context to
-                // flow, saving Mono's write barrier on the common nothing-to-flow path.
-                var ec = OnityContextFlow.Capture();
-                if (ec != null) r.context = ec;
-            }
+            if (OnityContextFlow.Enabled) r.context = OnityContextFlow.Capture();
             awaiter.OnCompleted(r.moveNext);
         }
 
@@ -269,13 +263,7 @@ namespace Onity.CompilerServices
         {
             if (runner == null) AsyncRunner<TStateMachine>.Attach(ref stateMachine, ref runner);
             var r = runner;
-            if (OnityContextFlow.Enabled)
-            {
-                // r.context is null here (Run and the pool clear it): store only a context to
-                // flow, saving Mono's write barrier on the common nothing-to-flow path.
-                var ec = OnityContextFlow.Capture();
-                if (ec != null) r.context = ec;
-            }
+            if (OnityContextFlow.Enabled) r.context = OnityContextFlow.Capture();
             awaiter.UnsafeOnCompleted(r.moveNext);
         }
     }
@@ -326,13 +314,7 @@ namespace Onity.CompilerServices
         {
             if (runner == null) AsyncRunner<TStateMachine, T>.Attach(ref stateMachine, ref runner);
             var r = runner;
-            if (OnityContextFlow.Enabled)
-            {
-                // r.context is null here (Run and the pool clear it): store only a context to
-                // flow, saving Mono's write barrier on the common nothing-to-flow path.
-                var ec = OnityContextFlow.Capture();
-                if (ec != null) r.context = ec;
-            }
+            if (OnityContextFlow.Enabled) r.context = OnityContextFlow.Capture();
             awaiter.OnCompleted(r.moveNext);
         }
 
@@ -344,13 +326,7 @@ namespace Onity.CompilerServices
         {
             if (runner == null) AsyncRunner<TStateMachine, T>.Attach(ref stateMachine, ref runner);
             var r = runner;
-            if (OnityContextFlow.Enabled)
-            {
-                // r.context is null here (Run and the pool clear it): store only a context to
-                // flow, saving Mono's write barrier on the common nothing-to-flow path.
-                var ec = OnityContextFlow.Capture();
-                if (ec != null) r.context = ec;
-            }
+            if (OnityContextFlow.Enabled) r.context = OnityContextFlow.Capture();
             awaiter.UnsafeOnCompleted(r.moveNext);
         }
     }
