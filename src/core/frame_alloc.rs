@@ -1576,8 +1576,10 @@ impl FrameAllocator {
                 // Idle long enough for nothing in it to be alive (>= 2
                 // rewinds): back to the pool. The thread using the slot, if it
                 // comes back, sees no home and acquires a new one.
-                let last_epoch = slot.per_frame.last_epoch[a].load(Ordering::Relaxed);
-                if reclaim && last_epoch.saturating_add(HOME_RECLAIM_FRAMES) <= next {
+                // Read only on reclaim rewinds (see `PerFrame`).
+                if reclaim
+                    && slot.per_frame.last_epoch[a].load(Ordering::Relaxed).saturating_add(HOME_RECLAIM_FRAMES) <= next
+                {
                     self.release_cell(cell);
                 }
             }
