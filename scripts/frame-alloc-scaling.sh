@@ -6,7 +6,10 @@
 # thread-local bump column (which shares nothing: its ratio is the machine's own 2-vs-1 effect).
 # Both harness modes: the default (the main thread is worker 0 and also rewinds, so the 1-worker
 # rows pay no cross-core transfer) and job threads (ONITY_BENCH_JOB_THREADS=1: every worker is a
-# spawned thread, as in Unity's benchmark, and the main thread only releases them and rewinds).
+# spawned thread, as in Unity's benchmark, and the main thread only releases them and rewinds;
+# with 2 workers that is three threads on this 2-core machine, so the main thread waits by
+# spinning briefly and yielding, while with 1 worker it spins: the two rows are not measured
+# under identical conditions, the 1-worker row being the more favoured).
 # Usage: scripts/frame-alloc-scaling.sh [K]   (tables kept in target/frame-alloc-scaling/)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -19,7 +22,11 @@ BIN="$(cargo bench --bench frame_alloc --no-run 2>&1 | sed -n 's/.*Executable .*
 for k in $(seq "$K"); do
     for jobs in 0 1; do
         for w in 1 2; do
-            ONITY_BENCH_JOB_THREADS=$jobs ONITY_BENCH_SETS=200 "$BIN" "($w, " > "$OUT/jobs$jobs-w$w-$k.md" 2>/dev/null
+            if ! ONITY_BENCH_JOB_THREADS=$jobs ONITY_BENCH_SETS=200 "$BIN" "($w, " > "$OUT/jobs$jobs-w$w-$k.md" \
+                2> "$OUT/jobs$jobs-w$w-$k.err"; then
+                cat "$OUT/jobs$jobs-w$w-$k.err" >&2
+                exit 1
+            fi
         done
     done
 done
