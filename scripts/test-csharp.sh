@@ -28,7 +28,7 @@ fi
 python3 scripts/gen_csharp_native.py --check
 
 mcs -langversion:7.2 -unsafe -optimize+ -debug -nowarn:1591 -out:"$OUT/OnityTests.exe" \
-    -recurse:'bindings/Runtime/*.cs' tests/csharp/*.cs tests/csharp/Tests/*.cs
+    -recurse:'bindings/Runtime/*.cs' tests/shared/*.cs tests/csharp/*.cs tests/csharp/Tests/*.cs
 
 gcc -O2 -shared -fPIC -Iinclude -o "$OUT/libonity_test_helper.so" tests/csharp/native_helper.c \
     -L"$ROOT/target/release" -lonity -lpthread

@@ -55,7 +55,7 @@ PKG_SAMPLES=$( (find 'bindings/Samples~' -name '*.cs' 2>/dev/null || true) | sor
 "${MCS[@]}" -debug -out:"$OUT/OnityUnityTests.exe" $EDITOR_DEFINES \
     -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEditor.dll" \
     $(find bindings/Runtime bindings/Editor -name '*.cs' | sort) $SAMPLE_SRC $PKG_SAMPLES \
-    tests/unity/*.cs tests/unity/Tests/*.cs
+    -define:ONITY_UNITY_TESTS tests/shared/*.cs tests/unity/*.cs tests/unity/Tests/*.cs
 
 set +e
 ONITY_REPO_ROOT="$ROOT" LD_LIBRARY_PATH="$ROOT/target/release${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \

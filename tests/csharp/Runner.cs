@@ -1,96 +1,12 @@
-using System;
-using System.Collections.Generic;
-using System.Diagnostics;
-using System.Linq;
-using System.Reflection;
-
 namespace Onity.Tests
 {
-    /// <summary>Marks a test: a public static or instance method without parameters.</summary>
-    [AttributeUsage(AttributeTargets.Method)]
-    public sealed class TestAttribute : Attribute { }
-
-    public sealed class AssertionException : Exception
-    {
-        public AssertionException(string message) : base(message) { }
-    }
-
-    public static class Assert
-    {
-        public static void True(bool cond, string what = "condition")
-        {
-            if (!cond) throw new AssertionException("expected true: " + what);
-        }
-
-        public static void False(bool cond, string what = "condition")
-        {
-            if (cond) throw new AssertionException("expected false: " + what);
-        }
-
-        public static void Equal<T>(T expected, T actual, string what = "value")
-        {
-            if (!EqualityComparer<T>.Default.Equals(expected, actual))
-                throw new AssertionException(what + ": expected <" + expected + ">, got <" + actual + ">");
-        }
-
-        public static TEx Throws<TEx>(Action a, string what = "action") where TEx : Exception
-        {
-            try { a(); }
-            catch (TEx ex) { return ex; }
-            catch (Exception ex) { throw new AssertionException(what + ": expected " + typeof(TEx).Name + ", got " + ex.GetType().Name + ": " + ex.Message); }
-            throw new AssertionException(what + ": expected " + typeof(TEx).Name + ", nothing thrown");
-        }
-
-        public static void Contains(string needle, string hay, string what = "message")
-        {
-            if (hay == null || hay.IndexOf(needle, StringComparison.OrdinalIgnoreCase) < 0)
-                throw new AssertionException(what + ": expected to contain \"" + needle + "\", got \"" + hay + "\"");
-        }
-    }
-
-    /// <summary>Finds every [Test] method in this assembly, runs each (optionally filtered by
-    /// substrings given on the command line), prints failures, then "N passed, N failed".</summary>
+    /// <summary>The binding's test program: every [Test] of this assembly (framework in
+    /// tests/shared/TestFramework.cs), each followed by TestHost.Cleanup.</summary>
     public static class Runner
     {
         public static int Main(string[] args)
         {
-            var filters = args.Where(a => !a.StartsWith("-")).ToArray();
-            bool verbose = args.Contains("-v");
-            var tests = Assembly.GetExecutingAssembly().GetTypes()
-                .SelectMany(t => t.GetMethods(BindingFlags.Public | BindingFlags.Static | BindingFlags.Instance | BindingFlags.DeclaredOnly))
-                .Where(m => m.GetCustomAttributes(typeof(TestAttribute), false).Length > 0)
-                .OrderBy(m => m.DeclaringType.FullName).ThenBy(m => m.Name)
-                .ToList();
-            int passed = 0, failed = 0;
-            foreach (var m in tests)
-            {
-                string name = m.DeclaringType.Name + "." + m.Name;
-                if (filters.Length > 0 && !filters.Any(f => name.IndexOf(f, StringComparison.OrdinalIgnoreCase) >= 0)) continue;
-                var sw = Stopwatch.StartNew();
-                try
-                {
-                    object target = m.IsStatic ? null : Activator.CreateInstance(m.DeclaringType);
-                    m.Invoke(target, null);
-                    passed++;
-                    if (verbose) Console.WriteLine("PASS " + name + " (" + sw.ElapsedMilliseconds + " ms)");
-                }
-                catch (TargetInvocationException tie)
-                {
-                    failed++;
-                    Console.WriteLine("FAIL " + name + ": " + tie.InnerException);
-                }
-                catch (Exception ex)
-                {
-                    failed++;
-                    Console.WriteLine("FAIL " + name + ": " + ex);
-                }
-                finally
-                {
-                    TestHost.Cleanup();
-                }
-            }
-            Console.WriteLine(passed + " passed, " + failed + " failed");
-            return failed == 0 ? 0 : 1;
+            return TestRunner.Run(args, null, TestHost.Cleanup);
         }
     }
 }
