@@ -1213,21 +1213,14 @@ impl Runtime {
             b.bucket = bucket;
             Box::into_raw(b)
         };
-        for (i, &h) in inputs.iter().enumerate() {
-            let idx = (h & (handle::MAX_SLOTS as u64 - 1)) as u32;
-            self.slot(idx).cont.set(Cont::Any(cp, i as u32));
-        }
-        if token != 0 {
-            // SAFETY: owner thread, short borrow.
-            let inner = unsafe { self.inner() };
+        self.wire_combinator(
+            inputs,
+            token,
+            |i| Cont::Any(cp, i),
+            Watch::Any(cp),
             // SAFETY: cp is live (remaining > 0).
-            unsafe { (*cp).watch = inner.watches.len() as u32 };
-            inner.watches.push(Watch::Any(cp));
-        }
-        self.settle_inputs(inputs);
-        if token != 0 && self.token_canceled(token) {
-            self.poll_watches_force();
-        }
+            |w| unsafe { (*cp).watch = w },
+        );
         Ok(out)
     }
 
@@ -1274,22 +1267,44 @@ impl Runtime {
         };
         let out_idx = (out & (handle::MAX_SLOTS as u64 - 1)) as u32;
         self.slot(out_idx).attached.set(cp);
+        self.wire_combinator(
+            inputs,
+            token,
+            |i| Cont::All(cp, i),
+            Watch::All(cp),
+            // SAFETY: cp is live (remaining > 0).
+            |w| unsafe { (*cp).watch = w },
+        );
+        Ok(out)
+    }
+
+    /// The tail of `when_any` / `when_all`: points input `i` at the
+    /// coordinator (`cont(i)`), registers its cancellation `watch` when there
+    /// is a token (`set_watch` records the watch's index in the coordinator),
+    /// feeds inputs that completed before the combinator existed and honours
+    /// a token that is canceled already.
+    fn wire_combinator(
+        &self,
+        inputs: &[u64],
+        token: u64,
+        cont: impl Fn(u32) -> Cont,
+        watch: Watch,
+        set_watch: impl FnOnce(u32),
+    ) {
         for (i, &h) in inputs.iter().enumerate() {
             let idx = (h & (handle::MAX_SLOTS as u64 - 1)) as u32;
-            self.slot(idx).cont.set(Cont::All(cp, i as u32));
+            self.slot(idx).cont.set(cont(i as u32));
         }
         if token != 0 {
             // SAFETY: owner thread, short borrow.
             let inner = unsafe { self.inner() };
-            // SAFETY: cp is live.
-            unsafe { (*cp).watch = inner.watches.len() as u32 };
-            inner.watches.push(Watch::All(cp));
+            set_watch(inner.watches.len() as u32);
+            inner.watches.push(watch);
         }
         self.settle_inputs(inputs);
         if token != 0 && self.token_canceled(token) {
             self.poll_watches_force();
         }
-        Ok(out)
     }
 
     /// Feeds inputs that completed before the combinator existed.
