@@ -27,42 +27,7 @@
 #include <string.h>
 
 #include "onity.h"
-
-/* ---- checking ---------------------------------------------------------- */
-
-static int g_failures;
-
-#define CHECK(cond)                                                                   \
-    do {                                                                              \
-        if (!(cond)) {                                                                \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            g_failures++;                                                             \
-        }                                                                             \
-    } while (0)
-
-#define CHECK_STATUS(call, want)                                                        \
-    do {                                                                                \
-        uint32_t got_ = (uint32_t)(call);                                               \
-        uint32_t want_ = (uint32_t)(want);                                              \
-        if (got_ != want_) {                                                            \
-            fprintf(stderr, "%s:%d: %s returned %u (%s), expected %u (%s)\n", __FILE__, \
-                    __LINE__, #call, (unsigned)got_, onity_status_text(got_),           \
-                    (unsigned)want_, onity_status_text(want_));                         \
-            g_failures++;                                                               \
-        }                                                                               \
-    } while (0)
-
-#define OK(call) CHECK_STATUS(call, ONITY_STATUS_OK)
-
-#define CHECK_EQ_U64(a, b)                                                                 \
-    do {                                                                                   \
-        unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b);     \
-        if (a_ != b_) {                                                                    \
-            fprintf(stderr, "%s:%d: %s == %s failed: %llu != %llu\n", __FILE__, __LINE__, \
-                    #a, #b, a_, b_);                                                       \
-            g_failures++;                                                                  \
-        }                                                                                  \
-    } while (0)
+#include "check.h"
 
 #define U(id) ((void *)(uintptr_t)(id))
 
