@@ -129,8 +129,8 @@ namespace Onity
         static OnityRuntime current;
         [ThreadStatic] static OnityRuntime ownedHere; // the runtime this thread owns (cheaper than Thread.CurrentThread)
 
-        IntPtr rt;
-        OnityBatch* batch;
+        internal IntPtr rt;     // internal: tests/csharp/Proto
+        internal OnityBatch* batch;
         readonly Thread owner;
         bool inTick;
         internal bool disposed;
