@@ -30,6 +30,13 @@ python3 scripts/gen_csharp_native.py --check
 mcs -langversion:7.2 -unsafe -optimize+ -debug -nowarn:1591 -out:"$OUT/OnityTests.exe" \
     -recurse:'bindings/Runtime/*.cs' tests/shared/*.cs tests/csharp/*.cs tests/csharp/Tests/*.cs
 
+# The measurement programs (scripts/bench-csharp.sh, icount-csharp.sh, proto-csharp.sh) are only
+# compiled here, so that a change to the binding cannot leave them broken.
+for prog in Bench Icount Proto; do
+    mcs -langversion:7.2 -unsafe -optimize+ -nowarn:1591 -nologo -out:"$OUT/check-$prog.exe" \
+        -recurse:'bindings/Runtime/*.cs' tests/csharp/$prog/*.cs
+done
+
 gcc -O2 -shared -fPIC -Iinclude -o "$OUT/libonity_test_helper.so" tests/csharp/native_helper.c \
     -L"$ROOT/target/release" -lonity -lpthread
 

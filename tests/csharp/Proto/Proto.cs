@@ -12,6 +12,8 @@ using Onity.Native;
 // to P0; Q rebuilds the binding's awaiter path (OnityFrameWait + OnityRuntime's fast lane) on P0's
 // tick, and the Q* variants take one feature out of Q; B is the binding itself. 4096 tasks each
 // awaiting in a loop; best of 6 batches, ns per task-frame; every batch validated.
+// Some variants carry fields they never read: that is their point (the cost of carrying them).
+#pragma warning disable 0414
 namespace Onity.Proto
 {
     public struct ProtoNextFrame : ICriticalNotifyCompletion
@@ -63,21 +65,6 @@ namespace Onity.Proto
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public static P1bWait Make() { return new P1bWait(Proto.owner, Proto.frameNo, 24); }
         public P1bWait GetAwaiter() { return this; }
-        public bool IsCompleted { get { return false; } }
-        public void GetResult() { }
-        public void OnCompleted(Action c) { Proto.Add(c); }
-        [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public void UnsafeOnCompleted(Action c) { Proto.Add(c); }
-    }
-
-    // P1c: non-inlined factory, 24-byte struct with a reference field that is never read (null).
-    public struct P1cWait : ICriticalNotifyCompletion
-    {
-        readonly object owner; readonly ulong mark; readonly uint info;
-        P1cWait(object owner, ulong mark, uint info) { this.owner = owner; this.mark = mark; this.info = info; }
-        [MethodImpl(MethodImplOptions.NoInlining)]
-        public static P1cWait Make() { return new P1cWait(null, Proto.frameNo, 24); }
-        public P1cWait GetAwaiter() { return this; }
         public bool IsCompleted { get { return false; } }
         public void GetResult() { }
         public void OnCompleted(Action c) { Proto.Add(c); }
@@ -421,7 +408,6 @@ namespace Onity.Proto
         static async OnityTask QLoop() { while (!stop) { await QWait.NextFrame(); resumed++; } }
         static async OnityTask P1aLoop() { while (!stop) { await P1aWait.Make(); resumed++; } }
         static async OnityTask P1bLoop() { while (!stop) { await P1bWait.Make(); resumed++; } }
-        static async OnityTask P1cLoop() { while (!stop) { await P1cWait.Make(); resumed++; } }
         static async OnityTask P2Loop() { while (!stop) { await new P2Wait(); resumed++; } }
         static async OnityTask P3Loop() { while (!stop) { await new P3Wait(); resumed++; } }
         static async OnityTask P4Loop() { while (!stop) { await new P4Wait(); resumed++; } }
