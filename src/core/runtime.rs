@@ -1282,7 +1282,8 @@ impl Runtime {
     /// coordinator (`cont(i)`), registers its cancellation `watch` when there
     /// is a token (`set_watch` records the watch's index in the coordinator),
     /// feeds inputs that completed before the combinator existed and honours
-    /// a token that is canceled already.
+    /// a token that is canceled already, in this order: `set_watch` runs
+    /// before any input is settled, so the coordinator is still live then.
     fn wire_combinator(
         &self,
         inputs: &[u64],

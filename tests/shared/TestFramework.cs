@@ -78,22 +78,20 @@ namespace Onity.Tests
                 string name = m.DeclaringType.Name + "." + m.Name;
                 if (filters.Length > 0 && !filters.Any(f => name.IndexOf(f, StringComparison.OrdinalIgnoreCase) >= 0)) continue;
                 var sw = Stopwatch.StartNew();
+                bool ok = false;
                 try
                 {
                     if (beforeEach != null) beforeEach();
                     object target = m.IsStatic ? null : Activator.CreateInstance(m.DeclaringType);
                     m.Invoke(target, null);
-                    passed++;
-                    if (verbose) Console.WriteLine("PASS " + name + " (" + sw.ElapsedMilliseconds + " ms)");
+                    ok = true;
                 }
                 catch (TargetInvocationException tie)
                 {
-                    failed++;
                     Console.WriteLine("FAIL " + name + ": " + tie.InnerException);
                 }
                 catch (Exception ex)
                 {
-                    failed++;
                     Console.WriteLine("FAIL " + name + ": " + ex);
                 }
                 finally
@@ -104,10 +102,18 @@ namespace Onity.Tests
                     }
                     catch (Exception ex)
                     {
-                        failed++;
-                        Console.WriteLine("FAIL cleanup after " + name + ": " + ex);
+                        // A test that leaves state its cleanup cannot undo fails (counted once).
+                        if (ok) Console.WriteLine("FAIL " + name + " (cleanup): " + ex);
+                        else Console.WriteLine("  and its cleanup failed too: " + ex);
+                        ok = false;
                     }
                 }
+                if (ok)
+                {
+                    passed++;
+                    if (verbose) Console.WriteLine("PASS " + name + " (" + sw.ElapsedMilliseconds + " ms)");
+                }
+                else failed++;
             }
             Console.WriteLine(passed + " passed, " + failed + " failed");
             return failed == 0 ? 0 : 1;

@@ -10,8 +10,11 @@ using Onity.Native;
 // with a counter id (no owner/disposal checks, no free list, no diagnostics), one onity_batch_tick
 // per frame, continuations resumed from fast_resumed. P1..P4 add one feature of the binding each
 // to P0; Q rebuilds the binding's awaiter path (OnityFrameWait + OnityRuntime's fast lane) on P0's
-// tick, and the Q* variants take one feature out of Q; B is the binding itself. 4096 tasks each
-// awaiting in a loop; best of 6 batches, ns per task-frame; every batch validated.
+// tick, QF is Q with the factory building the wait directly, and the other Q* variants take one
+// feature out of QF; B is the binding itself. Q differs from the binding in details: its Require
+// is not inlined, it throws inline where the binding calls throw helpers, it has no GrowFast or
+// flush path, and its tables are statics. 4096 tasks each awaiting in a loop; best of 6 batches,
+// ns per task-frame; every batch validated.
 // Some variants carry fields they never read: that is their point (the cost of carrying them).
 #pragma warning disable 0414
 namespace Onity.Proto
@@ -50,6 +53,21 @@ namespace Onity.Proto
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static P1aWait Make() { return new P1aWait(7, Proto.frameNo, 24); }
         public P1aWait GetAwaiter() { return this; }
+        public bool IsCompleted { get { return false; } }
+        public void GetResult() { }
+        public void OnCompleted(Action c) { Proto.Add(c); }
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public void UnsafeOnCompleted(Action c) { Proto.Add(c); }
+    }
+
+    // P1d: non-inlined factory, 24-byte struct without a reference field (same size as P1).
+    public struct P1dWait : ICriticalNotifyCompletion
+    {
+        readonly ulong owner; readonly ulong mark; readonly uint info;
+        P1dWait(ulong owner, ulong mark, uint info) { this.owner = owner; this.mark = mark; this.info = info; }
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static P1dWait Make() { return new P1dWait(7, Proto.frameNo, 24); }
+        public P1dWait GetAwaiter() { return this; }
         public bool IsCompleted { get { return false; } }
         public void GetResult() { }
         public void OnCompleted(Action c) { Proto.Add(c); }
@@ -255,7 +273,7 @@ namespace Onity.Proto
         public void UnsafeOnCompleted(Action c) { var r = runtime; if (r == null) throw new InvalidOperationException(); if (Mini.ownedHere != r || r.disposed) throw new InvalidOperationException("owner"); Proto.AddFreeRec(c, (8UL << 32) | ((ulong)r.FramesLeftPub(due - 1, 16) << 36)); }
     }
 
-    // P2: the prototype plus a real IsCompleted (run counter through an object, as FrameWaitDone).
+    // P2: the prototype plus a real IsCompleted (a run counter read from a static array).
     public struct P2Wait : ICriticalNotifyCompletion
     {
         public P2Wait GetAwaiter() { return this; }
@@ -407,6 +425,7 @@ namespace Onity.Proto
         static async OnityTask QDLoop() { while (!stop) { await QD.NextFrame(); resumed++; } }
         static async OnityTask QLoop() { while (!stop) { await QWait.NextFrame(); resumed++; } }
         static async OnityTask P1aLoop() { while (!stop) { await P1aWait.Make(); resumed++; } }
+        static async OnityTask P1dLoop() { while (!stop) { await P1dWait.Make(); resumed++; } }
         static async OnityTask P1bLoop() { while (!stop) { await P1bWait.Make(); resumed++; } }
         static async OnityTask P2Loop() { while (!stop) { await new P2Wait(); resumed++; } }
         static async OnityTask P3Loop() { while (!stop) { await new P3Wait(); resumed++; } }
@@ -450,17 +469,19 @@ namespace Onity.Proto
                 Tuple.Create("P0 prototype", (Func<OnityTask>)ProtoLoop, (Action)ProtoFrame),
                 Tuple.Create("P1 P0 + factory call returning a 24-byte struct with a reference", (Func<OnityTask>)P1Loop, (Action)ProtoFrame),
                 Tuple.Create("P1a P0 + factory call, 16-byte struct, no reference", (Func<OnityTask>)P1aLoop, (Action)ProtoFrame),
+                Tuple.Create("P1d P0 + factory call, 24-byte struct, no reference", (Func<OnityTask>)P1dLoop, (Action)ProtoFrame),
                 Tuple.Create("P1b P0 + inlined factory, struct with a reference", (Func<OnityTask>)P1bLoop, (Action)ProtoFrame),
                 Tuple.Create("P2 P0 + IsCompleted reading a run counter", (Func<OnityTask>)P2Loop, (Action)ProtoFrame),
                 Tuple.Create("P3 P0 + free-list ids and a FastWait entry", (Func<OnityTask>)P3Loop, (Action)ProtoFrame),
                 Tuple.Create("P4 P0 + owner check ([ThreadStatic])", (Func<OnityTask>)P4Loop, (Action)ProtoFrame),
                 Tuple.Create("Q the binding's awaiter path (P0's tick)", (Func<OnityTask>)QLoop, (Action)ProtoFrame),
-                Tuple.Create("QnoIsC Q without the IsCompleted check", (Func<OnityTask>)QnoIsCLoop, (Action)ProtoFrame),
-                Tuple.Create("QnoGR Q without the GetResult check", (Func<OnityTask>)QnoGRLoop, (Action)ProtoFrame),
-                Tuple.Create("QnoOwner Q without the owner checks", (Func<OnityTask>)QnoOwnerLoop, (Action)ProtoFrame),
-                Tuple.Create("QnoFree Q with counter ids instead of the free list", (Func<OnityTask>)QnoFreeLoop, (Action)ProtoFrame),
-                Tuple.Create("QD Q with IsCompleted precomputed (slot, due): one load, one compare", (Func<OnityTask>)QDLoop, (Action)ProtoFrame),
-                Tuple.Create("QS Q with no reference in the struct (runtime serial, statics)", (Func<OnityTask>)QSLoop, (Action)ProtoFrame),
+                Tuple.Create("QF Q with the factory building the wait directly (Update, no timing check): the base of the rows below", (Func<OnityTask>)QFLoop, (Action)ProtoFrame),
+                Tuple.Create("QnoIsC QF without the IsCompleted check", (Func<OnityTask>)QnoIsCLoop, (Action)ProtoFrame),
+                Tuple.Create("QnoGR QF without the GetResult check", (Func<OnityTask>)QnoGRLoop, (Action)ProtoFrame),
+                Tuple.Create("QnoOwner QF without the owner checks", (Func<OnityTask>)QnoOwnerLoop, (Action)ProtoFrame),
+                Tuple.Create("QnoFree QF with P0's enqueue (counter ids; no free list, FastWait entry or FramesLeft)", (Func<OnityTask>)QnoFreeLoop, (Action)ProtoFrame),
+                Tuple.Create("QD QF with IsCompleted precomputed (slot, due): one load, one compare", (Func<OnityTask>)QDLoop, (Action)ProtoFrame),
+                Tuple.Create("QS QF with no reference in the struct (runtime serial, statics)", (Func<OnityTask>)QSLoop, (Action)ProtoFrame),
                 Tuple.Create("B the binding: await OnityTask.NextFrame(), OnityRuntime.Tick", (Func<OnityTask>)RealLoop, (Action)RealFrame),
             };
             for (int round = 0; round < 3; round++)
