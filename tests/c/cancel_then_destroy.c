@@ -21,15 +21,7 @@
 #include <string.h>
 
 #include "onity.h"
-
-static int g_failures;
-#define CHECK(cond)                                                                   \
-    do {                                                                              \
-        if (!(cond)) {                                                                \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            g_failures++;                                                             \
-        }                                                                             \
-    } while (0)
+#include "check.h"
 
 static int g_cb_calls;
 static uint32_t g_cb_state;

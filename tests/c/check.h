@@ -1,8 +1,8 @@
 /*
- * check.h: the checking macros of the single-threaded C test programs
- * (bad_input.c, game_loop.c). A failed check prints where and what, and
- * counts in g_failures; the program exits non-zero when it is not 0.
- * threads.c keeps its own thread-safe variant.
+ * check.h: the checking macros of the C test programs whose checks run on
+ * one thread. A failed check prints where and what, and counts in
+ * g_failures; the program exits non-zero when it is not 0. threads.c keeps
+ * its own thread-safe variant.
  */
 #ifndef ONITY_TESTS_CHECK_H
 #define ONITY_TESTS_CHECK_H

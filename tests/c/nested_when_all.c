@@ -18,15 +18,7 @@
 #include <string.h>
 
 #include "onity.h"
-
-static int g_failures;
-#define CHECK(cond)                                                                   \
-    do {                                                                              \
-        if (!(cond)) {                                                                \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            g_failures++;                                                             \
-        }                                                                             \
-    } while (0)
+#include "check.h"
 
 /* outer_all: 0 = WhenAny outer, 1 = WhenAll outer */
 static void nested(OnityRuntime *rt, int outer_all) {

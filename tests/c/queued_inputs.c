@@ -25,15 +25,7 @@
 #include <stdio.h>
 
 #include "onity.h"
-
-static int g_failures;
-#define CHECK(cond)                                                                   \
-    do {                                                                              \
-        if (!(cond)) {                                                                \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            g_failures++;                                                             \
-        }                                                                             \
-    } while (0)
+#include "check.h"
 
 static OnityRuntime *g_rt;
 static uint64_t g_in[2];
