@@ -558,6 +558,21 @@ fn print_table(rows: &[Row], title: &str, pick: impl Fn(&Measured) -> u64) {
     }
 }
 
+/// Prints `none` when `count` of the onity column is 0 in every row, else
+/// `some` and the rows where it is not, with their counts.
+fn report_nonzero(rows: &[Row], count: fn(&Measured) -> u64, none: &str, some: &str) {
+    let hits: Vec<String> = rows
+        .iter()
+        .filter(|r| count(&r.results[0]) > 0)
+        .map(|r| format!("{} ({})", r.name, count(&r.results[0])))
+        .collect();
+    if hits.is_empty() {
+        println!("{none}");
+    } else {
+        println!("{some}: {}", hits.join(", "));
+    }
+}
+
 fn main() {
     let quick = std::env::var("ONITY_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
@@ -742,26 +757,18 @@ fn main() {
             );
         }
     }
-    let grew: Vec<String> = rows
-        .iter()
-        .filter(|r| r.results[0].os_allocs_measured > 0)
-        .map(|r| format!("{} ({})", r.name, r.results[0].os_allocs_measured))
-        .collect();
-    if grew.is_empty() {
-        println!("- onity FrameAllocator made no OS allocation after the warm-up sets in any row");
-    } else {
-        println!("- onity FrameAllocator OS allocations after the warm-up sets: {}", grew.join(", "));
-    }
-    let faulted: Vec<String> = rows
-        .iter()
-        .filter(|r| r.results[0].faults_measured > 0)
-        .map(|r| format!("{} ({})", r.name, r.results[0].faults_measured))
-        .collect();
-    if faulted.is_empty() {
-        println!("- no page fault in the process during the onity column's measured sets, in any row");
-    } else {
-        println!("- page faults in the process during the onity column's measured sets: {}", faulted.join(", "));
-    }
+    report_nonzero(
+        &rows,
+        |m| m.os_allocs_measured,
+        "- onity FrameAllocator made no OS allocation after the warm-up sets in any row",
+        "- onity FrameAllocator OS allocations after the warm-up sets",
+    );
+    report_nonzero(
+        &rows,
+        |m| m.faults_measured,
+        "- no page fault in the process during the onity column's measured sets, in any row",
+        "- page faults in the process during the onity column's measured sets",
+    );
 
     println!("\n## onity FrameAllocator memory per row (after the run)\n");
     println!(
