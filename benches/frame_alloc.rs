@@ -501,6 +501,165 @@ fn measure<S: Subject>(
     }
 }
 
+/// Which workers run in a set of the interleaved measurement.
+const ALONE_MAIN: usize = 0b01;
+const ALONE_SPAWNED: usize = 0b10;
+const BOTH: usize = 0b11;
+
+/// 2 workers against 1, measured side by side in one process: two threads
+/// (the main thread, which also rewinds, and one spawned thread) and three
+/// kinds of set in rotating order, `rounds` of each: the main thread alone,
+/// the spawned thread alone (the main thread only releases it and rewinds,
+/// as in Unity's benchmark, whose workers are jobs), and both. Returns each
+/// thread's own best active time per kind: `[main alone, spawned alone,
+/// main with both, spawned with both]`. Whatever the machine does over
+/// seconds (other load, frequency, placement) hits the three kinds alike.
+fn measure_interleaved<S: Subject>(subject: &S, sizes: &[usize], rounds: usize) -> [u64; 4] {
+    let phase = AtomicU64::new(0);
+    let mask = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let spawned_ns = AtomicU64::new(0);
+    let mut best = [u64::MAX; 4];
+    thread::scope(|sc| {
+        sc.spawn(|| {
+            let mut out = vec![ptr::null_mut::<u8>(); ALLOCS];
+            let mut seen = 0u64;
+            loop {
+                wait_until(true, || phase.load(Ordering::Acquire) != seen);
+                seen = phase.load(Ordering::Acquire);
+                if seen == u64::MAX {
+                    break;
+                }
+                if mask.load(Ordering::Relaxed) & ALONE_SPAWNED != 0 {
+                    if seen % 2 == 1 {
+                        let t0 = Instant::now();
+                        subject.run(1, sizes, &mut out);
+                        spawned_ns.store(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                    } else {
+                        subject.worker_teardown(1, &mut out);
+                    }
+                }
+                done.fetch_add(1, Ordering::AcqRel);
+            }
+        });
+        let mut out = vec![ptr::null_mut::<u8>(); ALLOCS];
+        let mut ph = 0u64;
+        let kinds = [ALONE_MAIN, ALONE_SPAWNED, BOTH];
+        // 5 warm-up rounds, then `rounds` measured ones.
+        for round in 0..rounds + 5 {
+            for k in 0..3 {
+                let m = kinds[(round + k) % 3];
+                mask.store(m, Ordering::Relaxed);
+                let mut main_ns = 0;
+                for step in 0..2 {
+                    done.store(0, Ordering::Relaxed);
+                    ph += 1;
+                    phase.store(ph, Ordering::Release);
+                    if m & ALONE_MAIN != 0 {
+                        if step == 0 {
+                            let t0 = Instant::now();
+                            subject.run(0, sizes, &mut out);
+                            main_ns = t0.elapsed().as_nanos() as u64;
+                        } else {
+                            subject.worker_teardown(0, &mut out);
+                        }
+                    }
+                    wait_until(true, || done.load(Ordering::Acquire) == 1);
+                }
+                subject.teardown();
+                if round >= 5 {
+                    let sp = spawned_ns.load(Ordering::Relaxed);
+                    let slots: &[(usize, u64)] = match m {
+                        ALONE_MAIN => &[(0, main_ns)],
+                        ALONE_SPAWNED => &[(1, sp)],
+                        _ => &[(2, main_ns), (3, sp)],
+                    };
+                    for &(i, v) in slots {
+                        best[i] = best[i].min(v);
+                    }
+                }
+            }
+        }
+        phase.store(u64::MAX, Ordering::Release);
+    });
+    best
+}
+
+/// `ONITY_BENCH_INTERLEAVED=N`: the 2-vs-1 table from [`measure_interleaved`]
+/// for the onity and thread-local columns, instead of the full benchmark.
+/// The N rounds of every row are split into [`BLOCKS`] blocks run in turn
+/// across the rows, so each row is measured throughout the run and a burst of
+/// other load (which slows the sets with both threads most: they need both
+/// cores) cannot spoil a whole row.
+fn run_interleaved(rounds: usize, filter: Option<&str>) {
+    const BLOCKS: usize = 10;
+    let per_block = rounds.div_ceil(BLOCKS);
+    println!(
+        "## 2 workers vs 1, interleaved in one process ({} rounds per row in {BLOCKS} blocks; each thread's own best \
+         active time)\n",
+        per_block * BLOCKS
+    );
+    println!(
+        "Per thread: its best set with both threads allocating against its best set alone (`main` also rewinds; \
+         `spawned` is a worker thread, as a job). Vs main alone: the slower thread with both against the main \
+         thread alone.\n"
+    );
+    struct Subjects {
+        name: String,
+        sizes: Vec<usize>,
+        ours: Ours,
+        tls: ThreadLocalBump,
+        best: [[u64; 4]; 2],
+    }
+    let mut rows: Vec<Subjects> = all_cases()
+        .into_iter()
+        .filter(|c| c.workers == 2)
+        .map(|c| (c.name().replace("(2, ", "(w, "), c.sizes()))
+        .filter(|(name, _)| filter.map_or(true, |f| name.contains(f)))
+        .map(|(name, sizes)| {
+            let per_worker: usize = sizes.iter().map(|s| (s + ALIGN - 1) & !(ALIGN - 1)).sum::<usize>() + ALIGN;
+            let tls = ThreadLocalBump::new(2, per_worker);
+            Subjects { name, sizes, ours: Ours::new(), tls, best: [[u64::MAX; 4]; 2] }
+        })
+        .collect();
+    for _ in 0..BLOCKS {
+        for r in &mut rows {
+            for (col, b) in
+                [measure_interleaved(&r.ours, &r.sizes, per_block), measure_interleaved(&r.tls, &r.sizes, per_block)]
+                    .into_iter()
+                    .enumerate()
+            {
+                for (best, v) in r.best[col].iter_mut().zip(b) {
+                    *best = (*best).min(v);
+                }
+            }
+        }
+    }
+    println!(
+        "| row | column | main alone | spawned alone | main, both | spawned, both | per thread (max) | vs main alone |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|");
+    for r in &rows {
+        for (col, b) in ["onity", "thread-local"].into_iter().zip(r.best) {
+            let per_thread = (b[2] as f64 / b[0].max(1) as f64).max(b[3] as f64 / b[1].max(1) as f64);
+            let vs_main = b[2].max(b[3]) as f64 / b[0].max(1) as f64;
+            let mark = |x: f64| if x <= 1.3 { "✓" } else { "✗" };
+            println!(
+                "| {} | {col} | {} | {} | {} | {} | {per_thread:.2}x {} | {vs_main:.2}x {} |",
+                r.name,
+                fmt_us(b[0]),
+                fmt_us(b[1]),
+                fmt_us(b[2]),
+                fmt_us(b[3]),
+                mark(per_thread),
+                mark(vs_main)
+            );
+        }
+    }
+    let os: u64 = rows.iter().map(|r| r.ours.os_allocations()).sum();
+    println!("\nonity OS allocations over the whole run (all rows, warm-up included): {os}");
+}
+
 // ---------------------------------------------------------------------------
 // Report
 // ---------------------------------------------------------------------------
@@ -583,6 +742,12 @@ fn main() {
     // shared machine; the seed's harness uses 50).
     if let Some(n) = std::env::var("ONITY_BENCH_SETS").ok().and_then(|v| v.parse::<usize>().ok()).filter(|&n| n > 0) {
         sets = n;
+    }
+    if let Some(n) =
+        std::env::var("ONITY_BENCH_INTERLEAVED").ok().and_then(|v| v.parse::<usize>().ok()).filter(|&n| n > 0)
+    {
+        run_interleaved(n, filter.as_deref());
+        return;
     }
     let clock_cost = cpu_clock_overhead_ns();
     let cores = thread::available_parallelism().map_or(0, |n| n.get());

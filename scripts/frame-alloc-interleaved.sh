@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Issue #4's 2-vs-1 scaling target measured side by side: K processes (default 3) of the frame
+# allocator benchmark's interleaved mode (ONITY_BENCH_INTERLEAVED=ROUNDS, default 2000). In each
+# process, every 2-worker row's sets alternate between the main thread alone, the spawned thread
+# alone and both together, spread over the whole run in blocks, so the 1-worker and 2-worker
+# values share the machine's state. Prints every process's table and, per column and ratio, how
+# many rows are within 1.3x in each process. Needs about 9.5 GB of memory while it runs.
+# Usage: scripts/frame-alloc-interleaved.sh [K] [ROUNDS]   (tables kept in target/frame-alloc-interleaved/)
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+K="${1:-3}"
+ROUNDS="${2:-2000}"
+OUT="$ROOT/target/frame-alloc-interleaved"
+rm -rf "$OUT" && mkdir -p "$OUT"
+cargo bench --bench frame_alloc --no-run >/dev/null 2>&1 || cargo bench --bench frame_alloc --no-run
+BIN="$(cargo bench --bench frame_alloc --no-run 2>&1 | sed -n 's/.*Executable .*(\(.*\))/\1/p' | tail -1)"
+for k in $(seq "$K"); do
+    echo "# Process $k ($(date -u +%H:%M:%S) UTC, load $(cut -d' ' -f1-3 /proc/loadavg))"
+    ONITY_BENCH_INTERLEAVED="$ROUNDS" "$BIN" > "$OUT/run-$k.md"
+    cat "$OUT/run-$k.md"
+    echo
+done
+python3 - "$OUT" "$K" <<'PY'
+import sys
+out, k = sys.argv[1], int(sys.argv[2])
+print("## Rows within 1.3x, per process\n")
+print("| column | ratio | " + " | ".join("process %d" % (i + 1) for i in range(k)) + " | worst ratio |")
+print("|---|---|" + "---:|" * (k + 1))
+for col in ("onity", "thread-local"):
+    for idx, label in ((6, "per thread (max)"), (7, "vs main alone")):
+        counts, worst = [], 0.0
+        for i in range(k):
+            rows = [l.strip().strip("|").split("|") for l in open("%s/run-%d.md" % (out, i + 1)) if l.startswith("| ") and "µs" in l]
+            rows = [[c.strip() for c in r] for r in rows if r[1].strip() == col]
+            ratios = [float(r[idx].split("x")[0]) for r in rows]
+            worst = max([worst] + ratios)
+            counts.append("%d / %d" % (sum(x <= 1.3 for x in ratios), len(ratios)))
+        print("| %s | %s | %s | %.2fx |" % (col, label, " | ".join(counts), worst))
+PY
