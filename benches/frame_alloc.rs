@@ -223,6 +223,19 @@ unsafe impl Send for Buffer {}
 #[repr(align(64))]
 struct Cursor(AtomicUsize);
 
+/// A value on cache lines of its own (two: adjacent-line prefetch pairs lines), so that
+/// the harness's synchronisation writes never invalidate a line a timed thread uses (its
+/// stack, or another control variable).
+#[repr(align(128))]
+struct Padded<T>(T);
+
+impl<T> std::ops::Deref for Padded<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
 /// Temp analogue: one buffer and one cursor per worker, nothing shared.
 struct ThreadLocalBump {
     bufs: Vec<Buffer>,
@@ -352,9 +365,9 @@ fn wait_until(spin_only: bool, mut cond: impl FnMut() -> bool) {
 
 struct Control {
     /// Odd: measure; even (> 0): teardown. `u64::MAX`: stop.
-    phase: AtomicU64,
-    done: AtomicUsize,
-    cpu_mode: AtomicUsize,
+    phase: Padded<AtomicU64>,
+    done: Padded<AtomicUsize>,
+    cpu_mode: Padded<AtomicUsize>,
     cpu_ns: Vec<AtomicU64>,
     active_ns: Vec<AtomicU64>,
 }
@@ -409,9 +422,9 @@ fn measure<S: Subject>(
     clock_cost: u64,
 ) -> Measured {
     let ctl = Control {
-        phase: AtomicU64::new(0),
-        done: AtomicUsize::new(0),
-        cpu_mode: AtomicUsize::new(0),
+        phase: Padded(AtomicU64::new(0)),
+        done: Padded(AtomicUsize::new(0)),
+        cpu_mode: Padded(AtomicUsize::new(0)),
         cpu_ns: (0..workers).map(|_| AtomicU64::new(0)).collect(),
         active_ns: (0..workers).map(|_| AtomicU64::new(0)).collect(),
     };
@@ -515,10 +528,10 @@ const BOTH: usize = 0b11;
 /// main with both, spawned with both]`. Whatever the machine does over
 /// seconds (other load, frequency, placement) hits the three kinds alike.
 fn measure_interleaved<S: Subject>(subject: &S, sizes: &[usize], rounds: usize) -> [u64; 4] {
-    let phase = AtomicU64::new(0);
-    let mask = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    let spawned_ns = AtomicU64::new(0);
+    let phase = Padded(AtomicU64::new(0));
+    let mask = Padded(AtomicUsize::new(0));
+    let done = Padded(AtomicUsize::new(0));
+    let spawned_ns = Padded(AtomicU64::new(0));
     let mut best = [u64::MAX; 4];
     thread::scope(|sc| {
         sc.spawn(|| {
