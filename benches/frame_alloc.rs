@@ -8,7 +8,11 @@
 //!
 //! Harness (as Unity's): every worker makes the same 150 consecutive
 //! allocations per sample set (work duplicated, not split); 5 warm-up sets;
-//! the minimum of 50 sets is reported. Workers are persistent threads (the
+//! the minimum of 50 sets is taken. The matrix runs in 3 processes one after
+//! the other (`ONITY_BENCH_PROCESSES=K`; 1 in quick mode) and every value
+//! reported is the best of the processes: how fast a row runs moves by up to
+//! 2x between processes on this machine (where their memory lands), and
+//! unevenly between columns. Workers are persistent threads (the
 //! main thread is worker 0; with `ONITY_BENCH_JOB_THREADS=1` every worker
 //! is a spawned thread and the main thread only releases them and rewinds)
 //! released by an atomic generation counter; a
@@ -23,7 +27,9 @@
 //! time, slowest worker: the per-worker cost without needing every worker's
 //! best set to fall in the same set). `scripts/frame-alloc-scaling.sh`
 //! runs 1- and 2-worker processes alternately and prints the 2-vs-1 ratios
-//! of the best over all runs. The frame allocator uses `prefault: true` and the bump buffers
+//! of the best over all runs; `ONITY_BENCH_INTERLEAVED=N` (and
+//! `scripts/frame-alloc-interleaved.sh`) measures 2 workers against 1 in one
+//! process instead, the sets of both kinds interleaved. The frame allocator uses `prefault: true` and the bump buffers
 //! are pre-faulted, so no column but malloc pays first-touch page faults.
 //!
 //! Profiling aid: `ONITY_BENCH_ONLY_OURS=N` runs only the onity column (N
@@ -745,6 +751,84 @@ fn report_nonzero(rows: &[Row], count: fn(&Measured) -> u64, none: &str, some: &
     }
 }
 
+/// One row as a line of text, for a parent process (see [`run_processes`]).
+fn encode_row(r: &Row) -> String {
+    let mut f = vec!["ROW".to_string(), r.name.clone()];
+    for m in &r.results {
+        for v in [m.os_allocs_measured, m.faults_measured, m.wall_ns, m.cpu_ns, m.active_ns, m.own_best_ns] {
+            f.push(v.to_string());
+        }
+    }
+    let s = &r.ours_stats;
+    for v in [s.high_water_bytes_in_use, s.bytes_claimed, s.bytes_reserved, s.os_allocations, r.ours_peak] {
+        f.push(v.to_string());
+    }
+    f.join("\t")
+}
+
+fn decode_row(line: &str) -> Option<Row> {
+    let mut f = line.strip_prefix("ROW\t")?.split('\t');
+    let name = f.next()?.to_string();
+    let case = all_cases().into_iter().find(|c| c.name() == name)?;
+    let v: Vec<u64> = f.map(|x| x.parse().ok()).collect::<Option<_>>()?;
+    if v.len() != 4 * 6 + 5 {
+        return None;
+    }
+    let m = |i: usize| Measured {
+        os_allocs_measured: v[6 * i],
+        faults_measured: v[6 * i + 1],
+        wall_ns: v[6 * i + 2],
+        cpu_ns: v[6 * i + 3],
+        active_ns: v[6 * i + 4],
+        own_best_ns: v[6 * i + 5],
+    };
+    let ours_stats = FrameAllocStats {
+        high_water_bytes_in_use: v[24],
+        bytes_claimed: v[25],
+        bytes_reserved: v[26],
+        os_allocations: v[27],
+        ..FrameAllocStats::default()
+    };
+    Some(Row { name, case, results: [m(0), m(1), m(2), m(3)], ours_stats, ours_peak: v[28] })
+}
+
+/// Runs the matrix in `processes` child processes of this benchmark, one
+/// after the other, and merges their rows: every time is the minimum over
+/// the processes (the seed's method: several processes per revision, each
+/// the minimum of its sets), OS allocations and page faults are summed, the
+/// memory statistics are the first process's and the peak the highest.
+fn run_processes(processes: usize) -> Vec<Row> {
+    let exe = std::env::current_exe().expect("benchmark executable");
+    let mut merged: Vec<Row> = Vec::new();
+    for p in 0..processes {
+        eprintln!("# process {} of {processes}", p + 1);
+        let out = std::process::Command::new(&exe)
+            .args(std::env::args().skip(1))
+            .env("ONITY_BENCH_CHILD", "1")
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .expect("start a benchmark process");
+        assert!(out.status.success(), "benchmark process {} failed", p + 1);
+        for row in String::from_utf8_lossy(&out.stdout).lines().filter_map(decode_row) {
+            match merged.iter_mut().find(|r| r.name == row.name) {
+                None => merged.push(row),
+                Some(r) => {
+                    for (a, b) in r.results.iter_mut().zip(&row.results) {
+                        a.os_allocs_measured += b.os_allocs_measured;
+                        a.faults_measured += b.faults_measured;
+                        a.wall_ns = a.wall_ns.min(b.wall_ns);
+                        a.cpu_ns = a.cpu_ns.min(b.cpu_ns);
+                        a.active_ns = a.active_ns.min(b.active_ns);
+                        a.own_best_ns = a.own_best_ns.min(b.own_best_ns);
+                    }
+                    r.ours_peak = r.ours_peak.max(row.ours_peak);
+                }
+            }
+        }
+    }
+    merged
+}
+
 fn main() {
     let quick = std::env::var("ONITY_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
@@ -773,8 +857,23 @@ fn main() {
         })
         .unwrap_or_else(|| "unknown".into());
 
+    // ONITY_BENCH_PROCESSES=K (default 3, as the seed's method; 1 in quick
+    // mode): the matrix runs in K processes and each value is the best of them.
+    let child = std::env::var("ONITY_BENCH_CHILD").is_ok();
+    let processes = if child || only_ours {
+        1
+    } else {
+        std::env::var("ONITY_BENCH_PROCESSES")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or(if quick { 1 } else { 3 })
+    };
     let mut rows = Vec::new();
-    for case in all_cases() {
+    if processes > 1 {
+        rows = run_processes(processes);
+    }
+    for case in all_cases().into_iter().filter(|_| processes == 1) {
         let name = case.name();
         if filter.as_ref().is_some_and(|f| !name.contains(f.as_str())) {
             continue;
@@ -833,6 +932,12 @@ fn main() {
         );
         rows.push(Row { name, case, results: [m_ours, m_shared, m_tls, m_malloc], ours_stats, ours_peak });
     }
+    if child {
+        for r in &rows {
+            println!("{}", encode_row(r));
+        }
+        return;
+    }
 
     println!("# Frame allocator benchmark\n");
     println!(
@@ -841,8 +946,13 @@ fn main() {
     );
     println!(
         "{ALLOCS} consecutive allocations per worker per sample set (work duplicated on every worker); \
-         {warmup} warm-up sets; minimum of {sets} sets; ratio = malloc / column (higher is faster). \
+         {warmup} warm-up sets; minimum of {sets} sets{}; ratio = malloc / column (higher is faster). \
          🟢 fastest, 🟠 slowest in the row.{}",
+        if processes > 1 {
+            format!(" in each of {processes} processes run one after the other, best of the processes")
+        } else {
+            String::new()
+        },
         if quick { " QUICK MODE (ONITY_BENCH_QUICK): not representative." } else { "" }
     );
     println!(
