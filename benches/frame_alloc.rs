@@ -796,10 +796,12 @@ fn decode_row(line: &str) -> Option<Row> {
 /// after the other, and merges their rows: every time is the minimum over
 /// the processes (the seed's method: several processes per revision, each
 /// the minimum of its sets), OS allocations and page faults are summed, the
-/// memory statistics are the first process's and the peak the highest.
-fn run_processes(processes: usize) -> Vec<Row> {
+/// memory statistics are the first process's and the peaks the highest.
+/// Returns the rows and the highest peak resident set size (kB).
+fn run_processes(processes: usize) -> (Vec<Row>, u64) {
     let exe = std::env::current_exe().expect("benchmark executable");
     let mut merged: Vec<Row> = Vec::new();
+    let mut peak_kb = 0;
     for p in 0..processes {
         eprintln!("# process {} of {processes}", p + 1);
         let out = std::process::Command::new(&exe)
@@ -809,7 +811,11 @@ fn run_processes(processes: usize) -> Vec<Row> {
             .output()
             .expect("start a benchmark process");
         assert!(out.status.success(), "benchmark process {} failed", p + 1);
-        for row in String::from_utf8_lossy(&out.stdout).lines().filter_map(decode_row) {
+        let text = String::from_utf8_lossy(&out.stdout);
+        for kb in text.lines().filter_map(|l| l.strip_prefix("HWM\t")?.parse::<u64>().ok()) {
+            peak_kb = peak_kb.max(kb);
+        }
+        for row in text.lines().filter_map(decode_row) {
             match merged.iter_mut().find(|r| r.name == row.name) {
                 None => merged.push(row),
                 Some(r) => {
@@ -826,7 +832,7 @@ fn run_processes(processes: usize) -> Vec<Row> {
             }
         }
     }
-    merged
+    (merged, peak_kb)
 }
 
 fn main() {
@@ -870,8 +876,9 @@ fn main() {
             .unwrap_or(if quick { 1 } else { 3 })
     };
     let mut rows = Vec::new();
+    let mut peak_kb = 0;
     if processes > 1 {
-        rows = run_processes(processes);
+        (rows, peak_kb) = run_processes(processes);
     }
     for case in all_cases().into_iter().filter(|_| processes == 1) {
         let name = case.name();
@@ -936,6 +943,7 @@ fn main() {
         for r in &rows {
             println!("{}", encode_row(r));
         }
+        println!("HWM\t{}", peak_resident_kb());
         return;
     }
 
@@ -1080,10 +1088,21 @@ fn main() {
     }
     // Peak resident memory of the whole run (all columns; the frame
     // allocator and the bump buffers are pre-faulted).
-    if let Some(hwm) = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l["VmHWM:".len()..].trim().to_string()))
-    {
-        println!("\nPeak resident set size of the benchmark process (VmHWM): {hwm}.");
+    let hwm = if processes > 1 { peak_kb } else { peak_resident_kb() };
+    if hwm > 0 {
+        let of = if processes > 1 { format!(", highest of the {processes} processes") } else { String::new() };
+        println!("\nPeak resident set size of the benchmark process (VmHWM{of}): {hwm} kB.");
     }
+}
+
+/// This process's peak resident set size (VmHWM), in kB; 0 if unknown.
+fn peak_resident_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l["VmHWM:".len()..].trim().trim_end_matches(" kB").parse().ok())
+        })
+        .unwrap_or(0)
 }
