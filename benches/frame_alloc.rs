@@ -29,7 +29,7 @@
 //! runs 1- and 2-worker processes alternately and prints the 2-vs-1 ratios
 //! of the best over all runs; `ONITY_BENCH_INTERLEAVED=N` (and
 //! `scripts/frame-alloc-interleaved.sh`) measures 2 workers against 1 in one
-//! process instead, the sets of both kinds interleaved. The frame allocator uses `prefault: true` and the bump buffers
+//! process instead, the sets of its three kinds interleaved. The frame allocator uses `prefault: true` and the bump buffers
 //! are pre-faulted, so no column but malloc pays first-touch page faults.
 //!
 //! Profiling aid: `ONITY_BENCH_ONLY_OURS=N` runs only the onity column (N
@@ -374,8 +374,24 @@ struct Control {
     phase: Padded<AtomicU64>,
     done: Padded<AtomicUsize>,
     cpu_mode: Padded<AtomicUsize>,
-    cpu_ns: Vec<AtomicU64>,
-    active_ns: Vec<AtomicU64>,
+    /// When the workers of a measured set start (ns since `base`; 0: at once).
+    start_at: Padded<AtomicU64>,
+    base: Instant,
+    cpu_ns: Vec<Padded<AtomicU64>>,
+    active_ns: Vec<Padded<AtomicU64>>,
+}
+
+/// How long before a measured set's start its release is published, when
+/// every worker has a core: enough for a spinning worker to see the release
+/// (50–350 ns here), so that the workers start together rather than the
+/// releasing thread first.
+const START_LEAD_NS: u64 = 3_000;
+
+/// Spins until `base.elapsed()` reaches `at` nanoseconds.
+fn spin_until(base: Instant, at: u64) {
+    while (base.elapsed().as_nanos() as u64) < at {
+        std::hint::spin_loop();
+    }
 }
 
 struct Measured {
@@ -403,6 +419,7 @@ fn worker_step<S: Subject>(
     clock_cost: u64,
 ) {
     if phase % 2 == 1 {
+        spin_until(ctl.base, ctl.start_at.load(Ordering::Relaxed));
         if ctl.cpu_mode.load(Ordering::Relaxed) == 1 {
             let c0 = thread_cpu_ns();
             let t0 = Instant::now();
@@ -431,8 +448,10 @@ fn measure<S: Subject>(
         phase: Padded(AtomicU64::new(0)),
         done: Padded(AtomicUsize::new(0)),
         cpu_mode: Padded(AtomicUsize::new(0)),
-        cpu_ns: (0..workers).map(|_| AtomicU64::new(0)).collect(),
-        active_ns: (0..workers).map(|_| AtomicU64::new(0)).collect(),
+        start_at: Padded(AtomicU64::new(0)),
+        base: Instant::now(),
+        cpu_ns: (0..workers).map(|_| Padded(AtomicU64::new(0))).collect(),
+        active_ns: (0..workers).map(|_| Padded(AtomicU64::new(0))).collect(),
     };
     let cores = thread::available_parallelism().map_or(1, |n| n.get());
     // Job-thread mode: every worker is a spawned thread; the main thread only
@@ -475,16 +494,24 @@ fn measure<S: Subject>(
                     os_after_warmup = subject.os_allocations();
                     faults_after_warmup = minor_faults();
                 }
-                // Measure.
+                // Measure. With a core per worker, every worker starts at
+                // `start_at` (the wall time runs from there); otherwise at
+                // once (the wall time runs from the release).
                 ctl.done.store(0, Ordering::Relaxed);
                 phase += 1;
                 let t0 = Instant::now();
+                let start_at = if spin_only { ctl.base.elapsed().as_nanos() as u64 + START_LEAD_NS } else { 0 };
+                ctl.start_at.store(start_at, Ordering::Relaxed);
                 ctl.phase.store(phase, Ordering::Release);
                 if !jobs {
                     worker_step(&ctl, subject, 0, phase, sizes, &mut out, clock_cost);
                 }
                 wait_until(spin_only, || ctl.done.load(Ordering::Acquire) == spawned);
-                let wall = t0.elapsed().as_nanos() as u64;
+                let wall = if spin_only {
+                    (ctl.base.elapsed().as_nanos() as u64).saturating_sub(start_at)
+                } else {
+                    t0.elapsed().as_nanos() as u64
+                };
                 if pass == 0 && set >= warmup {
                     best_wall = best_wall.min(wall);
                 }
@@ -529,16 +556,21 @@ const BOTH: usize = 0b11;
 /// (the main thread, which also rewinds, and one spawned thread) and three
 /// kinds of set in rotating order, `rounds` of each: the main thread alone,
 /// the spawned thread alone (the main thread only releases it and rewinds,
-/// as in Unity's benchmark, whose workers are jobs), and both. Returns each
-/// thread's own best active time per kind: `[main alone, spawned alone,
-/// main with both, spawned with both]`. Whatever the machine does over
-/// seconds (other load, frequency, placement) hits the three kinds alike.
-fn measure_interleaved<S: Subject>(subject: &S, sizes: &[usize], rounds: usize) -> [u64; 4] {
+/// as in Unity's benchmark, whose workers are jobs), and both. Whatever the
+/// machine does over seconds (other load, frequency, placement) hits the
+/// three kinds alike. Every set starts at a common deadline (see
+/// [`START_LEAD_NS`]); a set with both threads counts only if at least 90 %
+/// of the shorter timed run overlaps the other, so that "both" means both at
+/// once.
+fn measure_interleaved<S: Subject>(subject: &S, sizes: &[usize], rounds: usize) -> Interleaved {
     let phase = Padded(AtomicU64::new(0));
     let mask = Padded(AtomicUsize::new(0));
     let done = Padded(AtomicUsize::new(0));
-    let spawned_ns = Padded(AtomicU64::new(0));
-    let mut best = [u64::MAX; 4];
+    let start_at = Padded(AtomicU64::new(0));
+    let spawned_span = Padded([AtomicU64::new(0), AtomicU64::new(0)]);
+    let base = Instant::now();
+    let now = || base.elapsed().as_nanos() as u64;
+    let mut r = Interleaved { best: [u64::MAX; 4], both_sets: 0, both_kept: 0 };
     thread::scope(|sc| {
         sc.spawn(|| {
             let mut out = vec![ptr::null_mut::<u8>(); ALLOCS];
@@ -551,9 +583,12 @@ fn measure_interleaved<S: Subject>(subject: &S, sizes: &[usize], rounds: usize) 
                 }
                 if mask.load(Ordering::Relaxed) & ALONE_SPAWNED != 0 {
                     if seen % 2 == 1 {
-                        let t0 = Instant::now();
+                        spin_until(base, start_at.load(Ordering::Relaxed));
+                        let t0 = now();
                         subject.run(1, sizes, &mut out);
-                        spawned_ns.store(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                        let t1 = now();
+                        spawned_span.0[0].store(t0, Ordering::Relaxed);
+                        spawned_span.0[1].store(t1, Ordering::Relaxed);
                     } else {
                         subject.worker_teardown(1, &mut out);
                     }
@@ -569,16 +604,20 @@ fn measure_interleaved<S: Subject>(subject: &S, sizes: &[usize], rounds: usize) 
             for k in 0..3 {
                 let m = kinds[(round + k) % 3];
                 mask.store(m, Ordering::Relaxed);
-                let mut main_ns = 0;
+                let mut main_span = (0, 0);
                 for step in 0..2 {
                     done.store(0, Ordering::Relaxed);
                     ph += 1;
+                    if step == 0 {
+                        start_at.store(now() + START_LEAD_NS, Ordering::Relaxed);
+                    }
                     phase.store(ph, Ordering::Release);
                     if m & ALONE_MAIN != 0 {
                         if step == 0 {
-                            let t0 = Instant::now();
+                            spin_until(base, start_at.load(Ordering::Relaxed));
+                            let t0 = now();
                             subject.run(0, sizes, &mut out);
-                            main_ns = t0.elapsed().as_nanos() as u64;
+                            main_span = (t0, now());
                         } else {
                             subject.worker_teardown(0, &mut out);
                         }
@@ -586,22 +625,39 @@ fn measure_interleaved<S: Subject>(subject: &S, sizes: &[usize], rounds: usize) 
                     wait_until(true, || done.load(Ordering::Acquire) == 1);
                 }
                 subject.teardown();
-                if round >= 5 {
-                    let sp = spawned_ns.load(Ordering::Relaxed);
-                    let slots: &[(usize, u64)] = match m {
-                        ALONE_MAIN => &[(0, main_ns)],
-                        ALONE_SPAWNED => &[(1, sp)],
-                        _ => &[(2, main_ns), (3, sp)],
-                    };
-                    for &(i, v) in slots {
-                        best[i] = best[i].min(v);
+                if round < 5 {
+                    continue;
+                }
+                let sp = (spawned_span.0[0].load(Ordering::Relaxed), spawned_span.0[1].load(Ordering::Relaxed));
+                let (main_ns, sp_ns) = (main_span.1 - main_span.0, sp.1 - sp.0);
+                match m {
+                    ALONE_MAIN => r.best[0] = r.best[0].min(main_ns),
+                    ALONE_SPAWNED => r.best[1] = r.best[1].min(sp_ns),
+                    _ => {
+                        r.both_sets += 1;
+                        let overlap = main_span.1.min(sp.1).saturating_sub(main_span.0.max(sp.0));
+                        if overlap * 10 >= main_ns.min(sp_ns) * 9 {
+                            r.both_kept += 1;
+                            r.best[2] = r.best[2].min(main_ns);
+                            r.best[3] = r.best[3].min(sp_ns);
+                        }
                     }
                 }
             }
         }
         phase.store(u64::MAX, Ordering::Release);
     });
-    best
+    r
+}
+
+/// What [`measure_interleaved`] returns.
+struct Interleaved {
+    /// Each thread's own best active time per kind: `[main alone, spawned
+    /// alone, main with both, spawned with both]` (`u64::MAX`: no set).
+    best: [u64; 4],
+    /// Sets with both threads, and those of them that overlapped enough.
+    both_sets: u64,
+    both_kept: u64,
 }
 
 /// `ONITY_BENCH_INTERLEAVED=N`: the 2-vs-1 table from [`measure_interleaved`]
@@ -615,13 +671,15 @@ fn run_interleaved(rounds: usize, filter: Option<&str>) {
     let per_block = rounds.div_ceil(BLOCKS);
     println!(
         "## 2 workers vs 1, interleaved in one process ({} rounds per row in {BLOCKS} blocks; each thread's own best \
-         active time)\n",
+         active time, ns)\n",
         per_block * BLOCKS
     );
     println!(
-        "Per thread: its best set with both threads allocating against its best set alone (`main` also rewinds; \
-         `spawned` is a worker thread, as a job). Vs main alone: the slower thread with both against the main \
-         thread alone.\n"
+        "Every set starts at a common deadline; a set with both threads counts only if 90 % or more of the shorter \
+         run overlaps the other (kept: how many did). Per thread: each thread's best set with both threads allocating against its \
+         best set alone (`main` also rewinds; `spawned` is a worker thread, as a job). Vs main alone: the slower \
+         thread with both against the main thread alone. Spawned / main: the two threads alone (what a rewind on \
+         the other core costs the worker).\n"
     );
     struct Subjects {
         name: String,
@@ -629,49 +687,56 @@ fn run_interleaved(rounds: usize, filter: Option<&str>) {
         ours: Ours,
         tls: ThreadLocalBump,
         best: [[u64; 4]; 2],
+        both: [(u64, u64); 2],
     }
     let mut rows: Vec<Subjects> = all_cases()
         .into_iter()
         .filter(|c| c.workers == 2)
-        .map(|c| (c.name().replace("(2, ", "(w, "), c.sizes()))
-        .filter(|(name, _)| filter.map_or(true, |f| name.contains(f)))
-        .map(|(name, sizes)| {
+        // The filter matches the case's own name or the table's `(w, ..)` form.
+        .filter(|c| filter.map_or(true, |f| c.name().contains(f) || c.name().replace("(2, ", "(w, ").contains(f)))
+        .map(|c| {
+            let sizes = c.sizes();
             let per_worker: usize = sizes.iter().map(|s| (s + ALIGN - 1) & !(ALIGN - 1)).sum::<usize>() + ALIGN;
             let tls = ThreadLocalBump::new(2, per_worker);
-            Subjects { name, sizes, ours: Ours::new(), tls, best: [[u64::MAX; 4]; 2] }
+            let name = c.name().replace("(2, ", "(w, ");
+            Subjects { name, sizes, ours: Ours::new(), tls, best: [[u64::MAX; 4]; 2], both: [(0, 0); 2] }
         })
         .collect();
+    assert!(!rows.is_empty(), "no 2-worker row matches the filter");
     for _ in 0..BLOCKS {
         for r in &mut rows {
-            for (col, b) in
-                [measure_interleaved(&r.ours, &r.sizes, per_block), measure_interleaved(&r.tls, &r.sizes, per_block)]
-                    .into_iter()
-                    .enumerate()
-            {
-                for (best, v) in r.best[col].iter_mut().zip(b) {
+            let results =
+                [measure_interleaved(&r.ours, &r.sizes, per_block), measure_interleaved(&r.tls, &r.sizes, per_block)];
+            for (col, m) in results.into_iter().enumerate() {
+                for (best, v) in r.best[col].iter_mut().zip(m.best) {
                     *best = (*best).min(v);
                 }
+                r.both[col].0 += m.both_sets;
+                r.both[col].1 += m.both_kept;
             }
         }
     }
     println!(
-        "| row | column | main alone | spawned alone | main, both | spawned, both | per thread (max) | vs main alone |"
+        "| row | column | main alone | spawned alone | main, both | spawned, both | per thread (max) | vs main alone \
+         | spawned / main alone | both sets kept |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for r in &rows {
-        for (col, b) in ["onity", "thread-local"].into_iter().zip(r.best) {
-            let per_thread = (b[2] as f64 / b[0].max(1) as f64).max(b[3] as f64 / b[1].max(1) as f64);
-            let vs_main = b[2].max(b[3]) as f64 / b[0].max(1) as f64;
+        for ((col, b), (sets, kept)) in ["onity", "thread-local"].into_iter().zip(r.best).zip(r.both) {
+            assert!(kept > 0, "{} {col}: no set with both threads overlapped enough", r.name);
+            let per_thread = (b[2] as f64 / b[0] as f64).max(b[3] as f64 / b[1] as f64);
+            let vs_main = b[2].max(b[3]) as f64 / b[0] as f64;
             let mark = |x: f64| if x <= 1.3 { "✓" } else { "✗" };
             println!(
-                "| {} | {col} | {} | {} | {} | {} | {per_thread:.2}x {} | {vs_main:.2}x {} |",
+                "| {} | {col} | {} | {} | {} | {} | {per_thread:.2}x {} | {vs_main:.2}x {} | {:.2}x | {kept} of {sets} |",
                 r.name,
-                fmt_us(b[0]),
-                fmt_us(b[1]),
-                fmt_us(b[2]),
-                fmt_us(b[3]),
+                b[0],
+                b[1],
+                b[2],
+                b[3],
                 mark(per_thread),
-                mark(vs_main)
+                mark(vs_main),
+                b[1] as f64 / b[0] as f64
             );
         }
     }
@@ -810,12 +875,22 @@ fn run_processes(processes: usize) -> (Vec<Row>, u64) {
             .stderr(std::process::Stdio::inherit())
             .output()
             .expect("start a benchmark process");
-        assert!(out.status.success(), "benchmark process {} failed", p + 1);
+        assert!(out.status.success(), "benchmark process {} failed: {}", p + 1, out.status);
         let text = String::from_utf8_lossy(&out.stdout);
         for kb in text.lines().filter_map(|l| l.strip_prefix("HWM\t")?.parse::<u64>().ok()) {
             peak_kb = peak_kb.max(kb);
         }
-        for row in text.lines().filter_map(decode_row) {
+        let rows: Vec<Row> = text
+            .lines()
+            .filter(|l| l.starts_with("ROW\t"))
+            .map(|l| decode_row(l).unwrap_or_else(|| panic!("benchmark process {}: bad line {l:?}", p + 1)))
+            .collect();
+        // Every process measures the same rows, in the same order.
+        if p > 0 {
+            let names = |v: &[Row]| v.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
+            assert_eq!(names(&rows), names(&merged), "benchmark process {} measured other rows", p + 1);
+        }
+        for row in rows {
             match merged.iter_mut().find(|r| r.name == row.name) {
                 None => merged.push(row),
                 Some(r) => {
@@ -846,10 +921,9 @@ fn main() {
     if let Some(n) = std::env::var("ONITY_BENCH_SETS").ok().and_then(|v| v.parse::<usize>().ok()).filter(|&n| n > 0) {
         sets = n;
     }
-    if let Some(n) =
-        std::env::var("ONITY_BENCH_INTERLEAVED").ok().and_then(|v| v.parse::<usize>().ok()).filter(|&n| n > 0)
-    {
-        run_interleaved(n, filter.as_deref());
+    if let Ok(v) = std::env::var("ONITY_BENCH_INTERLEAVED") {
+        let n = v.parse::<usize>().ok().filter(|&n| n > 0);
+        run_interleaved(n.expect("ONITY_BENCH_INTERLEAVED: a number of rounds > 0"), filter.as_deref());
         return;
     }
     let clock_cost = cpu_clock_overhead_ns();
@@ -977,7 +1051,12 @@ fn main() {
         &rows,
         &format!(
             "## Per-worker CPU time per sample set (CLOCK_THREAD_CPUTIME_ID, slowest worker, minimum over sets, \
-             clock cost of {clock_cost} ns subtracted)"
+             clock cost of {} subtracted)",
+            if processes > 1 {
+                "the clock's cost measured in each process".to_string()
+            } else {
+                format!("{clock_cost} ns")
+            }
         ),
         |m| m.cpu_ns,
     );
@@ -1056,17 +1135,20 @@ fn main() {
     report_nonzero(
         &rows,
         |m| m.os_allocs_measured,
-        "- onity FrameAllocator made no OS allocation after the warm-up sets in any row",
-        "- onity FrameAllocator OS allocations after the warm-up sets",
+        "- onity FrameAllocator made no OS allocation after the warm-up sets in any row (of any process)",
+        "- onity FrameAllocator OS allocations after the warm-up sets (summed over the processes)",
     );
     report_nonzero(
         &rows,
         |m| m.faults_measured,
-        "- no page fault in the process during the onity column's measured sets, in any row",
-        "- page faults in the process during the onity column's measured sets",
+        "- no page fault in the process during the onity column's measured sets, in any row (of any process)",
+        "- page faults in the process during the onity column's measured sets (summed over the processes)",
     );
 
-    println!("\n## onity FrameAllocator memory per row (after the run)\n");
+    println!(
+        "\n## onity FrameAllocator memory per row (after the run{})\n",
+        if processes > 1 { " of the first process; peak reserved: the highest of the processes" } else { "" }
+    );
     println!(
         "| Functionality | live per set (all workers) | high water | claimed by threads | reserved | peak reserved | OS \
          allocations |"
