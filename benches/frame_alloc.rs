@@ -99,6 +99,18 @@ impl Case {
     }
 }
 
+impl Case {
+    /// The row's name with the worker count as `w` (the 2-vs-1 tables).
+    fn name_w(&self) -> String {
+        self.name().replace(&format!("({}, ", self.workers), "(w, ")
+    }
+}
+
+/// Bytes one worker's set needs in a bump buffer: every size aligned, plus slack.
+fn per_worker_bytes(sizes: &[usize]) -> usize {
+    sizes.iter().map(|s| (s + ALIGN - 1) & !(ALIGN - 1)).sum::<usize>() + ALIGN
+}
+
 fn all_cases() -> Vec<Case> {
     let mut v = Vec::new();
     for size in [1024, 1 << 20] {
@@ -693,12 +705,11 @@ fn run_interleaved(rounds: usize, filter: Option<&str>) {
         .into_iter()
         .filter(|c| c.workers == 2)
         // The filter matches the case's own name or the table's `(w, ..)` form.
-        .filter(|c| filter.map_or(true, |f| c.name().contains(f) || c.name().replace("(2, ", "(w, ").contains(f)))
+        .filter(|c| filter.map_or(true, |f| c.name().contains(f) || c.name_w().contains(f)))
         .map(|c| {
             let sizes = c.sizes();
-            let per_worker: usize = sizes.iter().map(|s| (s + ALIGN - 1) & !(ALIGN - 1)).sum::<usize>() + ALIGN;
-            let tls = ThreadLocalBump::new(2, per_worker);
-            let name = c.name().replace("(2, ", "(w, ");
+            let tls = ThreadLocalBump::new(2, per_worker_bytes(&sizes));
+            let name = c.name_w();
             Subjects { name, sizes, ours: Ours::new(), tls, best: [[u64::MAX; 4]; 2], both: [(0, 0); 2] }
         })
         .collect();
@@ -960,7 +971,7 @@ fn main() {
             continue;
         }
         let sizes = case.sizes();
-        let per_worker: usize = sizes.iter().map(|s| (s + ALIGN - 1) & !(ALIGN - 1)).sum::<usize>() + ALIGN;
+        let per_worker = per_worker_bytes(&sizes);
         let w = case.workers;
 
         if only_ours {
@@ -1101,7 +1112,7 @@ fn main() {
                 "- per-worker time, 2 workers vs 1, {}: CPU {:.2}x ({}), active {:.2}x ({}), each worker's own best \
                  set {:.2}x ({}); same ratios of the thread-local bump column (nothing shared; the machine's own \
                  2-vs-1 effect): CPU {:.2}x, active {:.2}x, own best {:.2}x",
-                b.name.replace("(2, ", "(w, "),
+                b.case.name_w(),
                 cpu,
                 verdict(cpu),
                 active,
