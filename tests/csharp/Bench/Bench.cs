@@ -6,28 +6,40 @@ using Onity.Native;
 
 namespace Onity.Bench
 {
-    /// <summary>Benchmarks of the C# binding against the same workloads written with
-    /// System.Threading.Tasks, in one process. Each scenario: warm-up batches, then measured
-    /// batches; every batch is validated (counts / results); reported: mean ns/op over the
-    /// measured batches with min-max of the batch means, GC bytes/op
-    /// (GC.GetAllocatedBytesForCurrentThread) and native crossings/op (OnityNativeCalls.Crossings).
-    /// Machine-readable lines start with "RESULT\t".</summary>
-    public static class Program
+    /// <summary>Benchmarks of the C# binding side by side with the same workloads written with
+    /// UniTask (when compiled in: see UniTaskSide.cs) and with System.Threading.Tasks, in one
+    /// process. Method (the seed's): per scenario, 5 warm-up sets of every implementation, then
+    /// 50 rounds in which every implementation runs one measured set, in an order that rotates
+    /// from round to round; every set is validated (counts, sums, winners). Reported per
+    /// implementation: the minimum, median and mean ns/op over its 50 sets, GC bytes/op
+    /// (GC.GetAllocatedBytesForCurrentThread over the measured sets) and native crossings/op
+    /// (OnityNativeCalls.Crossings); per pair, the median over the 50 rounds of the ratio of the
+    /// two sets of that round. Allocation controls first: a set that allocates nothing must
+    /// measure 0 bytes, and one that allocates 1,000 arrays of 1 KiB at least 1,024 B per array,
+    /// or the run fails. Machine-readable lines start with "RESULT\t", "RATIO\t", "CONTROL\t".</summary>
+    public static partial class Program
     {
-        const int Warm = 2, Batches = 6;
+        const int Warm = 5, Sets = 50;
         static OnityRuntime rt;
         static ulong frame;
         static bool stop;
         static long resumed;
 
-        sealed class Stat
+        /// <summary>One implementation of a scenario: a set runs some operations, validates
+        /// them and returns how many it ran.</summary>
+        sealed class Impl
         {
-            public double MeanNs, MinNs, MaxNs, Bytes, Crossings;
+            public readonly string Name;
+            public readonly Func<long> Set;
+            public readonly double[] Ns = new double[Sets];
+            public double Bytes, Crossings;
+            public long Ops;
+            public Impl(string name, Func<long> set) { Name = name; Set = set; }
         }
 
         static bool noTpl; // argument "notpl": skip the TPL side (for profiles)
 
-        // ONITY_BENCH_CLOCK=thread: time batches with the thread's CPU clock
+        // ONITY_BENCH_CLOCK=thread: time sets with the thread's CPU clock
         // (clock_gettime(CLOCK_THREAD_CPUTIME_ID)) instead of the wall clock: on a shared machine
         // it excludes the time the benchmark thread was descheduled.
         static readonly bool threadClock = Environment.GetEnvironmentVariable("ONITY_BENCH_CLOCK") == "thread";
@@ -44,48 +56,109 @@ namespace Onity.Bench
             return ts.sec * 1e9 + ts.nsec;
         }
 
-        static void Report(string scenario, string impl, Stat s)
-        {
-            Console.WriteLine("{0,-44} {1,-6} {2,10:F1} ns/op  [{3:F1}-{4:F1}]  {5,8:F2} B/op  {6,8:F5} crossings/op",
-                scenario, impl, s.MeanNs, s.MinNs, s.MaxNs, s.Bytes, s.Crossings);
-            Console.WriteLine("RESULT\t{0}\t{1}\t{2:F2}\t{3:F2}\t{4:F2}\t{5:F3}\t{6:F6}", scenario, impl, s.MeanNs, s.MinNs, s.MaxNs, s.Bytes, s.Crossings);
-        }
-
-        /// <summary>Runs batch(opsPerBatch) Warm + Batches times; batch returns the number of
-        /// operations it performed (validated by the caller's lambda).</summary>
-        static Stat Measure(Func<long> batch)
-        {
-            for (int i = 0; i < Warm; i++) batch();
-            var s = new Stat { MinNs = double.MaxValue };
-            double total = 0, bytes = 0, cross = 0;
-            long ops = 0;
-            for (int i = 0; i < Batches; i++)
-            {
-                long b0 = GC.GetAllocatedBytesForCurrentThread();
-                long c0 = OnityNativeCalls.Crossings;
-                double t0 = NowNs();
-                long n = batch();
-                double t1 = NowNs();
-                long c1 = OnityNativeCalls.Crossings;
-                long b1 = GC.GetAllocatedBytesForCurrentThread();
-                double ns = (t1 - t0) / n;
-                s.MinNs = Math.Min(s.MinNs, ns);
-                s.MaxNs = Math.Max(s.MaxNs, ns);
-                total += ns;
-                bytes += b1 - b0;
-                cross += c1 - c0;
-                ops += n;
-            }
-            s.MeanNs = total / Batches;
-            s.Bytes = bytes / ops;
-            s.Crossings = cross / ops;
-            return s;
-        }
-
         static void Check(bool ok, string what)
         {
             if (!ok) throw new Exception("validation failed: " + what);
         }
+
+        /// <summary>Runs one measured set of <paramref name="im"/> and records it as round r.</summary>
+        static void RunSet(Impl im, int r)
+        {
+            long b0 = GC.GetAllocatedBytesForCurrentThread();
+            long c0 = OnityNativeCalls.Crossings;
+            double t0 = NowNs();
+            long n = im.Set();
+            double t1 = NowNs();
+            long c1 = OnityNativeCalls.Crossings;
+            long b1 = GC.GetAllocatedBytesForCurrentThread();
+            Check(n > 0, im.Name + ": a set ran no operation");
+            im.Ns[r] = (t1 - t0) / n;
+            im.Bytes += b1 - b0;
+            im.Crossings += c1 - c0;
+            im.Ops += n;
+        }
+
+        static double Median(double[] v)
+        {
+            var s = (double[])v.Clone();
+            Array.Sort(s);
+            return s.Length % 2 == 1 ? s[s.Length / 2] : (s[s.Length / 2 - 1] + s[s.Length / 2]) / 2;
+        }
+
+        static double Min(double[] v) { double m = double.MaxValue; foreach (var x in v) m = Math.Min(m, x); return m; }
+        static double Max(double[] v) { double m = double.MinValue; foreach (var x in v) m = Math.Max(m, x); return m; }
+        static double Mean(double[] v) { double s = 0; foreach (var x in v) s += x; return s / v.Length; }
+
+        /// <summary>Measures the given implementations side by side (null entries are left out:
+        /// a column not compiled in or switched off) and reports them.</summary>
+        static void Compare(string scenario, params Impl[] impls)
+        {
+            var list = new List<Impl>();
+            foreach (var im in impls) if (im != null && !(noTpl && im.Name == "tpl")) list.Add(im);
+            for (int w = 0; w < Warm; w++)
+                foreach (var im in list) im.Set();
+            for (int r = 0; r < Sets; r++)
+                for (int k = 0; k < list.Count; k++) RunSet(list[(r + k) % list.Count], r);
+            foreach (var im in list)
+            {
+                double bytes = im.Bytes / im.Ops, cross = im.Crossings / im.Ops;
+                Console.WriteLine("{0,-52} {1,-13} min {2,9:F1}  median {3,9:F1}  mean {4,9:F1} ns/op  {5,8:F2} B/op  {6,8:F5} crossings/op",
+                    scenario, im.Name, Min(im.Ns), Median(im.Ns), Mean(im.Ns), bytes, cross);
+                Console.WriteLine("RESULT\t{0}\t{1}\t{2:F2}\t{3:F2}\t{4:F2}\t{5:F2}\t{6:F3}\t{7:F6}",
+                    scenario, im.Name, Min(im.Ns), Median(im.Ns), Mean(im.Ns), Max(im.Ns), bytes, cross);
+            }
+            foreach (var a in list)
+            {
+                if (!a.Name.StartsWith("onity")) continue;
+                foreach (var b in list)
+                {
+                    if (b.Name.StartsWith("onity")) continue;
+                    var q = new double[Sets];
+                    for (int r = 0; r < Sets; r++) q[r] = a.Ns[r] / b.Ns[r];
+                    Console.WriteLine("{0,-52} {1}/{2}: median of round ratios {3:F3}, ratio of minima {4:F3}",
+                        scenario, a.Name, b.Name, Median(q), Min(a.Ns) / Min(b.Ns));
+                    Console.WriteLine("RATIO\t{0}\t{1}\t{2}\t{3:F4}\t{4:F4}", scenario, a.Name, b.Name, Median(q), Min(a.Ns) / Min(b.Ns));
+                }
+            }
+        }
+
+        /// <summary>An implementation run with context flow switched off for its sets.</summary>
+        static Impl FlowOff(Impl im)
+        {
+            var set = im.Set;
+            return new Impl(im.Name + "-flowoff", () =>
+            {
+                OnityContextFlow.Enabled = false;
+                try { return set(); }
+                finally { OnityContextFlow.Enabled = true; }
+            });
+        }
+
+        // ---- allocation controls ---------------------------------------------------------------
+
+        static object sink;
+
+        static void AllocationControls()
+        {
+            var empty = new Impl("empty", () => { sink = null; return 1000; });
+            var positive = new Impl("positive", () =>
+            {
+                for (int i = 0; i < 1000; i++) sink = new byte[1024];
+                return 1000;
+            });
+            foreach (var im in new[] { empty, positive })
+            {
+                for (int w = 0; w < Warm; w++) im.Set();
+                for (int r = 0; r < Sets; r++) RunSet(im, r);
+            }
+            double e = empty.Bytes / empty.Ops, p = positive.Bytes / positive.Ops;
+            Console.WriteLine("allocation controls: empty set {0:F2} B/op (must be 0), 1 KiB arrays {1:F2} B/op (must be >= 1024)", e, p);
+            Console.WriteLine("CONTROL\tempty\t{0:F3}\nCONTROL\tpositive\t{1:F3}", e, p);
+            Check(empty.Bytes == 0, "empty allocation control measured " + empty.Bytes + " bytes");
+            Check(p >= 1024 && sink is byte[], "positive allocation control measured " + p + " B per 1 KiB array");
+        }
+
+        // ---- frame waits ---------------------------------------------------------------------
 
         static void Frame()
         {
@@ -93,8 +166,6 @@ namespace Onity.Bench
             rt.BeginFrame(frame, 1.0 / 60, 1.0 / 60, frame / 60.0);
             rt.Tick(OnityTiming.Update);
         }
-
-        // ---- frame waits ---------------------------------------------------------------------
 
         static async OnityTask NextFrameLoop()
         {
@@ -112,10 +183,12 @@ namespace Onity.Bench
         }
 
         static TaskCompletionSource<bool> frameTcs = new TaskCompletionSource<bool>();
+        static bool tplStop;
+        static long tplResumed;
 
         static async Task TplFrameLoop()
         {
-            while (!stop) { await frameTcs.Task; resumed++; }
+            while (!tplStop) { await frameTcs.Task; tplResumed++; }
         }
 
         static void TplFrame()
@@ -125,46 +198,61 @@ namespace Onity.Bench
             t.SetResult(true);
         }
 
-        static void FrameScenario(string name, Func<OnityTask> start, int n, int frames)
+        /// <summary>n tasks of each implementation awaiting the given frame wait in a loop; a set
+        /// runs <paramref name="frames"/> frames of one implementation. TPL (one shared
+        /// TaskCompletionSource per frame) only for NextFrame.</summary>
+        static void FrameScenario(string kind, int n, int frames, bool flowOffToo)
         {
+            string name = (kind == "nextframe" ? "NextFrame" : kind == "yield" ? "Yield" : "DelayFrame(1)") + " cycle (ns per task-frame), " + n + " tasks";
             stop = false;
             resumed = 0;
             var tasks = new OnityTask[n];
-            for (int i = 0; i < n; i++) tasks[i] = start();
+            for (int i = 0; i < n; i++) tasks[i] = kind == "nextframe" ? NextFrameLoop() : kind == "yield" ? YieldLoop() : DelayFrameLoop();
             Frame(); // first resumption of every loop
-            var s = Measure(() =>
+            // Messages built once: a string built in a set would count as the set's allocation.
+            string everyOnce = name + ": every task resumed once per frame", tplEveryOnce = name + " (TPL)";
+            var onity = new Impl("onity", () =>
             {
                 long r0 = resumed;
                 for (int f = 0; f < frames; f++) Frame();
-                Check(resumed - r0 == (long)frames * n, name + ": every task resumed once per frame");
+                Check(resumed - r0 == (long)frames * n, everyOnce);
                 return (long)frames * n;
             });
+
+            Action utStop;
+            var ut = UtFrameLoops(kind, n, frames, out utStop);
+
+            Impl tpl = null;
+            Task[] tplTasks = null;
+            if (kind == "nextframe" && !noTpl)
+            {
+                tplStop = false;
+                tplResumed = 0;
+                tplTasks = new Task[n];
+                for (int i = 0; i < n; i++) tplTasks[i] = TplFrameLoop();
+                TplFrame();
+                tpl = new Impl("tpl", () =>
+                {
+                    long r0 = tplResumed;
+                    for (int f = 0; f < frames; f++) TplFrame();
+                    Check(tplResumed - r0 == (long)frames * n, tplEveryOnce);
+                    return (long)frames * n;
+                });
+            }
+
+            Compare(name, onity, flowOffToo ? FlowOff(onity) : null, ut, tpl);
+
             stop = true;
             Frame();
             Frame();
             foreach (var t in tasks) { Check(t.Status == OnityTaskStatus.Succeeded, name + " ended"); t.GetAwaiter().GetResult(); }
-            Report(name + ", " + n + " tasks", "onity", s);
-        }
-
-        static void TplFrameScenario(string name, int n, int frames)
-        {
-            if (noTpl) return;
-            stop = false;
-            resumed = 0;
-            var tasks = new Task[n];
-            for (int i = 0; i < n; i++) tasks[i] = TplFrameLoop();
-            TplFrame();
-            var s = Measure(() =>
+            utStop();
+            if (tplTasks != null)
             {
-                long r0 = resumed;
-                for (int f = 0; f < frames; f++) TplFrame();
-                Check(resumed - r0 == (long)frames * n, name + " (TPL)");
-                return (long)frames * n;
-            });
-            stop = true;
-            TplFrame();
-            foreach (var t in tasks) t.GetAwaiter().GetResult();
-            Report(name + ", " + n + " tasks", "tpl", s);
+                tplStop = true;
+                TplFrame();
+                foreach (var t in tplTasks) t.GetAwaiter().GetResult();
+            }
         }
 
         // ---- completed async methods ------------------------------------------------------
@@ -178,36 +266,35 @@ namespace Onity.Bench
 
         static void CompletedScenarios()
         {
-            const int n = 1000000;
-            var s = Measure(() =>
-            {
-                long acc = 0;
-                for (int i = 0; i < n; i++) acc += CompletedTyped(i).GetAwaiter().GetResult();
-                Check(acc == (long)n * (n + 1) / 2, "typed sum");
-                return n;
-            });
-            Report("completed async method + GetResult, typed", "onity", s);
-            s = Measure(() =>
-            {
-                for (int i = 0; i < n; i++) CompletedUntyped().GetAwaiter().GetResult();
-                return n;
-            });
-            Report("completed async method + GetResult, untyped", "onity", s);
-            if (noTpl) return;
-            s = Measure(() =>
-            {
-                long acc = 0;
-                for (int i = 0; i < n; i++) acc += TplCompletedTyped(i).GetAwaiter().GetResult();
-                Check(acc == (long)n * (n + 1) / 2, "typed sum");
-                return n;
-            });
-            Report("completed async method + GetResult, typed", "tpl", s);
-            s = Measure(() =>
-            {
-                for (int i = 0; i < n; i++) TplCompletedUntyped().GetAwaiter().GetResult();
-                return n;
-            });
-            Report("completed async method + GetResult, untyped", "tpl", s);
+            const int n = 100000;
+            Compare("completed async method + GetResult, typed",
+                new Impl("onity", () =>
+                {
+                    long acc = 0;
+                    for (int i = 0; i < n; i++) acc += CompletedTyped(i).GetAwaiter().GetResult();
+                    Check(acc == (long)n * (n + 1) / 2, "typed sum");
+                    return n;
+                }),
+                UtCompleted(true, n),
+                new Impl("tpl", () =>
+                {
+                    long acc = 0;
+                    for (int i = 0; i < n; i++) acc += TplCompletedTyped(i).GetAwaiter().GetResult();
+                    Check(acc == (long)n * (n + 1) / 2, "TPL typed sum");
+                    return n;
+                }));
+            Compare("completed async method + GetResult, untyped",
+                new Impl("onity", () =>
+                {
+                    for (int i = 0; i < n; i++) CompletedUntyped().GetAwaiter().GetResult();
+                    return n;
+                }),
+                UtCompleted(false, n),
+                new Impl("tpl", () =>
+                {
+                    for (int i = 0; i < n; i++) TplCompletedUntyped().GetAwaiter().GetResult();
+                    return n;
+                }));
         }
 
         // ---- manual source completed later --------------------------------------------------
@@ -239,26 +326,24 @@ namespace Onity.Bench
             return sum;
         }
 
-        static void ManualSourceScenario(string suffix)
+        static void ManualSourceScenario()
         {
-            const int n = 300000;
-            var s = Measure(() =>
+            const int n = 30000;
+            var onity = new Impl("onity", () =>
             {
                 var t = AwaitSources(n);
                 for (int i = 0; i < n; i++) pending.TrySetResult(1);
                 Check(t.GetAwaiter().GetResult() == n, "sum");
                 return n;
             });
-            Report("await of a manual source completed later" + suffix, "onity", s);
-            if (noTpl) return;
-            s = Measure(() =>
-            {
-                var t = TplAwaitSources(n);
-                for (int i = 0; i < n; i++) tplPending.SetResult(1);
-                Check(t.GetAwaiter().GetResult() == n, "sum");
-                return n;
-            });
-            Report("await of a manual source completed later" + suffix, "tpl", s);
+            Compare("await of a manual source completed later", onity, FlowOff(onity), UtManual(n),
+                new Impl("tpl", () =>
+                {
+                    var t = TplAwaitSources(n);
+                    for (int i = 0; i < n; i++) tplPending.SetResult(1);
+                    Check(t.GetAwaiter().GetResult() == n, "TPL sum");
+                    return n;
+                }));
         }
 
         // ---- builder cycle ---------------------------------------------------------------------
@@ -266,12 +351,12 @@ namespace Onity.Bench
         static async OnityTask<int> Cycle(AutoResetOnityCompletionSource<int> s) { return await s.Task + 1; }
         static async Task<int> TplCycle(TaskCompletionSource<int> s) { return await s.Task + 1; }
 
-        static void BuilderCycleScenario(string suffix)
+        static void BuilderCycleScenario()
         {
-            const int conc = 128, rounds = 2000;
+            const int conc = 128, rounds = 100;
             var srcs = new AutoResetOnityCompletionSource<int>[conc];
             var tasks = new OnityTask<int>[conc];
-            var s = Measure(() =>
+            var onity = new Impl("onity", () =>
             {
                 long sum = 0;
                 for (int r = 0; r < rounds; r++)
@@ -283,102 +368,87 @@ namespace Onity.Bench
                 Check(sum == (long)rounds * conc * (conc + 1) / 2, "cycle sum");
                 return (long)rounds * conc;
             });
-            Report("builder cycle (1 suspension, 128 concurrent)" + suffix, "onity", s);
-            if (noTpl) return;
             var tsrcs = new TaskCompletionSource<int>[conc];
             var ttasks = new Task<int>[conc];
-            s = Measure(() =>
-            {
-                long sum = 0;
-                for (int r = 0; r < rounds; r++)
+            Compare("builder cycle (1 suspension, 128 concurrent)", onity, FlowOff(onity), UtBuilderCycle(conc, rounds),
+                new Impl("tpl", () =>
                 {
-                    for (int i = 0; i < conc; i++) { tsrcs[i] = new TaskCompletionSource<int>(); ttasks[i] = TplCycle(tsrcs[i]); }
-                    for (int i = 0; i < conc; i++) tsrcs[i].SetResult(i);
-                    for (int i = 0; i < conc; i++) sum += ttasks[i].GetAwaiter().GetResult();
-                }
-                Check(sum == (long)rounds * conc * (conc + 1) / 2, "cycle sum");
-                return (long)rounds * conc;
-            });
-            Report("builder cycle (1 suspension, 128 concurrent)" + suffix, "tpl", s);
+                    long sum = 0;
+                    for (int r = 0; r < rounds; r++)
+                    {
+                        for (int i = 0; i < conc; i++) { tsrcs[i] = new TaskCompletionSource<int>(); ttasks[i] = TplCycle(tsrcs[i]); }
+                        for (int i = 0; i < conc; i++) tsrcs[i].SetResult(i);
+                        for (int i = 0; i < conc; i++) sum += ttasks[i].GetAwaiter().GetResult();
+                    }
+                    Check(sum == (long)rounds * conc * (conc + 1) / 2, "TPL cycle sum");
+                    return (long)rounds * conc;
+                }));
         }
 
         // ---- WhenAny ---------------------------------------------------------------------------
 
         static void WhenAnyScenario(int n)
         {
-            int groups = n <= 2 ? 100000 : n <= 16 ? 20000 : 10000;
+            int groups = n <= 2 ? 10000 : n <= 16 ? 2000 : 1000;
             var srcs = new AutoResetOnityCompletionSource[n];
             var tasks = new OnityTask[n];
-            var s = Measure(() =>
-            {
-                for (int g = 0; g < groups; g++)
-                {
-                    for (int i = 0; i < n; i++) { srcs[i] = AutoResetOnityCompletionSource.Create(); tasks[i] = srcs[i].Task; }
-                    var any = OnityTask.WhenAny(tasks);
-                    for (int i = n - 1; i >= 0; i--) srcs[i].TrySetResult();
-                    if (any.GetAwaiter().GetResult() != n - 1) Check(false, "WhenAny winner");
-                }
-                return groups;
-            });
-            Report("WhenAny(" + n + "): build, complete all in reverse, consume (per group)", "onity", s);
-            if (noTpl) return;
             var tsrcs = new TaskCompletionSource<bool>[n];
             var ttasks = new Task<bool>[n];
-            s = Measure(() =>
-            {
-                for (int g = 0; g < groups; g++)
+            Compare("WhenAny(" + n + "): build, complete all in reverse, consume (per group)",
+                new Impl("onity", () =>
                 {
-                    for (int i = 0; i < n; i++) { tsrcs[i] = new TaskCompletionSource<bool>(); ttasks[i] = tsrcs[i].Task; }
-                    var any = Task.WhenAny(ttasks);
-                    for (int i = n - 1; i >= 0; i--) tsrcs[i].SetResult(true);
-                    if (any.GetAwaiter().GetResult() != ttasks[n - 1]) Check(false, "Task.WhenAny winner");
-                }
-                return groups;
-            });
-            Report("WhenAny(" + n + "): build, complete all in reverse, consume (per group)", "tpl", s);
+                    for (int g = 0; g < groups; g++)
+                    {
+                        for (int i = 0; i < n; i++) { srcs[i] = AutoResetOnityCompletionSource.Create(); tasks[i] = srcs[i].Task; }
+                        var any = OnityTask.WhenAny(tasks);
+                        for (int i = n - 1; i >= 0; i--) srcs[i].TrySetResult();
+                        if (any.GetAwaiter().GetResult() != n - 1) Check(false, "WhenAny winner");
+                    }
+                    return groups;
+                }),
+                UtWhenAny(n, groups),
+                new Impl("tpl", () =>
+                {
+                    for (int g = 0; g < groups; g++)
+                    {
+                        for (int i = 0; i < n; i++) { tsrcs[i] = new TaskCompletionSource<bool>(); ttasks[i] = tsrcs[i].Task; }
+                        var any = Task.WhenAny(ttasks);
+                        for (int i = n - 1; i >= 0; i--) tsrcs[i].SetResult(true);
+                        if (any.GetAwaiter().GetResult() != ttasks[n - 1]) Check(false, "Task.WhenAny winner");
+                    }
+                    return groups;
+                }));
         }
 
         public static int Main(string[] args)
         {
             string mode = Environment.GetEnvironmentVariable("MONO_THREADS_SUSPEND") ?? "default (hybrid)";
-            Console.WriteLine("# Onity C# binding benchmark; MONO_THREADS_SUSPEND=" + mode + "; " + Environment.ProcessorCount + " CPUs; context flow " + (OnityContextFlow.Enabled ? "on" : "off") + " (fast capture bound: " + OnityContextFlow.UsesFastCapture + "); clock " + (threadClock ? "thread CPU time" : "wall"));
+            string ut = UniTaskInit();
+            Console.WriteLine("# Onity C# binding benchmark; MONO_THREADS_SUSPEND=" + mode + "; " + Environment.ProcessorCount + " CPUs; context flow " + (OnityContextFlow.Enabled ? "on" : "off") + " (fast capture bound: " + OnityContextFlow.UsesFastCapture + "); clock " + (threadClock ? "thread CPU time" : "wall") + "; " + Warm + " warm-up and " + Sets + " measured sets per implementation; side by side: " + (ut ?? "no UniTask (not compiled in)"));
             var total = Stopwatch.StartNew();
             rt = new OnityRuntime(65536);
             Frame();
+            AllocationControls();
 
-            // Optional arguments: substrings selecting groups (nextframe, yield, completed, manual,
-            // cycle, whenany, flowoff); none = everything (what scripts/bench-csharp.sh runs).
+            // Optional arguments: substrings selecting groups (nextframe, yield, delayframe,
+            // completed, manual, cycle, whenany); none = everything (what scripts/bench-csharp.sh
+            // runs). "notpl" leaves the TPL column out.
             noTpl = Array.IndexOf(args, "notpl") >= 0;
             int groupArgs = args.Length - (noTpl ? 1 : 0);
             Func<string, bool> on = g => groupArgs == 0 || Array.Exists(args, a => a != "notpl" && g.Contains(a));
-            if (on("nextframe"))
-                foreach (int n in new[] { 128, 4096, 50000 })
-                {
-                    int frames = n == 128 ? 2000 : n == 4096 ? 100 : 10;
-                    FrameScenario("NextFrame cycle (ns per task-frame)", NextFrameLoop, n, frames);
-                    TplFrameScenario("NextFrame cycle (ns per task-frame)", n, frames);
-                }
-            if (on("yield delayframe"))
-                foreach (int n in new[] { 128, 4096, 50000 })
-                {
-                    int frames = n == 128 ? 2000 : n == 4096 ? 100 : 10;
-                    FrameScenario("Yield cycle (ns per task-frame)", YieldLoop, n, frames);
-                    FrameScenario("DelayFrame(1) cycle (ns per task-frame)", DelayFrameLoop, n, frames);
-                }
-            if (on("completed")) CompletedScenarios();
-            if (on("manual")) ManualSourceScenario("");
-            if (on("cycle")) BuilderCycleScenario("");
-            if (on("whenany")) foreach (int n in new[] { 2, 16, 32 }) WhenAnyScenario(n);
-
-            if (on("flowoff"))
+            foreach (var kind in new[] { "nextframe", "yield", "delayframe" })
             {
-                OnityContextFlow.Enabled = false;
-                FrameScenario("NextFrame cycle, flow off (ns per task-frame)", NextFrameLoop, 4096, 100);
-                FrameScenario("Yield cycle, flow off (ns per task-frame)", YieldLoop, 4096, 100);
-                ManualSourceScenario(", flow off");
-                BuilderCycleScenario(", flow off");
-                OnityContextFlow.Enabled = true;
+                if (!on(kind)) continue;
+                foreach (int n in new[] { 128, 4096, 50000 })
+                {
+                    int frames = n == 128 ? 200 : n == 4096 ? 10 : 1;
+                    FrameScenario(kind, n, frames, n == 4096 && kind != "delayframe");
+                }
             }
+            if (on("completed")) CompletedScenarios();
+            if (on("manual")) ManualSourceScenario();
+            if (on("cycle")) BuilderCycleScenario();
+            if (on("whenany")) foreach (int n in new[] { 2, 16, 32 }) WhenAnyScenario(n);
 
             var m = rt.GetManagedStats();
             Console.WriteLine("# end state: " + m);

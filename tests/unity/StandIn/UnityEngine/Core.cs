@@ -9,6 +9,8 @@ using System.Threading;
 
 [assembly: InternalsVisibleTo("OnityUnityTests")]
 [assembly: InternalsVisibleTo("UnityEditor")]
+// The C# benchmark drives UniTask's player loop through this stand-in (Time.s_frameCount).
+[assembly: InternalsVisibleTo("OnityBench")]
 
 namespace UnityEngine.Scripting
 {

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Makes UniTask 2.2.5's runtime sources compile with Mono's mcs (-langversion:experimental) for
+the C# benchmark. Mechanical rewrites only; none changes what a measured path does:
+
+1. mcs does not parse ref-returning properties of generic types (`public ref X<T> NextNode =>
+   ref nextNode;`): the pools' intrusive link becomes a get/set property. TaskPool reads and
+   writes it through the same interface (one interface call per access, as before).
+2. mcs does not take tuple types as generic arguments or a deconstructing foreach: one list of
+   (Action<object>, object) in UniTaskCompletionSource becomes ValueTuple with Item1/Item2.
+3. Three UnityEngine members the test stand-in does not have, none on a measured path:
+   Application.dataPath (stack-trace formatting), Debug.LogAssertion (unobserved-exception log)
+   and the UnityEngine math types in RuntimeHelpersAbstraction's "contains no references" list.
+
+Usage: unitask_patch.py <copy of the package's Runtime directory>. Fails when a rewrite finds
+nothing to rewrite (another UniTask version)."""
+import pathlib
+import re
+import sys
+
+root = pathlib.Path(sys.argv[1])
+
+
+def sub(path, pat, rep):
+    p = root / path
+    s = p.read_text(encoding="utf-8-sig")
+    s2, n = re.subn(pat, rep, s)
+    if n == 0:
+        sys.exit("unitask_patch: no match in %s for %r" % (path, pat))
+    p.write_text(s2, encoding="utf-8")
+
+
+changed = 0
+for f in root.rglob("*.cs"):
+    s = f.read_text(encoding="utf-8-sig")
+    s2 = re.sub(r"public ref (.+?) NextNode (?:=> ref nextNode;|\{ get \{ return ref nextNode; \} \})",
+                r"public \1 NextNode { get { return nextNode; } set { nextNode = value; } }", s)
+    if s2 != s:
+        f.write_text(s2, encoding="utf-8")
+        changed += 1
+if changed == 0:
+    sys.exit("unitask_patch: no NextNode property found")
+sub("TaskPool.cs", r"ref T NextNode \{ get; \}", "T NextNode { get; set; }")
+sub("TaskPool.cs", r"ref var nextNode = ref v\.NextNode;\s*root = nextNode;\s*nextNode = null;",
+    "root = v.NextNode;\n                    v.NextNode = null;")
+sub("UniTaskCompletionSource.cs", r"\(Action<object>, object\)", "ValueTuple<Action<object>, object>")
+sub("UniTaskCompletionSource.cs", r"foreach \(var \(c, state\) in secondaryContinuationList\)\s*\{",
+    "foreach (var cs in secondaryContinuationList)\n{ var c = cs.Item1; var state = cs.Item2;")
+sub("PlayerLoopHelper.cs", r"applicationDataPath = Application\.dataPath;", "applicationDataPath = \"\";")
+sub("UniTaskScheduler.cs", r"UnityEngine\.Debug\.LogAssertion\(", "UnityEngine.Debug.LogError(")
+sub("Internal/RuntimeHelpersAbstraction.cs",
+    r"\n\s*if \(t == typeof\((?:Vector2|Vector3|Vector4|Color|Rect|Bounds|Quaternion|Vector2Int|Vector3Int)\)\) return true;", "")
