@@ -121,18 +121,27 @@ namespace Onity.CompilerServices
 
         public void GetResult(long token)
         {
+            AsyncUnit unused;
+            if (core.TryGetSucceeded(token, out unused)) Recycle();
+            else GetResultChecked(token);
+        }
+
+        void GetResultChecked(long token)
+        {
             try { core.GetResult(token); }
             finally
             {
-                if ((uint)token == core.Version && core.UnsafeGetStatus() != OnityTaskStatus.Pending)
-                {
-                    core.Reset();
-                    stateMachine = default(TStateMachine);
-                    context = null;
-                    Interlocked.Increment(ref OnityRunnerStats.returned);
-                    pool.Return(this);
-                }
+                if ((uint)token == core.Version && core.UnsafeGetStatus() != OnityTaskStatus.Pending) Recycle();
             }
+        }
+
+        void Recycle()
+        {
+            core.Reset();
+            stateMachine = default(TStateMachine);
+            context = null;
+            Interlocked.Increment(ref OnityRunnerStats.returned);
+            pool.Return(this);
         }
     }
 
@@ -191,18 +200,28 @@ namespace Onity.CompilerServices
 
         public T GetResult(long token)
         {
+            T value;
+            if (!core.TryGetSucceeded(token, out value)) return GetResultChecked(token);
+            Recycle();
+            return value;
+        }
+
+        T GetResultChecked(long token)
+        {
             try { return core.GetResult(token); }
             finally
             {
-                if ((uint)token == core.Version && core.UnsafeGetStatus() != OnityTaskStatus.Pending)
-                {
-                    core.Reset();
-                    stateMachine = default(TStateMachine);
-                    context = null;
-                    Interlocked.Increment(ref OnityRunnerStats.returned);
-                    pool.Return(this);
-                }
+                if ((uint)token == core.Version && core.UnsafeGetStatus() != OnityTaskStatus.Pending) Recycle();
             }
+        }
+
+        void Recycle()
+        {
+            core.Reset();
+            stateMachine = default(TStateMachine);
+            context = null;
+            Interlocked.Increment(ref OnityRunnerStats.returned);
+            pool.Return(this);
         }
     }
 

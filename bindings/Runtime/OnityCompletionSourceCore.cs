@@ -33,6 +33,7 @@ namespace Onity
             Volatile.Write(ref state, 0);
         }
 
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public bool TrySetResult(T value)
         {
             if (Interlocked.CompareExchange(ref state, 1, 0) != 0) return false;
@@ -61,6 +62,7 @@ namespace Onity
             return true;
         }
 
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         void Signal()
         {
             var c = Volatile.Read(ref continuation) ?? Interlocked.CompareExchange(ref continuation, Completed, null);
@@ -99,6 +101,22 @@ namespace Onity
             int s = Volatile.Read(ref state);
             if (s == 2) return result;
             return Fail(s);
+        }
+
+        /// <summary>GetResult's success path without its checks' exception paths: true, with the
+        /// result, when <paramref name="token"/> is current and the source succeeded; otherwise
+        /// false and the caller takes <see cref="GetResult"/> (which throws the right error).
+        /// Lets a pooled source recycle itself without a try/finally on the hot path.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal bool TryGetSucceeded(long token, out T value)
+        {
+            if ((uint)token == version && Volatile.Read(ref state) == 2)
+            {
+                value = result;
+                return true;
+            }
+            value = default(T);
+            return false;
         }
 
         T Fail(int s)
@@ -141,16 +159,25 @@ namespace Onity
 
         public void GetResult(long token)
         {
+            AsyncUnit unused;
+            if (core.TryGetSucceeded(token, out unused)) Recycle();
+            else GetResultChecked(token);
+        }
+
+        void GetResultChecked(long token)
+        {
             try { core.GetResult(token); }
             finally
             {
-                if ((uint)token == core.Version && core.UnsafeGetStatus() != OnityTaskStatus.Pending)
-                {
-                    Volatile.Write(ref liveVersion, uint.MaxValue);
-                    core.Reset();
-                    pool.Return(this);
-                }
+                if ((uint)token == core.Version && core.UnsafeGetStatus() != OnityTaskStatus.Pending) Recycle();
             }
+        }
+
+        void Recycle()
+        {
+            Volatile.Write(ref liveVersion, uint.MaxValue);
+            core.Reset();
+            pool.Return(this);
         }
     }
 
@@ -182,16 +209,26 @@ namespace Onity
 
         public T GetResult(long token)
         {
+            T value;
+            if (!core.TryGetSucceeded(token, out value)) return GetResultChecked(token);
+            Recycle();
+            return value;
+        }
+
+        T GetResultChecked(long token)
+        {
             try { return core.GetResult(token); }
             finally
             {
-                if ((uint)token == core.Version && core.UnsafeGetStatus() != OnityTaskStatus.Pending)
-                {
-                    Volatile.Write(ref liveVersion, uint.MaxValue);
-                    core.Reset();
-                    pool.Return(this);
-                }
+                if ((uint)token == core.Version && core.UnsafeGetStatus() != OnityTaskStatus.Pending) Recycle();
             }
+        }
+
+        void Recycle()
+        {
+            Volatile.Write(ref liveVersion, uint.MaxValue);
+            core.Reset();
+            pool.Return(this);
         }
     }
 

@@ -438,6 +438,7 @@ namespace Onity
 
         /// <summary>Runs <paramref name="continuation"/> on the current runtime's owner thread: now if
         /// this is it (or no runtime exists), else at the owner's next Tick/Drain.</summary>
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
         internal static void Dispatch(Action continuation)
         {
             var r = current;
