@@ -19,7 +19,19 @@ namespace Onity.Bench
     /// or the run fails. Machine-readable lines start with "RESULT\t", "RATIO\t", "CONTROL\t".</summary>
     public static partial class Program
     {
-        const int Warm = 5, Sets = 50;
+        const int Warm = 5;
+        // ONITY_BENCH_SETS=N: measured sets per implementation (default 50, the seed's count;
+        // scripts/profile-csharp.sh raises it so the profile is not start-up and JIT).
+        static readonly int Sets = SetsFromEnvironment();
+
+        static int SetsFromEnvironment()
+        {
+            var v = Environment.GetEnvironmentVariable("ONITY_BENCH_SETS");
+            if (string.IsNullOrEmpty(v)) return 50;
+            int n;
+            if (!int.TryParse(v, out n) || n < 1) throw new ArgumentException("ONITY_BENCH_SETS must be a positive integer, not '" + v + "'");
+            return n;
+        }
         static OnityRuntime rt;
         static ulong frame;
         static bool stop;
@@ -38,6 +50,7 @@ namespace Onity.Bench
         }
 
         static bool noTpl; // argument "notpl": skip the TPL side (for profiles)
+        static string only; // argument "only=NAME": run only that implementation (for profiles)
 
         // ONITY_BENCH_CLOCK=thread: time sets with the thread's CPU clock
         // (clock_gettime(CLOCK_THREAD_CPUTIME_ID)) instead of the wall clock: on a shared machine
@@ -94,7 +107,9 @@ namespace Onity.Bench
         static void Compare(string scenario, params Impl[] impls)
         {
             var list = new List<Impl>();
-            foreach (var im in impls) if (im != null && !(noTpl && im.Name == "tpl")) list.Add(im);
+            foreach (var im in impls)
+                if (im != null && !(noTpl && im.Name == "tpl") && (only == null || im.Name == only)) list.Add(im);
+            if (list.Count == 0) return;
             for (int w = 0; w < Warm; w++)
                 foreach (var im in list) im.Set();
             for (int r = 0; r < Sets; r++)
@@ -432,10 +447,13 @@ namespace Onity.Bench
 
             // Optional arguments: substrings selecting groups (nextframe, yield, delayframe,
             // completed, manual, cycle, whenany); none = everything (what scripts/bench-csharp.sh
-            // runs). "notpl" leaves the TPL column out.
+            // runs). "notpl" leaves the TPL column out; "only=NAME" runs one implementation
+            // (onity, onity-flowoff, unitask, tpl), as scripts/profile-csharp.sh does.
             noTpl = Array.IndexOf(args, "notpl") >= 0;
-            int groupArgs = args.Length - (noTpl ? 1 : 0);
-            Func<string, bool> on = g => groupArgs == 0 || Array.Exists(args, a => a != "notpl" && g.Contains(a));
+            var onlyArg = Array.Find(args, a => a.StartsWith("only="));
+            only = onlyArg == null ? null : onlyArg.Substring(5);
+            var groups = Array.FindAll(args, a => a != "notpl" && !a.StartsWith("only="));
+            Func<string, bool> on = g => groups.Length == 0 || Array.Exists(groups, a => g.Contains(a));
             foreach (var kind in new[] { "nextframe", "yield", "delayframe" })
             {
                 if (!on(kind)) continue;

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Builds the C# benchmark program (tests/csharp/Bench) into OUT/OnityBench.exe (default
+# target/csharp): the binding, the benchmark and, unless ONITY_BENCH_UNITASK=0 or the fetch fails,
+# UniTask 2.2.5 from the npm registry (scripts/fetch-unitask.sh) with the test stand-in of
+# UnityEngine (OUT/UnityEngine.dll). Used by scripts/bench-csharp.sh and scripts/profile-csharp.sh.
+# Usage: scripts/build-csharp-bench.sh [OUT]
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+OUT="${1:-${ONITY_CS_OUT:-$ROOT/target/csharp}}"
+mkdir -p "$OUT"
+if ! command -v mcs >/dev/null 2>&1; then
+    if [ "$(id -u)" = "0" ]; then apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y mono-devel
+    else echo "install mono-devel (sudo apt-get install -y mono-devel)" >&2; exit 2; fi
+fi
+LIB="$ROOT/target/release/libonity.so"
+if [ ! -f "$LIB" ] || [ -n "$(find src Cargo.toml build.rs -newer "$LIB" -print -quit 2>/dev/null)" ]; then
+    cargo build --release
+fi
+python3 scripts/gen_csharp_native.py --check
+
+# The UniTask column: UniTask 2.2.5 from the npm registry, compiled into the benchmark program
+# (mcs cannot compile `async UniTask` methods against a UniTask assembly it references) with the
+# test stand-in of UnityEngine. ONITY_BENCH_UNITASK=0 leaves it out; so does a failed fetch.
+UT_SRC=""
+if [ "${ONITY_BENCH_UNITASK:-1}" != 0 ]; then
+    if ! UT_SRC="$(scripts/fetch-unitask.sh)"; then
+        echo "bench-csharp: UniTask not available, benchmarking without its column" >&2
+        UT_SRC=""
+    fi
+fi
+if [ -n "$UT_SRC" ]; then
+    mcs -langversion:7.2 -unsafe -nologo -nowarn:1591,0649,0414,0169 -target:library \
+        -out:"$OUT/UnityEngine.dll" -recurse:'tests/unity/StandIn/UnityEngine/*.cs'
+    UT_FILES=(UnityStubs.cs AsyncLazy.cs AsyncUnit.cs CancellationTokenEqualityComparer.cs
+        CancellationTokenExtensions.cs ExceptionExtensions.cs IUniTaskSource.cs MoveNextSource.cs
+        PlayerLoopHelper.cs TaskPool.cs UniTask.cs UniTask.Delay.cs UniTask.Factory.cs
+        UniTask.WhenAll.cs UniTask.WhenAny.cs UniTaskCompletionSource.cs UniTaskScheduler.cs
+        UniTaskVoid.cs UniTaskSynchronizationContext.cs CompilerServices/AsyncUniTaskMethodBuilder.cs
+        CompilerServices/AsyncUniTaskVoidMethodBuilder.cs CompilerServices/StateMachineRunner.cs
+        Internal/ArrayPool.cs Internal/ArrayPoolUtil.cs Internal/ArrayUtil.cs
+        Internal/ContinuationQueue.cs Internal/DiagnosticsExtensions.cs Internal/Error.cs
+        Internal/MinimumQueue.cs Internal/PlayerLoopRunner.cs Internal/PooledDelegate.cs
+        Internal/RuntimeHelpersAbstraction.cs Internal/StatePool.cs Internal/TaskTracker.cs
+        Internal/ValueStopwatch.cs Internal/WeakDictionary.cs)
+    # UniTask needs C# 7.3 features mcs only accepts under -langversion:experimental; the binding
+    # itself is compiled at 7.2 by the test command.
+    mcs -langversion:experimental -unsafe -optimize+ -nologo -nowarn:1591,0436,1998 \
+        -r:"$OUT/UnityEngine.dll" \
+        -define:"ONITY_BENCH_UNITASK;UNITY_2017_2_OR_NEWER;UNITY_2018_3_OR_NEWER;UNITY_2018_4_OR_NEWER;UNITY_2019_3_OR_NEWER;UNITY_2020_1_OR_NEWER" \
+        -out:"$OUT/OnityBench.exe" -recurse:'bindings/Runtime/*.cs' tests/csharp/Bench/*.cs \
+        "${UT_FILES[@]/#/$UT_SRC/}" 2>&1 | { grep -v 'warning CS' || true; }
+else
+    mcs -langversion:7.2 -unsafe -optimize+ -nowarn:1591 -out:"$OUT/OnityBench.exe" \
+        -recurse:'bindings/Runtime/*.cs' tests/csharp/Bench/*.cs
+fi
