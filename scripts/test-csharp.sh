@@ -27,7 +27,7 @@ fi
 
 python3 scripts/gen_csharp_native.py --check
 
-mcs -langversion:7.2 -unsafe -optimize+ -debug -nowarn:1591 -out:"$OUT/OnityTests.exe" \
+mcs -langversion:7.2 -unsafe -optimize+ -debug -nowarn:1591 -define:ONITY_TEST_HOOKS -out:"$OUT/OnityTests.exe" \
     -recurse:'bindings/Runtime/*.cs' tests/shared/*.cs tests/csharp/*.cs tests/csharp/Tests/*.cs
 
 # The measurement programs (scripts/bench-csharp.sh, icount-csharp.sh, proto-csharp.sh) are only

@@ -39,6 +39,9 @@ namespace Onity
             if (Interlocked.CompareExchange(ref state, 1, 0) != 0) return false;
             result = value;
             Volatile.Write(ref state, 2);
+#if ONITY_TEST_HOOKS
+            OnityTestHooks.AfterStatePublished();
+#endif
             Signal();
             return true;
         }
@@ -69,11 +72,23 @@ namespace Onity
             if (c != null) OnityRuntime.Dispatch(c);
         }
 
+        /// <summary>The state as consumers may see it: a completion counts once its continuation
+        /// slot is settled (the sentinel placed, or the registered continuation there to be
+        /// dispatched). Until then a TrySet* on another thread is still signalling: a consumer that
+        /// saw "completed", consumed and recycled the source now would have that late signal land
+        /// in the source's next use (an early continuation, or the sentinel).</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        int ObservedState()
+        {
+            int s = Volatile.Read(ref state);
+            return s >= 2 && Volatile.Read(ref continuation) == null ? 1 : s;
+        }
+
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public OnityTaskStatus GetStatus(long token)
         {
             if ((uint)token != version) throw OnityErrors.Stale();
-            int s = Volatile.Read(ref state);
+            int s = ObservedState();
             return s < 2 ? OnityTaskStatus.Pending : (OnityTaskStatus)(s - 1);
         }
 
@@ -81,7 +96,7 @@ namespace Onity
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public OnityTaskStatus UnsafeGetStatus()
         {
-            int s = Volatile.Read(ref state);
+            int s = ObservedState();
             return s < 2 ? OnityTaskStatus.Pending : (OnityTaskStatus)(s - 1);
         }
 
@@ -98,7 +113,7 @@ namespace Onity
         public T GetResult(long token)
         {
             if ((uint)token != version) throw OnityErrors.Stale();
-            int s = Volatile.Read(ref state);
+            int s = ObservedState();
             if (s == 2) return result;
             return Fail(s);
         }
@@ -110,7 +125,7 @@ namespace Onity
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal bool TryGetSucceeded(long token, out T value)
         {
-            if ((uint)token == version && Volatile.Read(ref state) == 2)
+            if ((uint)token == version && ObservedState() == 2)
             {
                 value = result;
                 return true;
@@ -317,4 +332,16 @@ namespace Onity
         public new OnityTask Task { get { return new OnityTask(this, 0); } }
         public bool TrySetResult() { return TrySetResult(default(AsyncUnit)); }
     }
+
+#if ONITY_TEST_HOOKS
+    /// <summary>Test-only interleaving points (compiled only with ONITY_TEST_HOOKS, as the C# test
+    /// program is): a test sets one to stop a thread at a chosen point.</summary>
+    internal static class OnityTestHooks
+    {
+        static readonly Action Nothing = () => { };
+        /// <summary>Runs in TrySetResult between publishing the completed state and signalling.</summary>
+        internal static Action AfterStatePublished = Nothing;
+        internal static void Reset() { AfterStatePublished = Nothing; }
+    }
+#endif
 }

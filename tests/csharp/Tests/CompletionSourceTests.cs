@@ -126,5 +126,60 @@ namespace Onity.Tests
                 Assert.Equal(0, h.Unobserved.Count, "nothing unobserved");
             }
         }
+
+#if ONITY_TEST_HOOKS
+        static async OnityTask<int> AwaitAndAdd(OnityTask<int> t, int add) { return await t + add; }
+
+        [Test]
+        public void CompletionIsSeenOnlyAfterTheWorkerSignalled()
+        {
+            // A worker completes a pooled source and is stopped between publishing the result and
+            // signalling. The owner, polling, must not see the task completed yet: if it did, it
+            // would consume it, the source would go back to the pool and its next use would get
+            // the worker's late signal (an early continuation, then "GetResult before completion").
+            using (var h = new TestHost())
+            {
+                var published = new ManualResetEventSlim();
+                var release = new ManualResetEventSlim();
+                try
+                {
+                    OnityTestHooks.AfterStatePublished = () =>
+                    {
+                        if (Thread.CurrentThread.IsBackground) { published.Set(); release.Wait(5000); }
+                    };
+                    var s = AutoResetOnityCompletionSource<int>.Create();
+                    var t = s.Task;
+                    var worker = new Thread(() => s.TrySetResult(5)) { IsBackground = true };
+                    worker.Start();
+                    Assert.True(published.Wait(5000), "the worker reached the hook");
+                    var deadline = DateTime.UtcNow.AddMilliseconds(50);
+                    while (DateTime.UtcNow < deadline)
+                        Assert.Equal(OnityTaskStatus.Pending, t.Status, "status while the worker has not signalled");
+                    try { t.GetAwaiter().GetResult(); Assert.True(false, "GetResult before the signal must throw"); }
+                    catch (InvalidOperationException e) { Assert.Equal(OnityErrors.NotCompleted, e.Message); }
+
+                    // The source stays out of the pool: a new source is another object.
+                    var next = AutoResetOnityCompletionSource<int>.Create();
+                    Assert.False(ReferenceEquals(next, s), "the source was not recycled early");
+                    var m = AwaitAndAdd(next.Task, 1);
+
+                    release.Set();
+                    worker.Join();
+                    h.Runtime.Drain();
+                    Assert.Equal(OnityTaskStatus.Succeeded, t.Status, "completed once signalled");
+                    Assert.Equal(5, t.GetAwaiter().GetResult());
+                    Assert.Equal(OnityTaskStatus.Pending, m.Status, "the next use is untouched");
+                    Assert.True(next.TrySetResult(9));
+                    Assert.Equal(10, m.GetAwaiter().GetResult());
+                }
+                finally
+                {
+                    OnityTestHooks.Reset();
+                    release.Set();
+                }
+                Assert.Equal(0, h.Unobserved.Count, "nothing unobserved");
+            }
+        }
+#endif
     }
 }
