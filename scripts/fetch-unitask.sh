@@ -22,7 +22,7 @@ if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$KEY" ]; then echo "$SRC"; exit 0; 
 mkdir -p "$DEST"
 if [ ! -f "$TGZ" ]; then
     echo "fetching UniTask $VERSION from $URL" >&2
-    if ! curl -fsSL --retry 2 --max-time 120 "$URL" -o "$TGZ.part"; then
+    if ! curl -fsSL --connect-timeout 15 --retry 2 --max-time 120 "$URL" -o "$TGZ.part"; then
         rm -f "$TGZ.part"
         echo "fetch-unitask: cannot download $URL" >&2
         exit 3

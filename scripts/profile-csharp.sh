@@ -30,6 +30,10 @@ export ONITY_BENCH_SETS="${ONITY_BENCH_SETS:-1000}"
 perf record -q -e cpu-clock -F 5000 -o "$OUT/profile.data" \
     mono --jitmap --optimize=all "$OUT/OnityBench.exe" "$GROUP" "only=$IMPL" > "$OUT/profile.txt" 2>&1 \
     || { tail -20 "$OUT/profile.txt" >&2; exit 1; }
+if ! grep -q "^RESULT.*	$IMPL	" "$OUT/profile.txt"; then
+    echo "profile-csharp: no '$IMPL' set ran in group '$GROUP' (see $OUT/profile.txt)" >&2
+    exit 2
+fi
 grep -v -e '^RESULT' -e '^RATIO' -e '^CONTROL' "$OUT/profile.txt" | grep -e '^allocation' -e ' ns/op' >&2 || true
 echo "== hottest functions (share of all samples)"
 perf report -i "$OUT/profile.data" --no-children --sort symbol --stdio 2>/dev/null \

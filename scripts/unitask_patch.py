@@ -3,13 +3,19 @@
 the C# benchmark. Mechanical rewrites only; none changes what a measured path does:
 
 1. mcs does not parse ref-returning properties of generic types (`public ref X<T> NextNode =>
-   ref nextNode;`): the pools' intrusive link becomes a get/set property. TaskPool reads and
-   writes it through the same interface (one interface call per access, as before).
+   ref nextNode;`): the pools' intrusive link becomes a get/set property. TaskPool.TryPop reads
+   it once and no longer clears the popped node's link (the original clears it through the same
+   ref): one interface call per pop, as in the original; TryPush overwrites the link anyway.
 2. mcs does not take tuple types as generic arguments or a deconstructing foreach: one list of
    (Action<object>, object) in UniTaskCompletionSource becomes ValueTuple with Item1/Item2.
 3. Three UnityEngine members the test stand-in does not have, none on a measured path:
    Application.dataPath (stack-trace formatting), Debug.LogAssertion (unobserved-exception log)
    and the UnityEngine math types in RuntimeHelpersAbstraction's "contains no references" list.
+4. For a fair comparison under mcs: UniTask's two task awaiters (`readonly struct Awaiter {
+   readonly UniTask task; ... }`) become mutable structs with a mutable field. mcs copies a
+   readonly struct field whole on every member access (`task.source`, `task.Status`); Roslyn,
+   which compiles UniTask in Unity, does not. The Onity binding's awaiters were changed the same
+   way for the same reason.
 
 Usage: unitask_patch.py <copy of the package's Runtime directory>. Fails when a rewrite finds
 nothing to rewrite (another UniTask version)."""
@@ -41,7 +47,7 @@ if changed == 0:
     sys.exit("unitask_patch: no NextNode property found")
 sub("TaskPool.cs", r"ref T NextNode \{ get; \}", "T NextNode { get; set; }")
 sub("TaskPool.cs", r"ref var nextNode = ref v\.NextNode;\s*root = nextNode;\s*nextNode = null;",
-    "root = v.NextNode;\n                    v.NextNode = null;")
+    "root = v.NextNode;")
 sub("UniTaskCompletionSource.cs", r"\(Action<object>, object\)", "ValueTuple<Action<object>, object>")
 sub("UniTaskCompletionSource.cs", r"foreach \(var \(c, state\) in secondaryContinuationList\)\s*\{",
     "foreach (var cs in secondaryContinuationList)\n{ var c = cs.Item1; var state = cs.Item2;")
@@ -49,3 +55,7 @@ sub("PlayerLoopHelper.cs", r"applicationDataPath = Application\.dataPath;", "app
 sub("UniTaskScheduler.cs", r"UnityEngine\.Debug\.LogAssertion\(", "UnityEngine.Debug.LogError(")
 sub("Internal/RuntimeHelpersAbstraction.cs",
     r"\n\s*if \(t == typeof\((?:Vector2|Vector3|Vector4|Color|Rect|Bounds|Quaternion|Vector2Int|Vector3Int)\)\) return true;", "")
+for t in ("UniTask", "UniTask<T>"):
+    sub("UniTask.cs",
+        r"public readonly struct Awaiter : ICriticalNotifyCompletion\s*\{\s*readonly %s task;" % re.escape(t),
+        "public struct Awaiter : ICriticalNotifyCompletion\n        {\n            %s task;" % t)

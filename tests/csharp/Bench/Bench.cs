@@ -9,8 +9,8 @@ namespace Onity.Bench
     /// <summary>Benchmarks of the C# binding side by side with the same workloads written with
     /// UniTask (when compiled in: see UniTaskSide.cs) and with System.Threading.Tasks, in one
     /// process. Method (the seed's): per scenario, 5 warm-up sets of every implementation, then
-    /// 50 rounds in which every implementation runs one measured set, in an order that rotates
-    /// from round to round; every set is validated (counts, sums, winners). Reported per
+    /// 50 rounds in which every implementation runs one measured set, in a random order drawn
+    /// afresh each round; every set is validated (counts, sums, winners). Reported per
     /// implementation: the minimum, median and mean ns/op over its 50 sets, GC bytes/op
     /// (GC.GetAllocatedBytesForCurrentThread over the measured sets) and native crossings/op
     /// (OnityNativeCalls.Crossings); per pair, the median over the 50 rounds of the ratio of the
@@ -112,8 +112,21 @@ namespace Onity.Bench
             if (list.Count == 0) return;
             for (int w = 0; w < Warm; w++)
                 foreach (var im in list) im.Set();
+            // Each round runs the implementations in a fresh random order (fixed seed): every
+            // implementation follows every other about equally often, so what one leaves behind
+            // (TPL's garbage, evicted caches) does not fall on one of them more than another.
+            var rng = new Random(20261130);
+            var order = new int[list.Count];
             for (int r = 0; r < Sets; r++)
-                for (int k = 0; k < list.Count; k++) RunSet(list[(r + k) % list.Count], r);
+            {
+                for (int k = 0; k < order.Length; k++) order[k] = k;
+                for (int k = order.Length - 1; k > 0; k--)
+                {
+                    int j = rng.Next(k + 1);
+                    int x = order[k]; order[k] = order[j]; order[j] = x;
+                }
+                for (int k = 0; k < order.Length; k++) RunSet(list[order[k]], r);
+            }
             foreach (var im in list)
             {
                 double bytes = im.Bytes / im.Ops, cross = im.Crossings / im.Ops;
@@ -272,11 +285,15 @@ namespace Onity.Bench
 
         // ---- completed async methods ------------------------------------------------------
 
+        // The untyped methods count their runs, so that their sets can be validated (each
+        // implementation's method does the same increment).
+        internal static long untypedRuns;
+
 #pragma warning disable 1998
         static async OnityTask<int> CompletedTyped(int x) { return x + 1; }
-        static async OnityTask CompletedUntyped() { }
+        static async OnityTask CompletedUntyped() { untypedRuns++; }
         static async Task<int> TplCompletedTyped(int x) { return x + 1; }
-        static async Task TplCompletedUntyped() { }
+        static async Task TplCompletedUntyped() { untypedRuns++; }
 #pragma warning restore 1998
 
         static void CompletedScenarios()
@@ -301,13 +318,17 @@ namespace Onity.Bench
             Compare("completed async method + GetResult, untyped",
                 new Impl("onity", () =>
                 {
+                    long r0 = untypedRuns;
                     for (int i = 0; i < n; i++) CompletedUntyped().GetAwaiter().GetResult();
+                    Check(untypedRuns - r0 == n, "untyped runs");
                     return n;
                 }),
                 UtCompleted(false, n),
                 new Impl("tpl", () =>
                 {
+                    long r0 = untypedRuns;
                     for (int i = 0; i < n; i++) TplCompletedUntyped().GetAwaiter().GetResult();
+                    Check(untypedRuns - r0 == n, "TPL untyped runs");
                     return n;
                 }));
         }

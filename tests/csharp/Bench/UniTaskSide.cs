@@ -83,7 +83,7 @@ namespace Onity.Bench
 
 #pragma warning disable 1998
         static async UniTask<int> UtCompletedTyped(int x) { return x + 1; }
-        static async UniTask UtCompletedUntyped() { }
+        static async UniTask UtCompletedUntyped() { untypedRuns++; }
 #pragma warning restore 1998
 
         static Impl UtCompleted(bool typed, int n)
@@ -98,7 +98,9 @@ namespace Onity.Bench
                 });
             return new Impl("unitask", () =>
             {
+                long r0 = untypedRuns;
                 for (int i = 0; i < n; i++) UtCompletedUntyped().GetAwaiter().GetResult();
+                Check(untypedRuns - r0 == n, "UniTask untyped runs");
                 return n;
             });
         }
