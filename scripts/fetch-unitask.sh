@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fetches UniTask 2.2.5 (Cysharp, MIT licence) from the npm registry for the C# benchmark's
-# side-by-side UniTask column, checks the tarball's SHA-1 against the registry's published
-# shasum, and prepares a copy of its runtime sources that Mono's mcs compiles
+# side-by-side UniTask column, checks the tarball's SHA-512 against the registry's published
+# `dist.integrity`, and prepares a copy of its runtime sources that Mono's mcs compiles
 # (scripts/unitask_patch.py, tests/csharp/Bench/unitask/). Nothing of UniTask is committed here.
 # Prints the prepared source directory on stdout; exits non-zero (with a message) when the
 # registry cannot be reached or the tarball does not match.
@@ -10,7 +10,10 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DEST="${1:-$ROOT/target/unitask}"
 VERSION=2.2.5
-SHASUM=b8ea78654b0607ad5726d55438929bc8aebcc4c2 # `npm view com.cysharp.unitask@2.2.5 dist.shasum`
+# `npm view com.cysharp.unitask@2.2.5 dist.integrity` is
+# sha512-OEJc4HumXjKXXtr2TUjgA7YOcPOaLyV9kuWcp7SylFfe1Rzes0UPCJI1a4LtV3Mhg7oxf8FHoLGWr/cHIKHWsw==
+# (base64); the same digest in hex:
+SHA512=38425ce07ba65e32975edaf64d48e003b60e70f39a2f257d92e59ca7b4b29457ded51cdeb3450f0892356b82ed57732183ba317fc147a0b196aff70720a1d6b3
 URL="https://registry.npmjs.org/com.cysharp.unitask/-/com.cysharp.unitask-$VERSION.tgz"
 TGZ="$DEST/com.cysharp.unitask-$VERSION.tgz"
 SRC="$DEST/src-$VERSION"
@@ -29,8 +32,8 @@ if [ ! -f "$TGZ" ]; then
     fi
     mv "$TGZ.part" "$TGZ"
 fi
-if ! echo "$SHASUM  $TGZ" | sha1sum -c --quiet - >&2; then
-    echo "fetch-unitask: $TGZ does not match the published shasum $SHASUM; removed" >&2
+if ! echo "$SHA512  $TGZ" | sha512sum -c --quiet - >&2; then
+    echo "fetch-unitask: $TGZ does not match the published sha512 integrity; removed" >&2
     rm -f "$TGZ"
     exit 4
 fi
