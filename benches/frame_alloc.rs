@@ -922,6 +922,15 @@ fn run_processes(processes: usize) -> (Vec<Row>, u64) {
 }
 
 fn main() {
+    // The harness's threads wait for each other by spinning, so a panic on
+    // any of them (a failed allocation, a bad line from a child process)
+    // would leave the others spinning forever: end the whole process
+    // instead, after the default report, with the exit status of a panic.
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        report(info);
+        std::process::exit(101);
+    }));
     let quick = std::env::var("ONITY_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     // Profiling aid: ONITY_BENCH_ONLY_OURS=N runs only the onity column, N times as many sets.
