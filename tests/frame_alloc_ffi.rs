@@ -125,9 +125,11 @@ fn bad_inputs_get_statuses() {
 #[test]
 fn many_threads_allocate_without_overlap_and_steady_frames_reuse_blocks() {
     use std::sync::{Barrier, Mutex};
-    const THREADS: usize = 4;
-    const FRAMES: u64 = 30;
-    const WARM_UP: u64 = 10;
+    // Smaller under Miri (scripts/sanitize.sh), which interprets every byte checked.
+    const THREADS: usize = if cfg!(miri) { 2 } else { 4 };
+    const FRAMES: u64 = if cfg!(miri) { 8 } else { 30 };
+    const WARM_UP: u64 = if cfg!(miri) { 4 } else { 10 };
+    const ALLOCS: usize = if cfg!(miri) { 24 } else { 200 };
     let rt = Rt::with(config());
     let addr = rt.0 as usize;
     // Persistent workers, as a game's job threads: each frame the owner
@@ -144,7 +146,7 @@ fn many_threads_allocate_without_overlap_and_steady_frames_reuse_blocks() {
                 for _ in 0..FRAMES {
                     start.wait();
                     let mut v = Vec::new();
-                    for i in 0..200usize {
+                    for i in 0..ALLOCS {
                         let size = 16 + (i * 37 + t * 11) % 3000;
                         let mut p: *mut c_void = ptr::null_mut();
                         assert_eq!(onity_frame_alloc(rt, size as u64, 16, FRAME, &mut p), OnityStatus::Ok);
@@ -263,14 +265,15 @@ fn max_chunk_bytes_and_prefault_are_configurable() {
     drop(Rt::with(OnityRuntimeConfig { frame_alloc_max_chunk_bytes: 64, frame_alloc_chunk_bytes: 0, ..d }));
     drop(Rt::with(OnityRuntimeConfig { frame_alloc_max_chunk_bytes: 16 << 10, frame_alloc_prefault: 1, ..d }));
 
-    // An ABI 1.0 struct: exactly ONITY_RUNTIME_CONFIG_SIZE_1_0 bytes, in a
-    // buffer that ends there (garbage would follow in the caller's memory);
-    // the appended fields take their defaults.
+    // An ABI 1.0 struct: exactly ONITY_RUNTIME_CONFIG_SIZE_1_0 bytes (a
+    // multiple of 8), aligned as a 1.0 caller's struct is, in a buffer that
+    // ends there (garbage would follow in the caller's memory; under Miri a
+    // read past it is an error); the appended fields take their defaults.
     let old = OnityRuntimeConfig { size: ONITY_RUNTIME_CONFIG_SIZE_1_0, frame_alloc_chunk_bytes: 4096, ..config() };
+    let words = ONITY_RUNTIME_CONFIG_SIZE_1_0 as usize / 8;
+    assert_eq!(words * 8, ONITY_RUNTIME_CONFIG_SIZE_1_0 as usize);
     // SAFETY: plain-old-data; the first SIZE_1_0 bytes of the struct.
-    let bytes: Box<[u8]> =
-        unsafe { std::slice::from_raw_parts(&old as *const _ as *const u8, ONITY_RUNTIME_CONFIG_SIZE_1_0 as usize) }
-            .into();
+    let bytes: Box<[u64]> = unsafe { std::slice::from_raw_parts(&old as *const _ as *const u64, words) }.into();
     let mut out = ptr::null_mut();
     assert_eq!(onity_runtime_create(bytes.as_ptr() as *const OnityRuntimeConfig, &mut out), OnityStatus::Ok);
     let rt = Rt(out);
@@ -282,4 +285,55 @@ fn max_chunk_bytes_and_prefault_are_configurable() {
         }
     }
     assert_eq!(rt.stats().bytes_claimed, 640 << 10, "the 1.0 config's own fields apply, the new ones default");
+}
+
+/// Size-prefixed structs (`OnityRuntimeConfig`, `OnityFrameInfo`,
+/// `OnityStats`): `size` is read alone first, so a struct of another size is
+/// refused without reading past its end, and a caller's copy at an address
+/// not aligned for the whole struct is read without undefined behaviour
+/// (both checked byte for byte under Miri: `scripts/sanitize.sh miri`).
+#[test]
+fn size_prefixed_structs_are_read_alone_first_and_unaligned() {
+    /// `value`'s bytes at offset 1 of a fresh buffer (misaligned for any
+    /// struct with a field wider than a byte).
+    fn misaligned<T: Copy>(value: &T) -> Vec<u8> {
+        let n = std::mem::size_of::<T>();
+        let mut buf = vec![0u8; n + 1];
+        // SAFETY: plain-old-data, `n` bytes each side.
+        unsafe { ptr::copy_nonoverlapping(value as *const T as *const u8, buf.as_mut_ptr().add(1), n) };
+        buf
+    }
+    // A config at an odd address is read, and its fields apply.
+    let bad = OnityRuntimeConfig { frame_alloc_rewind_timing: 99, ..config() };
+    let buf = misaligned(&bad);
+    let mut out = ptr::null_mut();
+    let cfg_at = |b: &Vec<u8>| b.as_ptr().wrapping_add(1) as *const OnityRuntimeConfig;
+    assert_eq!(onity_runtime_create(cfg_at(&buf), &mut out), OnityStatus::InvalidArgument);
+    assert!(out.is_null());
+    let buf = misaligned(&config());
+    assert_eq!(onity_runtime_create(cfg_at(&buf), &mut out), OnityStatus::Ok);
+    let rt = Rt(out);
+
+    // A frame info whose caller's struct is only its 4-byte `size`.
+    let short: Box<u32> = Box::new(4);
+    assert_eq!(
+        onity_runtime_frame_begin(rt.0, &*short as *const u32 as *const OnityFrameInfo),
+        OnityStatus::SizeMismatch
+    );
+    // The right size at an odd address.
+    let fi = OnityFrameInfo {
+        size: std::mem::size_of::<OnityFrameInfo>() as u32,
+        reserved: 0,
+        frame: 1,
+        delta_time: 0.016,
+        unscaled_delta_time: 0.016,
+        realtime: 0.016,
+    };
+    let buf = misaligned(&fi);
+    assert_eq!(onity_runtime_frame_begin(rt.0, buf.as_ptr().wrapping_add(1) as *const OnityFrameInfo), OnityStatus::Ok);
+    // Statistics into a struct that is only its 4-byte `size`: refused, untouched.
+    let mut short: Box<u32> = Box::new(4);
+    assert_eq!(onity_runtime_stats(rt.0, &mut *short as *mut u32 as *mut OnityStats), OnityStatus::SizeMismatch);
+    assert_eq!(*short, 4);
+    assert_eq!(rt.stats().rewinds, 0);
 }

@@ -173,11 +173,13 @@ pub extern "C" fn onity_runtime_create(
             OnityRuntimeConfig::default()
         } else {
             // SAFETY: non-null; we read `size` first, then only as many
-            // bytes as the caller's struct has.
-            let size = unsafe { (*config).size };
+            // bytes as the caller's struct has. Unaligned reads: a caller's
+            // copy need not be aligned for the whole struct (a 1.0 struct
+            // in a byte buffer); reading it must not be undefined behaviour.
+            let size = unsafe { std::ptr::read_unaligned(std::ptr::addr_of!((*config).size)) };
             if size as usize == std::mem::size_of::<OnityRuntimeConfig>() {
                 // SAFETY: as above.
-                unsafe { *config }
+                unsafe { std::ptr::read_unaligned(config) }
             } else if size == ONITY_RUNTIME_CONFIG_SIZE_1_0 {
                 let mut c = OnityRuntimeConfig::default();
                 // SAFETY: as above; the first `size` bytes have the same
@@ -279,11 +281,15 @@ pub extern "C" fn onity_runtime_frame_begin(runtime: *mut OnityRuntime, frame: *
     crate::ffi_guard!({
         let rt = rt!(runtime);
         crate::check_ptr!(frame);
-        // SAFETY: non-null, provided by the caller.
-        let f = unsafe { *frame };
-        if f.size as usize != std::mem::size_of::<OnityFrameInfo>() {
+        // SAFETY: non-null, provided by the caller. `size` first, alone: a
+        // struct of another size is refused without reading past its end.
+        if unsafe { std::ptr::read_unaligned(std::ptr::addr_of!((*frame).size)) } as usize
+            != std::mem::size_of::<OnityFrameInfo>()
+        {
             return OnityStatus::SizeMismatch;
         }
+        // SAFETY: as above; the caller's struct has our size.
+        let f = unsafe { std::ptr::read_unaligned(frame) };
         // SAFETY: the pointer was validated by rt! above.
         unsafe { &*runtime }.file_batches();
         crate::tri!(rt.begin_frame(&FrameInfo {
@@ -341,8 +347,10 @@ pub extern "C" fn onity_runtime_stats(runtime: *mut OnityRuntime, stats: *mut On
     crate::ffi_guard!({
         let rt = rt!(runtime);
         crate::check_ptr!(stats);
-        // SAFETY: non-null, provided by the caller.
-        if unsafe { (*stats).size } as usize != std::mem::size_of::<OnityStats>() {
+        // SAFETY: non-null, provided by the caller; only `size` is read.
+        if unsafe { std::ptr::read_unaligned(std::ptr::addr_of!((*stats).size)) } as usize
+            != std::mem::size_of::<OnityStats>()
+        {
             return OnityStatus::SizeMismatch;
         }
         let s = crate::tri!(rt.stats());
