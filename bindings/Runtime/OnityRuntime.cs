@@ -122,6 +122,7 @@ namespace Onity
             public CancellationTokenRegistration registration;
             public int refs;
             public bool idle;
+            public bool listed; // in idleTokens (once: an entry reused and released again is not re-added)
             public bool destroyed;
             public ulong idleFrame;
         }
@@ -804,9 +805,16 @@ namespace Onity
             {
                 e.idle = true;
                 e.idleFrame = frame;
-                idleTokens.Add(e);
+                if (!e.listed)
+                {
+                    e.listed = true;
+                    idleTokens.Add(e);
+                }
             }
         }
+
+        /// <summary>Entries in the idle-token list (tests: it holds each entry once).</summary>
+        internal int IdleTokenListCount { get { return idleTokens.Count; } }
 
         void SweepTokens()
         {
@@ -816,10 +824,12 @@ namespace Onity
                 if (!e.idle || e.refs != 0)
                 {
                     e.idle = false;
+                    e.listed = false;
                     idleTokens.RemoveAt(i);
                     continue;
                 }
                 if (frame < e.idleFrame + 2) continue; // keep it warm for loops awaiting with the same token
+                e.listed = false;
                 idleTokens.RemoveAt(i);
                 DestroyToken(e);
                 tokens.Remove(e.ct);

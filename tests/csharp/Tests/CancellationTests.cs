@@ -132,6 +132,33 @@ namespace Onity.Tests
         }
 
         [Test]
+        public void ATokenUsedForOneWaitEachFrameIsListedOnce()
+        {
+            // A wait started and finished within each frame with the same token (host code starting
+            // `Yield(PostLateUpdate, ct)` in Update): its entry goes idle every frame and is reused the
+            // next. The idle list, walked by every BeginFrame, used to gain a copy of it per frame.
+            using (var h = new TestHost())
+            {
+                var cts = new CancellationTokenSource();
+                for (int i = 0; i < 200; i++)
+                {
+                    h.RunFrame(OnityTiming.Update);
+                    var t = OnityTask.Yield(OnityTiming.PostLateUpdate, cts.Token);
+                    h.Runtime.Tick(OnityTiming.PostLateUpdate);
+                    Assert.Equal(OnityTaskStatus.Succeeded, t.Status);
+                    t.GetAwaiter().GetResult();
+                    Assert.True(h.Runtime.IdleTokenListCount <= 1, "idle list holds " + h.Runtime.IdleTokenListCount + " entries at frame " + i);
+                }
+                Assert.Equal(1, h.Runtime.GetManagedStats().CancellationTokensMapped, "kept warm, one native source");
+                h.RunFrame(OnityTiming.Update);
+                h.RunFrame(OnityTiming.Update);
+                h.RunFrame(OnityTiming.Update);
+                Assert.Equal(0, h.Runtime.IdleTokenListCount, "swept");
+                Assert.Equal(0, h.Runtime.GetManagedStats().CancellationTokensMapped, "released");
+            }
+        }
+
+        [Test]
         public void WhenAnyAndWhenAllHonourTokens()
         {
             using (var h = new TestHost())
