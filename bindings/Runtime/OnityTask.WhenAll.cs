@@ -163,15 +163,12 @@ namespace Onity
         public void GetResult(long token)
         {
             if (consumed) throw OnityErrors.Stale();
+            // A stale token or a pending task: GetResult throws and nothing is consumed (a completion
+            // landing after the check is consumed below, never released under a "not completed" error).
+            if ((uint)token != core.Version || core.UnsafeGetStatus() == OnityTaskStatus.Pending) core.GetResult(token);
+            consumed = true;
             try { core.GetResult(token); }
-            finally
-            {
-                if (core.UnsafeGetStatus() != OnityTaskStatus.Pending && (uint)token == core.Version)
-                {
-                    consumed = true;
-                    Release();
-                }
-            }
+            finally { Release(); }
         }
     }
 
@@ -262,11 +259,10 @@ namespace Onity
 
         public T[] GetResult(long token)
         {
+            // As in WhenAllPromise.GetResult: nothing is reset unless the task was completed when asked.
+            if ((uint)token != core.Version || core.UnsafeGetStatus() == OnityTaskStatus.Pending) core.GetResult(token);
             try { return core.GetResult(token); }
-            finally
-            {
-                if ((uint)token == core.Version && core.UnsafeGetStatus() != OnityTaskStatus.Pending) core.Reset();
-            }
+            finally { core.Reset(); }
         }
     }
 }

@@ -74,7 +74,7 @@ namespace Onity
 
     internal sealed class WhenAnyPromise : IOnityTaskSource<int>
     {
-        static readonly OnityObjectPool<WhenAnyPromise> pool16 = new OnityObjectPool<WhenAnyPromise>(256);
+        internal static readonly OnityObjectPool<WhenAnyPromise> pool16 = new OnityObjectPool<WhenAnyPromise>(256);
         static readonly OnityObjectPool<WhenAnyPromise> pool32 = new OnityObjectPool<WhenAnyPromise>(128);
         static readonly Action<object> cancel = o => ((WhenAnyPromise)o).core.TrySetCanceled();
 
@@ -189,10 +189,14 @@ namespace Onity
         public int GetResult(long token)
         {
             if (consumed) throw OnityErrors.Stale();
-            int r = core.GetResult(token); // throws while pending (nothing consumed)
+            // A stale token or a pending task: GetResult throws and nothing is consumed (unless the
+            // completion landed in between: then it is consumed below).
+            if ((uint)token != core.Version || core.UnsafeGetStatus() == OnityTaskStatus.Pending) core.GetResult(token);
+            // Completed: consumed and released whatever the outcome (a fault or cancellation
+            // rethrown here must not keep the coordinator and its token registration alive).
             consumed = true;
-            Release();
-            return r;
+            try { return core.GetResult(token); }
+            finally { Release(); }
         }
     }
 
@@ -312,10 +316,11 @@ namespace Onity
         public WhenAnyResult<T> GetResult(long token)
         {
             if (consumed) throw OnityErrors.Stale();
-            var r = core.GetResult(token);
+            // As in WhenAnyPromise.GetResult: consumed and released once completed, whatever the outcome.
+            if ((uint)token != core.Version || core.UnsafeGetStatus() == OnityTaskStatus.Pending) core.GetResult(token);
             consumed = true;
-            Release();
-            return r;
+            try { return core.GetResult(token); }
+            finally { Release(); }
         }
     }
 }

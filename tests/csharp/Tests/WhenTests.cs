@@ -157,5 +157,35 @@ namespace Onity.Tests
                 all.GetAwaiter().GetResult();
             }
         }
-    }
+    
+        [Test]
+        public void AFaultedOrCanceledWhenAnyIsRecycledOnceObserved()
+        {
+            // GetResult rethrowing the winner's fault or cancellation used to skip the release: the
+            // pooled coordinator (and its token registration) stayed alive, and a second GetResult
+            // rethrew instead of reporting a consumed task.
+            using (var h = new TestHost())
+            {
+                var cts = new System.Threading.CancellationTokenSource();
+                var pool = WhenAnyPromise.pool16;
+                for (int round = 0; round < 3; round++)
+                {
+                    long returns = pool.Returns;
+                    var inputs = round == 0 ? new[] { OnityTask.FromException(new FormatException("first")), OnityTask.FromException(new ArgumentException("second")) }
+                        : round == 1 ? new[] { OnityTask.FromCanceled(), OnityTask.CompletedTask }
+                        : new[] { OnityTask.CompletedTask, OnityTask.FromException(new FormatException("loser")) };
+                    var any = OnityTask.WhenAny(inputs, cts.Token);
+                    var awaiter = any.GetAwaiter();
+                    Exception ex = null;
+                    try { awaiter.GetResult(); } catch (Exception e) { ex = e; }
+                    if (round == 0) Assert.True(ex is FormatException && ex.Message == "first", "the first input's fault: " + ex);
+                    if (round == 1) Assert.True(ex is OperationCanceledException, "canceled: " + ex);
+                    if (round == 2) Assert.True(ex == null, "the first input wins: " + ex);
+                    Assert.Equal(returns + 1, pool.Returns, "coordinator returned to its pool, round " + round);
+                    var again = Assert.Throws<InvalidOperationException>(() => any.GetAwaiter().GetResult());
+                    Assert.Contains("consumed", again.Message + " (" + round + ")");
+                }
+            }
+        }
+}
 }
