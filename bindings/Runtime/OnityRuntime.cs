@@ -264,9 +264,13 @@ namespace Onity
 
         void CheckOwner(string what)
         {
-            if (ownedHere != this && Thread.CurrentThread != owner)
-                throw new InvalidOperationException("Onity: " + what + " must be called on the runtime's owner thread (the thread that created it); this is thread " + Thread.CurrentThread.ManagedThreadId + ". Use 'await OnityTask.SwitchToMainThread()' first.");
+            if (ownedHere != this && Thread.CurrentThread != owner) ThrowWrongThread(what);
             if (disposed) throw new ObjectDisposedException("OnityRuntime");
+        }
+
+        static void ThrowWrongThread(string what)
+        {
+            throw new InvalidOperationException("Onity: " + what + " must be called on the runtime's owner thread (the thread that created it); this is thread " + Thread.CurrentThread.ManagedThreadId + ". Use 'await OnityTask.SwitchToMainThread()' first.");
         }
 
         [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
@@ -748,6 +752,10 @@ namespace Onity
 
         public ulong GetResult(long token)
         {
+            // Consuming frees the slot: owner thread only, even when the task is complete (the slot
+            // table is not thread-safe). Not CheckOwner: continuations that Dispose runs must still
+            // reach their OperationCanceledException.
+            if (ownedHere != this && Thread.CurrentThread != owner) ThrowWrongThread("consuming a wait or native task (await, GetResult)");
             ref Slot s = ref SlotFor(token);
             byte st = s.state;
             if (st == (byte)OnityTaskStatus.Succeeded)

@@ -201,6 +201,35 @@ namespace Onity.Tests
         }
 
         [Test]
+        public void ConsumingACompletedWaitTaskOnAnotherThreadThrowsAndLosesNothing()
+        {
+            // A completed wait task's GetResult frees its slot; off the owner thread it raced the
+            // owner's slot table (a second reader's finding: a later wait was handed a live slot).
+            using (var h = new TestHost())
+            {
+                h.RunFrame(OnityTiming.Update);
+                OnityTask t = OnityTask.NextFrame(); // a wait slot
+                h.RunFrame(OnityTiming.Update);
+                Assert.Equal(OnityTaskStatus.Succeeded, t.Status);
+                int pending = h.Runtime.PendingWaitCount;
+                Exception ex = null;
+                var th = new Thread(() =>
+                {
+                    try { t.GetAwaiter().GetResult(); } catch (Exception e) { ex = e; }
+                });
+                th.Start();
+                th.Join();
+                Assert.True(ex is InvalidOperationException, "wrong thread: " + ex);
+                Assert.Contains("owner thread", ex.Message);
+                Assert.Equal(pending, h.Runtime.PendingWaitCount, "slot kept");
+                Assert.Equal(OnityTaskStatus.Succeeded, t.Status, "still complete, not consumed");
+                t.GetAwaiter().GetResult(); // the owner consumes it
+                Assert.Equal(pending - 1, h.Runtime.PendingWaitCount, "slot freed once");
+                Assert.Throws<InvalidOperationException>(() => t.GetAwaiter().GetResult());
+            }
+        }
+
+        [Test]
         public void BadDelaysAndTimingsThrow()
         {
             using (var h = new TestHost())
