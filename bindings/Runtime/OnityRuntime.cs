@@ -701,12 +701,36 @@ namespace Onity
             return new OnityNativeCompletionSource(h, new OnityTask<ulong>(this, (long)id));
         }
 
-        /// <summary>Completes a native task with a value through the C ABI. Any thread.</summary>
-        public OnityStatus NativeSetResult(ulong handle, ulong value) { return OnityNativeCalls.onity_task_set_result(rt, handle, value); }
-        /// <summary>Completes a native task with an error code. Any thread.</summary>
-        public OnityStatus NativeSetError(ulong handle, int error) { return OnityNativeCalls.onity_task_set_error(rt, handle, error); }
-        /// <summary>Cancels a native manual task. Any thread.</summary>
-        public OnityStatus NativeCancel(ulong handle) { return OnityNativeCalls.onity_task_cancel(rt, handle); }
+        // The any-thread calls below and Dispose exclude each other: a caller counts itself in, then
+        // checks `closing`; Dispose sets `closing`, then waits for the count to drain before it
+        // destroys the native runtime (both sides use full fences, so one of them sees the other).
+        int nativeCallers;
+        int closing;
+
+        /// <summary>Completes a native task with a value through the C ABI. Any thread;
+        /// <see cref="OnityStatus.InvalidRuntime"/> once the runtime is disposed (or disposing).</summary>
+        public OnityStatus NativeSetResult(ulong handle, ulong value)
+        {
+            Interlocked.Increment(ref nativeCallers);
+            try { return Volatile.Read(ref closing) != 0 ? OnityStatus.InvalidRuntime : OnityNativeCalls.onity_task_set_result(rt, handle, value); }
+            finally { Interlocked.Decrement(ref nativeCallers); }
+        }
+
+        /// <summary>Completes a native task with an error code. Any thread (as <see cref="NativeSetResult"/>).</summary>
+        public OnityStatus NativeSetError(ulong handle, int error)
+        {
+            Interlocked.Increment(ref nativeCallers);
+            try { return Volatile.Read(ref closing) != 0 ? OnityStatus.InvalidRuntime : OnityNativeCalls.onity_task_set_error(rt, handle, error); }
+            finally { Interlocked.Decrement(ref nativeCallers); }
+        }
+
+        /// <summary>Cancels a native manual task. Any thread (as <see cref="NativeSetResult"/>).</summary>
+        public OnityStatus NativeCancel(ulong handle)
+        {
+            Interlocked.Increment(ref nativeCallers);
+            try { return Volatile.Read(ref closing) != 0 ? OnityStatus.InvalidRuntime : OnityNativeCalls.onity_task_cancel(rt, handle); }
+            finally { Interlocked.Decrement(ref nativeCallers); }
+        }
 
         // ---- IOnityTaskSource over the slots ----------------------------------------------
 
@@ -954,6 +978,10 @@ namespace Onity
             foreach (var e in tokens.Values) DestroyToken(e);
             tokens.Clear();
             idleTokens.Clear();
+            // No NativeSet*/NativeCancel from another thread may still be inside the native runtime.
+            Interlocked.Exchange(ref closing, 1);
+            var wait = new SpinWait();
+            while (Volatile.Read(ref nativeCallers) != 0) wait.SpinOnce();
             Check(OnityNativeCalls.onity_runtime_destroy(rt), "onity_runtime_destroy");
             rt = IntPtr.Zero;
             batch = null;

@@ -121,6 +121,47 @@ namespace Onity.Tests
         }
 
         [Test]
+        public void NativeCompletionsRacingDisposeGetAStatusNeverFreedMemory()
+        {
+            // A worker completing native tasks while the owner disposes (the game quits): each call
+            // either reaches the live runtime (Ok, AlreadyCompleted) or gets InvalidRuntime; Dispose
+            // waits for calls in flight before it destroys the native runtime (it used to free it
+            // under them: a second reader's finding, SIGSEGV with MALLOC_PERTURB_).
+            var unexpected = new List<string>();
+            for (int it = 0; it < 150; it++)
+            {
+                var h = new TestHost();
+                h.RunFrame(OnityTiming.Update);
+                var srcs = new OnityNativeCompletionSource[64];
+                for (int i = 0; i < srcs.Length; i++) { srcs[i] = h.Runtime.CreateNativeCompletionSource(); srcs[i].Task.Forget(); }
+                var rt = h.Runtime;
+                var started = new ManualResetEventSlim();
+                bool sawEnd = false;
+                var w = new Thread(() =>
+                {
+                    started.Set();
+                    for (int k = 0; k < 1000000; k++)
+                    {
+                        var st = rt.NativeSetResult(srcs[k & 63].Handle, (ulong)k);
+                        if (st == OnityStatus.InvalidRuntime) { sawEnd = true; break; }
+                        if (st != OnityStatus.Ok && st != OnityStatus.AlreadyCompleted)
+                        {
+                            lock (unexpected) unexpected.Add(st.ToString());
+                            break;
+                        }
+                    }
+                });
+                w.Start();
+                started.Wait();
+                Thread.SpinWait(it * 37 % 3000);
+                h.Dispose();
+                w.Join();
+                Assert.True(sawEnd, "the worker saw the disposal as InvalidRuntime (iteration " + it + ")");
+            }
+            Assert.Equal(0, unexpected.Count, "unexpected statuses: " + string.Join(", ", unexpected));
+        }
+
+        [Test]
         public void CompletingANativeTaskOnTheOwnerThreadResumesAtTheNextTick()
         {
             using (var h = new TestHost())
