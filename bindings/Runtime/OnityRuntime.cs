@@ -177,6 +177,7 @@ namespace Onity
         /// disposed (rather than never created).</summary>
         public static bool LastDisposed { get { return lastDisposed; } }
         static bool lastDisposed;
+        static OnityRuntime disposingNow; // set while Dispose runs the continuations it completes
 
         /// <summary>Creates a runtime owned by the calling thread, with the native defaults.</summary>
         /// <param name="submitCapacity">Records the batch's submit buffer holds before a flush
@@ -283,6 +284,9 @@ namespace Onity
 
         static void ThrowNoRuntime()
         {
+            // A continuation that Dispose runs (a canceled wait's, or one posted from another thread)
+            // and starts a new wait: the runtime is going away, as for the waits it cancels.
+            if (Volatile.Read(ref disposingNow) != null) throw new OperationCanceledException("Onity: the runtime is being disposed; no new wait can start.");
             throw new InvalidOperationException("Onity: no OnityRuntime. Create one ('new OnityRuntime()') on the main thread and drive it with BeginFrame/Tick.");
         }
 
@@ -1011,12 +1015,17 @@ namespace Onity
                 fastFree[fastFreeCount++] = i;
             }
             for (int i = 0; i < runs.Length; i++) runs[i] = ulong.MaxValue;
-            foreach (var c in conts)
+            Volatile.Write(ref disposingNow, this);
+            try
             {
-                try { c(); }
-                catch (Exception ex) { OnityTask.PublishUnobserved(ex); }
+                foreach (var c in conts)
+                {
+                    try { c(); }
+                    catch (Exception ex) { OnityTask.PublishUnobserved(ex); }
+                }
+                RunPostedAfterDispose();
             }
-            RunPostedAfterDispose();
+            finally { Volatile.Write(ref disposingNow, null); }
         }
 
         void RunPostedAfterDispose()

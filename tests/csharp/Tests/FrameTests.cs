@@ -245,6 +245,39 @@ namespace Onity.Tests
             Assert.Throws<InvalidOperationException>(() => OnityTask.NextFrame(), "no runtime");
         }
 
+        [Test]
+        public void ContinuationsThatDisposeRunCannotStartNewWaits()
+        {
+            // A continuation run by Dispose (a canceled wait's, or one posted from a worker thread and
+            // not yet drained) that awaits a new frame wait gets OperationCanceledException, like the
+            // waits Dispose cancels, not "no OnityRuntime" (a second reader's finding).
+            var h = new TestHost();
+            h.RunFrame(OnityTiming.Update);
+            var log = new List<string>();
+            var a = ThenLoop(OnityTask.DelayFrame(100), log, "wait");
+            var src = AutoResetOnityCompletionSource.Create();
+            var b = ThenLoop(src.Task, log, "posted");
+            var w = new System.Threading.Thread(() => src.TrySetResult());
+            w.Start();
+            w.Join(); // its continuation is posted to the owner, not yet drained
+            h.Dispose();
+            Assert.Equal("wait:canceled,posted:ok,posted:canceled", string.Join(",", log));
+            Assert.Equal(OnityTaskStatus.Succeeded, a.Status);
+            Assert.Equal(OnityTaskStatus.Succeeded, b.Status);
+            Assert.Throws<InvalidOperationException>(() => OnityTask.NextFrame(), "after Dispose: no runtime");
+        }
+
+        static async OnityTask ThenLoop(OnityTask first, List<string> log, string name)
+        {
+            try
+            {
+                await first;
+                log.Add(name + ":ok");
+                while (true) await OnityTask.NextFrame();
+            }
+            catch (OperationCanceledException) { log.Add(name + ":canceled"); }
+        }
+
         static async OnityTask Catch(OnityTask t, List<string> log)
         {
             try { await t; log.Add("ok"); }
