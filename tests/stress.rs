@@ -29,8 +29,9 @@ unsafe extern "C" fn on_done(user: *mut c_void, task: u64, state: u32) {
 
 #[test]
 fn workers_complete_while_owner_ticks() {
-    const TASKS: usize = 60_000;
-    const WORKERS: usize = 4;
+    // Smaller under Miri (scripts/sanitize.sh), which interprets every step.
+    const TASKS: usize = if cfg!(miri) { 400 } else { 60_000 };
+    const WORKERS: usize = if cfg!(miri) { 2 } else { 4 };
     let rt = Runtime::new(Config::default());
     let shared = Shared {
         owner: std::thread::current().id(),
@@ -89,7 +90,7 @@ fn workers_complete_while_owner_ticks() {
 
 #[test]
 fn racing_completions_have_exactly_one_winner() {
-    const TASKS: usize = 20_000;
+    const TASKS: usize = if cfg!(miri) { 300 } else { 20_000 };
     let rt = Runtime::new(Config::default());
     let hs: Vec<u64> = (0..TASKS).map(|_| rt.create_task().unwrap()).collect();
     let wins = [AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0)];

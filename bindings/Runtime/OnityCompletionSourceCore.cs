@@ -145,7 +145,11 @@ namespace Onity
 
     /// <summary>A pooled, auto-reset completion source: rent with <see cref="Create"/>, hand out
     /// <see cref="Task"/>, complete it from any thread. It returns to the pool when its task is
-    /// awaited (GetResult); a late <c>TrySet*</c> after that returns false.</summary>
+    /// awaited (GetResult). A <c>TrySet*</c> after that returns false only until the pool hands the
+    /// object out again: then it completes the new use. So a producer must drop its reference once
+    /// it completed the source or the task was awaited; when two producers race (a result and a
+    /// timeout), use the plain <see cref="OnityCompletionSource"/> (as with UniTask's auto-reset
+    /// sources).</summary>
     public sealed class AutoResetOnityCompletionSource : IOnityTaskSource
     {
         static readonly OnityObjectPool<AutoResetOnityCompletionSource> pool = new OnityObjectPool<AutoResetOnityCompletionSource>(1024);
