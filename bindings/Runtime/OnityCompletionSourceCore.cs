@@ -110,6 +110,15 @@ namespace Onity
         }
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        /// <summary>Returns only when <paramref name="token"/> is current and the outcome settled;
+        /// otherwise throws what <see cref="GetResult"/> throws (stale, not completed). Lets a
+        /// consumer that releases itself in a <c>finally</c> decide to consume before it reads the
+        /// outcome, so a completion landing during a "not completed" error is never released.</summary>
+        public void ThrowIfNotCompleted(long token)
+        {
+            if ((uint)token != version || ObservedState() < 2) GetResult(token);
+        }
+
         public T GetResult(long token)
         {
             if ((uint)token != version) throw OnityErrors.Stale();

@@ -163,9 +163,7 @@ namespace Onity
         public void GetResult(long token)
         {
             if (consumed) throw OnityErrors.Stale();
-            // A stale token or a pending task: GetResult throws and nothing is consumed (a completion
-            // landing after the check is consumed below, never released under a "not completed" error).
-            if ((uint)token != core.Version || core.UnsafeGetStatus() == OnityTaskStatus.Pending) core.GetResult(token);
+            core.ThrowIfNotCompleted(token); // stale or pending: nothing consumed
             consumed = true;
             try { core.GetResult(token); }
             finally { Release(); }
@@ -259,8 +257,7 @@ namespace Onity
 
         public T[] GetResult(long token)
         {
-            // As in WhenAllPromise.GetResult: nothing is reset unless the task was completed when asked.
-            if ((uint)token != core.Version || core.UnsafeGetStatus() == OnityTaskStatus.Pending) core.GetResult(token);
+            core.ThrowIfNotCompleted(token); // stale or pending: nothing reset
             try { return core.GetResult(token); }
             finally { core.Reset(); }
         }

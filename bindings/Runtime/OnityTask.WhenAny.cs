@@ -189,11 +189,9 @@ namespace Onity
         public int GetResult(long token)
         {
             if (consumed) throw OnityErrors.Stale();
-            // A stale token or a pending task: GetResult throws and nothing is consumed (unless the
-            // completion landed in between: then it is consumed below).
-            if ((uint)token != core.Version || core.UnsafeGetStatus() == OnityTaskStatus.Pending) core.GetResult(token);
-            // Completed: consumed and released whatever the outcome (a fault or cancellation
-            // rethrown here must not keep the coordinator and its token registration alive).
+            core.ThrowIfNotCompleted(token); // stale or pending: nothing consumed
+            // Consumed and released whatever the outcome (a fault or cancellation rethrown here
+            // must not keep the coordinator and its token registration alive).
             consumed = true;
             try { return core.GetResult(token); }
             finally { Release(); }
@@ -317,7 +315,7 @@ namespace Onity
         {
             if (consumed) throw OnityErrors.Stale();
             // As in WhenAnyPromise.GetResult: consumed and released once completed, whatever the outcome.
-            if ((uint)token != core.Version || core.UnsafeGetStatus() == OnityTaskStatus.Pending) core.GetResult(token);
+            core.ThrowIfNotCompleted(token);
             consumed = true;
             try { return core.GetResult(token); }
             finally { Release(); }
