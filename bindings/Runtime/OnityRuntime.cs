@@ -129,6 +129,10 @@ namespace Onity
 
         static OnityRuntime current;
         [ThreadStatic] static OnityRuntime ownedHere; // the runtime this thread owns (cheaper than Thread.CurrentThread)
+        // Runtimes not disposed, in creation order (lock it). All share one owner thread: the static
+        // helpers and off-thread completions route to Current, so a runtime on a second thread
+        // would receive the first thread's continuations.
+        static readonly List<OnityRuntime> live = new List<OnityRuntime>();
 
         internal IntPtr rt;     // internal: tests/csharp/Proto
         internal OnityBatch* batch;
@@ -170,7 +174,8 @@ namespace Onity
         /// <summary>True on a thread that owns a (not disposed) runtime.</summary>
         internal static bool OnAnOwnerThread { get { return ownedHere != null; } }
 
-        /// <summary>The runtime static helpers use (the most recently created, not yet disposed).</summary>
+        /// <summary>The runtime static helpers use: the most recently created one not yet disposed
+        /// (when it is disposed, the previous live one becomes current again).</summary>
         public static OnityRuntime Current { get { return current; } }
 
         /// <summary>True when <see cref="Current"/> is null because the last current runtime was
@@ -179,7 +184,9 @@ namespace Onity
         static bool lastDisposed;
         static OnityRuntime disposingNow; // set while Dispose runs the continuations it completes
 
-        /// <summary>Creates a runtime owned by the calling thread, with the native defaults.</summary>
+        /// <summary>Creates a runtime owned by the calling thread, with the native defaults. Several
+        /// runtimes may be alive at once only on the same owner thread: creating one on another
+        /// thread while a runtime is alive throws <see cref="InvalidOperationException"/>.</summary>
         /// <param name="submitCapacity">Records the batch's submit buffer holds before a flush
         /// crossing is needed (32 bytes each). Size it for the waits created in one timing.</param>
         public OnityRuntime(int submitCapacity = 65536) : this(DefaultConfig(), submitCapacity) { }
@@ -190,6 +197,7 @@ namespace Onity
             if (abi >> 16 != OnityNative.ONITY_ABI_VERSION >> 16 || (abi & 0xFFFF) < (OnityNative.ONITY_ABI_VERSION & 0xFFFF))
                 throw new InvalidOperationException("libonity ABI " + (abi >> 16) + "." + (abi & 0xFFFF) + " does not match the binding's " + (OnityNative.ONITY_ABI_VERSION >> 16) + "." + (OnityNative.ONITY_ABI_VERSION & 0xFFFF));
             config.size = (uint)sizeof(OnityRuntimeConfig);
+            lock (live) ThrowIfOtherOwnerLive();
             IntPtr p;
             Check(OnityNativeCalls.onity_runtime_create(&config, &p), "onity_runtime_create");
             rt = p;
@@ -202,7 +210,6 @@ namespace Onity
             }
             batch = b;
             owner = Thread.CurrentThread;
-            ownedHere = this;
             slots = new Slot[1024];
             freeList = new int[1024];
             for (int i = slots.Length - 1; i >= 0; i--)
@@ -212,8 +219,32 @@ namespace Onity
                 freeList[freeCount++] = i;
             }
             for (int i = fast.Length - 1; i >= 0; i--) fastFree[fastFreeCount++] = i;
-            current = this;
-            lastDisposed = false;
+            lock (live)
+            {
+                try { ThrowIfOtherOwnerLive(); } // again: another thread may have created one meanwhile
+                catch
+                {
+                    OnityNativeCalls.onity_runtime_destroy(rt);
+                    rt = IntPtr.Zero;
+                    batch = null;
+                    disposed = true;
+                    throw;
+                }
+                live.Add(this);
+                ownedHere = this;
+                current = this;
+                lastDisposed = false;
+            }
+        }
+
+        static void ThrowIfOtherOwnerLive()
+        {
+            var me = Thread.CurrentThread;
+            for (int i = 0; i < live.Count; i++)
+            {
+                if (live[i].owner != me)
+                    throw new InvalidOperationException("Onity: an OnityRuntime owned by thread " + live[i].owner.ManagedThreadId + " is alive; every live runtime must have the same owner thread (static helpers and off-thread completions go to OnityRuntime.Current). Dispose it first, or create this runtime on that thread.");
+            }
         }
 
         static OnityRuntimeConfig DefaultConfig()
@@ -287,6 +318,9 @@ namespace Onity
             // A continuation that Dispose runs (a canceled wait's, or one posted from another thread)
             // and starts a new wait: the runtime is going away, as for the waits it cancels.
             if (Volatile.Read(ref disposingNow) != null) throw new OperationCanceledException("Onity: the runtime is being disposed; no new wait can start.");
+            // After the current runtime was disposed (e.g. Unity leaving Play Mode before OnDisable/
+            // OnDestroy run): a wait started now is canceled, as the ones Dispose canceled.
+            if (lastDisposed) throw new OperationCanceledException("Onity: the runtime was disposed; no new wait can start.");
             throw new InvalidOperationException("Onity: no OnityRuntime. Create one ('new OnityRuntime()') on the main thread and drive it with BeginFrame/Tick.");
         }
 
@@ -977,8 +1011,19 @@ namespace Onity
             if (disposed) return;
             CheckOwner("Dispose");
             if (inTick) throw new InvalidOperationException("Onity: Dispose called during a tick.");
-            if (ownedHere == this) ownedHere = null;
-            disposed = true;
+            lock (live)
+            {
+                live.Remove(this);
+                // The previous live runtime (same owner thread) takes over, if any.
+                var next = live.Count != 0 ? live[live.Count - 1] : null;
+                if (ownedHere == this) ownedHere = next;
+                disposed = true;
+                if (current == this)
+                {
+                    current = next;
+                    lastDisposed = next == null;
+                }
+            }
             foreach (var e in tokens.Values) DestroyToken(e);
             tokens.Clear();
             idleTokens.Clear();
@@ -989,11 +1034,6 @@ namespace Onity
             Check(OnityNativeCalls.onity_runtime_destroy(rt), "onity_runtime_destroy");
             rt = IntPtr.Zero;
             batch = null;
-            if (current == this)
-            {
-                current = null;
-                lastDisposed = true;
-            }
             var conts = new List<Action>();
             for (int i = 0; i < slots.Length; i++)
             {

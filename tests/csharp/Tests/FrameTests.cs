@@ -242,7 +242,7 @@ namespace Onity.Tests
             h.Dispose();
             Assert.Equal("canceled", string.Join(",", log));
             Assert.Equal(OnityTaskStatus.Succeeded, t.Status);
-            Assert.Throws<InvalidOperationException>(() => OnityTask.NextFrame(), "no runtime");
+            Assert.Throws<OperationCanceledException>(() => OnityTask.NextFrame(), "runtime disposed");
         }
 
         [Test]
@@ -264,7 +264,7 @@ namespace Onity.Tests
             Assert.Equal("wait:canceled,posted:ok,posted:canceled", string.Join(",", log));
             Assert.Equal(OnityTaskStatus.Succeeded, a.Status);
             Assert.Equal(OnityTaskStatus.Succeeded, b.Status);
-            Assert.Throws<InvalidOperationException>(() => OnityTask.NextFrame(), "after Dispose: no runtime");
+            Assert.Throws<OperationCanceledException>(() => OnityTask.NextFrame(), "after Dispose: runtime disposed");
         }
 
         static async OnityTask ThenLoop(OnityTask first, List<string> log, string name)
