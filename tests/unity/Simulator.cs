@@ -107,6 +107,21 @@ namespace Onity.UnityTests
             }
         }
 
+        /// <summary>After a domain reload the editor runs every [InitializeOnLoadMethod] (not the
+        /// [RuntimeInitializeOnLoadMethod]s, even in Play Mode).</summary>
+        public static void RunEditorInitializeOnLoad()
+        {
+            var methods = typeof(Sim).Assembly.GetTypes()
+                .Where(t => t.Namespace != null && InitNamespaces.Any(ns => t.Namespace == ns || t.Namespace.StartsWith(ns + ".")))
+                .SelectMany(t => t.GetMethods(BindingFlags.Static | BindingFlags.Public | BindingFlags.NonPublic | BindingFlags.DeclaredOnly))
+                .Where(m => m.GetCustomAttributes(typeof(InitializeOnLoadMethodAttribute), false).Length > 0);
+            foreach (var m in methods)
+            {
+                try { m.Invoke(null, null); }
+                catch (TargetInvocationException e) { Debug.LogException(e.InnerException); }
+            }
+        }
+
         // ---- frames ------------------------------------------------------------------------
 
         public static void RunFrames(int n)

@@ -171,6 +171,27 @@ namespace Onity.Unity
             Initialize(DefaultTimings);
         }
 
+        // Another library that sets a loop built from GetDefaultPlayerLoop() (or from a copy taken
+        // before AfterAssembliesLoaded) at BeforeSceneLoad drops Onity's systems: put them back.
+        [RuntimeInitializeOnLoadMethod(RuntimeInitializeLoadType.AfterSceneLoad)]
+        static void OnAfterSceneLoad()
+        {
+            if (!IsInitialized || injected == OnityLoopTimings.None) return;
+            if (ContainsOnitySystem(PlayerLoop.GetCurrentPlayerLoop())) return;
+            Debug.LogWarning("Onity: its PlayerLoop systems were removed by another PlayerLoop.SetPlayerLoop; re-inserting " + injected + ".");
+            Initialize(injected);
+        }
+
+#if UNITY_EDITOR
+        // "Recompile And Continue Playing": the domain reloads in Play Mode (Shutdown ran at
+        // beforeAssemblyReload) and Unity does not run [RuntimeInitializeOnLoadMethod]s again.
+        [InitializeOnLoadMethod]
+        static void OnEditorDomainLoaded()
+        {
+            if (EditorApplication.isPlaying && !IsInitialized) Initialize(DefaultTimings);
+        }
+#endif
+
         // ---- public API -------------------------------------------------------------------
 
         /// <summary>Initialises with <see cref="DefaultTimings"/>.</summary>

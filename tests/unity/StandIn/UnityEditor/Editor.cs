@@ -49,6 +49,9 @@ namespace UnityEditor
         }
     }
 
+    [AttributeUsage(AttributeTargets.Method)]
+    public class InitializeOnLoadMethodAttribute : Attribute { }
+
     [AttributeUsage(AttributeTargets.Method, AllowMultiple = true)]
     public sealed class MenuItem : Attribute
     {
