@@ -480,13 +480,38 @@ namespace Onity
         // ---- cross-thread continuations -------------------------------------------------
 
         /// <summary>Runs <paramref name="continuation"/> on the current runtime's owner thread: now if
-        /// this is it (or no runtime exists), else at the owner's next Tick/Drain.</summary>
+        /// this is it, else at the owner's next Tick/Drain. With no live runtime: see
+        /// <see cref="NoRuntimeContext"/>.</summary>
         [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
         internal static void Dispatch(Action continuation)
         {
             var r = current;
-            if (r == null || ownedHere == r || r.disposed) continuation();
+            if (r != null && ownedHere == r) continuation();
+            else if (r == null || r.disposed) RunWithoutRuntime(continuation);
             else r.Post(continuation);
+        }
+
+        static SynchronizationContext noRuntimeContext;
+        static readonly SendOrPostCallback runAction = RunAction;
+        static void RunAction(object continuation) { ((Action)continuation)(); }
+
+        /// <summary>Where a continuation goes when it must reach the owner thread but no runtime is
+        /// alive (a completion source completed on a worker after the runtime was disposed, or a
+        /// <c>SwitchToMainThread</c> then): posted to this context, or run on the calling thread
+        /// when it is null (the default) or is the calling thread's current context.
+        /// <c>OnityPlayerLoop</c> sets it to Unity's main-thread context, so such continuations
+        /// still run on Unity's main thread (in Edit Mode, after Play Mode ended).</summary>
+        public static SynchronizationContext NoRuntimeContext
+        {
+            get { return Volatile.Read(ref noRuntimeContext); }
+            set { Volatile.Write(ref noRuntimeContext, value); }
+        }
+
+        internal static void RunWithoutRuntime(Action continuation)
+        {
+            var sc = Volatile.Read(ref noRuntimeContext);
+            if (sc == null || SynchronizationContext.Current == sc) continuation();
+            else sc.Post(runAction, continuation);
         }
 
         /// <summary>Queues <paramref name="continuation"/> for the owner's next Tick/Drain. Any thread.</summary>
@@ -501,10 +526,10 @@ namespace Onity
                     return;
                 }
             }
-            // Disposed, and its last posted continuations already ran: run this one here (it
-            // observes the disposal, e.g. SwitchToMainThread completes canceled) rather than
-            // leaving it in a list nobody reads.
-            continuation();
+            // Disposed, and its last posted continuations already ran: run it now (it observes
+            // the disposal, e.g. SwitchToMainThread completes canceled) rather than leaving it in
+            // a list nobody reads; through NoRuntimeContext when one is set.
+            RunWithoutRuntime(continuation);
         }
 
         bool postClosed; // under postGate: set once Dispose has taken the last posted list

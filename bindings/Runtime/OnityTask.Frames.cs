@@ -146,7 +146,7 @@ namespace Onity
             public void UnsafeOnCompleted(Action continuation)
             {
                 var r = OnityRuntime.Current;
-                if (r == null && OnityRuntime.LastDisposed) continuation(); // GetResult throws canceled
+                if (r == null && OnityRuntime.LastDisposed) OnityRuntime.RunWithoutRuntime(continuation); // GetResult throws canceled
                 else OnityRuntime.Require().Post(continuation);
             }
         }

@@ -16,8 +16,45 @@ namespace Onity.UnityTests
     /// standing in for the engine's native systems that matter here (time update, MonoBehaviour
     /// Start/FixedUpdate/Update/LateUpdate/OnGUI, deferred Destroy, fixed steps).
     /// </summary>
+    /// <summary>Stands in for Unity's UnitySynchronizationContext on the main thread: posts are
+    /// queued and run by the player loop each frame (and by the editor's update in Edit Mode).</summary>
+    public sealed class StandInMainContext : System.Threading.SynchronizationContext
+    {
+        readonly Queue<KeyValuePair<System.Threading.SendOrPostCallback, object>> queue = new Queue<KeyValuePair<System.Threading.SendOrPostCallback, object>>();
+
+        public override void Post(System.Threading.SendOrPostCallback d, object state)
+        {
+            lock (queue) queue.Enqueue(new KeyValuePair<System.Threading.SendOrPostCallback, object>(d, state));
+        }
+
+        public int Pending { get { lock (queue) return queue.Count; } }
+
+        /// <summary>Runs what was posted so far (main thread).</summary>
+        public void Pump()
+        {
+            while (true)
+            {
+                KeyValuePair<System.Threading.SendOrPostCallback, object> item;
+                lock (queue)
+                {
+                    if (queue.Count == 0) return;
+                    item = queue.Dequeue();
+                }
+                try { item.Key(item.Value); }
+                catch (Exception e) { Debug.LogException(e); }
+            }
+        }
+
+        public void Clear() { lock (queue) queue.Clear(); }
+    }
+
     public static class Sim
     {
+        /// <summary>The main thread's SynchronizationContext, as Unity installs one.</summary>
+        public static readonly StandInMainContext MainContext = new StandInMainContext();
+        /// <summary>The thread that last reset the engine (Unity's main thread).</summary>
+        public static System.Threading.Thread MainThread;
+
         /// <summary>The type of the PlayerLoop system currently running (null between frames).</summary>
         public static Type CurrentSystem;
         /// <summary>Frame time (unscaled) of the next frames.</summary>
@@ -37,6 +74,9 @@ namespace Onity.UnityTests
         public static void ResetEngine()
         {
             if (InPlayMode) ExitPlayMode();
+            MainContext.Clear();
+            MainThread = System.Threading.Thread.CurrentThread;
+            System.Threading.SynchronizationContext.SetSynchronizationContext(MainContext);
             PlayerLoop.ResetToDefault();
             Time.Reset();
             Time.s_realtime = 0;
@@ -129,8 +169,15 @@ namespace Onity.UnityTests
             for (int i = 0; i < n; i++) RunFrame();
         }
 
+        /// <summary>The editor's update in Edit Mode: runs what was posted to the main context.</summary>
+        public static void RunEditorUpdate()
+        {
+            MainContext.Pump();
+        }
+
         public static void RunFrame()
         {
+            MainContext.Pump(); // Unity runs the context's posts once per frame
             var loop = PlayerLoop.Peek();
             if (loop.subSystemList == null) return;
             foreach (var s in loop.subSystemList) RunSystem(s);

@@ -391,6 +391,10 @@ namespace Onity.Unity
         {
             if (runtime != null && !runtime.IsDisposed) return;
             runtime = new OnityRuntime(SubmitCapacity);
+            // Unity's main-thread context: completions made on worker threads after the runtime is
+            // gone (Play Mode ended) still resume on the main thread, not on the worker.
+            var sc = System.Threading.SynchronizationContext.Current;
+            if (sc != null) OnityRuntime.NoRuntimeContext = sc;
             initializeCount++;
             lastFrame = 0;
             lastUnityFrame = -1;

@@ -91,6 +91,66 @@ namespace Onity.Tests
             t.GetAwaiter().GetResult();
         }
 
+        sealed class QueueContext : SynchronizationContext
+        {
+            public readonly System.Collections.Generic.Queue<Action> Queue = new System.Collections.Generic.Queue<Action>();
+            public override void Post(SendOrPostCallback d, object state) { lock (Queue) Queue.Enqueue(() => d(state)); }
+            public void Pump() { while (true) { Action a; lock (Queue) { if (Queue.Count == 0) return; a = Queue.Dequeue(); } a(); } }
+        }
+
+        [Test]
+        public void WithoutARuntimeOffThreadCompletionsGoToNoRuntimeContext()
+        {
+            var ctx = new QueueContext();
+            int main = Thread.CurrentThread.ManagedThreadId;
+            try
+            {
+                var h = new TestHost();
+                var src = new OnityCompletionSource();
+                int ranOn = 0;
+                src.Task.GetAwaiter().OnCompleted(() => ranOn = Thread.CurrentThread.ManagedThreadId);
+                h.Dispose();
+                // Default (no context): the continuation runs on the completing thread, as before.
+                OnityRuntime.NoRuntimeContext = null;
+                var s2 = new OnityCompletionSource();
+                int ranOn2 = 0;
+                s2.Task.GetAwaiter().OnCompleted(() => ranOn2 = Thread.CurrentThread.ManagedThreadId);
+                var t0 = new Thread(() => s2.TrySetResult());
+                t0.Start();
+                t0.Join();
+                Assert.Equal(t0.ManagedThreadId, ranOn2, "no context: on the completing thread");
+
+                OnityRuntime.NoRuntimeContext = ctx;
+                var th = new Thread(() => src.TrySetResult());
+                th.Start();
+                th.Join();
+                Assert.Equal(0, ranOn, "posted to the context, not run on the worker");
+                Assert.Equal(1, ctx.Queue.Count, "one post");
+                ctx.Pump();
+                Assert.Equal(main, ranOn, "run where the context runs its posts");
+
+                // SwitchToMainThread from a worker after the dispose: through the context too.
+                Exception seen = null;
+                int switchedOn = 0;
+                var w = new Thread(() =>
+                {
+                    var aw = OnityTask.SwitchToMainThread().GetAwaiter();
+                    aw.UnsafeOnCompleted(() =>
+                    {
+                        switchedOn = Thread.CurrentThread.ManagedThreadId;
+                        try { aw.GetResult(); } catch (Exception e) { seen = e; }
+                    });
+                });
+                w.Start();
+                w.Join();
+                Assert.Equal(0, switchedOn, "not run on the worker");
+                ctx.Pump();
+                Assert.Equal(main, switchedOn, "switched through the context");
+                Assert.True(seen is OperationCanceledException, "and canceled: " + seen);
+            }
+            finally { OnityRuntime.NoRuntimeContext = null; }
+        }
+
         static async OnityTask CancelThenFinish()
         {
             try { await OnityTask.Yield(); }

@@ -114,3 +114,35 @@ namespace Onity.UnityTests
         }
     }
 }
+
+namespace Onity.UnityTests
+{
+    public class AfterExitThreadTests
+    {
+        static async OnityTask AwaitSource(OnityTask<int> t, List<string> log)
+        {
+            int v = await t;
+            log.Add(v + " on " + (System.Threading.Thread.CurrentThread == Sim.MainThread ? "main" : "worker") + (Application.isPlaying ? " playing" : " edit mode"));
+        }
+
+        /// <summary>A worker completes a source after Play Mode ended: the continuation runs on the
+        /// main thread (through Unity's SynchronizationContext), not on the worker.</summary>
+        [Test]
+        public void WorkerCompletionAfterExit_ResumesOnTheMainThread()
+        {
+            Sim.EnterPlayMode();
+            var src = new OnityCompletionSource<int>();
+            var log = new List<string>();
+            AwaitSource(src.Task, log).Forget();
+            Sim.RunFrames(2);
+            Sim.ExitPlayMode();
+            var w = new System.Threading.Thread(() => src.TrySetResult(7));
+            w.Start();
+            w.Join();
+            Assert.Equal(0, log.Count, "not run on the worker");
+            Sim.RunEditorUpdate();
+            Assert.Equal("7 on main edit mode", string.Join(",", log), "resumed by the editor's update");
+            Assert.Equal(0, Debug.Exceptions.Count, "no exceptions");
+        }
+    }
+}
