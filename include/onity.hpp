@@ -80,6 +80,7 @@ enum class Status : uint32_t {
     Exhausted = ONITY_STATUS_EXHAUSTED,
     InvalidRuntime = ONITY_STATUS_INVALID_RUNTIME,
     InvalidAlignment = ONITY_STATUS_INVALID_ALIGNMENT,
+    OutOfMemory = ONITY_STATUS_OUT_OF_MEMORY,
 };
 
 enum class Timing : uint32_t {
@@ -287,6 +288,11 @@ namespace detail {
 template <typename F>
 void trampoline(void *user, uint64_t task, uint32_t state) noexcept {
     (*static_cast<F *>(user))(Task(task), static_cast<TaskState>(state));
+}
+/* The `user` pointer of a functor (F may be const: trampoline<F> restores it). */
+template <typename F>
+void *user_of(F &fn) noexcept {
+    return const_cast<void *>(static_cast<const void *>(&fn));
 }
 
 /* Copies task handles into a contiguous uint64_t array (on the stack for up
@@ -501,7 +507,7 @@ class Runtime {
     /* `fn(Task, TaskState)`; `fn` must outlive the call. */
     template <typename F>
     Result<void> on_complete(Task t, F &fn) noexcept {
-        return on_complete(t, &detail::trampoline<F>, static_cast<void *>(&fn));
+        return on_complete(t, &detail::trampoline<F>, detail::user_of(fn));
     }
 
     /* ---- waits (task form) ---- */
@@ -548,19 +554,19 @@ class Runtime {
     }
     template <typename F>
     Result<void> yield_then(Timing t, Token token, F &fn) noexcept {
-        return yield_then(t, token, &detail::trampoline<F>, static_cast<void *>(&fn));
+        return yield_then(t, token, &detail::trampoline<F>, detail::user_of(fn));
     }
     template <typename F>
     Result<void> next_frame_then(Timing t, Token token, F &fn) noexcept {
-        return next_frame_then(t, token, &detail::trampoline<F>, static_cast<void *>(&fn));
+        return next_frame_then(t, token, &detail::trampoline<F>, detail::user_of(fn));
     }
     template <typename F>
     Result<void> delay_frame_then(uint32_t frames, Timing t, Token token, F &fn) noexcept {
-        return delay_frame_then(frames, t, token, &detail::trampoline<F>, static_cast<void *>(&fn));
+        return delay_frame_then(frames, t, token, &detail::trampoline<F>, detail::user_of(fn));
     }
     template <typename F>
     Result<void> delay_then(double seconds, Clock clock, Timing t, Token token, F &fn) noexcept {
-        return delay_then(seconds, clock, t, token, &detail::trampoline<F>, static_cast<void *>(&fn));
+        return delay_then(seconds, clock, t, token, &detail::trampoline<F>, detail::user_of(fn));
     }
 
     /* ---- combinators (they take ownership of their inputs) ---- */

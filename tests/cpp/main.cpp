@@ -78,6 +78,18 @@ int main() {
     CHECK(!empty.create_task());
     CHECK(empty.destroy().ok());  // nothing to destroy
 
+    // A const callable is accepted (it did not compile), and every C status has an enum value.
+    {
+        int hits = 0;
+        const auto count = [&hits](onity::Task, onity::TaskState) { hits++; };
+        onity::Task t = rt.create_task().unwrap();
+        CHECK(rt.on_complete(t, count).ok());
+        CHECK(rt.set_result(t, 1).ok());
+        CHECK(hits == 1);
+        CHECK(rt.consume(t).ok());
+        CHECK(static_cast<uint32_t>(onity::Status::OutOfMemory) == ONITY_STATUS_OUT_OF_MEMORY);
+    }
+
     // Frame 1: NextFrame(Update) does not resume in the frame it was made in.
     ++g_frame;
     CHECK(rt.begin_frame(g_frame, 1.0 / 60, 1.0 / 60, 0.0).ok());
