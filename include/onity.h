@@ -546,8 +546,9 @@ OnityStatus onity_batch_drain(struct OnityRuntime *runtime, struct OnityBatch *b
 
 // Destroys a batch. Waits it filed that are still pending are canceled
 // first (reported nowhere: the batch is gone). Owner thread; not from
-// inside a tick. Errors: `NULL_POINTER`, `INVALID_HANDLE`, `WRONG_THREAD`,
-// `REENTRANT`.
+// inside a tick nor while the runtime is being destroyed (the runtime
+// frees its batches then). Errors: `NULL_POINTER`, `INVALID_HANDLE`,
+// `WRONG_THREAD`, `REENTRANT`.
 OnityStatus onity_batch_destroy(struct OnityRuntime *runtime, struct OnityBatch *batch);
 
 // Creates a cancellation source and writes its handle (= its token) to
@@ -673,7 +674,7 @@ OnityStatus onity_runtime_config_init(struct OnityRuntimeConfig *config, uint32_
 // `onity_runtime_destroy` on the same thread. Several runtimes may coexist.
 // Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT` (rewind timing,
 // `frame_alloc_max_chunk_bytes`, `frame_alloc_prefault` or `reserved` out of
-// range).
+// range), `EXHAUSTED` (255 runtimes alive).
 OnityStatus onity_runtime_create(const struct OnityRuntimeConfig *config,
                                  struct OnityRuntime **out_runtime);
 
@@ -691,7 +692,8 @@ OnityStatus onity_runtime_destroy(struct OnityRuntime *runtime);
 
 // Begins a frame: sets the frame number (must increase strictly) and
 // advances the clocks (`delta_time`, `unscaled_delta_time` >= 0 and finite;
-// `realtime` is the host's absolute real-time clock). Owner thread.
+// `realtime` is the host's absolute real-time clock; `frame` < 2^59, else
+// `INVALID_ARGUMENT`). Owner thread.
 // Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT`, `FRAME_ORDER`,
 // `WRONG_THREAD`, `REENTRANT` (inside a tick).
 OnityStatus onity_runtime_frame_begin(struct OnityRuntime *runtime,

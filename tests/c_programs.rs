@@ -36,6 +36,7 @@ const C_PROGRAMS: &[&str] = &[
     "bad_input",
     "threads",
     "nested_when_all",
+    "edge_cases",
     "destroy_in_destroy",
     "cancel_then_destroy",
     "queued_inputs",
@@ -339,6 +340,14 @@ fn destroy_in_destroy() {
 #[test]
 fn queued_inputs() {
     c_program("queued_inputs");
+}
+
+/// Five fixed edge cases: batch destroy during runtime destroy, a cancel pass
+/// that skipped a watch, runtime tags reused among live runtimes, a pool
+/// capacity that aborted, frame numbers past the wait records' range.
+#[test]
+fn edge_cases() {
+    c_program("edge_cases");
 }
 
 // ---- bookkeeping -------------------------------------------------------------

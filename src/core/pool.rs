@@ -47,10 +47,16 @@ pub struct BoxPool<T> {
     pub stats: PoolStats,
 }
 
+/// Most idle slots a pool reserves at creation (it grows past this on demand).
+const MAX_PREALLOC: usize = 1 << 16;
+
 impl<T> BoxPool<T> {
     pub fn new(capacity: usize) -> Self {
         BoxPool {
-            idle: Vec::with_capacity(capacity),
+            // Reserve up front only a bounded amount: the capacity comes from
+            // the host's config (up to u32::MAX), and an allocation failure
+            // here aborts the process.
+            idle: Vec::with_capacity(capacity.min(MAX_PREALLOC)),
             stats: PoolStats { capacity: capacity as u64, ..PoolStats::default() },
         }
     }

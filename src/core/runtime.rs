@@ -162,6 +162,9 @@ struct Wait {
 
 const FRAME_BITS: u64 = (1 << 60) - 1;
 
+/// Host frame numbers must stay below this (see `begin_frame`).
+pub const MAX_HOST_FRAME: u64 = 1 << 59;
+
 impl Wait {
     #[inline(always)]
     fn due_frame(&self) -> u64 {
@@ -224,6 +227,9 @@ struct AllCoord {
 }
 
 const NO_WATCH: u32 = u32::MAX;
+
+/// Cancel slot state bit: retired for good (generation exhausted).
+const CS_DEAD: u64 = 2;
 
 /// Stands in for the token of a canceled source that has been destroyed.
 /// Never a valid handle (its kind bits are 3).
@@ -325,6 +331,20 @@ impl Inner {
 }
 
 static NEXT_TAG: AtomicU8 = AtomicU8::new(1);
+/// Tags of live runtimes: two live runtimes never share a tag, so a handle
+/// of one is always `ForeignHandle` to the other.
+static TAG_IN_USE: [std::sync::atomic::AtomicBool; 256] = [const { std::sync::atomic::AtomicBool::new(false) }; 256];
+
+/// Claims a tag no live runtime has (round robin, never 0).
+fn claim_tag() -> Option<u8> {
+    for _ in 0..256 {
+        let t = NEXT_TAG.fetch_add(1, Ordering::Relaxed);
+        if t != 0 && TAG_IN_USE[t as usize].compare_exchange(false, true, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
+            return Some(t);
+        }
+    }
+    None
+}
 
 /// A frame-based task runtime. See the module documentation.
 pub struct Runtime {
@@ -357,13 +377,15 @@ impl Drop for TickGuard<'_> {
 
 impl Runtime {
     /// Creates a runtime owned by the calling thread.
+    /// Panics when 255 runtimes are alive (see [`Runtime::try_new`]).
     pub fn new(cfg: Config) -> Runtime {
-        let tag = loop {
-            let t = NEXT_TAG.fetch_add(1, Ordering::Relaxed);
-            if t != 0 {
-                break t;
-            }
-        };
+        Self::try_new(cfg).expect("255 runtimes alive")
+    }
+
+    /// Creates a runtime owned by the calling thread; `Exhausted` when 255
+    /// runtimes are alive (each needs its own handle tag).
+    pub fn try_new(cfg: Config) -> Result<Runtime> {
+        let tag = claim_tag().ok_or(Error::Exhausted)?;
         let tasks = Arena::new();
         while tasks.len() < cfg.task_capacity.min(handle::MAX_SLOTS) {
             tasks.grow();
@@ -407,7 +429,7 @@ impl Runtime {
             seen_cancel_epoch: 0,
             mark_stamp: 0,
         };
-        Runtime {
+        Ok(Runtime {
             tag,
             owner: current_thread_id(),
             tasks,
@@ -417,7 +439,7 @@ impl Runtime {
             cancel_epoch: AtomicU64::new(0),
             frame_alloc: FrameAllocator::new(cfg.frame_alloc),
             inner: UnsafeCell::new(inner),
-        }
+        })
     }
 
     /// # Safety
@@ -810,7 +832,7 @@ impl Runtime {
         let (gen, idx) = handle::decode(h, self.tag, Kind::CancelSource)?;
         let slot = self.cancels.get(idx).ok_or(Error::InvalidHandle)?;
         let word = slot.state.load(Ordering::Acquire);
-        if gen_of(word) != gen {
+        if gen_of(word) != gen || word & CS_DEAD != 0 {
             return Err(Error::StaleHandle);
         }
         Ok((slot, idx, word))
@@ -873,7 +895,8 @@ impl Runtime {
             self.cancel_epoch.fetch_add(1, Ordering::Release);
         }
         if gen == u32::MAX {
-            slot.state.store(word | 1, Ordering::Release);
+            // Retired for good: dead, and not canceled.
+            slot.state.store(((gen as u64) << 32) | CS_DEAD, Ordering::Release);
             inner.cancel_stats.on_return(true);
             return Ok(());
         }
@@ -929,6 +952,11 @@ impl Runtime {
         }
         if info.frame == u64::MAX {
             return Err(Error::FrameOrder);
+        }
+        // Wait records keep due frames in 60 bits: keep `fnum + u32::MAX`
+        // below that.
+        if info.frame >= MAX_HOST_FRAME {
+            return Err(Error::InvalidArgument);
         }
         inner.host_frame = info.frame;
         inner.fnum = info.frame + 1;
@@ -1518,6 +1546,10 @@ impl Runtime {
             }
             self.unwatch(i as u32);
             self.complete_internal(out, TaskState::Canceled, 0, 0);
+            // The completion ran host code, which may have removed other
+            // watches (swap_remove moves the last one to a lower index):
+            // rescan from the start so none is skipped.
+            i = 0;
         }
     }
 
@@ -1529,7 +1561,9 @@ impl Runtime {
         self.check_owner()?;
         // SAFETY: owner thread; no user code runs below.
         let inner = unsafe { self.inner() };
-        if inner.ticking {
+        // While closing, `run_queue` holds a queue's waits in a local copy
+        // (as during a tick): they could not be forgotten.
+        if inner.ticking || inner.closing {
             return Err(Error::Reentrant);
         }
         for q in inner.queues.iter_mut() {
@@ -1695,6 +1729,7 @@ impl Drop for Runtime {
     /// API's `onity_runtime_destroy` does). Continuations may hold pointers
     /// to the runtime, which must not be used under the `&mut self` of drop.
     fn drop(&mut self) {
+        TAG_IN_USE[self.tag as usize].store(false, Ordering::Release);
         // Free coordinators still referenced by slots (WhenAll outputs never
         // consumed; inputs a worker was still completing).
         let inner = self.inner.get_mut();
@@ -1724,5 +1759,37 @@ impl Drop for Runtime {
             // SAFETY: as above.
             unsafe { drop(Box::from_raw(p)) };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cancel source in its slot's last generation: destroying it retires
+    /// the slot without canceling its waits, and its handle is stale after.
+    /// (Reaching that generation through the API takes 2^31 create/destroy
+    /// cycles; the test moves the slot there directly.)
+    #[test]
+    fn last_generation_cancel_source_retires_without_canceling() {
+        let rt = Runtime::new(Config::default());
+        let h0 = rt.create_cancel_source().unwrap();
+        let (_, idx) = handle::decode(h0, rt.tag, Kind::CancelSource).unwrap();
+        rt.destroy_cancel_source(h0).unwrap();
+        rt.cancels.get(idx).unwrap().state.store(((u32::MAX - 1) as u64) << 32, Ordering::Release);
+        let h = rt.create_cancel_source().unwrap();
+        assert_eq!(handle::decode(h, rt.tag, Kind::CancelSource).unwrap(), (u32::MAX, idx));
+        let w = rt.wait(WaitKind::Yield, Timing::Update, 0, 0.0, Clock::Scaled, h, WaitTarget::Task).unwrap();
+        let live = rt.stats().unwrap().cancel_sources.live;
+        rt.destroy_cancel_source(h).unwrap();
+        assert_eq!(rt.is_canceled(h), Err(Error::StaleHandle));
+        assert_eq!(rt.cancel(h), Err(Error::StaleHandle));
+        assert_eq!(rt.destroy_cancel_source(h), Err(Error::StaleHandle));
+        assert_eq!(rt.stats().unwrap().cancel_sources.live, live - 1);
+        rt.tick(Timing::Update).unwrap();
+        assert_eq!(rt.consume(w).unwrap().state, TaskState::Succeeded, "never canceled");
+        // The retired slot is not handed out again.
+        let h2 = rt.create_cancel_source().unwrap();
+        assert_ne!(handle::decode(h2, rt.tag, Kind::CancelSource).unwrap().1, idx);
     }
 }

@@ -570,8 +570,9 @@ pub extern "C" fn onity_batch_drain(runtime: *mut OnityRuntime, batch: *mut Onit
 
 /// Destroys a batch. Waits it filed that are still pending are canceled
 /// first (reported nowhere: the batch is gone). Owner thread; not from
-/// inside a tick. Errors: `NULL_POINTER`, `INVALID_HANDLE`, `WRONG_THREAD`,
-/// `REENTRANT`.
+/// inside a tick nor while the runtime is being destroyed (the runtime
+/// frees its batches then). Errors: `NULL_POINTER`, `INVALID_HANDLE`,
+/// `WRONG_THREAD`, `REENTRANT`.
 #[no_mangle]
 pub extern "C" fn onity_batch_destroy(runtime: *mut OnityRuntime, batch: *mut OnityBatch) -> OnityStatus {
     crate::ffi_guard!({

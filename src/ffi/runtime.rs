@@ -161,7 +161,7 @@ pub extern "C" fn onity_runtime_config_init(config: *mut OnityRuntimeConfig, siz
 /// `onity_runtime_destroy` on the same thread. Several runtimes may coexist.
 /// Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT` (rewind timing,
 /// `frame_alloc_max_chunk_bytes`, `frame_alloc_prefault` or `reserved` out of
-/// range).
+/// range), `EXHAUSTED` (255 runtimes alive).
 #[no_mangle]
 pub extern "C" fn onity_runtime_create(
     config: *const OnityRuntimeConfig,
@@ -231,11 +231,8 @@ pub extern "C" fn onity_runtime_create(
             },
             frame_alloc_rewind_timing: rewind_timing,
         };
-        let boxed = Box::new(OnityRuntime {
-            magic: MAGIC,
-            rt: core::Runtime::new(core_cfg),
-            batches: UnsafeCell::new(Vec::new()),
-        });
+        let core_rt = crate::tri!(core::Runtime::try_new(core_cfg));
+        let boxed = Box::new(OnityRuntime { magic: MAGIC, rt: core_rt, batches: UnsafeCell::new(Vec::new()) });
         // SAFETY: checked non-null.
         unsafe { *out_runtime = Box::into_raw(boxed) };
         OnityStatus::Ok
@@ -273,7 +270,8 @@ pub extern "C" fn onity_runtime_destroy(runtime: *mut OnityRuntime) -> OnityStat
 
 /// Begins a frame: sets the frame number (must increase strictly) and
 /// advances the clocks (`delta_time`, `unscaled_delta_time` >= 0 and finite;
-/// `realtime` is the host's absolute real-time clock). Owner thread.
+/// `realtime` is the host's absolute real-time clock; `frame` < 2^59, else
+/// `INVALID_ARGUMENT`). Owner thread.
 /// Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT`, `FRAME_ORDER`,
 /// `WRONG_THREAD`, `REENTRANT` (inside a tick).
 #[no_mangle]

@@ -721,8 +721,9 @@ namespace Onity.Native
         /// <summary>
         /// Destroys a batch. Waits it filed that are still pending are canceled
         /// first (reported nowhere: the batch is gone). Owner thread; not from
-        /// inside a tick. Errors: `NULL_POINTER`, `INVALID_HANDLE`, `WRONG_THREAD`,
-        /// `REENTRANT`.
+        /// inside a tick nor while the runtime is being destroyed (the runtime
+        /// frees its batches then). Errors: `NULL_POINTER`, `INVALID_HANDLE`,
+        /// `WRONG_THREAD`, `REENTRANT`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_batch_destroy", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_batch_destroy(IntPtr runtime, OnityBatch* batch);
@@ -908,7 +909,7 @@ namespace Onity.Native
         /// `onity_runtime_destroy` on the same thread. Several runtimes may coexist.
         /// Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT` (rewind timing,
         /// `frame_alloc_max_chunk_bytes`, `frame_alloc_prefault` or `reserved` out of
-        /// range).
+        /// range), `EXHAUSTED` (255 runtimes alive).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_runtime_create", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_runtime_create(OnityRuntimeConfig* config, IntPtr* out_runtime);
@@ -939,7 +940,8 @@ namespace Onity.Native
         /// <summary>
         /// Begins a frame: sets the frame number (must increase strictly) and
         /// advances the clocks (`delta_time`, `unscaled_delta_time` &gt;= 0 and finite;
-        /// `realtime` is the host's absolute real-time clock). Owner thread.
+        /// `realtime` is the host's absolute real-time clock; `frame` &lt; 2^59, else
+        /// `INVALID_ARGUMENT`). Owner thread.
         /// Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT`, `FRAME_ORDER`,
         /// `WRONG_THREAD`, `REENTRANT` (inside a tick).
         /// </summary>
