@@ -385,7 +385,6 @@ impl Runtime {
     /// Creates a runtime owned by the calling thread; `Exhausted` when 255
     /// runtimes are alive (each needs its own handle tag).
     pub fn try_new(cfg: Config) -> Result<Runtime> {
-        let tag = claim_tag().ok_or(Error::Exhausted)?;
         let tasks = Arena::new();
         while tasks.len() < cfg.task_capacity.min(handle::MAX_SLOTS) {
             tasks.grow();
@@ -429,6 +428,9 @@ impl Runtime {
             seen_cancel_epoch: 0,
             mark_stamp: 0,
         };
+        // Last, so nothing above can leave the tag claimed (dropping the
+        // runtime releases it).
+        let tag = claim_tag().ok_or(Error::Exhausted)?;
         Ok(Runtime {
             tag,
             owner: current_thread_id(),
