@@ -775,7 +775,9 @@ OnityStatus onity_task_state(struct OnityRuntime *runtime, uint64_t task, uint32
 // Consumes a completed task: writes its outcome to `*out_outcome` (which may
 // be null to discard it) and retires the handle. Exactly once per task.
 // Owner thread. Errors: `TASK_PENDING`, `STALE_HANDLE` (already consumed),
-// `ALREADY_AWAITED` (owned by a WhenAny/WhenAll, which consumes it),
+// `ALREADY_AWAITED` (owned by a WhenAny/WhenAll, which consumes it, or by a
+// continuation registered with `onity_task_on_complete` that has not run
+// yet: it runs at the owner's next drain or tick and may consume it then),
 // `INVALID_HANDLE`, `FOREIGN_HANDLE`, `WRONG_THREAD`.
 OnityStatus onity_task_consume(struct OnityRuntime *runtime,
                                uint64_t task,

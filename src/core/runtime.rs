@@ -786,7 +786,10 @@ impl Runtime {
     pub fn consume(&self, h: u64) -> Result<Outcome> {
         self.check_owner()?;
         let (slot, idx, word) = self.task_slot(h)?;
-        if matches!(slot.cont.get(), Cont::Any(..) | Cont::All(..)) {
+        // A combinator input, or a task whose continuation has not run yet
+        // (completed on another thread, queued for the owner): it belongs to
+        // them. Once the continuation runs (`Fired`) it may consume.
+        if matches!(slot.cont.get(), Cont::Any(..) | Cont::All(..) | Cont::User(..) | Cont::Emit(..)) {
             return Err(Error::AlreadyAwaited);
         }
         if !is_final(word) {

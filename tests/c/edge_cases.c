@@ -15,9 +15,13 @@
  *    reservation) instead of creating a runtime.
  * 5. Frame numbers >= 2^60 made NextFrame/DelayFrame waits due at once; frame
  *    numbers >= 2^59 are now refused with INVALID_ARGUMENT.
+ * 6. A task completed on another thread, its continuation queued for the
+ *    owner, could be consumed by the host: the continuation then never ran.
+ *    Now ALREADY_AWAITED (the continuation owns the task) until it has run.
  *
  * Exits 0 with a final "OK" line.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -195,12 +199,52 @@ static void frame_numbers_stay_in_range(void) {
     OK(onity_runtime_destroy(rt));
 }
 
+/* ---- 6 ---- */
+static int g_cont_runs;
+static uint32_t g_cont_consume = 0xFFFFFFFFu;
+
+static void consuming_cont(void *user, uint64_t task, uint32_t state) {
+    (void)user;
+    (void)state;
+    g_cont_runs++;
+    OnityOutcome o;
+    g_cont_consume = onity_task_consume(g_rt, task, &o);
+}
+
+static void *complete_on_worker(void *task) {
+    CHECK_STATUS(onity_task_set_result(g_rt, *(uint64_t *)task, 9), ONITY_STATUS_OK);
+    return NULL;
+}
+
+static void queued_continuation_keeps_its_task(void) {
+    OK(onity_runtime_create(NULL, &g_rt));
+    uint64_t t;
+    OK(onity_task_create(g_rt, &t));
+    OK(onity_task_on_complete(g_rt, t, consuming_cont, NULL));
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, complete_on_worker, &t) == 0);
+    pthread_join(th, NULL);
+    uint32_t st = 99;
+    OK(onity_task_state(g_rt, t, &st));
+    CHECK_EQ_U64(st, ONITY_TASK_STATE_SUCCEEDED);
+    /* Completed, its continuation queued for the owner: not the host's to consume. */
+    OnityOutcome o;
+    CHECK_STATUS(onity_task_consume(g_rt, t, &o), ONITY_STATUS_ALREADY_AWAITED);
+    CHECK_EQ_U64(g_cont_runs, 0);
+    OK(onity_runtime_drain(g_rt));
+    CHECK_EQ_U64(g_cont_runs, 1);
+    CHECK_STATUS(g_cont_consume, ONITY_STATUS_OK);
+    CHECK_STATUS(onity_task_consume(g_rt, t, &o), ONITY_STATUS_STALE_HANDLE);
+    OK(onity_runtime_destroy(g_rt));
+}
+
 int main(void) {
     batch_destroy_during_runtime_destroy();
     cancel_pass_keeps_every_watch();
     tags_stay_unique_among_live_runtimes();
     huge_pool_capacity_does_not_abort();
     frame_numbers_stay_in_range();
+    queued_continuation_keeps_its_task();
     if (g_failures) {
         fprintf(stderr, "%d check(s) failed\n", g_failures);
         return 1;
