@@ -273,14 +273,17 @@ typedef struct OnityBatchRecord {
   uint64_t id;
   // Cancellation token (0 for none).
   uint64_t token;
-  // DelayFrame: the frame count. Delay: the seconds as IEEE-754 double
-  // bits. `ONITY_BATCH_TASK`: the task handle. Otherwise 0.
+  // DelayFrame: the frame count (at most `UINT32_MAX`, else the record is
+  // rejected with `COUNT_OUT_OF_RANGE`). Delay: the seconds as IEEE-754
+  // double bits. `ONITY_BATCH_TASK`: the task handle. Otherwise ignored
+  // (write 0).
   uint64_t arg;
   // An `OnityWaitKind` value, or `ONITY_BATCH_TASK`.
   uint8_t kind;
   // An `OnityTiming` value (ignored for `ONITY_BATCH_TASK`).
   uint8_t timing;
-  // An `OnityClock` value (Delay only).
+  // An `OnityClock` value. Only Delay uses it, but every wait kind checks
+  // it (write 0 when unused); ignored for `ONITY_BATCH_TASK`.
   uint8_t clock;
   uint8_t reserved[5];
 } OnityBatchRecord;
@@ -309,7 +312,9 @@ typedef struct OnityBatch {
   // Where the host writes records. Call `onity_batch_flush` when full.
   struct OnityBatchRecord *submit;
   // Number of records written and not yet filed. The host increments it;
-  // the runtime resets it to 0 when it files them.
+  // the runtime resets it to 0 when it files them. A count above the
+  // capacity is read as the capacity (the runtime never reads past its
+  // buffer; records written past it were never in it).
   uint32_t submit_count;
   // Resumptions the host has processed (it sets this, typically to
   // `resumed_count`); dropped at the next batch call.
@@ -331,7 +336,8 @@ typedef struct OnityBatch {
   // Call `onity_batch_flush` when full.
   uint32_t fast_capacity;
   // Number of fast records written and not yet filed (the host
-  // increments it; the runtime resets it to 0 when it files them).
+  // increments it; the runtime resets it to 0 when it files them). A
+  // count above the capacity is read as the capacity.
   uint32_t fast_count;
   // Ids of the fast-lane waits found due by the last successful
   // `onity_batch_tick` of this batch, in this order: Yields (in the order

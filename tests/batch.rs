@@ -115,6 +115,8 @@ fn bad_records_are_rejected_with_a_status() {
     submit(b, 3, OnityWaitKind::Yield as u8, UPDATE, 0, 12345);
     submit(b, 4, ONITY_BATCH_TASK, 0, 0, 0);
     submit(b, 5, OnityWaitKind::Delay as u8, UPDATE, (-1.0f64).to_bits(), 0);
+    // A DelayFrame count beyond u32 (onity_delay_frame's range) was clamped silently.
+    submit(b, 6, OnityWaitKind::DelayFrame as u8, UPDATE, u32::MAX as u64 + 1, 0);
     assert_eq!(onity_batch_flush(rt.0, b), OnityStatus::Ok);
     let f = OnityTaskState::Faulted as u32;
     assert_eq!(
@@ -125,8 +127,29 @@ fn bad_records_are_rejected_with_a_status() {
             (3, f, OnityStatus::InvalidHandle as u32),
             (4, f, OnityStatus::InvalidHandle as u32),
             (5, f, OnityStatus::InvalidArgument as u32),
+            (6, f, OnityStatus::CountOutOfRange as u32),
         ]
     );
+    // A drain drops the resumptions consumed above.
+    assert_eq!(onity_batch_drain(rt.0, b), OnityStatus::Ok);
+    // The largest count is accepted; a bad clock byte is refused whatever the kind.
+    submit(b, 7, OnityWaitKind::DelayFrame as u8, UPDATE, u32::MAX as u64, 0);
+    // SAFETY: live batch; the host's plain writes.
+    unsafe {
+        let bb = &mut *b;
+        *bb.submit.add(bb.submit_count as usize) = OnityBatchRecord {
+            id: 8,
+            token: 0,
+            arg: 0,
+            kind: OnityWaitKind::Yield as u8,
+            timing: UPDATE,
+            clock: 9,
+            reserved: [0; 5],
+        };
+        bb.submit_count += 1;
+    }
+    assert_eq!(onity_batch_flush(rt.0, b), OnityStatus::Ok);
+    assert_eq!(take(b), vec![(8, f, OnityStatus::InvalidArgument as u32)]);
     assert_eq!(onity_batch_tick(rt.0, ptr::null_mut(), UPDATE as u32), OnityStatus::NullPointer);
     let mut other = ptr::null_mut();
     let rt2 = Rt::new();

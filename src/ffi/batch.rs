@@ -44,14 +44,17 @@ pub struct OnityBatchRecord {
     pub id: u64,
     /// Cancellation token (0 for none).
     pub token: u64,
-    /// DelayFrame: the frame count. Delay: the seconds as IEEE-754 double
-    /// bits. `ONITY_BATCH_TASK`: the task handle. Otherwise 0.
+    /// DelayFrame: the frame count (at most `UINT32_MAX`, else the record is
+    /// rejected with `COUNT_OUT_OF_RANGE`). Delay: the seconds as IEEE-754
+    /// double bits. `ONITY_BATCH_TASK`: the task handle. Otherwise ignored
+    /// (write 0).
     pub arg: u64,
     /// An `OnityWaitKind` value, or `ONITY_BATCH_TASK`.
     pub kind: u8,
     /// An `OnityTiming` value (ignored for `ONITY_BATCH_TASK`).
     pub timing: u8,
-    /// An `OnityClock` value (Delay only).
+    /// An `OnityClock` value. Only Delay uses it, but every wait kind checks
+    /// it (write 0 when unused); ignored for `ONITY_BATCH_TASK`.
     pub clock: u8,
     pub reserved: [u8; 5],
 }
@@ -84,7 +87,9 @@ pub struct OnityBatch {
     /// Where the host writes records. Call `onity_batch_flush` when full.
     pub submit: *mut OnityBatchRecord,
     /// Number of records written and not yet filed. The host increments it;
-    /// the runtime resets it to 0 when it files them.
+    /// the runtime resets it to 0 when it files them. A count above the
+    /// capacity is read as the capacity (the runtime never reads past its
+    /// buffer; records written past it were never in it).
     pub submit_count: u32,
     /// Resumptions the host has processed (it sets this, typically to
     /// `resumed_count`); dropped at the next batch call.
@@ -106,7 +111,8 @@ pub struct OnityBatch {
     /// Call `onity_batch_flush` when full.
     pub fast_capacity: u32,
     /// Number of fast records written and not yet filed (the host
-    /// increments it; the runtime resets it to 0 when it files them).
+    /// increments it; the runtime resets it to 0 when it files them). A
+    /// count above the capacity is read as the capacity.
     pub fast_count: u32,
     /// Ids of the fast-lane waits found due by the last successful
     /// `onity_batch_tick` of this batch, in this order: Yields (in the order
@@ -350,8 +356,12 @@ pub(crate) unsafe fn file(rt: &core::Runtime, b: *mut OnityBatch) {
                 _ => None,
             };
             match (kind, timing(r.timing as u32), Clock::from_u32(r.clock as u32)) {
+                // `onity_delay_frame` takes a u32 count: a larger one is refused, not clamped.
+                (Some(WaitKind::DelayFrame), Ok(_), Some(_)) if r.arg > u32::MAX as u64 => {
+                    Err(OnityStatus::CountOutOfRange)
+                }
                 (Some(k), Ok(t), Some(c)) => {
-                    let frames = r.arg.min(u32::MAX as u64) as u32;
+                    let frames = if k == WaitKind::DelayFrame { r.arg as u32 } else { 0 };
                     let seconds = if k == WaitKind::Delay { f64::from_bits(r.arg) } else { 0.0 };
                     rt.wait(k, t, frames, seconds, c, r.token, WaitTarget::Callback(batch_emit, b as *mut c_void, r.id))
                         .map(|_| ())

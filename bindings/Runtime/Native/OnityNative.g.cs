@@ -259,8 +259,10 @@ namespace Onity.Native
         /// </summary>
         public ulong token;
         /// <summary>
-        /// DelayFrame: the frame count. Delay: the seconds as IEEE-754 double
-        /// bits. `ONITY_BATCH_TASK`: the task handle. Otherwise 0.
+        /// DelayFrame: the frame count (at most `UINT32_MAX`, else the record is
+        /// rejected with `COUNT_OUT_OF_RANGE`). Delay: the seconds as IEEE-754
+        /// double bits. `ONITY_BATCH_TASK`: the task handle. Otherwise ignored
+        /// (write 0).
         /// </summary>
         public ulong arg;
         /// <summary>
@@ -272,7 +274,8 @@ namespace Onity.Native
         /// </summary>
         public byte timing;
         /// <summary>
-        /// An `OnityClock` value (Delay only).
+        /// An `OnityClock` value. Only Delay uses it, but every wait kind checks
+        /// it (write 0 when unused); ignored for `ONITY_BATCH_TASK`.
         /// </summary>
         public byte clock;
         public fixed byte reserved[5];
@@ -323,7 +326,9 @@ namespace Onity.Native
         public OnityBatchRecord* submit;
         /// <summary>
         /// Number of records written and not yet filed. The host increments it;
-        /// the runtime resets it to 0 when it files them.
+        /// the runtime resets it to 0 when it files them. A count above the
+        /// capacity is read as the capacity (the runtime never reads past its
+        /// buffer; records written past it were never in it).
         /// </summary>
         public uint submit_count;
         /// <summary>
@@ -359,7 +364,8 @@ namespace Onity.Native
         public uint fast_capacity;
         /// <summary>
         /// Number of fast records written and not yet filed (the host
-        /// increments it; the runtime resets it to 0 when it files them).
+        /// increments it; the runtime resets it to 0 when it files them). A
+        /// count above the capacity is read as the capacity.
         /// </summary>
         public uint fast_count;
         /// <summary>
