@@ -241,6 +241,17 @@ enum Watch {
     All(*mut AllCoord),
 }
 
+impl Watch {
+    /// The same coordinator.
+    fn same(&self, other: &Watch) -> bool {
+        match (self, other) {
+            (Watch::Any(a), Watch::Any(b)) => a == b,
+            (Watch::All(a), Watch::All(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
 fn bucket_of(n: usize) -> u8 {
     if n <= 16 {
         0
@@ -1337,7 +1348,9 @@ impl Runtime {
         }
         self.settle_inputs(inputs);
         if token != 0 && self.token_canceled(token) {
-            self.poll_watches_force();
+            // Only this combinator completes now; others watching a canceled
+            // token complete at the next tick or drain, as documented.
+            self.cancel_watches(|w| w.same(&watch));
         }
     }
 
@@ -1515,6 +1528,11 @@ impl Runtime {
 
     /// Cancels every watched combinator whose token is canceled.
     fn poll_watches_force(&self) {
+        self.cancel_watches(|_| true);
+    }
+
+    /// Cancels the watched combinators `pick` selects whose token is canceled.
+    fn cancel_watches(&self, pick: impl Fn(&Watch) -> bool) {
         let mut i = 0usize;
         loop {
             let w = {
@@ -1532,7 +1550,7 @@ impl Runtime {
                     Watch::All(p) => ((*p).token, (*p).out),
                 }
             };
-            if !self.token_canceled(token) {
+            if !pick(&w) || !self.token_canceled(token) {
                 i += 1;
                 continue;
             }

@@ -18,6 +18,10 @@
  * 6. A task completed on another thread, its continuation queued for the
  *    owner, could be consumed by the host: the continuation then never ran.
  *    Now ALREADY_AWAITED (the continuation owns the task) until it has run.
+ * 7. Creating a combinator with an already-canceled token also completed
+ *    every other combinator watching a canceled token, running their
+ *    continuations inside onity_when_any; they complete at the next tick or
+ *    drain, as documented, and only the new one completes at once.
  *
  * Exits 0 with a final "OK" line.
  */
@@ -238,6 +242,43 @@ static void queued_continuation_keeps_its_task(void) {
     OK(onity_runtime_destroy(g_rt));
 }
 
+/* ---- 7 ---- */
+static int g_other_runs;
+
+static void count_other(void *user, uint64_t task, uint32_t state) {
+    (void)user;
+    (void)task;
+    (void)state;
+    g_other_runs++;
+}
+
+static void creation_completes_only_the_new_combinator(void) {
+    OK(onity_runtime_create(NULL, &g_rt));
+    uint64_t tok, a, b, w1, w2;
+    OK(onity_cancel_source_create(g_rt, &tok));
+    OK(onity_task_create(g_rt, &a));
+    OK(onity_task_create(g_rt, &b));
+    OK(onity_when_any(g_rt, &a, 1, tok, &w1));
+    OK(onity_task_on_complete(g_rt, w1, count_other, NULL));
+    OK(onity_cancel_source_cancel(g_rt, tok));
+    /* w1 completes at the next tick or drain, not inside this call. */
+    OK(onity_when_any(g_rt, &b, 1, tok, &w2));
+    uint32_t s1 = 99, s2 = 99;
+    OK(onity_task_state(g_rt, w2, &s2));
+    CHECK_EQ_U64(s2, ONITY_TASK_STATE_CANCELED);
+    CHECK_EQ_U64(g_other_runs, 0);
+    OK(onity_task_state(g_rt, w1, &s1));
+    CHECK_EQ_U64(s1, ONITY_TASK_STATE_PENDING);
+    OK(onity_runtime_drain(g_rt));
+    CHECK_EQ_U64(g_other_runs, 1);
+    OK(onity_task_state(g_rt, w1, &s1));
+    CHECK_EQ_U64(s1, ONITY_TASK_STATE_CANCELED);
+    OnityOutcome o;
+    OK(onity_task_consume(g_rt, w1, &o));
+    OK(onity_task_consume(g_rt, w2, &o));
+    OK(onity_runtime_destroy(g_rt));
+}
+
 int main(void) {
     batch_destroy_during_runtime_destroy();
     cancel_pass_keeps_every_watch();
@@ -245,6 +286,7 @@ int main(void) {
     huge_pool_capacity_does_not_abort();
     frame_numbers_stay_in_range();
     queued_continuation_keeps_its_task();
+    creation_completes_only_the_new_combinator();
     if (g_failures) {
         fprintf(stderr, "%d check(s) failed\n", g_failures);
         return 1;
