@@ -10,8 +10,12 @@
  *     onity::Task task = t.value();
  *
  * `unwrap()` returns the value or, on error, prints the status text to
- * stderr and calls std::abort(). The wrapper itself never throws, so it
- * works with -fno-exceptions, as many engines build.
+ * stderr and calls std::abort(). The wrapper throws nothing of its own, so
+ * it works with -fno-exceptions, as many engines build. Two calls allocate
+ * with std::vector, and std::bad_alloc is the only exception they can let
+ * through (with -fno-exceptions an allocation failure aborts): `when_any` /
+ * `when_all` over more than 32 inputs (up to ONITY_MAX_COMBINATOR_INPUTS),
+ * and `when_all_results`.
  *
  * Ownership and lifetimes:
  * - `onity::Runtime` owns an `OnityRuntime*` and destroys it in its
