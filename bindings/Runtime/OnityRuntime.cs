@@ -167,7 +167,16 @@ namespace Onity
         List<Action> postedRunning = new List<Action>();
         int postedCount;
 
-        readonly Dictionary<CancellationToken, TokenEntry> tokens = new Dictionary<CancellationToken, TokenEntry>();
+        readonly Dictionary<CancellationToken, TokenEntry> tokens = new Dictionary<CancellationToken, TokenEntry>(TokenComparer.Instance);
+
+        /// <summary>Mono's CancellationToken is not IEquatable: the default comparer would box it on
+        /// every lookup (24 bytes per wait with a token).</summary>
+        sealed class TokenComparer : IEqualityComparer<CancellationToken>
+        {
+            internal static readonly TokenComparer Instance = new TokenComparer();
+            public bool Equals(CancellationToken x, CancellationToken y) { return x.Equals(y); }
+            public int GetHashCode(CancellationToken t) { return t.GetHashCode(); }
+        }
         readonly List<TokenEntry> idleTokens = new List<TokenEntry>();
         static readonly Action<object> cancelNative = CancelNative;
 

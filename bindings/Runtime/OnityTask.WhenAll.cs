@@ -45,7 +45,7 @@ namespace Onity
     {
         static readonly OnityObjectPool<WhenAllPromise> pool16 = new OnityObjectPool<WhenAllPromise>(256);
         static readonly OnityObjectPool<WhenAllPromise> pool32 = new OnityObjectPool<WhenAllPromise>(128);
-        static readonly Action<object> cancel = o => ((WhenAllPromise)o).core.TrySetCanceled();
+        static readonly Action<object> cancel = o => { var p = (WhenAllPromise)o; p.core.TrySetCanceled(p.token); };
 
         sealed class Input
         {
@@ -63,6 +63,7 @@ namespace Onity
         Exception firstError;
         bool consumed;
         CancellationTokenRegistration registration;
+        CancellationToken token; // the one registered: the cancellation carries it
 
         WhenAllPromise(int capacity)
         {
@@ -75,7 +76,6 @@ namespace Onity
             if (tasks == null) throw new ArgumentNullException("tasks");
             int n = tasks.Length;
             if (n == 0) return OnityTask.CompletedTask;
-            if (ct.IsCancellationRequested) return OnityTask.FromCanceled(ct);
             int cap = CombinatorBuckets.Bucket(n);
             var pool = cap == 16 ? pool16 : cap == 32 ? pool32 : null;
             var p = pool != null ? pool.TryRent() : null;
@@ -85,7 +85,13 @@ namespace Onity
             p.firstError = null;
             p.consumed = false;
             var result = new OnityTask(p, p.core.Version);
-            if (ct.CanBeCanceled) p.registration = ct.Register(cancel, p);
+            // Already canceled: canceled at once, and the inputs are still awaited (consumed) below.
+            if (ct.IsCancellationRequested) p.core.TrySetCanceled(ct);
+            else if (ct.CanBeCanceled)
+            {
+                p.token = ct;
+                p.registration = ct.Register(cancel, p);
+            }
             for (int i = 0; i < n; i++)
             {
                 var inp = p.inputs[i];
@@ -142,6 +148,7 @@ namespace Onity
         {
             registration.Dispose();
             registration = default(CancellationTokenRegistration);
+            token = default(CancellationToken);
             firstError = null;
             core.Reset();
             var pool = inputs.Length == 16 ? pool16 : inputs.Length == 32 ? pool32 : null;
@@ -172,7 +179,7 @@ namespace Onity
 
     internal sealed class WhenAllPromise<T> : IOnityTaskSource<T[]>
     {
-        static readonly Action<object> cancel = o => ((WhenAllPromise<T>)o).core.TrySetCanceled();
+        static readonly Action<object> cancel = o => { var p = (WhenAllPromise<T>)o; p.core.TrySetCanceled(p.token); };
 
         sealed class Input
         {
@@ -190,6 +197,7 @@ namespace Onity
         int pendingInputs;
         Exception firstError;
         CancellationTokenRegistration registration;
+        CancellationToken token; // the one registered: the cancellation carries it
 
         WhenAllPromise(int n)
         {
@@ -203,11 +211,16 @@ namespace Onity
             if (tasks == null) throw new ArgumentNullException("tasks");
             int n = tasks.Length;
             if (n == 0) return OnityTask.FromResult(new T[0]);
-            if (ct.IsCancellationRequested) return OnityTask.FromCanceled<T[]>(ct);
             var p = new WhenAllPromise<T>(n); // the result array is the caller's: not pooled
             p.pendingInputs = n;
             var result = new OnityTask<T[]>(p, p.core.Version);
-            if (ct.CanBeCanceled) p.registration = ct.Register(cancel, p);
+            // Already canceled: canceled at once, and the inputs are still awaited (consumed) below.
+            if (ct.IsCancellationRequested) p.core.TrySetCanceled(ct);
+            else if (ct.CanBeCanceled)
+            {
+                p.token = ct;
+                p.registration = ct.Register(cancel, p);
+            }
             for (int i = 0; i < n; i++)
             {
                 var inp = p.inputs[i];

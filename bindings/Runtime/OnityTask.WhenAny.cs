@@ -76,7 +76,7 @@ namespace Onity
     {
         internal static readonly OnityObjectPool<WhenAnyPromise> pool16 = new OnityObjectPool<WhenAnyPromise>(256);
         static readonly OnityObjectPool<WhenAnyPromise> pool32 = new OnityObjectPool<WhenAnyPromise>(128);
-        static readonly Action<object> cancel = o => ((WhenAnyPromise)o).core.TrySetCanceled();
+        static readonly Action<object> cancel = o => { var p = (WhenAnyPromise)o; p.core.TrySetCanceled(p.token); };
 
         sealed class Input
         {
@@ -94,6 +94,7 @@ namespace Onity
         int winner;
         bool consumed;
         CancellationTokenRegistration registration;
+        CancellationToken token; // the one registered: the cancellation carries it
 
         WhenAnyPromise(int capacity)
         {
@@ -106,7 +107,6 @@ namespace Onity
             if (tasks == null) throw new ArgumentNullException("tasks");
             int n = tasks.Length;
             if (n == 0) throw new ArgumentException("WhenAny needs at least one task.", "tasks");
-            if (ct.IsCancellationRequested) return OnityTask.FromCanceled<int>(ct);
             int cap = CombinatorBuckets.Bucket(n);
             var pool = cap == 16 ? pool16 : cap == 32 ? pool32 : null;
             var p = pool != null ? pool.TryRent() : null;
@@ -115,7 +115,13 @@ namespace Onity
             p.winner = -1;
             p.consumed = false;
             var result = new OnityTask<int>(p, p.core.Version);
-            if (ct.CanBeCanceled) p.registration = ct.Register(cancel, p);
+            // Already canceled: canceled at once, and the inputs are still awaited (consumed) below.
+            if (ct.IsCancellationRequested) p.core.TrySetCanceled(ct);
+            else if (ct.CanBeCanceled)
+            {
+                p.token = ct;
+                p.registration = ct.Register(cancel, p);
+            }
             var inputs = p.inputs;
             for (int i = 0; i < n; i++) p.Subscribe(inputs[i], tasks[i]);
             return result;
@@ -149,15 +155,16 @@ namespace Onity
         {
             var t = inp.task;
             inp.task = default(OnityTask);
-            try
+            Exception err = null;
+            try { t.GetAwaiter().GetResult(); }
+            catch (Exception ex) { err = ex; }
+            // Completed outside the try: the consumer's continuation may run inline here, and an
+            // exception it throws is its own (the tick reports it), not this input's outcome.
+            // Losers (most inputs) see the winner with a plain read and skip the CAS.
+            if (Volatile.Read(ref winner) == -1 && Interlocked.CompareExchange(ref winner, inp.index, -1) == -1)
             {
-                t.GetAwaiter().GetResult();
-                // Losers (most inputs) see the winner with a plain read and skip the CAS.
-                if (Volatile.Read(ref winner) == -1 && Interlocked.CompareExchange(ref winner, inp.index, -1) == -1) core.TrySetResult(inp.index);
-            }
-            catch (Exception ex)
-            {
-                if (Volatile.Read(ref winner) == -1 && Interlocked.CompareExchange(ref winner, inp.index, -1) == -1) core.TrySetException(ex);
+                if (err == null) core.TrySetResult(inp.index);
+                else core.TrySetException(err);
             }
             Release();
         }
@@ -167,6 +174,7 @@ namespace Onity
             if (Interlocked.Decrement(ref remaining) != 0) return;
             registration.Dispose();
             registration = default(CancellationTokenRegistration);
+            token = default(CancellationToken);
             core.Reset();
             var pool = inputs.Length == 16 ? pool16 : inputs.Length == 32 ? pool32 : null;
             if (pool != null) pool.Return(this);
@@ -202,7 +210,7 @@ namespace Onity
     {
         static readonly OnityObjectPool<WhenAnyPromise<T>> pool16 = new OnityObjectPool<WhenAnyPromise<T>>(256);
         static readonly OnityObjectPool<WhenAnyPromise<T>> pool32 = new OnityObjectPool<WhenAnyPromise<T>>(128);
-        static readonly Action<object> cancel = o => ((WhenAnyPromise<T>)o).core.TrySetCanceled();
+        static readonly Action<object> cancel = o => { var p = (WhenAnyPromise<T>)o; p.core.TrySetCanceled(p.token); };
 
         sealed class Input
         {
@@ -220,6 +228,7 @@ namespace Onity
         int winner;
         bool consumed;
         CancellationTokenRegistration registration;
+        CancellationToken token; // the one registered: the cancellation carries it
 
         WhenAnyPromise(int capacity)
         {
@@ -232,7 +241,6 @@ namespace Onity
             if (tasks == null) throw new ArgumentNullException("tasks");
             int n = tasks.Length;
             if (n == 0) throw new ArgumentException("WhenAny needs at least one task.", "tasks");
-            if (ct.IsCancellationRequested) return OnityTask.FromCanceled<WhenAnyResult<T>>(ct);
             int cap = CombinatorBuckets.Bucket(n);
             var pool = cap == 16 ? pool16 : cap == 32 ? pool32 : null;
             var p = pool != null ? pool.TryRent() : null;
@@ -241,7 +249,13 @@ namespace Onity
             p.winner = -1;
             p.consumed = false;
             var result = new OnityTask<WhenAnyResult<T>>(p, p.core.Version);
-            if (ct.CanBeCanceled) p.registration = ct.Register(cancel, p);
+            // Already canceled: canceled at once, and the inputs are still awaited (consumed) below.
+            if (ct.IsCancellationRequested) p.core.TrySetCanceled(ct);
+            else if (ct.CanBeCanceled)
+            {
+                p.token = ct;
+                p.registration = ct.Register(cancel, p);
+            }
             var inputs = p.inputs;
             for (int i = 0; i < n; i++) p.Subscribe(inputs[i], tasks[i]);
             return result;
@@ -275,14 +289,15 @@ namespace Onity
         {
             var t = inp.task;
             inp.task = default(OnityTask<T>);
-            try
+            T v = default(T);
+            Exception err = null;
+            try { v = t.GetAwaiter().GetResult(); }
+            catch (Exception ex) { err = ex; }
+            // As in WhenAnyPromise.OnInput: completed outside the try.
+            if (Volatile.Read(ref winner) == -1 && Interlocked.CompareExchange(ref winner, inp.index, -1) == -1)
             {
-                T v = t.GetAwaiter().GetResult();
-                if (Volatile.Read(ref winner) == -1 && Interlocked.CompareExchange(ref winner, inp.index, -1) == -1) core.TrySetResult(new WhenAnyResult<T>(inp.index, v));
-            }
-            catch (Exception ex)
-            {
-                if (Volatile.Read(ref winner) == -1 && Interlocked.CompareExchange(ref winner, inp.index, -1) == -1) core.TrySetException(ex);
+                if (err == null) core.TrySetResult(new WhenAnyResult<T>(inp.index, v));
+                else core.TrySetException(err);
             }
             Release();
         }
@@ -292,6 +307,7 @@ namespace Onity
             if (Interlocked.Decrement(ref remaining) != 0) return;
             registration.Dispose();
             registration = default(CancellationTokenRegistration);
+            token = default(CancellationToken);
             core.Reset();
             var pool = inputs.Length == 16 ? pool16 : inputs.Length == 32 ? pool32 : null;
             if (pool != null) pool.Return(this);

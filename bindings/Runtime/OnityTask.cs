@@ -40,6 +40,7 @@ namespace Onity
 
         public static OnityTask<T> FromException<T>(Exception ex)
         {
+            if (ex is OperationCanceledException) return FromCanceled<T>(((OperationCanceledException)ex).CancellationToken);
             return new OnityTask<T>(new ExceptionSource<T>(ExceptionDispatchInfo.Capture(ex), false), 0);
         }
 
