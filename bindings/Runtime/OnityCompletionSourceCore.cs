@@ -354,6 +354,8 @@ namespace Onity
         static readonly Action Nothing = () => { };
         /// <summary>Runs in TrySetResult between publishing the completed state and signalling.</summary>
         internal static Action AfterStatePublished = Nothing;
+        /// <summary>Suspensions that took the full context capture (OnityContextFlow.CaptureSlow).</summary>
+        internal static int SlowCaptures;
         internal static void Reset() { AfterStatePublished = Nothing; }
     }
 #endif

@@ -459,8 +459,12 @@ namespace Onity.Bench
         public static int Main(string[] args)
         {
             string mode = Environment.GetEnvironmentVariable("MONO_THREADS_SUSPEND") ?? "default (hybrid)";
+            // ONITY_BENCH_SYNCCTX=1: run on a thread with a SynchronizationContext, as Unity's main
+            // thread has one (on Mono that gives the thread an ExecutionContext of its own).
+            bool syncCtx = Environment.GetEnvironmentVariable("ONITY_BENCH_SYNCCTX") == "1";
+            if (syncCtx) System.Threading.SynchronizationContext.SetSynchronizationContext(new System.Threading.SynchronizationContext());
             string ut = UniTaskInit();
-            Console.WriteLine("# Onity C# binding benchmark; MONO_THREADS_SUSPEND=" + mode + "; " + Environment.ProcessorCount + " CPUs; context flow " + (OnityContextFlow.Enabled ? "on" : "off") + " (fast capture bound: " + OnityContextFlow.UsesFastCapture + "); clock " + (threadClock ? "thread CPU time" : "wall") + "; " + Warm + " warm-up and " + Sets + " measured sets per implementation; side by side: " + (ut ?? "no UniTask (not compiled in)"));
+            Console.WriteLine("# Onity C# binding benchmark; MONO_THREADS_SUSPEND=" + mode + "; " + Environment.ProcessorCount + " CPUs; context flow " + (OnityContextFlow.Enabled ? "on" : "off") + " (fast capture bound: " + OnityContextFlow.UsesFastCapture + "); " + (syncCtx ? "a SynchronizationContext set (as on Unity's main thread)" : "no SynchronizationContext") + "; clock " + (threadClock ? "thread CPU time" : "wall") + "; " + Warm + " warm-up and " + Sets + " measured sets per implementation; side by side: " + (ut ?? "no UniTask (not compiled in)"));
             var total = Stopwatch.StartNew();
             rt = new OnityRuntime(65536);
             Frame();

@@ -49,6 +49,55 @@ namespace Onity.Tests
             }
         }
 
+        static async OnityTask NextFrames(int n)
+        {
+            for (int i = 0; i < n; i++) await OnityTask.NextFrame();
+        }
+
+        /// <summary>On a new thread (no context of its own) with a SynchronizationContext, as Unity's
+        /// main thread: on Mono the thread then has an ExecutionContext holding only that.</summary>
+        static void OnThreadWithSyncContext(Action body)
+        {
+            Exception failure = null;
+            var t = new Thread(() =>
+            {
+                try
+                {
+                    SynchronizationContext.SetSynchronizationContext(new SynchronizationContext());
+                    body();
+                }
+                catch (Exception e) { failure = e; }
+            });
+            using (ExecutionContext.SuppressFlow()) t.Start();
+            t.Join();
+            if (failure != null) throw failure;
+        }
+
+        [Test]
+        public void AThreadWhoseContextHoldsOnlyASyncContextCapturesNothing()
+        {
+            // Each suspension used to take the full capture there (about 80 ns on Mono).
+            Assert.True(OnityContextFlow.UsesNothingToFlowCheck, "the nothing-to-flow check is bound on Mono");
+            OnThreadWithSyncContext(() =>
+            {
+                using (var h = new TestHost())
+                {
+                    h.RunFrame(OnityTiming.Update);
+                    var warm = NextFrames(1); // the thread's first suspension finds the thread object
+                    h.RunFrame(OnityTiming.Update);
+                    h.RunFrame(OnityTiming.Update);
+                    warm.GetAwaiter().GetResult();
+                    int slow = Volatile.Read(ref OnityTestHooks.SlowCaptures);
+                    var t = NextFrames(50);
+                    for (int f = 0; f < 52; f++) h.RunFrame(OnityTiming.Update);
+                    t.GetAwaiter().GetResult();
+                    Assert.Equal(0, Volatile.Read(ref OnityTestHooks.SlowCaptures) - slow, "full captures for 50 suspensions");
+                    // With a value to flow, it is still captured and flows.
+                    Assert.Equal("mine", RunScenario(h));
+                }
+            });
+        }
+
         [Test]
         public void InternalFastCaptureIsBound()
         {
