@@ -3,7 +3,7 @@
 
 use onity::core::frame_alloc::{
     AllocError, FrameAllocConfig, FrameAllocStats, FrameAllocator, Lifetime, HOME_RECLAIM_FRAMES, MAX_ALIGN,
-    MAX_CHUNK_BYTES, MAX_HOME_SEGMENTS, POISON_BYTE,
+    MAX_CHUNK_BYTES, MAX_GROWTH_BLOCK_BYTES, MAX_HOME_SEGMENTS, POISON_BYTE,
 };
 use std::ptr::NonNull;
 use std::sync::{Arc, Barrier, Mutex};
@@ -1159,4 +1159,49 @@ fn rewind_from_a_second_thread_is_caught_in_debug_builds() {
     // The allocator is still usable by its owner.
     fa.rewind();
     fa.alloc(Lifetime::Frame, 8, 8).unwrap();
+}
+
+/// Block sizes double from `first_block_bytes` up to MAX_GROWTH_BLOCK_BYTES
+/// and then stay constant. `first << n` overflowed silently for n >= 46 with
+/// the default 256 KiB first block (`checked_shl` checks only the shift
+/// amount), so blocks 46..63 of an arena got just the request rounded up:
+/// each 33 MiB request below needs a block of its own, and every block from
+/// the 10th on must be 64 MiB. The memory is reserved, never touched.
+#[test]
+#[cfg_attr(miri, ignore)] // 64 x 64 MiB of address space
+fn block_growth_does_not_overflow() {
+    let fa = FrameAllocator::new(FrameAllocConfig::default());
+    let req = 33 << 20;
+    let mut before = fa.stats();
+    for i in 0..64 {
+        fa.alloc(Lifetime::Frame, req, 16).unwrap();
+        let s = fa.stats();
+        let added = s.bytes_reserved - before.bytes_reserved;
+        // The first request also creates the home arena's first block.
+        assert_eq!(s.blocks, before.blocks + 1 + (i == 0) as u64, "request {i}");
+        if i >= 10 {
+            assert_eq!(added, MAX_GROWTH_BLOCK_BYTES as u64, "request {i}: block {} has {added} bytes", s.blocks - 1);
+        }
+        before = s;
+    }
+}
+
+/// A first block the OS refuses (here 128 TiB of address space) used to make
+/// every allocation fail with `OutOfMemory`; the block for the request alone
+/// is tried next.
+#[test]
+#[cfg_attr(miri, ignore)] // asks the allocator for 128 TiB
+fn a_refused_geometric_block_falls_back_to_the_request_alone() {
+    let fa = FrameAllocator::new(FrameAllocConfig { first_block_bytes: 1 << 47, ..FrameAllocConfig::default() });
+    for _ in 0..3 {
+        for size in [64, 100_000, 3 << 20] {
+            let p = fa.alloc(Lifetime::Frame, size, 16).expect("the request alone fits");
+            // SAFETY: a fresh allocation of `size` bytes.
+            unsafe { std::ptr::write_bytes(p.as_ptr(), 0xAB, size) };
+        }
+        fa.rewind();
+    }
+    let s = fa.stats();
+    assert!(s.bytes_reserved < 64 << 20, "only what the requests needed: {}", s.bytes_reserved);
+    assert_eq!(s.failed_allocations, 0);
 }

@@ -1420,17 +1420,24 @@ impl FrameAllocator {
             .ok_or(AllocError::TooLarge)?;
         let first = self.cfg.first_block_bytes;
         let cap_growth = first.max(MAX_GROWTH_BLOCK_BYTES);
-        let geometric = if n >= usize::BITS as usize {
-            cap_growth
-        } else {
-            first.checked_shl(n as u32).map_or(cap_growth, |g| g.min(cap_growth))
-        };
+        // `first << n`, capped; compared before shifting (bits shifted out
+        // of the top would wrap silently: `checked_shl` checks only `n`).
+        let geometric = if n >= usize::BITS as usize || first > cap_growth >> n { cap_growth } else { first << n };
         let preferred = match geometric.max(minimal) {
             p if p <= isize::MAX as usize => p,
             _ => minimal,
         };
-        let size = if self.fits_cap(preferred) { preferred } else { minimal };
-        let base = self.os_alloc(size)?;
+        let mut size = if self.fits_cap(preferred) { preferred } else { minimal };
+        let base = match self.os_alloc(size) {
+            Ok(b) => b,
+            // The OS refused the geometric block (a huge `first_block_bytes`,
+            // or memory running low): the request alone may still fit.
+            Err(AllocError::OutOfMemory) if size > minimal => {
+                size = minimal;
+                self.os_alloc(size)?
+            }
+            Err(e) => return Err(e),
+        };
         let take = want.min(size);
         arena.meta[n].base.store(base, Ordering::Relaxed);
         arena.meta[n].size.store(size, Ordering::Relaxed);
