@@ -45,9 +45,12 @@ namespace Onity
     {
         /// <summary>
         /// Allocates <paramref name="length"/> bytes aligned to <paramref name="align"/>
-        /// (a power of two up to 4096). Any thread. Throws <see cref="ArgumentException"/>
-        /// for a bad length, alignment or lifetime and <see cref="OutOfMemoryException"/>
-        /// when the configured cap or the OS refuses.
+        /// (a power of two up to 4096). Any thread, but not while the runtime is being disposed
+        /// (as for <see cref="Rewind"/>, the owner must know no thread is allocating: the
+        /// allocator shares nothing per allocation, so nothing can wait for them). Throws
+        /// <see cref="ArgumentException"/> for a bad length, alignment or lifetime,
+        /// <see cref="OutOfMemoryException"/> when the configured cap or the OS refuses and
+        /// <see cref="ObjectDisposedException"/> after the runtime was disposed.
         /// </summary>
         public static FrameMemory Allocate(OnityRuntime runtime, int length, int align = 16,
             OnityLifetime lifetime = OnityLifetime.Frame)
@@ -57,18 +60,23 @@ namespace Onity
             if (s == OnityStatus.Ok) return m;
             string what = "frame allocation of " + length + " bytes aligned to " + align + ": " + OnityRuntime.StatusText(s);
             if (s == OnityStatus.Exhausted || s == OnityStatus.OutOfMemory) throw new OutOfMemoryException(what);
+            if (s == OnityStatus.InvalidRuntime) throw new ObjectDisposedException("OnityRuntime", what);
             throw new ArgumentException(what);
         }
 
-        /// <summary>Like <see cref="Allocate"/> but returns the status instead of throwing.</summary>
+        /// <summary>Like <see cref="Allocate"/> but returns the status instead of throwing
+        /// (<see cref="OnityStatus.InvalidRuntime"/> after the runtime was disposed).</summary>
         public static OnityStatus TryAllocate(OnityRuntime runtime, int length, int align, OnityLifetime lifetime,
             out FrameMemory memory)
         {
             memory = default(FrameMemory);
             if (runtime == null) throw new ArgumentNullException("runtime");
-            if (length < 0 || align < 0) return OnityStatus.InvalidArgument;
+            if (length < 0) return OnityStatus.InvalidArgument;
+            if (align <= 0) return OnityStatus.InvalidAlignment;
+            IntPtr rt = runtime.NativeRuntime;
+            if (rt == IntPtr.Zero) return OnityStatus.InvalidRuntime;
             IntPtr p;
-            OnityStatus s = OnityNativeCalls.onity_frame_alloc(runtime.NativeRuntime, (ulong)length, (uint)align,
+            OnityStatus s = OnityNativeCalls.onity_frame_alloc(rt, (ulong)length, (uint)align,
                 (uint)lifetime, &p);
             if (s == OnityStatus.Ok) memory = new FrameMemory(p, length);
             return s;
@@ -77,6 +85,8 @@ namespace Onity
         /// <summary>Rewinds now (owner thread, outside a tick; no thread may be allocating).</summary>
         public static void Rewind(OnityRuntime runtime)
         {
+            if (runtime == null) throw new ArgumentNullException("runtime");
+            if (runtime.IsDisposed) throw new ObjectDisposedException("OnityRuntime", "frame allocator rewind: the runtime was disposed");
             OnityStatus s = OnityNativeCalls.onity_frame_alloc_rewind(runtime.NativeRuntime);
             if (s != OnityStatus.Ok)
                 throw new InvalidOperationException("frame allocator rewind: " + OnityRuntime.StatusText(s));

@@ -61,6 +61,14 @@ namespace Onity.Tests
                     t.Join();
                     if (err != null) throw err;
                 }, "rewind off the owner thread");
+                Assert.Equal(OnityStatus.InvalidAlignment,
+                    OnityFrameAllocator.TryAllocate(h.Runtime, 8, -8, OnityLifetime.Frame, out m), "negative alignment");
+                Assert.Throws<ArgumentNullException>(() => OnityFrameAllocator.Rewind(null), "rewind, null runtime");
+                h.Dispose();
+                Assert.Equal(OnityStatus.InvalidRuntime,
+                    OnityFrameAllocator.TryAllocate(h.Runtime, 8, 8, OnityLifetime.Frame, out m), "after dispose");
+                Assert.Throws<ObjectDisposedException>(() => OnityFrameAllocator.Allocate(h.Runtime, 8), "allocate after dispose");
+                Assert.Throws<ObjectDisposedException>(() => OnityFrameAllocator.Rewind(h.Runtime), "rewind after dispose");
             }
         }
     }
