@@ -84,8 +84,11 @@ namespace Onity
                 var t = typeof(ExecutionContext);
                 var values = t.GetField("_localValues", inst);
                 var notifications = t.GetField("_localChangeNotifications", inst);
+                var logical = t.GetField("_logicalCallContext", inst);
+                var illogical = t.GetField("_illogicalCallContext", inst);
                 var isDefault = t.GetMethod("IsDefaultFTContext", inst, null, new[] { typeof(bool) }, null);
-                if (ecField == null || ecField.FieldType != t || values == null || notifications == null || isDefault == null || isDefault.ReturnType != typeof(bool))
+                if (ecField == null || ecField.FieldType != t || values == null || notifications == null || logical == null || illogical == null
+                    || isDefault == null || isDefault.ReturnType != typeof(bool))
                     return null;
                 var dm = new System.Reflection.Emit.DynamicMethod("OnityNothingToFlow", typeof(bool), new[] { typeof(Thread) }, typeof(Thread), true);
                 var il = dm.GetILGenerator();
@@ -106,6 +109,18 @@ namespace Onity
                 il.Emit(System.Reflection.Emit.OpCodes.Ldloc, ec);
                 il.Emit(System.Reflection.Emit.OpCodes.Ldfld, notifications);
                 il.Emit(System.Reflection.Emit.OpCodes.Brtrue_S, no);
+                // No call contexts at all (Unity's main thread: only the SynchronizationContext):
+                // nothing to flow, without the call below.
+                var check = il.DefineLabel();
+                il.Emit(System.Reflection.Emit.OpCodes.Ldloc, ec);
+                il.Emit(System.Reflection.Emit.OpCodes.Ldfld, logical);
+                il.Emit(System.Reflection.Emit.OpCodes.Brtrue_S, check);
+                il.Emit(System.Reflection.Emit.OpCodes.Ldloc, ec);
+                il.Emit(System.Reflection.Emit.OpCodes.Ldfld, illogical);
+                il.Emit(System.Reflection.Emit.OpCodes.Brtrue_S, check);
+                il.Emit(System.Reflection.Emit.OpCodes.Ldc_I4_1);
+                il.Emit(System.Reflection.Emit.OpCodes.Ret);
+                il.MarkLabel(check);
                 il.Emit(System.Reflection.Emit.OpCodes.Ldloc, ec);
                 il.Emit(System.Reflection.Emit.OpCodes.Ldc_I4_1); // ignoreSyncCtx: it does not flow
                 il.Emit(System.Reflection.Emit.OpCodes.Call, isDefault);

@@ -54,6 +54,12 @@ namespace Onity.Tests
             for (int i = 0; i < n; i++) await OnityTask.NextFrame();
         }
 
+        static async OnityTask<string> ReadLogicalAfterAwait()
+        {
+            await OnityTask.NextFrame();
+            return (string)System.Runtime.Remoting.Messaging.CallContext.LogicalGetData("onity-test");
+        }
+
         /// <summary>On a new thread (no context of its own) with a SynchronizationContext, as Unity's
         /// main thread: on Mono the thread then has an ExecutionContext holding only that.</summary>
         static void OnThreadWithSyncContext(Action body)
@@ -92,7 +98,20 @@ namespace Onity.Tests
                     for (int f = 0; f < 52; f++) h.RunFrame(OnityTiming.Update);
                     t.GetAwaiter().GetResult();
                     Assert.Equal(0, Volatile.Read(ref OnityTestHooks.SlowCaptures) - slow, "full captures for 50 suspensions");
-                    // With a value to flow, it is still captured and flows.
+                    // A logical call context value flows too (the thread's context now has one).
+                    System.Runtime.Remoting.Messaging.CallContext.LogicalSetData("onity-test", "lcc");
+                    var lcc = ReadLogicalAfterAwait();
+                    System.Runtime.Remoting.Messaging.CallContext.FreeNamedDataSlot("onity-test");
+                    h.RunFrame(OnityTiming.Update);
+                    h.RunFrame(OnityTiming.Update);
+                    Assert.Equal("lcc", lcc.GetAwaiter().GetResult(), "logical call context value");
+                    // Emptied again (the call context object stays, with nothing in it): nothing to flow.
+                    slow = Volatile.Read(ref OnityTestHooks.SlowCaptures);
+                    t = NextFrames(20);
+                    for (int f = 0; f < 22; f++) h.RunFrame(OnityTiming.Update);
+                    t.GetAwaiter().GetResult();
+                    Assert.Equal(0, Volatile.Read(ref OnityTestHooks.SlowCaptures) - slow, "full captures with an empty call context");
+                    // With an AsyncLocal value to flow, it is captured and flows.
                     Assert.Equal("mine", RunScenario(h));
                 }
             });
