@@ -87,6 +87,14 @@ namespace Onity
                 var logical = t.GetField("_logicalCallContext", inst);
                 var illogical = t.GetField("_illogicalCallContext", inst);
                 var isDefault = t.GetMethod("IsDefaultFTContext", inst, null, new[] { typeof(bool) }, null);
+                // What LogicalCallContext.HasInfo looks at (Mono 6.8): all null means no info.
+                FieldInfo[] lccFields = null;
+                if (logical != null)
+                {
+                    var lt = logical.FieldType;
+                    lccFields = new[] { lt.GetField("m_Datastore", inst), lt.GetField("m_RemotingData", inst), lt.GetField("m_SecurityData", inst), lt.GetField("m_HostContext", inst) };
+                    if (Array.IndexOf(lccFields, null) >= 0 || lt.GetFields(inst).Length != 7) lccFields = null; // another layout: ask IsDefaultFTContext
+                }
                 if (ecField == null || ecField.FieldType != t || values == null || notifications == null || logical == null || illogical == null
                     || isDefault == null || isDefault.ReturnType != typeof(bool))
                     return null;
@@ -109,12 +117,31 @@ namespace Onity
                 il.Emit(System.Reflection.Emit.OpCodes.Ldloc, ec);
                 il.Emit(System.Reflection.Emit.OpCodes.Ldfld, notifications);
                 il.Emit(System.Reflection.Emit.OpCodes.Brtrue_S, no);
-                // No call contexts at all (Unity's main thread: only the SynchronizationContext):
-                // nothing to flow, without the call below.
+                // No call context with anything in it (Unity's main thread: the
+                // SynchronizationContext, perhaps an empty logical call context left by a Task's
+                // continuation): nothing to flow, without the call below. Anything else takes it.
                 var check = il.DefineLabel();
+                var noLogical = il.DefineLabel();
+                var lcc = il.DeclareLocal(logical.FieldType);
                 il.Emit(System.Reflection.Emit.OpCodes.Ldloc, ec);
                 il.Emit(System.Reflection.Emit.OpCodes.Ldfld, logical);
-                il.Emit(System.Reflection.Emit.OpCodes.Brtrue_S, check);
+                il.Emit(System.Reflection.Emit.OpCodes.Stloc, lcc);
+                il.Emit(System.Reflection.Emit.OpCodes.Ldloc, lcc);
+                il.Emit(System.Reflection.Emit.OpCodes.Brfalse_S, noLogical);
+                if (lccFields == null)
+                {
+                    il.Emit(System.Reflection.Emit.OpCodes.Br_S, check);
+                }
+                else
+                {
+                    foreach (var f in lccFields)
+                    {
+                        il.Emit(System.Reflection.Emit.OpCodes.Ldloc, lcc);
+                        il.Emit(System.Reflection.Emit.OpCodes.Ldfld, f);
+                        il.Emit(System.Reflection.Emit.OpCodes.Brtrue_S, check);
+                    }
+                }
+                il.MarkLabel(noLogical);
                 il.Emit(System.Reflection.Emit.OpCodes.Ldloc, ec);
                 il.Emit(System.Reflection.Emit.OpCodes.Ldfld, illogical);
                 il.Emit(System.Reflection.Emit.OpCodes.Brtrue_S, check);

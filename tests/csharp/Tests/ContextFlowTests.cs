@@ -89,6 +89,8 @@ namespace Onity.Tests
                 using (var h = new TestHost())
                 {
                     h.RunFrame(OnityTiming.Update);
+                    // A Task awaited here leaves an empty logical call context in the thread's context.
+                    System.Threading.Tasks.Task.Run(async () => { await System.Threading.Tasks.Task.Yield(); }).Wait();
                     var warm = NextFrames(1); // the thread's first suspension finds the thread object
                     h.RunFrame(OnityTiming.Update);
                     h.RunFrame(OnityTiming.Update);
