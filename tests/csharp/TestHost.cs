@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Threading;
 
 namespace Onity.Tests
 {
@@ -55,6 +56,30 @@ namespace Onity.Tests
         internal static void Cleanup()
         {
             if (live != null) live.Dispose();
+        }
+    }
+
+    public static class FreshThread
+    {
+        /// <summary>Runs <paramref name="body"/> on a new thread that has no ExecutionContext of its
+        /// own (the test thread carries AsyncLocal values from other tests, which make every
+        /// suspension capture), optionally with a SynchronizationContext as Unity's main thread
+        /// has one; rethrows what it threw.</summary>
+        public static void Run(Action body, bool withSyncContext = false)
+        {
+            Exception failure = null;
+            var t = new Thread(() =>
+            {
+                try
+                {
+                    if (withSyncContext) SynchronizationContext.SetSynchronizationContext(new SynchronizationContext());
+                    body();
+                }
+                catch (Exception e) { failure = e; }
+            });
+            using (ExecutionContext.SuppressFlow()) t.Start();
+            t.Join();
+            if (failure != null) throw failure;
         }
     }
 }

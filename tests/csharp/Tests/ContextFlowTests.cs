@@ -60,31 +60,12 @@ namespace Onity.Tests
             return (string)System.Runtime.Remoting.Messaging.CallContext.LogicalGetData("onity-test");
         }
 
-        /// <summary>On a new thread (no context of its own) with a SynchronizationContext, as Unity's
-        /// main thread: on Mono the thread then has an ExecutionContext holding only that.</summary>
-        static void OnThreadWithSyncContext(Action body)
-        {
-            Exception failure = null;
-            var t = new Thread(() =>
-            {
-                try
-                {
-                    SynchronizationContext.SetSynchronizationContext(new SynchronizationContext());
-                    body();
-                }
-                catch (Exception e) { failure = e; }
-            });
-            using (ExecutionContext.SuppressFlow()) t.Start();
-            t.Join();
-            if (failure != null) throw failure;
-        }
-
         [Test]
         public void AThreadWhoseContextHoldsOnlyASyncContextCapturesNothing()
         {
             // Each suspension used to take the full capture there (about 80 ns on Mono).
             Assert.True(OnityContextFlow.UsesNothingToFlowCheck, "the nothing-to-flow check is bound on Mono");
-            OnThreadWithSyncContext(() =>
+            FreshThread.Run(() =>
             {
                 using (var h = new TestHost())
                 {
@@ -116,7 +97,7 @@ namespace Onity.Tests
                     // With an AsyncLocal value to flow, it is captured and flows.
                     Assert.Equal("mine", RunScenario(h));
                 }
-            });
+            }, withSyncContext: true);
         }
 
         [Test]

@@ -74,29 +74,13 @@ namespace Onity.Tests
             while (!stop) await OnityTask.NextFrame(loopToken);
         }
 
-        /// <summary>Runs <paramref name="body"/> on a new thread that has no ExecutionContext of its
-        /// own (as Unity's main thread; the test thread has AsyncLocal values from other tests,
-        /// which make every suspension capture, and allocate, a context).</summary>
-        static void OnFreshThread(Action body)
-        {
-            Exception failure = null;
-            var t = new Thread(() =>
-            {
-                try { body(); }
-                catch (Exception e) { failure = e; }
-            });
-            using (ExecutionContext.SuppressFlow()) t.Start();
-            t.Join();
-            if (failure != null) throw failure;
-        }
-
         [Test]
         public void NextFrameWithATokenLoopAllocatesNothing()
         {
             // Each wait with a token looks its token up in a Dictionary<CancellationToken, ...>;
             // Mono's CancellationToken is not IEquatable, so the default comparer boxed it: 24 bytes
             // per wait, although the token mapping is kept warm for exactly this loop.
-            OnFreshThread(() =>
+            FreshThread.Run(() =>
             {
                 using (var cts = new CancellationTokenSource())
                 using (var h = new TestHost())
