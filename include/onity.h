@@ -11,7 +11,8 @@
  * ONITY_STATUS_STALE_HANDLE, never undefined behaviour.
  *
  * Errors: every fallible function returns an OnityStatus; outputs are written
- * only on ONITY_STATUS_OK. onity_status_text renders any status.
+ * only on ONITY_STATUS_OK (onity_frame_alloc also sets *out_ptr to NULL on
+ * error). onity_status_text renders any status.
  */
 
 
@@ -687,7 +688,7 @@ OnityStatus onity_runtime_create(const struct OnityRuntimeConfig *config,
 // Destroys a runtime. Owner thread only, and not from inside a tick, a
 // continuation or a callback (those get `REENTRANT`).
 // Everything in flight is cancelled first: every pending wait completes
-// canceled (callback waits are called with `ONITY_TASK_CANCELED`), then every
+// canceled (callback waits are called with `ONITY_TASK_STATE_CANCELED`), then every
 // pending task is canceled and its continuation runs; tasks never consumed
 // are released. After this returns `ONITY_STATUS_OK` the pointer and every
 // handle of the runtime are invalid; worker threads must have stopped

@@ -924,7 +924,7 @@ namespace Onity.Native
         /// Destroys a runtime. Owner thread only, and not from inside a tick, a
         /// continuation or a callback (those get `REENTRANT`).
         /// Everything in flight is cancelled first: every pending wait completes
-        /// canceled (callback waits are called with `ONITY_TASK_CANCELED`), then every
+        /// canceled (callback waits are called with `ONITY_TASK_STATE_CANCELED`), then every
         /// pending task is canceled and its continuation runs; tasks never consumed
         /// are released. After this returns `ONITY_STATUS_OK` the pointer and every
         /// handle of the runtime are invalid; worker threads must have stopped
