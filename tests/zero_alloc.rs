@@ -242,3 +242,80 @@ fn cross_thread_completion_is_allocation_free_on_the_owner() {
         round.store(u64::MAX, Ordering::Release);
     });
 }
+
+#[test]
+fn from_result_and_next_frame_callback_form() {
+    let rt = Rt::new();
+    assert_steady_state_allocation_free("task_from_result/consume", |i| {
+        let mut h = 0;
+        assert_eq!(onity_task_from_result(rt.0, i, &mut h), OnityStatus::Ok);
+        let mut o = OnityOutcome { value: 0, error: 0, state: 0, index: 0, reserved: 0 };
+        assert_eq!(onity_task_consume(rt.0, h, &mut o), OnityStatus::Ok);
+        assert_eq!(o.value, i);
+    });
+    // The callback form of the NextFrame cycle: 256 waits re-registered per frame.
+    assert_steady_state_allocation_free("next_frame_then (256 per frame)", |i| {
+        if i % 256 == 0 {
+            frame(&rt, 1 + i / 256);
+            assert_eq!(onity_runtime_tick(rt.0, UPDATE), OnityStatus::Ok);
+        }
+        assert_eq!(onity_next_frame_then(rt.0, UPDATE, 0, Some(noop_cb), ptr::null_mut()), OnityStatus::Ok);
+    });
+}
+
+/// The batch paths a P/Invoke host uses: 32-byte records (waits with a token)
+/// and fast-lane records (token-less frame waits), one batch tick per frame.
+#[test]
+fn batch_record_and_fast_lane_cycles() {
+    let rt = Rt::new();
+    let mut b = ptr::null_mut();
+    assert_eq!(onity_batch_create(rt.0, 1024, &mut b), OnityStatus::Ok);
+    let mut token = 0;
+    assert_eq!(onity_cancel_source_create(rt.0, &mut token), OnityStatus::Ok);
+    let mut frame_no = 0;
+    assert_steady_state_allocation_free("batch NextFrame records (256 per frame)", |i| {
+        // SAFETY: live batch, owner thread, between calls: what a host does with plain writes.
+        unsafe {
+            let bb = &mut *b;
+            *bb.submit.add(bb.submit_count as usize) = OnityBatchRecord {
+                id: i,
+                token,
+                arg: 0,
+                kind: OnityWaitKind::NextFrame as u8,
+                timing: UPDATE as u8,
+                clock: 0,
+                reserved: [0; 5],
+            };
+            bb.submit_count += 1;
+            if i % 256 == 255 {
+                frame_no += 1;
+                frame(&rt, frame_no);
+                assert_eq!(onity_batch_tick(rt.0, b, UPDATE), OnityStatus::Ok);
+                let bb = &mut *b;
+                if i >= 511 {
+                    assert_eq!(bb.resumed_count, 256, "the previous frame's waits resumed");
+                }
+                bb.resumed_consumed = bb.resumed_count;
+            }
+        }
+    });
+    assert_steady_state_allocation_free("batch fast-lane NextFrame (256 per frame)", |i| {
+        let mut rec = 0;
+        assert_eq!(onity_batch_fast_record((i % 256) as u32, UPDATE, 1, &mut rec), OnityStatus::Ok);
+        // SAFETY: as above.
+        unsafe {
+            let bb = &mut *b;
+            *bb.fast_submit.add(bb.fast_count as usize) = rec;
+            bb.fast_count += 1;
+            if i % 256 == 255 {
+                frame_no += 1;
+                frame(&rt, frame_no);
+                assert_eq!(onity_batch_tick(rt.0, b, UPDATE), OnityStatus::Ok);
+                if i >= 511 {
+                    assert_eq!((*b).fast_resumed_count, 256, "the previous frame's waits resumed");
+                }
+            }
+        }
+    });
+    assert_eq!(onity_batch_destroy(rt.0, b), OnityStatus::Ok);
+}
