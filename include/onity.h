@@ -156,7 +156,8 @@ enum OnityClock
   ONITY_CLOCK_SCALED = 0,
   // Sum of `unscaled_delta_time`.
   ONITY_CLOCK_UNSCALED = 1,
-  // `realtime` of the current frame minus `realtime` of the creation frame.
+  // `realtime` of the current frame minus `realtime` of the creation frame
+  // (of the first frame, for a delay created before any frame began).
   ONITY_CLOCK_REALTIME = 2,
 };
 #ifndef __cplusplus

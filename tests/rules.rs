@@ -619,3 +619,86 @@ fn completed_tasks_are_consumed_like_any_task() {
     let any = rt.when_any(&[f], 0).unwrap();
     assert_eq!(rt.consume(any).unwrap().error, 4);
 }
+
+struct CancelCtx {
+    rt: *const Runtime,
+    src: u64,
+}
+
+/// The usual `cts.Cancel(); cts.Dispose();` done in a continuation.
+unsafe extern "C" fn cancel_and_destroy(user: *mut c_void, _task: u64, _state: u32) {
+    let c = &*(user as *const CancelCtx);
+    let rt = &*c.rt;
+    rt.cancel(c.src).unwrap();
+    rt.destroy_cancel_source(c.src).unwrap();
+}
+
+unsafe extern "C" fn nop(_user: *mut c_void, _task: u64, _state: u32) {}
+
+/// Header: destroying a canceled source, "waits still holding its token ...
+/// still observe the cancellation as usual". A wait of the timing being
+/// ticked is in the tick's private copy of the queue while the continuation
+/// runs: the token is not re-pointed and the cancellation is lost.
+#[test]
+fn cancel_then_destroy_in_a_continuation_of_the_same_timing() {
+    let rt = Runtime::new(Config::default());
+    frame(&rt, 1);
+    let src = rt.create_cancel_source().unwrap();
+    let ctx = CancelCtx { rt: &rt, src };
+    // Scheduled before the callback: already looked at (kept) when it runs.
+    let before = rt.wait(WaitKind::DelayFrame, Timing::Update, 3, 0.0, Clock::Scaled, src, WaitTarget::Task).unwrap();
+    rt.wait(
+        WaitKind::Yield,
+        Timing::Update,
+        0,
+        0.0,
+        Clock::Scaled,
+        0,
+        WaitTarget::Callback(cancel_and_destroy, &ctx as *const CancelCtx as *mut c_void, 0),
+    )
+    .unwrap();
+    // Scheduled after the callback: looked at after the source is gone.
+    let after = rt.wait(WaitKind::DelayFrame, Timing::Update, 3, 0.0, Clock::Scaled, src, WaitTarget::Task).unwrap();
+    rt.tick(Timing::Update).unwrap();
+    assert!(rt.create_cancel_source().is_ok()); // the slot is reused
+    for n in 2..=5 {
+        frame(&rt, n);
+        rt.tick(Timing::Update).unwrap();
+    }
+    assert_eq!(rt.consume(before).unwrap().state, TaskState::Canceled, "before");
+    assert_eq!(rt.consume(after).unwrap().state, TaskState::Canceled, "after");
+}
+
+/// Wait high-water marks: pending waits dropped by `forget_callbacks_for`
+/// (what `onity_batch_destroy` does) were never sampled, so a peak of 3
+/// pending waits reads as 0.
+#[test]
+fn wait_high_water_counts_waits_forgotten_before_any_tick() {
+    let rt = Runtime::new(Config::default());
+    let key = 0x1234 as *mut c_void;
+    for _ in 0..3 {
+        rt.wait(WaitKind::Yield, Timing::Update, 0, 0.0, Clock::Scaled, 0, WaitTarget::Callback(nop, key, 0)).unwrap();
+    }
+    rt.forget_callbacks_for(key).unwrap();
+    let s = rt.stats().unwrap();
+    let y = s.waits[WaitKind::Yield as usize];
+    assert_eq!((y.scheduled, y.canceled, y.pending), (3, 3, 0));
+    assert_eq!(y.high_water, 3, "per-kind high water");
+    assert_eq!(s.wait_records.high_water, 3, "wait record high water");
+}
+
+/// Realtime Delay created before the first frame: "`realtime` of the current
+/// frame minus `realtime` of the creation frame". With no frame begun the
+/// runtime measures from realtime 0, so a host whose clock reads 1000 s at
+/// its first frame sees a 5 s realtime delay finish at that first frame,
+/// after no time at all (a scaled delay of 5 s does not).
+#[test]
+fn realtime_delay_created_before_the_first_frame() {
+    let rt = Runtime::new(Config::default());
+    let real = rt.wait(WaitKind::Delay, Timing::Update, 0, 5.0, Clock::Realtime, 0, WaitTarget::Task).unwrap();
+    let scaled = rt.wait(WaitKind::Delay, Timing::Update, 0, 5.0, Clock::Scaled, 0, WaitTarget::Task).unwrap();
+    rt.begin_frame(&FrameInfo { frame: 1, delta_time: 0.016, unscaled_delta_time: 0.016, realtime: 1000.0 }).unwrap();
+    rt.tick(Timing::Update).unwrap();
+    assert_eq!(rt.task_state(scaled).unwrap(), TaskState::Pending);
+    assert_eq!(rt.task_state(real).unwrap(), TaskState::Pending, "0.016 s of real time passed, not 5 s");
+}

@@ -130,3 +130,79 @@ fn racing_completions_have_exactly_one_winner() {
         }
     }
 }
+
+fn frame(rt: &Runtime, n: u64) {
+    rt.begin_frame(&FrameInfo { frame: n, delta_time: 0.016, unscaled_delta_time: 0.02, realtime: n as f64 * 0.02 })
+        .unwrap();
+}
+
+/// `cancel` (any thread) racing `destroy_cancel_source` (owner): when
+/// `cancel` returns OK before the destroy completes, the header says waits
+/// holding a canceled source's token still observe the cancellation. The
+/// destroy reads the state, then overwrites it with a plain store, erasing
+/// a cancel that landed in between: `cancel` said OK, nothing is canceled.
+#[test]
+fn cancel_racing_destroy_is_never_lost() {
+    use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+    const ROUNDS: u32 = if cfg!(miri) {
+        50
+    } else if cfg!(debug_assertions) {
+        60_000
+    } else {
+        200_000
+    };
+    let rt = Runtime::new(Config::default());
+    frame(&rt, 1);
+    let slot = AtomicU64::new(0); // handle for the worker to cancel
+    let result = AtomicU8::new(0); // 0 none yet, 1 Ok, 2 error
+    let stop = AtomicU64::new(0);
+    let mut lost = 0u32;
+    let mut oks = 0u32;
+    let mut fnum = 2;
+    std::thread::scope(|s| {
+        let (rt2, slot2, result2, stop2) = (&rt, &slot, &result, &stop);
+        s.spawn(move || {
+            while stop2.load(Ordering::Relaxed) == 0 {
+                let h = slot2.swap(0, Ordering::AcqRel);
+                if h != 0 {
+                    let r = rt2.cancel(h);
+                    result2.store(if r.is_ok() { 1 } else { 2 }, Ordering::Release);
+                }
+            }
+        });
+        for i in 0..ROUNDS {
+            let src = rt.create_cancel_source().unwrap();
+            let w = rt
+                .wait(WaitKind::DelayFrame, Timing::Update, 1_000, 0.0, Clock::Scaled, src, WaitTarget::Task)
+                .unwrap();
+            result.store(0, Ordering::Relaxed);
+            slot.store(src, Ordering::Release);
+            for _ in 0..(i % 64) {
+                std::hint::spin_loop();
+            }
+            rt.destroy_cancel_source(src).unwrap();
+            while result.load(Ordering::Acquire) == 0 {
+                std::hint::spin_loop();
+            }
+            let canceled_ok = result.load(Ordering::Acquire) == 1;
+            frame(&rt, fnum);
+            fnum += 1;
+            rt.tick(Timing::Update).unwrap();
+            let st = rt.task_state(w).unwrap();
+            if canceled_ok {
+                oks += 1;
+                if st != TaskState::Canceled {
+                    lost += 1;
+                }
+            }
+            if st != TaskState::Pending {
+                rt.consume(w).unwrap();
+            } else {
+                rt.complete(w, TaskState::Canceled, 0, 0, false).unwrap();
+                rt.consume(w).unwrap();
+            }
+        }
+        stop.store(1, Ordering::Relaxed);
+    });
+    assert_eq!(lost, 0, "cancel returned OK but was lost ({oks} OKs)");
+}

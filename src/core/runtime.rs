@@ -320,6 +320,9 @@ struct Inner {
     seen_cancel_epoch: u64,
     /// Stamp for duplicate detection in combinator inputs.
     mark_stamp: u32,
+    /// The waits `run_queue` holds in its local vector while it runs host
+    /// code (base, len), so `destroy_cancel_source` can re-point them too.
+    running: (*mut Wait, usize),
 }
 
 impl Inner {
@@ -386,6 +389,15 @@ impl Drop for TickGuard<'_> {
     }
 }
 
+/// Forgets `run_queue`'s local vector when it is done (even by a panic).
+struct RunningGuard<'a>(&'a Runtime);
+impl Drop for RunningGuard<'_> {
+    fn drop(&mut self) {
+        // SAFETY: owner thread (created in `run_queue`).
+        unsafe { self.0.inner().running = (ptr::null_mut(), 0) };
+    }
+}
+
 impl Runtime {
     /// Creates a runtime owned by the calling thread.
     /// Panics when 255 runtimes are alive (see [`Runtime::try_new`]).
@@ -438,6 +450,7 @@ impl Runtime {
             watches: Vec::with_capacity(64),
             seen_cancel_epoch: 0,
             mark_stamp: 0,
+            running: (ptr::null_mut(), 0),
         };
         // Last, so nothing above can leave the tag claimed (dropping the
         // runtime releases it).
@@ -888,6 +901,10 @@ impl Runtime {
         let gen = gen_of(word);
         // SAFETY: owner thread, short borrow; no user code runs below.
         let inner = unsafe { self.inner() };
+        // Swap, not store: a `cancel` from another thread landing after the
+        // check above must not be erased (it returned OK).
+        let new = if gen == u32::MAX { ((gen as u64) << 32) | CS_DEAD } else { (gen.wrapping_add(1) as u64) << 32 };
+        let word = slot.state.swap(new, Ordering::AcqRel);
         if word & 1 == 1 {
             // Re-point every holder of this token at the permanent
             // "canceled" token before the slot can be reused.
@@ -895,6 +912,18 @@ impl Runtime {
                 for w in q.items.iter_mut().chain(q.spare.iter_mut()) {
                     if w.token == h {
                         w.token = CANCELED_TOKEN;
+                    }
+                }
+            }
+            // The waits of a timing being ticked (we run inside one of its
+            // continuations).
+            let (base, len) = inner.running;
+            for i in 0..len {
+                // SAFETY: `run_queue`'s local vector, alive and not borrowed
+                // while host code runs; it reads each record after this returns.
+                unsafe {
+                    if (*base.add(i)).token == h {
+                        (*base.add(i)).token = CANCELED_TOKEN;
                     }
                 }
             }
@@ -912,11 +941,9 @@ impl Runtime {
         }
         if gen == u32::MAX {
             // Retired for good: dead, and not canceled.
-            slot.state.store(((gen as u64) << 32) | CS_DEAD, Ordering::Release);
             inner.cancel_stats.on_return(true);
             return Ok(());
         }
-        slot.state.store((gen.wrapping_add(1) as u64) << 32, Ordering::Release);
         slot.next_free.set(inner.cancel_free_head);
         inner.cancel_free_head = idx + 1;
         inner.cancel_free_count += 1;
@@ -973,6 +1000,17 @@ impl Runtime {
         // below that.
         if info.frame >= MAX_HOST_FRAME {
             return Err(Error::InvalidArgument);
+        }
+        if inner.fnum == 0 {
+            // Realtime delays created before the first frame count from it
+            // (they were given realtime 0 as their creation time).
+            for q in inner.queues.iter_mut() {
+                for w in q.items.iter_mut() {
+                    if w.kind() == WaitKind::Delay && w.clock() == Clock::Realtime as usize {
+                        w.due_time += info.realtime;
+                    }
+                }
+            }
         }
         inner.host_frame = info.frame;
         inner.fnum = info.frame + 1;
@@ -1113,6 +1151,9 @@ impl Runtime {
         };
         let len = items.len();
         let base = items.as_mut_ptr();
+        // SAFETY: owner thread, short borrow.
+        unsafe { self.inner() }.running = (base, len);
+        let running = RunningGuard(self);
         let mut kept = 0usize;
         let mut done = [0u64; WAIT_KIND_COUNT];
         let mut canceled_n = [0u64; WAIT_KIND_COUNT];
@@ -1150,6 +1191,7 @@ impl Runtime {
         }
         // SAFETY: the first `kept` elements are initialised copies.
         unsafe { items.set_len(kept) };
+        drop(running);
         // SAFETY: owner thread, short borrow; no user code below.
         let inner = unsafe { self.inner() };
         for k in 0..WAIT_KIND_COUNT {
@@ -1589,6 +1631,8 @@ impl Runtime {
         if inner.ticking || inner.closing {
             return Err(Error::Reentrant);
         }
+        // The waits dropped below lower `pending`: record its peak first.
+        inner.sample_wait_high_water();
         for q in inner.queues.iter_mut() {
             let waits = &mut inner.waits;
             q.items.retain(|w| {

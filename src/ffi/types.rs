@@ -52,7 +52,8 @@ pub enum OnityClock {
     Scaled = 0,
     /// Sum of `unscaled_delta_time`.
     Unscaled = 1,
-    /// `realtime` of the current frame minus `realtime` of the creation frame.
+    /// `realtime` of the current frame minus `realtime` of the creation frame
+    /// (of the first frame, for a delay created before any frame began).
     Realtime = 2,
 }
 

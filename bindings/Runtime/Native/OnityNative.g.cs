@@ -141,7 +141,8 @@ namespace Onity.Native
         /// </summary>
         Unscaled = 1,
         /// <summary>
-        /// `realtime` of the current frame minus `realtime` of the creation frame.
+        /// `realtime` of the current frame minus `realtime` of the creation frame
+        /// (of the first frame, for a delay created before any frame began).
         /// </summary>
         Realtime = 2,
     }
