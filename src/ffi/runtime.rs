@@ -303,8 +303,11 @@ pub extern "C" fn onity_runtime_frame_begin(runtime: *mut OnityRuntime, frame: *
 /// Runs one player-loop timing (`OnityTiming` value): first the
 /// continuations of tasks completed on other threads, then cancellation of
 /// combinators whose token was canceled, then every due wait of this timing
-/// in the order the waits were scheduled. Waits scheduled by those
-/// continuations are looked at by the next run of their timing. A timing may
+/// in the order the waits were scheduled. Waits scheduled by the
+/// continuations of those due waits are looked at by the next run of their
+/// timing; the continuations run first (off-thread completions, canceled
+/// combinators) come before this run's waits, so a Yield of this timing they
+/// schedule resumes in this run. A timing may
 /// run several times per frame (FixedUpdate) or not at all. Owner thread.
 /// Errors: `INVALID_ARGUMENT` (timing >= 16), `WRONG_THREAD`, `REENTRANT`
 /// (called from a continuation during a tick, or while destroying).
