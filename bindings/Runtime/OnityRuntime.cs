@@ -886,8 +886,17 @@ namespace Onity
                 ulong src;
                 Check(OnityNativeCalls.onity_cancel_source_create(rt, &src), "onity_cancel_source_create");
                 e = new TokenEntry { runtime = this, source = src, ct = ct };
+                try { e.registration = ct.Register(cancelNative, e); }
+                catch
+                {
+                    // Register may throw (ObjectDisposedException for a disposed source on .NET
+                    // Framework; Mono 6.8 does not): keep nothing, so the same token fails the
+                    // same way next time instead of leaving an entry nobody sweeps.
+                    OnityNativeCalls.onity_cancel_source_destroy(rt, src);
+                    e = null;
+                    throw;
+                }
                 tokens.Add(ct, e);
-                e.registration = ct.Register(cancelNative, e);
             }
             e.refs++;
             e.idle = false;
