@@ -702,3 +702,35 @@ fn realtime_delay_created_before_the_first_frame() {
     assert_eq!(rt.task_state(scaled).unwrap(), TaskState::Pending);
     assert_eq!(rt.task_state(real).unwrap(), TaskState::Pending, "0.016 s of real time passed, not 5 s");
 }
+
+struct YieldFromDrain {
+    rt: *const Runtime,
+}
+
+/// A continuation run by the drain at the start of a tick schedules a Yield
+/// of that timing (logged as id 77 when it resumes).
+unsafe extern "C" fn yield_from_drain(user: *mut c_void, task: u64, _state: u32) {
+    let c = &*(user as *const YieldFromDrain);
+    let rt = &*c.rt;
+    rt.consume(task).unwrap();
+    cb_wait(rt, WaitKind::Yield, Timing::Update, 77, 0);
+}
+
+/// Documented (onity_runtime_tick, README): a tick first runs the
+/// continuations of tasks completed on other threads; a Yield of that timing
+/// they schedule resumes in the same tick, unlike one scheduled by a
+/// continuation of the tick's own waits.
+#[test]
+fn a_yield_scheduled_by_a_drained_continuation_resumes_in_the_same_tick() {
+    let rt = Runtime::new(Config::default());
+    frame(&rt, 1);
+    let ctx = YieldFromDrain { rt: &rt };
+    let t = rt.create_task().unwrap();
+    rt.on_complete(t, yield_from_drain, &ctx as *const YieldFromDrain as *mut c_void).unwrap();
+    std::thread::scope(|s| {
+        s.spawn(|| rt.complete(t, TaskState::Succeeded, 1, 0, true).unwrap());
+    });
+    take_log();
+    rt.tick(Timing::Update).unwrap();
+    assert_eq!(take_log(), vec![(77, TaskState::Succeeded as u32)]);
+}
