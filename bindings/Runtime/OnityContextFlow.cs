@@ -29,16 +29,13 @@ namespace Onity
         }
 
         static readonly Func<ExecutionContext> fastCapture;
-        // Reads Thread.m_ExecutionContext (Mono): null means the thread has no context of its
-        // own, so there is nothing to flow and the capture can be skipped. Null when unavailable
-        // (IL2CPP has no Reflection.Emit; other runtimes name the field differently).
-        static readonly Func<Thread, ExecutionContext> threadContext;
         // True when the thread has nothing to flow: no ExecutionContext of its own, or one holding
         // only a SynchronizationContext (Unity's main thread has one; on Mono it lives in the
         // thread's ExecutionContext) and no AsyncLocal or logical call context values. What
         // FastCapture checks before it returns its "default" marker, without its cost (about
         // 80 ns per suspension measured on such a thread). Null when unavailable.
         static readonly Func<Thread, bool> nothingToFlow;
+        static readonly bool nothingToFlowLooksInside; // false: the fallback that only sees "no context"
         [ThreadStatic] static Thread currentThread;
         static readonly Action<ExecutionContext, ContextCallback, object, bool> internalRun;
         static readonly ExecutionContext defaultContext;
@@ -47,11 +44,11 @@ namespace Onity
         public static bool UsesFastCapture { get { return fastCapture != null && internalRun != null; } }
 
         /// <summary>True when a thread without context of its own is recognised without a capture.</summary>
-        public static bool UsesEmptyContextCheck { get { return threadContext != null || nothingToFlow != null; } }
+        public static bool UsesEmptyContextCheck { get { return nothingToFlow != null; } }
 
         /// <summary>True when a thread whose context holds nothing that flows (only a
         /// SynchronizationContext, as Unity's main thread) is recognised without a capture.</summary>
-        public static bool UsesNothingToFlowCheck { get { return nothingToFlow != null; } }
+        public static bool UsesNothingToFlowCheck { get { return nothingToFlowLooksInside; } }
 
         static Func<Thread, ExecutionContext> BindThreadContext()
         {
@@ -167,8 +164,15 @@ namespace Onity
 
         static OnityContextFlow()
         {
-            threadContext = BindThreadContext();
             nothingToFlow = BindNothingToFlow();
+            nothingToFlowLooksInside = nothingToFlow != null;
+            if (nothingToFlow == null)
+            {
+                // Fallback where ExecutionContext's fields differ: only "no context at all" is
+                // recognised (Thread.m_ExecutionContext is null).
+                var tc = BindThreadContext();
+                if (tc != null) nothingToFlow = th => tc(th) == null;
+            }
             try
             {
                 var t = typeof(ExecutionContext);
@@ -211,15 +215,6 @@ namespace Onity
                 var th = currentThread;
                 if (th != null && nf(th)) return null;
             }
-            else
-            {
-                var tc = threadContext;
-                if (tc != null)
-                {
-                    var th = currentThread;
-                    if (th != null && tc(th) == null) return null;
-                }
-            }
             return CaptureSlow();
         }
 
@@ -229,12 +224,11 @@ namespace Onity
             Interlocked.Increment(ref OnityTestHooks.SlowCaptures);
 #endif
             var nf = nothingToFlow;
-            var tc = threadContext;
-            if (nf != null || tc != null)
+            if (nf != null)
             {
                 var th = currentThread;
                 if (th == null) currentThread = th = Thread.CurrentThread;
-                if (nf != null ? nf(th) : tc(th) == null) return null;
+                if (nf(th)) return null;
             }
             if (fastCapture != null)
             {
