@@ -489,7 +489,7 @@ namespace Onity
         // ---- cross-thread continuations -------------------------------------------------
 
         /// <summary>Runs <paramref name="continuation"/> on the current runtime's owner thread: now if
-        /// this is it, else at the owner's next Tick/Drain. With no live runtime: see
+        /// this is it, else at the owner's next BeginFrame/Tick/Drain. With no live runtime: see
         /// <see cref="NoRuntimeContext"/>.</summary>
         [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
         internal static void Dispatch(Action continuation)
@@ -523,7 +523,8 @@ namespace Onity
             else sc.Post(runAction, continuation);
         }
 
-        /// <summary>Queues <paramref name="continuation"/> for the owner's next Tick/Drain. Any thread.</summary>
+        /// <summary>Queues <paramref name="continuation"/> for the owner's next BeginFrame, Tick or Drain
+        /// (each runs the queued continuations first). Any thread.</summary>
         public void Post(Action continuation)
         {
             lock (postGate)

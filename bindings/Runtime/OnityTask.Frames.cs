@@ -88,7 +88,7 @@ namespace Onity
         }
 
         /// <summary>Continues on the runtime's owner thread: at once if already there, else at the
-        /// owner's next Tick/Drain.</summary>
+        /// owner's next BeginFrame/Tick/Drain.</summary>
         public static SwitchToMainThreadAwaitable SwitchToMainThread(CancellationToken cancellationToken = default(CancellationToken))
         {
             return new SwitchToMainThreadAwaitable(cancellationToken);
