@@ -319,7 +319,9 @@ typedef struct OnityBatch {
   // buffer; records written past it were never in it).
   uint32_t submit_count;
   // Resumptions the host has processed (it sets this, typically to
-  // `resumed_count`); dropped at the next batch call.
+  // `resumed_count`); dropped by the next `onity_batch_tick` or
+  // `onity_batch_drain` (also one that then fails on its arguments), not
+  // by `onity_batch_flush`.
   uint32_t resumed_consumed;
   // Resumptions. Any call on this runtime may append to it and move it
   // (re-read the pointer after every call, including calls made from a
@@ -553,7 +555,9 @@ OnityStatus onity_batch_tick(struct OnityRuntime *runtime,
 OnityStatus onity_batch_drain(struct OnityRuntime *runtime, struct OnityBatch *batch);
 
 // Destroys a batch. Waits it filed that are still pending are canceled
-// first (reported nowhere: the batch is gone). Owner thread; not from
+// first (reported nowhere: the batch is gone). An `ONITY_BATCH_TASK`
+// record only watched its task: the task is not canceled, it stays
+// pending or completed and the host still consumes it. Owner thread; not from
 // inside a tick nor while the runtime is being destroyed (the runtime
 // frees its batches then). Errors: `NULL_POINTER`, `INVALID_HANDLE`,
 // `WRONG_THREAD`, `REENTRANT`.
@@ -760,8 +764,8 @@ OnityStatus onity_task_from_result(struct OnityRuntime *runtime,
 // Completes a manual task with a result. Any thread. The first completion
 // wins. On the owner thread the continuation runs before this returns; on
 // another thread it runs at the owner's next tick or drain.
-// Errors: `INVALID_HANDLE` (also: not a manual source), `STALE_HANDLE`,
-// `FOREIGN_HANDLE`, `ALREADY_COMPLETED`.
+// Errors: `INVALID_HANDLE` (also: not a manual source, whatever its state),
+// `STALE_HANDLE`, `FOREIGN_HANDLE`, `ALREADY_COMPLETED`.
 OnityStatus onity_task_set_result(struct OnityRuntime *runtime, uint64_t task, uint64_t value);
 
 // Completes a manual task with an error code. Any thread. Same rules as

@@ -648,13 +648,14 @@ impl Runtime {
             if gen_of(word) != gen || st(word) == ST_FREE {
                 return Err(Error::StaleHandle);
             }
+            // Not a manual source: INVALID_HANDLE whatever its state.
+            if manual_only && word & F_MANUAL == 0 {
+                return Err(Error::InvalidHandle);
+            }
             if st(word) != ST_PENDING {
                 return Err(Error::AlreadyCompleted);
             }
             if word & F_MANUAL == 0 {
-                if manual_only {
-                    return Err(Error::InvalidHandle);
-                }
                 if !self.is_owner_thread() {
                     return Err(Error::WrongThread);
                 }
@@ -991,9 +992,6 @@ impl Runtime {
             return Err(Error::Reentrant);
         }
         if inner.fnum != 0 && info.frame <= inner.host_frame {
-            return Err(Error::FrameOrder);
-        }
-        if info.frame == u64::MAX {
             return Err(Error::FrameOrder);
         }
         // Wait records keep due frames in 60 bits: keep `fnum + u32::MAX`

@@ -92,7 +92,9 @@ pub struct OnityBatch {
     /// buffer; records written past it were never in it).
     pub submit_count: u32,
     /// Resumptions the host has processed (it sets this, typically to
-    /// `resumed_count`); dropped at the next batch call.
+    /// `resumed_count`); dropped by the next `onity_batch_tick` or
+    /// `onity_batch_drain` (also one that then fails on its arguments), not
+    /// by `onity_batch_flush`.
     pub resumed_consumed: u32,
     /// Resumptions. Any call on this runtime may append to it and move it
     /// (re-read the pointer after every call, including calls made from a
@@ -579,7 +581,9 @@ pub extern "C" fn onity_batch_drain(runtime: *mut OnityRuntime, batch: *mut Onit
 }
 
 /// Destroys a batch. Waits it filed that are still pending are canceled
-/// first (reported nowhere: the batch is gone). Owner thread; not from
+/// first (reported nowhere: the batch is gone). An `ONITY_BATCH_TASK`
+/// record only watched its task: the task is not canceled, it stays
+/// pending or completed and the host still consumes it. Owner thread; not from
 /// inside a tick nor while the runtime is being destroyed (the runtime
 /// frees its batches then). Errors: `NULL_POINTER`, `INVALID_HANDLE`,
 /// `WRONG_THREAD`, `REENTRANT`.

@@ -46,8 +46,8 @@ pub extern "C" fn onity_task_from_result(runtime: *mut OnityRuntime, value: u64,
 /// Completes a manual task with a result. Any thread. The first completion
 /// wins. On the owner thread the continuation runs before this returns; on
 /// another thread it runs at the owner's next tick or drain.
-/// Errors: `INVALID_HANDLE` (also: not a manual source), `STALE_HANDLE`,
-/// `FOREIGN_HANDLE`, `ALREADY_COMPLETED`.
+/// Errors: `INVALID_HANDLE` (also: not a manual source, whatever its state),
+/// `STALE_HANDLE`, `FOREIGN_HANDLE`, `ALREADY_COMPLETED`.
 #[no_mangle]
 pub extern "C" fn onity_task_set_result(runtime: *mut OnityRuntime, task: u64, value: u64) -> OnityStatus {
     crate::ffi_guard!({
