@@ -516,7 +516,8 @@ extern "C" {
 // and `delay_frames` (bits 36-63): 0 = Yield (due at the next run of the
 // timing, possibly in this frame); n >= 1 = due at the first run of the
 // timing in a frame at least n frames after the frame current when the
-// record is filed (1 = NextFrame, n = DelayFrame(n)). Hosts usually compute
+// record is filed (1 = NextFrame, n = DelayFrame(n); filed before the first
+// frame: the first frame is 1 frame after). Hosts usually compute
 // the record inline; this function documents and checks the layout. Any
 // thread. Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (timing >= 16),
 // `COUNT_OUT_OF_RANGE` (delay_frames >= 2^28).
@@ -820,7 +821,8 @@ OnityStatus onity_yield(struct OnityRuntime *runtime,
                         uint64_t *out_task);
 
 // NextFrame: a task that completes at the first run of `timing` in a later
-// frame. Owner thread. Errors as `onity_yield`.
+// frame (made before the first `onity_runtime_frame_begin`: in the first
+// frame, whatever its number). Owner thread. Errors as `onity_yield`.
 OnityStatus onity_next_frame(struct OnityRuntime *runtime,
                              uint32_t timing,
                              uint64_t token,
@@ -828,7 +830,8 @@ OnityStatus onity_next_frame(struct OnityRuntime *runtime,
 
 // DelayFrame: a task that completes at the first run of `timing` in a frame
 // at least `frames` frames after the current one (`frames` = 0 behaves as
-// Yield). Owner thread. Errors as `onity_yield`.
+// Yield; before the first `onity_runtime_frame_begin`, the first frame
+// counts as frame 1 after it). Owner thread. Errors as `onity_yield`.
 OnityStatus onity_delay_frame(struct OnityRuntime *runtime,
                               uint32_t frames,
                               uint32_t timing,

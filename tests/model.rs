@@ -1364,11 +1364,20 @@ impl Sim {
 
     fn m_frame(&mut self, fi: &OnityFrameInfo) {
         if self.fnum == 0 {
+            // Waits made before the first frame count from the frame before it.
             for q in self.queues.iter_mut() {
                 for w in q.iter_mut() {
+                    if w.kind != 0 {
+                        w.due_frame += fi.frame;
+                    }
                     if w.kind == 3 && w.clock == 2 {
                         w.due_time += fi.realtime;
                     }
+                }
+            }
+            for bb in self.batches.iter_mut() {
+                for f in bb.fast.iter_mut().filter(|f| f.delay != 0) {
+                    f.due += fi.frame;
                 }
             }
         }
@@ -2271,5 +2280,52 @@ fn batch_destroy_leaves_a_watched_task_to_the_host() {
     assert_eq!(onity_task_consume(rt, t, &mut out), S::Ok);
     assert_eq!(out.state, OnityTaskState::Succeeded as u32);
     assert_eq!(out.value, 5);
+    assert_eq!(onity_runtime_destroy(rt), S::Ok);
+}
+
+/// Frame waits made before the first `onity_runtime_frame_begin` count from
+/// the frame before the first one, whatever its number: NextFrame resumes in
+/// the first frame, DelayFrame(n) in the n-th. Both forms: tasks and batch
+/// fast-lane records (filed by the first frame_begin).
+#[test]
+fn frame_waits_made_before_the_first_frame_count_from_it() {
+    let rt = probe_rt();
+    let (mut next, mut two, mut three) = (0, 0, 0);
+    assert_eq!(onity_next_frame(rt, 8, 0, &mut next), S::Ok);
+    assert_eq!(onity_delay_frame(rt, 2, 8, 0, &mut two), S::Ok);
+    assert_eq!(onity_delay_frame(rt, 3, 8, 0, &mut three), S::Ok);
+    let mut b: *mut OnityBatch = ptr::null_mut();
+    assert_eq!(onity_batch_create(rt, 8, &mut b), S::Ok);
+    for (id, delay) in [(1u32, 1u32), (2, 2), (3, 3)] {
+        let mut r = 0;
+        assert_eq!(onity_batch_fast_record(id, 8, delay, &mut r), S::Ok);
+        // SAFETY: a live batch, between calls.
+        unsafe {
+            *(*b).fast_submit.add((*b).fast_count as usize) = r;
+            (*b).fast_count += 1;
+        }
+    }
+    let state = |h: u64| {
+        let mut s = 99;
+        assert_eq!(onity_task_state(rt, h, &mut s), S::Ok);
+        s
+    };
+    let (p, d) = (OnityTaskState::Pending as u32, OnityTaskState::Succeeded as u32);
+    let mut fast = Vec::new();
+    for (k, frame) in [1000u64, 1001, 1002].into_iter().enumerate() {
+        assert_eq!(onity_runtime_frame_begin(rt, &probe_frame(frame)), S::Ok);
+        assert_eq!(onity_batch_tick(rt, b, 8), S::Ok);
+        // SAFETY: as above.
+        unsafe {
+            for i in 0..(*b).fast_resumed_count as usize {
+                fast.push((k + 1, *(*b).fast_resumed.add(i)));
+            }
+        }
+        let expect = |n: usize| if k + 1 >= n { d } else { p };
+        assert_eq!(state(next), expect(1), "NextFrame, frame {}", k + 1);
+        assert_eq!(state(two), expect(2), "DelayFrame(2), frame {}", k + 1);
+        assert_eq!(state(three), expect(3), "DelayFrame(3), frame {}", k + 1);
+    }
+    assert_eq!(fast, vec![(1, 1), (2, 2), (3, 3)], "fast lane: (frame, id)");
     assert_eq!(onity_runtime_destroy(rt), S::Ok);
 }

@@ -157,7 +157,11 @@ namespace Onity
         FastWait[] fast = new FastWait[1024];
         int[] fastFree = new int[1024];
         int fastFreeCount;
-        internal ulong fcount;                      // the native frame counter: 0, then frame + 1
+        // Frames counted from the first one (1; 0 before it): frame waits made before the first
+        // frame count from the frame before it, whatever the host's first frame number (the
+        // native side rebases its waits the same way). Only differences of it cross to native.
+        internal ulong fcount;
+        ulong fbase;
         // [t]: runs of timing t (batch ticks); [16 + t]: fcount at t's last run. After Dispose
         // every entry is ulong.MaxValue, so every frame wait reads as done (and GetResult throws).
         internal readonly ulong[] runs = new ulong[32];
@@ -350,7 +354,8 @@ namespace Onity
             info.realtime = realtime;
             Check(OnityNativeCalls.onity_runtime_frame_begin(rt, &info), "BeginFrame");
             frame = frameNumber;
-            fcount = frameNumber + 1;
+            if (fcount == 0) fbase = frameNumber;
+            fcount = frameNumber + 1 - fbase;
             if (idleTokens.Count != 0) SweepTokens();
             inTick = true;
             try

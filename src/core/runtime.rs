@@ -170,6 +170,13 @@ impl Wait {
     fn due_frame(&self) -> u64 {
         self.due_meta & FRAME_BITS
     }
+    /// Moves a frame-based due frame `by` frames later (Yields have none).
+    fn rebase_frames(&mut self, by: u64) {
+        if self.kind() != WaitKind::Yield {
+            let due = self.due_frame().saturating_add(by).min(FRAME_BITS);
+            self.due_meta = (self.due_meta & !FRAME_BITS) | due;
+        }
+    }
     #[inline(always)]
     fn kind(&self) -> WaitKind {
         match (self.due_meta >> 60) & 3 {
@@ -1000,10 +1007,15 @@ impl Runtime {
             return Err(Error::InvalidArgument);
         }
         if inner.fnum == 0 {
-            // Realtime delays created before the first frame count from it
-            // (they were given realtime 0 as their creation time).
+            // Waits made before the first frame count from the frame before
+            // it: their due frames were computed from counter 0, the first
+            // frame's counter is `frame + 1` (NextFrame: the first frame,
+            // DelayFrame(n): the n-th). Realtime delays count from the first
+            // frame's realtime (they were given realtime 0 as their creation
+            // time).
             for q in inner.queues.iter_mut() {
                 for w in q.items.iter_mut() {
+                    w.rebase_frames(info.frame);
                     if w.kind() == WaitKind::Delay && w.clock() == Clock::Realtime as usize {
                         w.due_time += info.realtime;
                     }

@@ -186,7 +186,8 @@ const FAST_DELAY_BITS: u32 = 28;
 /// and `delay_frames` (bits 36-63): 0 = Yield (due at the next run of the
 /// timing, possibly in this frame); n >= 1 = due at the first run of the
 /// timing in a frame at least n frames after the frame current when the
-/// record is filed (1 = NextFrame, n = DelayFrame(n)). Hosts usually compute
+/// record is filed (1 = NextFrame, n = DelayFrame(n); filed before the first
+/// frame: the first frame is 1 frame after). Hosts usually compute
 /// the record inline; this function documents and checks the layout. Any
 /// thread. Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (timing >= 16),
 /// `COUNT_OUT_OF_RANGE` (delay_frames >= 2^28).
@@ -336,6 +337,26 @@ unsafe fn reject(b: *mut OnityBatch, id: u64, status: OnityStatus) {
 ///
 /// # Safety
 /// `b` is a live batch of `rt`; owner thread.
+/// Moves the due frames of the batch's fast-lane NextFrame and DelayFrame
+/// waits `by` frames later (waits filed before the first frame).
+///
+/// # Safety
+/// `b` is a live batch of the runtime; owner thread, outside any call that
+/// walks its lanes.
+pub(crate) unsafe fn rebase_fast(b: *mut OnityBatch, by: u64) {
+    let st = &mut *((*b).internal as *mut BatchState);
+    for lane in st.lanes.iter_mut() {
+        for run in lane.next_runs.iter_mut() {
+            run.0 = run.0.saturating_add(by);
+        }
+        if !lane.later.is_empty() {
+            let later = std::mem::take(&mut lane.later);
+            lane.later =
+                later.into_iter().map(|Reverse((due, seq, id))| Reverse((due.saturating_add(by), seq, id))).collect();
+        }
+    }
+}
+
 pub(crate) unsafe fn file(rt: &core::Runtime, b: *mut OnityBatch) {
     file_fast(rt, b);
     let st = &*((*b).internal as *const BatchState);

@@ -28,6 +28,17 @@ impl OnityRuntime {
     }
 
     /// Files every batch's pending records. Owner thread (checked).
+    /// Moves the due frames of every batch's fast-lane waits `by` frames
+    /// later (see `onity_runtime_frame_begin`). Owner thread.
+    fn rebase_batches(&self, by: u64) {
+        // SAFETY: owner thread (the caller's begin_frame succeeded); no user
+        // code runs while we walk the list.
+        for &b in unsafe { self.batches() }.iter() {
+            // SAFETY: listed batches are live.
+            unsafe { super::batch::rebase_fast(b, by) };
+        }
+    }
+
     pub(crate) fn file_batches(&self) {
         if !self.rt.is_owner_thread() {
             return;
@@ -288,6 +299,7 @@ pub extern "C" fn onity_runtime_frame_begin(runtime: *mut OnityRuntime, frame: *
         }
         // SAFETY: as above; the caller's struct has our size.
         let f = unsafe { std::ptr::read_unaligned(frame) };
+        let first = rt.frame_counter() == 0;
         // SAFETY: the pointer was validated by rt! above.
         unsafe { &*runtime }.file_batches();
         crate::tri!(rt.begin_frame(&FrameInfo {
@@ -296,6 +308,12 @@ pub extern "C" fn onity_runtime_frame_begin(runtime: *mut OnityRuntime, frame: *
             unscaled_delta_time: f.unscaled_delta_time,
             realtime: f.realtime,
         }));
+        if first {
+            // Fast-lane waits filed before the first frame count from the
+            // frame before it, as `begin_frame` does for the queues.
+            // SAFETY: as above; owner thread (begin_frame succeeded).
+            unsafe { &*runtime }.rebase_batches(f.frame);
+        }
         OnityStatus::Ok
     })
 }

@@ -73,7 +73,8 @@ pub extern "C" fn onity_yield(runtime: *mut OnityRuntime, timing: u32, token: u6
 }
 
 /// NextFrame: a task that completes at the first run of `timing` in a later
-/// frame. Owner thread. Errors as `onity_yield`.
+/// frame (made before the first `onity_runtime_frame_begin`: in the first
+/// frame, whatever its number). Owner thread. Errors as `onity_yield`.
 #[no_mangle]
 pub extern "C" fn onity_next_frame(
     runtime: *mut OnityRuntime,
@@ -89,7 +90,8 @@ pub extern "C" fn onity_next_frame(
 
 /// DelayFrame: a task that completes at the first run of `timing` in a frame
 /// at least `frames` frames after the current one (`frames` = 0 behaves as
-/// Yield). Owner thread. Errors as `onity_yield`.
+/// Yield; before the first `onity_runtime_frame_begin`, the first frame
+/// counts as frame 1 after it). Owner thread. Errors as `onity_yield`.
 #[no_mangle]
 pub extern "C" fn onity_delay_frame(
     runtime: *mut OnityRuntime,

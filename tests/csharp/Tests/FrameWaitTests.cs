@@ -39,6 +39,45 @@ namespace Onity.Tests
             }
         }
 
+        static async OnityTask ResumeFrame(OnityFrameWait w, TestHost h, List<string> log, string name)
+        {
+            await w;
+            log.Add(name + "@" + h.Frame);
+        }
+
+        static async OnityTask ResumeFrame(OnityTask t, TestHost h, List<string> log, string name)
+        {
+            await t;
+            log.Add(name + "@" + h.Frame);
+        }
+
+        [Test]
+        public void FrameWaitsMadeBeforeTheFirstFrameCountFromIt()
+        {
+            // Unity runs the first scene's Awake before the first player loop: a DelayFrame(n) made
+            // there resumes in the n-th frame, whatever the host's first frame number (here 1000),
+            // in the fast lane, converted to a task, and with a token (both the slot path).
+            using (var h = new TestHost())
+            using (var cts = new CancellationTokenSource())
+            {
+                h.Frame = 999;
+                var log = new List<string>();
+                var tasks = new[]
+                {
+                    ResumeFrame(OnityTask.NextFrame(), h, log, "NextFrame"),
+                    ResumeFrame(OnityTask.DelayFrame(2), h, log, "DelayFrame(2)"),
+                    ResumeFrame(OnityTask.DelayFrame(3), h, log, "DelayFrame(3)"),
+                    ResumeFrame(OnityTask.DelayFrame(2).ToOnityTask(), h, log, "DelayFrame(2) task"),
+                    ResumeFrame(OnityTask.DelayFrame(3, OnityTiming.Update, cts.Token), h, log, "DelayFrame(3) token"),
+                };
+                for (int i = 0; i < 4; i++) h.RunFrame(OnityTiming.Update);
+                foreach (var t in tasks) t.GetAwaiter().GetResult();
+                log.Sort(StringComparer.Ordinal);
+                Assert.Equal("DelayFrame(2) task@1001,DelayFrame(2)@1001,DelayFrame(3) token@1002,DelayFrame(3)@1002,NextFrame@1000",
+                    string.Join(",", log), "frame each wait resumed in");
+            }
+        }
+
         [Test]
         public void DirectAndConvertedWaitsResumeAtTheSameFrameAndTiming()
         {
