@@ -334,7 +334,9 @@ namespace Onity.Native
         public uint submit_count;
         /// <summary>
         /// Resumptions the host has processed (it sets this, typically to
-        /// `resumed_count`); dropped at the next batch call.
+        /// `resumed_count`); dropped by the next `onity_batch_tick` or
+        /// `onity_batch_drain` (also one that then fails on its arguments), not
+        /// by `onity_batch_flush`.
         /// </summary>
         public uint resumed_consumed;
         /// <summary>
@@ -727,7 +729,9 @@ namespace Onity.Native
 
         /// <summary>
         /// Destroys a batch. Waits it filed that are still pending are canceled
-        /// first (reported nowhere: the batch is gone). Owner thread; not from
+        /// first (reported nowhere: the batch is gone). An `ONITY_BATCH_TASK`
+        /// record only watched its task: the task is not canceled, it stays
+        /// pending or completed and the host still consumes it. Owner thread; not from
         /// inside a tick nor while the runtime is being destroyed (the runtime
         /// frees its batches then). Errors: `NULL_POINTER`, `INVALID_HANDLE`,
         /// `WRONG_THREAD`, `REENTRANT`.
@@ -749,7 +753,8 @@ namespace Onity.Native
         /// and `delay_frames` (bits 36-63): 0 = Yield (due at the next run of the
         /// timing, possibly in this frame); n &gt;= 1 = due at the first run of the
         /// timing in a frame at least n frames after the frame current when the
-        /// record is filed (1 = NextFrame, n = DelayFrame(n)). Hosts usually compute
+        /// record is filed (1 = NextFrame, n = DelayFrame(n); filed before the first
+        /// frame: the first frame is 1 frame after). Hosts usually compute
         /// the record inline; this function documents and checks the layout. Any
         /// thread. Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (timing &gt;= 16),
         /// `COUNT_OUT_OF_RANGE` (delay_frames &gt;= 2^28).
@@ -823,7 +828,8 @@ namespace Onity.Native
         /// <summary>
         /// DelayFrame: a task that completes at the first run of `timing` in a frame
         /// at least `frames` frames after the current one (`frames` = 0 behaves as
-        /// Yield). Owner thread. Errors as `onity_yield`.
+        /// Yield; before the first `onity_runtime_frame_begin`, the first frame
+        /// counts as frame 1 after it). Owner thread. Errors as `onity_yield`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_delay_frame", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_delay_frame(IntPtr runtime, uint frames, uint timing, ulong token, ulong* out_task);
@@ -864,7 +870,8 @@ namespace Onity.Native
 
         /// <summary>
         /// NextFrame: a task that completes at the first run of `timing` in a later
-        /// frame. Owner thread. Errors as `onity_yield`.
+        /// frame (made before the first `onity_runtime_frame_begin`: in the first
+        /// frame, whatever its number). Owner thread. Errors as `onity_yield`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_next_frame", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_next_frame(IntPtr runtime, uint timing, ulong token, ulong* out_task);
@@ -1061,8 +1068,8 @@ namespace Onity.Native
         /// Completes a manual task with a result. Any thread. The first completion
         /// wins. On the owner thread the continuation runs before this returns; on
         /// another thread it runs at the owner's next tick or drain.
-        /// Errors: `INVALID_HANDLE` (also: not a manual source), `STALE_HANDLE`,
-        /// `FOREIGN_HANDLE`, `ALREADY_COMPLETED`.
+        /// Errors: `INVALID_HANDLE` (also: not a manual source, whatever its state),
+        /// `STALE_HANDLE`, `FOREIGN_HANDLE`, `ALREADY_COMPLETED`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_task_set_result", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_task_set_result(IntPtr runtime, ulong task, ulong value);
