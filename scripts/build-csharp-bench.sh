@@ -9,6 +9,9 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 OUT="${1:-${ONITY_CS_OUT:-$ROOT/target/csharp}}"
 mkdir -p "$OUT"
+# Mono looks for a P/Invoke library next to the assembly before LD_LIBRARY_PATH: a stray copy
+# there would shadow the fresh build in target/release.
+rm -f "$OUT/libonity.so"
 if ! command -v mcs >/dev/null 2>&1; then
     if [ "$(id -u)" = "0" ]; then apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y mono-devel
     else echo "install mono-devel (sudo apt-get install -y mono-devel)" >&2; exit 2; fi

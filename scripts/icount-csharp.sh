@@ -10,6 +10,9 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 OUT="${ONITY_CS_OUT:-$ROOT/target/csharp}"
 mkdir -p "$OUT"
+# Mono looks for a P/Invoke library next to the assembly before LD_LIBRARY_PATH: a stray copy
+# there would shadow the fresh build in target/release.
+rm -f "$OUT/libonity.so"
 command -v valgrind >/dev/null || { echo "valgrind is needed" >&2; exit 2; }
 LIB="$ROOT/target/release/libonity.so"
 if [ ! -f "$LIB" ] || [ -n "$(find src Cargo.toml build.rs -newer "$LIB" -print -quit 2>/dev/null)" ]; then

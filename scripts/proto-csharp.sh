@@ -11,6 +11,9 @@ cd "$ROOT"
 K="${1:-3}"
 OUT="${ONITY_CS_OUT:-$ROOT/target/csharp}"
 mkdir -p "$OUT"
+# Mono looks for a P/Invoke library next to the assembly before LD_LIBRARY_PATH: a stray copy
+# there would shadow the fresh build in target/release.
+rm -f "$OUT/libonity.so"
 LIB="$ROOT/target/release/libonity.so"
 if [ ! -f "$LIB" ] || [ -n "$(find src Cargo.toml build.rs -newer "$LIB" -print -quit 2>/dev/null)" ]; then
     cargo build --release

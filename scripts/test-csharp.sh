@@ -8,6 +8,9 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 OUT="${ONITY_CS_OUT:-$ROOT/target/csharp}"
 mkdir -p "$OUT"
+# Mono looks for a P/Invoke library next to the assembly before LD_LIBRARY_PATH: a stray copy
+# there would shadow the fresh build in target/release.
+rm -f "$OUT/libonity.so"
 
 if ! command -v mcs >/dev/null 2>&1 || ! command -v mono >/dev/null 2>&1; then
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then

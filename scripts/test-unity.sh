@@ -15,6 +15,9 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 OUT="${ONITY_UNITY_OUT:-$ROOT/target/unity-test}"
 mkdir -p "$OUT"
+# Mono looks for a P/Invoke library next to the assembly before LD_LIBRARY_PATH: a stray copy
+# there would shadow the fresh build in target/release.
+rm -f "$OUT/libonity.so"
 
 if ! command -v mcs >/dev/null 2>&1 || ! command -v mono >/dev/null 2>&1; then
     echo "mcs/mono are missing. Install Mono, e.g.: sudo apt-get update && sudo apt-get install -y mono-devel" >&2
