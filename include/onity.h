@@ -391,22 +391,26 @@ typedef struct OnityRuntimeConfig {
   // is rewound, or `ONITY_FRAME_ALLOC_REWIND_MANUAL` (only
   // `onity_frame_alloc_rewind`). Default `ONITY_TIMING_INITIALIZATION`.
   uint32_t frame_alloc_rewind_timing;
-  // Non-zero: fill released frame memory with 0xDD on rewind (debug aid).
+  // Non-zero: fill released frame memory with 0xDD on rewind, and new
+  // blocks when reserved (debug aid: use after rewind and reads before
+  // writes show up; like `frame_alloc_prefault`, it makes blocks resident).
   uint32_t frame_alloc_poison;
   // Size of the frame allocator's first block per lifetime (bytes, rounded
   // up to 4096; blocks double from there up to 64 MiB). Default 256 KiB.
   uint64_t frame_alloc_first_block_bytes;
-  // Smallest chunk a thread claims at once (bytes). Default 16 KiB.
+  // Smallest chunk a thread claims at once (bytes; below 64, 0 included,
+  // it is 64, and it is rounded up to 64). Default 16 KiB.
   uint64_t frame_alloc_chunk_bytes;
   // Cap on bytes the frame allocator reserves from the OS; 0 = none.
   uint64_t frame_alloc_max_bytes;
   // Largest chunk a thread takes at once (bytes, rounded up to 64): a
   // thread's home chunk is at most the largest power of two at or below
-  // it (a frame needing more uses up to 16 such segments), and larger
+  // it, or the smallest at or above `frame_alloc_chunk_bytes` when that is
+  // larger (a frame needing more uses up to 16 such segments), and larger
   // requests are carved directly from blocks. 0 means the default (64 MiB,
   // or `frame_alloc_chunk_bytes` when that is larger); otherwise from
-  // `max(frame_alloc_chunk_bytes, 64)` to 2^48, else
-  // `onity_runtime_create` returns `INVALID_ARGUMENT`. Chunks never
+  // `frame_alloc_chunk_bytes` (as adjusted above, and at most 2^48) to
+  // 2^48, else `onity_runtime_create` returns `INVALID_ARGUMENT`. Chunks never
   // exceed 2 GiB: larger values (here and in `frame_alloc_chunk_bytes`)
   // act as 2 GiB.
   uint64_t frame_alloc_max_chunk_bytes;
@@ -462,8 +466,9 @@ typedef struct OnityFrameAllocStats {
   // Requested bytes of live allocations (this frame's, plus the two-frame
   // allocations of the previous frame).
   uint64_t bytes_in_use;
-  // Bytes carved out of blocks for live allocations (with padding and the
-  // unused tails of threads' chunks).
+  // Bytes carved out of blocks: live allocations with their padding, the
+  // unused tails of threads' chunks, and the home chunks threads keep
+  // (also those of threads idle now, until reclaimed).
   uint64_t bytes_claimed;
   // Bytes reserved from the OS.
   uint64_t bytes_reserved;
@@ -472,9 +477,13 @@ typedef struct OnityFrameAllocStats {
   // Highest `bytes_in_use` seen.
   uint64_t high_water_bytes_in_use;
   uint64_t rewinds;
-  // Blocks ever allocated: constant in a steady state.
+  // Blocks ever allocated: constant in a steady state (under
+  // `frame_alloc_max_bytes`, possibly only from 8 rewinds after a heavier
+  // frame: see the allocator's documentation).
   uint64_t os_allocations;
   uint64_t allocations;
+  // Allocations the allocator refused (calls the C ABI rejects before it:
+  // a NULL `out_ptr` or a bad lifetime, are not counted).
   uint64_t failed_allocations;
 } OnityFrameAllocStats;
 
@@ -630,9 +639,11 @@ OnityStatus onity_when_all_results(struct OnityRuntime *runtime,
 
 // Allocates `size` bytes aligned to `align` (a power of two up to 4096)
 // with an `OnityLifetime`, and writes the address to `*out_ptr`. Any thread;
-// no lock. The memory is uninitialised. Errors: `NULL_POINTER`,
-// `INVALID_ARGUMENT` (size 0, bad lifetime), `INVALID_ALIGNMENT`,
-// `COUNT_OUT_OF_RANGE` (size overflows with its alignment), `EXHAUSTED`
+// no lock. The memory is uninitialised (0xDD with `frame_alloc_poison`).
+// Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (size 0, bad lifetime),
+// `INVALID_ALIGNMENT` (checked before the size), `COUNT_OUT_OF_RANGE`
+// (size too large to serve: with its alignment padding, rounded up to a
+// 4096-byte block, above `INTPTR_MAX`), `EXHAUSTED`
 // (`frame_alloc_max_bytes` reached; space returns after rewinds),
 // `OUT_OF_MEMORY`. On error `*out_ptr` is set to NULL.
 OnityStatus onity_frame_alloc(struct OnityRuntime *runtime,

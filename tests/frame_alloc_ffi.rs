@@ -219,9 +219,11 @@ fn max_chunk_bytes_and_prefault_are_configurable() {
     // is resident as soon as it is reserved, not only where it was written.
     if !cfg!(miri) {
         let resident_far_from_first_allocation = |prefault: u32| {
+            // Without poisoning, which fills (so touches) new blocks too.
             let rt = Rt::with(OnityRuntimeConfig {
                 frame_alloc_first_block_bytes: 64 << 20,
                 frame_alloc_prefault: prefault,
+                frame_alloc_poison: 0,
                 ..config()
             });
             let p = rt.alloc(64, 4096, FRAME).unwrap();

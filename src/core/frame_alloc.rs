@@ -28,7 +28,8 @@
 //!
 //! - [`FrameAllocator::new`]`(FrameAllocConfig) -> FrameAllocator`
 //! - [`FrameAllocator::alloc`]`(&self, Lifetime, size, align) -> Result<NonNull<u8>, AllocError>`:
-//!   any thread, memory uninitialised (or [`POISON_BYTE`] if poisoning is on).
+//!   any thread, memory uninitialised (or [`POISON_BYTE`] if poisoning is on:
+//!   fresh blocks are filled with it, released memory at each rewind).
 //! - [`FrameAllocator::rewind`]`(&self)`: owner thread only, never concurrently
 //!   with an `alloc` (see its documentation).
 //! - [`FrameAllocator::stats`]`(&self) -> FrameAllocStats` (a `Copy` struct).
@@ -40,13 +41,14 @@
 //! swapped on each rewind, the one becoming current is reset: Unity's
 //! `DoubleRewindableAllocators` pattern).
 //!
-//! Errors never panic: zero size ([`AllocError::ZeroSize`]), an alignment
-//! that is 0, not a power of two or above [`MAX_ALIGN`]
-//! ([`AllocError::InvalidAlignment`]), a size that overflows with its
-//! alignment or exceeds `isize::MAX` ([`AllocError::TooLarge`]), the
-//! configured byte cap or the block table ([`AllocError::Exhausted`]), the
-//! OS refusing a block ([`AllocError::OutOfMemory`]). Checks are made in
-//! that order.
+//! Errors never panic: an alignment that is 0, not a power of two or above
+//! [`MAX_ALIGN`] ([`AllocError::InvalidAlignment`]; checked first, on the
+//! fast path), zero size ([`AllocError::ZeroSize`]), a size that cannot be
+//! served: rounded up to whole cache lines, plus its alignment padding and
+//! rounded up to 4096 for a block of its own, it exceeds `isize::MAX`
+//! ([`AllocError::TooLarge`]), the configured byte cap or the block table
+//! ([`AllocError::Exhausted`]), the OS refusing a block
+//! ([`AllocError::OutOfMemory`]). Checks are made in that order.
 //!
 //! # Design
 //!
@@ -60,12 +62,16 @@
 //!   so a steady frame makes no OS allocation; an overflow arena's blocks
 //!   that none of its last [`HOME_RECLAIM_FRAMES`] resets needed are
 //!   returned to the OS, so a one-off heavy frame does not pin its memory.
-//!   Adding a block takes a mutex (rare).
+//!   Under a byte cap a thread's home may only grow once such blocks were
+//!   returned (until then the frame uses overflow chunks), so a steady frame
+//!   may still make one OS allocation up to that many rewinds after a
+//!   heavier one. Adding a block takes a mutex (rare).
 //! - **Home chunks.** Each (thread, allocator) pair owns one *home* per
 //!   arena (Frame, TwoFrames A, TwoFrames B), sized to what the thread
 //!   consumed in its last two frames (the smaller, so a one-off spike does
 //!   not grow it) plus 1/8: one chunk of a size class (`2^k` times 1, 1.25,
-//!   1.5 or 1.75) up to the largest power of two ≤ `max_chunk_bytes`, or,
+//!   1.5 or 1.75) up to the largest power of two ≤ `max_chunk_bytes` (but
+//!   at least the power of two ≥ `chunk_bytes`), or,
 //!   for a frame needing more, up to [`MAX_HOME_SEGMENTS`] *segments* of
 //!   that largest size (the thread moves to its next segment when a request
 //!   does not fit the rest of the current one). A home is grown when too
@@ -216,7 +222,8 @@ pub struct FrameAllocConfig {
     /// a multiple of 64, at least 64. Default 16 KiB.
     pub chunk_bytes: usize,
     /// Largest chunk: home chunks are at most the largest power of two at
-    /// or below it (a thread whose frame needs more gets a home of up to
+    /// or below it, or the power of two at or above `chunk_bytes` when that
+    /// is larger (a thread whose frame needs more gets a home of up to
     /// [`MAX_HOME_SEGMENTS`] segments of that size), overflow chunks double
     /// up to it, and requests larger than it are carved directly from a
     /// block. Rounded up to a multiple
@@ -1473,7 +1480,12 @@ impl FrameAllocator {
             unsafe { alloc::dealloc(base, layout) };
             return Err(AllocError::OutOfMemory);
         }
-        if self.cfg.prefault {
+        if self.cfg.poison_on_rewind {
+            // Memory never handed out reads as poison too, as released memory
+            // does after a rewind: a read before a write shows up the same.
+            // SAFETY: the block just allocated, `size` bytes, unseen yet.
+            unsafe { ptr::write_bytes(base, POISON_BYTE, size) };
+        } else if self.cfg.prefault {
             for off in (0..size).step_by(4096) {
                 // SAFETY: `off < size`: inside the block just allocated, which
                 // nobody else can see yet. Volatile so the write is kept.

@@ -43,9 +43,11 @@ impl From<AllocError> for OnityStatus {
 
 /// Allocates `size` bytes aligned to `align` (a power of two up to 4096)
 /// with an `OnityLifetime`, and writes the address to `*out_ptr`. Any thread;
-/// no lock. The memory is uninitialised. Errors: `NULL_POINTER`,
-/// `INVALID_ARGUMENT` (size 0, bad lifetime), `INVALID_ALIGNMENT`,
-/// `COUNT_OUT_OF_RANGE` (size overflows with its alignment), `EXHAUSTED`
+/// no lock. The memory is uninitialised (0xDD with `frame_alloc_poison`).
+/// Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (size 0, bad lifetime),
+/// `INVALID_ALIGNMENT` (checked before the size), `COUNT_OUT_OF_RANGE`
+/// (size too large to serve: with its alignment padding, rounded up to a
+/// 4096-byte block, above `INTPTR_MAX`), `EXHAUSTED`
 /// (`frame_alloc_max_bytes` reached; space returns after rewinds),
 /// `OUT_OF_MEMORY`. On error `*out_ptr` is set to NULL.
 #[no_mangle]

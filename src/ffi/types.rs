@@ -141,12 +141,15 @@ pub struct OnityRuntimeConfig {
     /// is rewound, or `ONITY_FRAME_ALLOC_REWIND_MANUAL` (only
     /// `onity_frame_alloc_rewind`). Default `ONITY_TIMING_INITIALIZATION`.
     pub frame_alloc_rewind_timing: u32,
-    /// Non-zero: fill released frame memory with 0xDD on rewind (debug aid).
+    /// Non-zero: fill released frame memory with 0xDD on rewind, and new
+    /// blocks when reserved (debug aid: use after rewind and reads before
+    /// writes show up; like `frame_alloc_prefault`, it makes blocks resident).
     pub frame_alloc_poison: u32,
     /// Size of the frame allocator's first block per lifetime (bytes, rounded
     /// up to 4096; blocks double from there up to 64 MiB). Default 256 KiB.
     pub frame_alloc_first_block_bytes: u64,
-    /// Smallest chunk a thread claims at once (bytes). Default 16 KiB.
+    /// Smallest chunk a thread claims at once (bytes; below 64, 0 included,
+    /// it is 64, and it is rounded up to 64). Default 16 KiB.
     pub frame_alloc_chunk_bytes: u64,
     /// Cap on bytes the frame allocator reserves from the OS; 0 = none.
     pub frame_alloc_max_bytes: u64,
@@ -155,11 +158,12 @@ pub struct OnityRuntimeConfig {
     // their defaults.
     /// Largest chunk a thread takes at once (bytes, rounded up to 64): a
     /// thread's home chunk is at most the largest power of two at or below
-    /// it (a frame needing more uses up to 16 such segments), and larger
+    /// it, or the smallest at or above `frame_alloc_chunk_bytes` when that is
+    /// larger (a frame needing more uses up to 16 such segments), and larger
     /// requests are carved directly from blocks. 0 means the default (64 MiB,
     /// or `frame_alloc_chunk_bytes` when that is larger); otherwise from
-    /// `max(frame_alloc_chunk_bytes, 64)` to 2^48, else
-    /// `onity_runtime_create` returns `INVALID_ARGUMENT`. Chunks never
+    /// `frame_alloc_chunk_bytes` (as adjusted above, and at most 2^48) to
+    /// 2^48, else `onity_runtime_create` returns `INVALID_ARGUMENT`. Chunks never
     /// exceed 2 GiB: larger values (here and in `frame_alloc_chunk_bytes`)
     /// act as 2 GiB.
     pub frame_alloc_max_chunk_bytes: u64,
@@ -320,8 +324,9 @@ pub struct OnityFrameAllocStats {
     /// Requested bytes of live allocations (this frame's, plus the two-frame
     /// allocations of the previous frame).
     pub bytes_in_use: u64,
-    /// Bytes carved out of blocks for live allocations (with padding and the
-    /// unused tails of threads' chunks).
+    /// Bytes carved out of blocks: live allocations with their padding, the
+    /// unused tails of threads' chunks, and the home chunks threads keep
+    /// (also those of threads idle now, until reclaimed).
     pub bytes_claimed: u64,
     /// Bytes reserved from the OS.
     pub bytes_reserved: u64,
@@ -330,9 +335,13 @@ pub struct OnityFrameAllocStats {
     /// Highest `bytes_in_use` seen.
     pub high_water_bytes_in_use: u64,
     pub rewinds: u64,
-    /// Blocks ever allocated: constant in a steady state.
+    /// Blocks ever allocated: constant in a steady state (under
+    /// `frame_alloc_max_bytes`, possibly only from 8 rewinds after a heavier
+    /// frame: see the allocator's documentation).
     pub os_allocations: u64,
     pub allocations: u64,
+    /// Allocations the allocator refused (calls the C ABI rejects before it:
+    /// a NULL `out_ptr` or a bad lifetime, are not counted).
     pub failed_allocations: u64,
 }
 

@@ -454,7 +454,9 @@ namespace Onity.Native
         /// </summary>
         public uint frame_alloc_rewind_timing;
         /// <summary>
-        /// Non-zero: fill released frame memory with 0xDD on rewind (debug aid).
+        /// Non-zero: fill released frame memory with 0xDD on rewind, and new
+        /// blocks when reserved (debug aid: use after rewind and reads before
+        /// writes show up; like `frame_alloc_prefault`, it makes blocks resident).
         /// </summary>
         public uint frame_alloc_poison;
         /// <summary>
@@ -463,7 +465,8 @@ namespace Onity.Native
         /// </summary>
         public ulong frame_alloc_first_block_bytes;
         /// <summary>
-        /// Smallest chunk a thread claims at once (bytes). Default 16 KiB.
+        /// Smallest chunk a thread claims at once (bytes; below 64, 0 included,
+        /// it is 64, and it is rounded up to 64). Default 16 KiB.
         /// </summary>
         public ulong frame_alloc_chunk_bytes;
         /// <summary>
@@ -473,11 +476,12 @@ namespace Onity.Native
         /// <summary>
         /// Largest chunk a thread takes at once (bytes, rounded up to 64): a
         /// thread's home chunk is at most the largest power of two at or below
-        /// it (a frame needing more uses up to 16 such segments), and larger
+        /// it, or the smallest at or above `frame_alloc_chunk_bytes` when that is
+        /// larger (a frame needing more uses up to 16 such segments), and larger
         /// requests are carved directly from blocks. 0 means the default (64 MiB,
         /// or `frame_alloc_chunk_bytes` when that is larger); otherwise from
-        /// `max(frame_alloc_chunk_bytes, 64)` to 2^48, else
-        /// `onity_runtime_create` returns `INVALID_ARGUMENT`. Chunks never
+        /// `frame_alloc_chunk_bytes` (as adjusted above, and at most 2^48) to
+        /// 2^48, else `onity_runtime_create` returns `INVALID_ARGUMENT`. Chunks never
         /// exceed 2 GiB: larger values (here and in `frame_alloc_chunk_bytes`)
         /// act as 2 GiB.
         /// </summary>
@@ -567,8 +571,9 @@ namespace Onity.Native
         /// </summary>
         public ulong bytes_in_use;
         /// <summary>
-        /// Bytes carved out of blocks for live allocations (with padding and the
-        /// unused tails of threads' chunks).
+        /// Bytes carved out of blocks: live allocations with their padding, the
+        /// unused tails of threads' chunks, and the home chunks threads keep
+        /// (also those of threads idle now, until reclaimed).
         /// </summary>
         public ulong bytes_claimed;
         /// <summary>
@@ -585,10 +590,16 @@ namespace Onity.Native
         public ulong high_water_bytes_in_use;
         public ulong rewinds;
         /// <summary>
-        /// Blocks ever allocated: constant in a steady state.
+        /// Blocks ever allocated: constant in a steady state (under
+        /// `frame_alloc_max_bytes`, possibly only from 8 rewinds after a heavier
+        /// frame: see the allocator's documentation).
         /// </summary>
         public ulong os_allocations;
         public ulong allocations;
+        /// <summary>
+        /// Allocations the allocator refused (calls the C ABI rejects before it:
+        /// a NULL `out_ptr` or a bad lifetime, are not counted).
+        /// </summary>
         public ulong failed_allocations;
     }
 
@@ -851,9 +862,11 @@ namespace Onity.Native
         /// <summary>
         /// Allocates `size` bytes aligned to `align` (a power of two up to 4096)
         /// with an `OnityLifetime`, and writes the address to `*out_ptr`. Any thread;
-        /// no lock. The memory is uninitialised. Errors: `NULL_POINTER`,
-        /// `INVALID_ARGUMENT` (size 0, bad lifetime), `INVALID_ALIGNMENT`,
-        /// `COUNT_OUT_OF_RANGE` (size overflows with its alignment), `EXHAUSTED`
+        /// no lock. The memory is uninitialised (0xDD with `frame_alloc_poison`).
+        /// Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (size 0, bad lifetime),
+        /// `INVALID_ALIGNMENT` (checked before the size), `COUNT_OUT_OF_RANGE`
+        /// (size too large to serve: with its alignment padding, rounded up to a
+        /// 4096-byte block, above `INTPTR_MAX`), `EXHAUSTED`
         /// (`frame_alloc_max_bytes` reached; space returns after rewinds),
         /// `OUT_OF_MEMORY`. On error `*out_ptr` is set to NULL.
         /// </summary>
