@@ -15,7 +15,8 @@ checks=("$@")
 [ ${#checks[@]} -eq 0 ] && checks=(tsan asan miri)
 TARGET="$(rustc +nightly -vV | sed -n 's/^host: //p')"
 # Suites with threads and unsafe code; c_programs (valgrind), header and loom run in test-all.sh.
-SUITES=(--lib --test batch --test rules --test stress --test frame_alloc --test frame_alloc_ffi --test zero_alloc)
+SUITES=(--lib --test batch --test rules --test stress --test frame_alloc --test frame_alloc_ffi --test zero_alloc
+    --test model --test frame_alloc_model)
 status=0
 sanitizer() { # name -> runs every suite instrumented with -Zsanitizer=name (std rebuilt with it)
     echo "== $1 sanitizer" >&2
@@ -32,11 +33,12 @@ for c in "${checks[@]}"; do
         miri)
             echo "== miri" >&2
             # frame_alloc, frame_alloc_ffi and stress scale their workloads down under
-            # cfg(miri). zero_alloc (allocation counts over ~10^4 operations per test) is left
-            # to TSan and ASan.
-            MIRIFLAGS="${MIRIFLAGS:--Zmiri-disable-isolation}" \
+            # cfg(miri); the C ABI model runs 4 seeds of 150 operations. zero_alloc (allocation
+            # counts over ~10^4 operations per test) and frame_alloc_model (MiB-sized patterns)
+            # are left to TSan and ASan.
+            ONITY_MODEL_SEEDS=4 ONITY_MODEL_STEPS=150 MIRIFLAGS="${MIRIFLAGS:--Zmiri-disable-isolation}" \
                 cargo +nightly miri test --lib --test batch --test rules --test stress --test frame_alloc \
-                    --test frame_alloc_ffi || status=1
+                    --test frame_alloc_ffi --test model || status=1
             ;;
         *) echo "sanitize: unknown check '$c' (tsan, asan, miri)" >&2; exit 2 ;;
     esac

@@ -1041,3 +1041,19 @@ fn under_a_cap_a_steady_frame_settles_once_unneeded_blocks_are_returned() {
     assert!(os[25..].iter().all(|&n| n == settled), "OS allocations per steady frame: {os:?}");
     assert!(os.windows(2).filter(|w| w[1] != w[0]).count() <= 3, "OS allocations per steady frame: {os:?}");
 }
+
+/// `TooLarge` comes before `Exhausted` also when the block table is full
+/// (the table used to be checked first).
+#[test]
+fn too_large_is_checked_before_a_full_block_table() {
+    let fa = FrameAllocator::new(FrameAllocConfig {
+        first_block_bytes: 4096,
+        chunk_bytes: 64,
+        max_chunk_bytes: 64,
+        max_bytes: 4096 * 504,
+        ..FrameAllocConfig::default()
+    });
+    while fa.alloc(Lifetime::Frame, 4096, 64).is_ok() {}
+    assert_eq!(fa.alloc(Lifetime::Frame, 4096, 64), Err(AllocError::Exhausted));
+    assert_eq!(fa.alloc(Lifetime::Frame, isize::MAX as usize - 10, 1), Err(AllocError::TooLarge));
+}

@@ -237,8 +237,9 @@ pub struct FrameAllocConfig {
     /// Cap on bytes reserved from the OS (sum of all blocks of all arenas).
     /// 0 = unlimited. Default 0.
     pub max_bytes: usize,
-    /// Fill released memory with [`POISON_BYTE`] on rewind (debug aid: a
-    /// use-after-rewind reads `0xDD`). Default false.
+    /// Fill released memory with [`POISON_BYTE`] on rewind, and new blocks
+    /// when reserved (debug aid: a use-after-rewind or a read before a write
+    /// reads `0xDD`). Default false.
     pub poison_on_rewind: bool,
     /// Touch every page of a block when it is allocated, so allocations
     /// never page-fault later (no first-touch hitch in a frame) at the cost
@@ -1415,16 +1416,17 @@ impl FrameAllocator {
         if let Some(r) = arena.claim_published(need, want, min_chunk) {
             return Ok(r);
         }
-        let n = arena.head.count.load(Ordering::Relaxed);
-        if n == MAX_BLOCKS_PER_ARENA {
-            return Err(AllocError::Exhausted);
-        }
-        // Minimal block for this request; beyond isize::MAX no layout exists.
+        // Minimal block for this request; beyond isize::MAX no layout exists
+        // (checked before the block table: the documented error order).
         let minimal = need
             .checked_add(MAX_ALIGN - 1)
             .map(|v| v & !(MAX_ALIGN - 1))
             .filter(|&v| v <= isize::MAX as usize)
             .ok_or(AllocError::TooLarge)?;
+        let n = arena.head.count.load(Ordering::Relaxed);
+        if n == MAX_BLOCKS_PER_ARENA {
+            return Err(AllocError::Exhausted);
+        }
         let first = self.cfg.first_block_bytes;
         let cap_growth = first.max(MAX_GROWTH_BLOCK_BYTES);
         // `first << n`, capped; compared before shifting (bits shifted out

@@ -333,10 +333,6 @@ unsafe fn reject(b: *mut OnityBatch, id: u64, status: OnityStatus) {
     bb.resumed_count = st.resumed.len() as u32;
 }
 
-/// Files the pending records of one batch.
-///
-/// # Safety
-/// `b` is a live batch of `rt`; owner thread.
 /// Moves the due frames of the batch's fast-lane NextFrame and DelayFrame
 /// waits `by` frames later (waits filed before the first frame).
 ///
@@ -357,6 +353,10 @@ pub(crate) unsafe fn rebase_fast(b: *mut OnityBatch, by: u64) {
     }
 }
 
+/// Files the pending records of one batch.
+///
+/// # Safety
+/// `b` is a live batch of `rt`; owner thread.
 pub(crate) unsafe fn file(rt: &core::Runtime, b: *mut OnityBatch) {
     file_fast(rt, b);
     let st = &*((*b).internal as *const BatchState);

@@ -27,7 +27,6 @@ impl OnityRuntime {
         &mut *self.batches.get()
     }
 
-    /// Files every batch's pending records. Owner thread (checked).
     /// Moves the due frames of every batch's fast-lane waits `by` frames
     /// later (see `onity_runtime_frame_begin`). Owner thread.
     fn rebase_batches(&self, by: u64) {
@@ -39,6 +38,7 @@ impl OnityRuntime {
         }
     }
 
+    /// Files every batch's pending records. Owner thread (checked).
     pub(crate) fn file_batches(&self) {
         if !self.rt.is_owner_thread() {
             return;

@@ -480,8 +480,9 @@ namespace Onity.Native
         /// larger (a frame needing more uses up to 16 such segments), and larger
         /// requests are carved directly from blocks. 0 means the default (64 MiB,
         /// or `frame_alloc_chunk_bytes` when that is larger); otherwise from
-        /// `frame_alloc_chunk_bytes` (as adjusted above, and at most 2^48) to
-        /// 2^48, else `onity_runtime_create` returns `INVALID_ARGUMENT`. Chunks never
+        /// `frame_alloc_chunk_bytes` (at least 64, at most 2^48; compared before
+        /// rounding) to 2^48, else `onity_runtime_create` returns
+        /// `INVALID_ARGUMENT`. Chunks never
         /// exceed 2 GiB: larger values (here and in `frame_alloc_chunk_bytes`)
         /// act as 2 GiB.
         /// </summary>
