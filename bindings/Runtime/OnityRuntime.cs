@@ -307,7 +307,7 @@ namespace Onity
             if (s != OnityStatus.Ok) throw new OnityException(s, what);
         }
 
-        void CheckOwner(string what)
+        internal void CheckOwner(string what)
         {
             if (ownedHere != this && Thread.CurrentThread != owner) ThrowWrongThread(what);
             if (disposed) throw new ObjectDisposedException("OnityRuntime");
