@@ -144,7 +144,7 @@ namespace Onity
 
     /// <summary>A lightweight awaitable with a result. Await it once.</summary>
     [AsyncMethodBuilder(typeof(CompilerServices.OnityTaskMethodBuilder<>))]
-    public readonly struct OnityTask<T>
+    public readonly partial struct OnityTask<T>
     {
         internal readonly IOnityTaskSource<T> source;
         internal readonly T result;
