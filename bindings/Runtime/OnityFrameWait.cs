@@ -104,6 +104,12 @@ namespace Onity
 
         public static implicit operator OnityTask(OnityFrameWait w) { return w.ToOnityTask(); }
 
+        /// <summary>As <c>ToOnityTask().ToCoroutine(exceptionHandler)</c>.</summary>
+        public System.Collections.IEnumerator ToCoroutine(Action<Exception> exceptionHandler = null)
+        {
+            return ToOnityTask().ToCoroutine(exceptionHandler);
+        }
+
         internal static OnityTask[] ToTasks(OnityFrameWait[] waits)
         {
             if (waits == null) return null; // the combinator reports the null argument

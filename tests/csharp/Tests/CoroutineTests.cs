@@ -44,6 +44,7 @@ namespace Onity.Tests
                 Assert.Equal(0, Drive(h, OnityTask.FromResult(7).ToCoroutine(r => result = r)), "a completed task ends at once");
                 Assert.Equal(7, result, "result of a completed task");
                 Assert.Equal(2, Drive(h, ((OnityTask)AfterFrames(2, 0)).ToCoroutine()), "untyped");
+                Assert.Equal(2, Drive(h, OnityTask.DelayFrame(2).ToCoroutine()), "a frame wait");
                 var e = OnityTask.CompletedTask.ToCoroutine();
                 Assert.True(!e.MoveNext() && !e.MoveNext(), "ended stays ended");
             }
