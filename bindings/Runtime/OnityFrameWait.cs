@@ -104,10 +104,12 @@ namespace Onity
 
         public static implicit operator OnityTask(OnityFrameWait w) { return w.ToOnityTask(); }
 
-        /// <summary>As <c>ToOnityTask().ToCoroutine(exceptionHandler)</c>.</summary>
+        /// <summary>The wait as a coroutine (see <see cref="OnityTask.ToCoroutine"/>), polled at
+        /// each <c>MoveNext</c>: no wait slot, nothing left behind if the coroutine is stopped.</summary>
         public System.Collections.IEnumerator ToCoroutine(Action<Exception> exceptionHandler = null)
         {
-            return ToOnityTask().ToCoroutine(exceptionHandler);
+            if (runtime == null) ThrowDisposed(true);
+            return new OnityCoroutine<AsyncUnit>(this, exceptionHandler);
         }
 
         internal static OnityTask[] ToTasks(OnityFrameWait[] waits)

@@ -1,5 +1,6 @@
 using System;
 using System.Collections;
+using System.Runtime.ExceptionServices;
 
 namespace Onity
 {
@@ -7,12 +8,13 @@ namespace Onity
     {
         /// <summary>The task as a coroutine (an <see cref="IEnumerator"/> that yields null until
         /// the task completes), for <c>StartCoroutine</c> and Unity Test Framework's
-        /// <c>[UnityTest]</c>. It consumes the task: when it completes, the enumerator ends, or
-        /// throws the task's exception (original stack trace; an
+        /// <c>[UnityTest]</c>. The first <c>MoveNext</c> awaits the task, which is consumed as soon as
+        /// it completes (also when the coroutine was stopped meanwhile); then the enumerator ends,
+        /// or throws the task's exception (original stack trace; an
         /// <see cref="OperationCanceledException"/> when canceled) from <c>MoveNext</c>, or hands it
         /// to <paramref name="exceptionHandler"/> when one is given. A stale or already awaited
         /// task throws <see cref="InvalidOperationException"/> from the first <c>MoveNext</c>.
-        /// Allocates the enumerator.</summary>
+        /// Allocates the enumerator and a delegate.</summary>
         public IEnumerator ToCoroutine(Action<Exception> exceptionHandler = null)
         {
             return new OnityCoroutine<AsyncUnit>(this, null, exceptionHandler);
@@ -31,18 +33,23 @@ namespace Onity
 
     sealed class OnityCoroutine<T> : IEnumerator
     {
+        const byte Untyped = 0, Typed = 1, FrameWait = 2;
         OnityTask<T>.Awaiter typed;
         OnityTask.Awaiter untyped;
-        readonly bool isTyped;
+        OnityFrameWait wait;
+        readonly byte kind;
         readonly Action<T> resultHandler;
         readonly Action<Exception> exceptionHandler;
         readonly Action onCompleted;
         int state; // 0 not started, 1 waiting, 2 ended
         volatile bool completed;
+        T result;
+        ExceptionDispatchInfo error;
 
         public OnityCoroutine(OnityTask task, Action<T> resultHandler, Action<Exception> exceptionHandler)
         {
             untyped = task.GetAwaiter();
+            kind = Untyped;
             this.resultHandler = resultHandler;
             this.exceptionHandler = exceptionHandler;
             onCompleted = OnCompleted;
@@ -51,54 +58,90 @@ namespace Onity
         public OnityCoroutine(OnityTask<T> task, Action<T> resultHandler, Action<Exception> exceptionHandler)
         {
             typed = task.GetAwaiter();
-            isTyped = true;
+            kind = Typed;
             this.resultHandler = resultHandler;
             this.exceptionHandler = exceptionHandler;
             onCompleted = OnCompleted;
         }
 
-        void OnCompleted() { completed = true; }
+        /// <summary>A frame wait is polled (it is a description: no wait slot to release if the
+        /// coroutine is stopped).</summary>
+        public OnityCoroutine(OnityFrameWait wait, Action<Exception> exceptionHandler)
+        {
+            this.wait = wait;
+            kind = FrameWait;
+            this.exceptionHandler = exceptionHandler;
+        }
+
+        // The task is consumed as soon as it completes, by the continuation on the owner thread:
+        // a coroutine that is stopped (StopCoroutine, a destroyed GameObject) leaves nothing behind.
+        void OnCompleted()
+        {
+            Consume();
+            completed = true;
+        }
+
+        void Consume()
+        {
+            try
+            {
+                if (kind == Typed) result = typed.GetResult();
+                else if (kind == Untyped) untyped.GetResult();
+                else wait.GetResult();
+            }
+            catch (Exception ex)
+            {
+                error = ExceptionDispatchInfo.Capture(ex);
+            }
+        }
 
         public object Current { get { return null; } }
 
         public bool MoveNext()
         {
             if (state == 2) return false;
-            if (state == 0)
-            {
-                state = 1;
-                bool done = isTyped ? typed.IsCompleted : untyped.IsCompleted;
-                if (!done)
-                {
-                    // Registers the continuation: throws at once for a stale or awaited task.
-                    try
-                    {
-                        if (isTyped) typed.UnsafeOnCompleted(onCompleted);
-                        else untyped.UnsafeOnCompleted(onCompleted);
-                    }
-                    catch (Exception)
-                    {
-                        state = 2;
-                        throw;
-                    }
-                    if (!completed) return true;
-                }
-            }
-            else if (!completed)
-            {
-                return true;
-            }
-            state = 2;
-            T result = default(T);
             try
             {
-                if (isTyped) result = typed.GetResult();
-                else untyped.GetResult();
+                if (state == 0)
+                {
+                    state = 1;
+                    if (kind == FrameWait)
+                    {
+                        if (!wait.IsCompleted) return true;
+                        Consume();
+                        completed = true;
+                    }
+                    else if (kind == Typed ? typed.IsCompleted : untyped.IsCompleted)
+                    {
+                        Consume();
+                        completed = true;
+                    }
+                    else if (kind == Typed)
+                    {
+                        typed.UnsafeOnCompleted(onCompleted); // throws for a stale or awaited task
+                    }
+                    else
+                    {
+                        untyped.UnsafeOnCompleted(onCompleted);
+                    }
+                }
+                else if (kind == FrameWait && !completed && wait.IsCompleted)
+                {
+                    Consume();
+                    completed = true;
+                }
             }
-            catch (Exception ex)
+            catch (Exception)
             {
-                if (exceptionHandler == null) throw;
-                exceptionHandler(ex);
+                state = 2;
+                throw;
+            }
+            if (!completed) return true;
+            state = 2;
+            if (error != null)
+            {
+                if (exceptionHandler == null) error.Throw();
+                exceptionHandler(error.SourceException);
                 return false;
             }
             if (resultHandler != null) resultHandler(result);

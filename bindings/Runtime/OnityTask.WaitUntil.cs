@@ -12,12 +12,12 @@ namespace Onity
 
         /// <summary>Completes at the first run of <paramref name="timing"/> (from the next one on)
         /// at which <paramref name="predicate"/> returns true. An exception from the predicate
-        /// faults the task; a canceled token cancels it at the next run of the timing. Owner
-        /// thread.</summary>
+        /// faults the task (an <see cref="OperationCanceledException"/> cancels it); a canceled
+        /// token cancels it at the next run of the timing, and so does disposing the runtime that
+        /// was current at the call. Owner thread.</summary>
         public static OnityTask WaitUntil(Func<bool> predicate, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
         {
-            CheckCondition(predicate, timing);
-            return ConditionLoop(predicate, true, timing, cancellationToken);
+            return ConditionLoop(CheckCondition(predicate, timing), predicate, true, timing, cancellationToken);
         }
 
         /// <summary>Completes at the first run of <paramref name="timing"/> (from the next one on)
@@ -25,32 +25,35 @@ namespace Onity
         /// <see cref="WaitUntil"/>.</summary>
         public static OnityTask WaitWhile(Func<bool> predicate, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
         {
-            CheckCondition(predicate, timing);
-            return ConditionLoop(predicate, false, timing, cancellationToken);
+            return ConditionLoop(CheckCondition(predicate, timing), predicate, false, timing, cancellationToken);
         }
 
-        static void CheckCondition(Func<bool> predicate, OnityTiming timing)
+        static OnityRuntime CheckCondition(Func<bool> predicate, OnityTiming timing)
         {
             if (predicate == null) throw new ArgumentNullException("predicate");
             if ((uint)timing >= 16) throw new ArgumentOutOfRangeException("timing", "Onity: timing must be an OnityTiming value (0-15).");
             // The owner-thread and live-runtime errors at the call, not in the task.
-            OnityRuntime.Require().CheckOwner("WaitUntil/WaitWhile");
+            var r = OnityRuntime.Require();
+            r.CheckOwner("WaitUntil/WaitWhile");
+            return r;
         }
 
-        static async OnityTask ConditionLoop(Func<bool> predicate, bool until, OnityTiming timing, CancellationToken cancellationToken)
+        // Bound to the runtime current at the call: a newer runtime does not take the loop over,
+        // and disposing this one cancels it.
+        static async OnityTask ConditionLoop(OnityRuntime r, Func<bool> predicate, bool until, OnityTiming timing, CancellationToken cancellationToken)
         {
             if (cancellationToken.CanBeCanceled)
             {
                 do
                 {
-                    await Yield(timing, cancellationToken);
+                    await r.Schedule(0, timing, 0, 0, cancellationToken);
                 } while (predicate() != until);
             }
             else
             {
                 do
                 {
-                    await Yield(timing);
+                    await r.FrameWait(0, timing);
                 } while (predicate() != until);
             }
         }

@@ -98,5 +98,44 @@ namespace Onity.Tests
                 Assert.Equal(18, a + b, "both got the result");
             }
         }
+
+        [Test]
+        public void AStoppedCoroutineLeavesNothingBehind()
+        {
+            // StopCoroutine, or a destroyed GameObject: MoveNext is never called again.
+            using (var h = new TestHost())
+            {
+                long runners = CompilerServices.OnityRunnerStats.Live;
+                var stopped = new[]
+                {
+                    AfterFrames(2, 1).ToCoroutine(),
+                    ((OnityTask)AfterFrames(1, 1)).ToCoroutine(),
+                    OnityTask.DelayFrame(2, OnityTiming.Update, new CancellationTokenSource().Token).ToCoroutine(),
+                    OnityTask.DelayFrame(2).ToCoroutine(),
+                };
+                foreach (var e in stopped) Assert.True(e.MoveNext(), "started and waiting");
+                var neverStarted = OnityTask.NextFrame().ToCoroutine();
+                for (int i = 0; i < 5; i++) h.RunFrame();
+                var m = h.Runtime.GetManagedStats();
+                Assert.Equal(0, m.PendingWaits + m.CompletedUnconsumedWaits + m.FastLaneWaits, "wait slots left behind");
+                Assert.Equal(runners, CompilerServices.OnityRunnerStats.Live, "runners not returned");
+                GC.KeepAlive(neverStarted);
+            }
+        }
+
+        [Test]
+        public void AfterAStaleTaskThrewTheCoroutineHasEnded()
+        {
+            using (var h = new TestHost())
+            {
+                var pooled = AutoResetOnityCompletionSource<int>.Create();
+                var t = pooled.Task;
+                pooled.TrySetResult(1);
+                t.GetAwaiter().GetResult();
+                var e = t.ToCoroutine();
+                Assert.Throws<InvalidOperationException>(() => e.MoveNext(), "stale");
+                Assert.True(!e.MoveNext(), "ended");
+            }
+        }
     }
 }

@@ -138,5 +138,22 @@ namespace Onity.Tests
                 Assert.Equal(0L, bytes, "bytes allocated by 200 rounds of 64 WaitUntil");
             }
         }
+
+        [Test]
+        public void AWaitUntilStaysWithTheRuntimeItStartedOn()
+        {
+            using (var h = new TestHost())
+            {
+                int calls = 0;
+                var t = OnityTask.WaitUntil(() => { calls++; return false; });
+                using (var newer = new OnityRuntime())
+                {
+                    for (int i = 0; i < 3; i++) h.RunFrame();
+                    Assert.Equal(3, calls, "checked at each of the first runtime's Update runs");
+                }
+                h.Runtime.Dispose();
+                Assert.Equal(OnityTaskStatus.Canceled, t.Status, "canceled by its runtime's disposal");
+            }
+        }
     }
 }
