@@ -13,10 +13,34 @@ const DEAD: u64 = 0xdead_dead_dead_dead;
 
 /// An Onity runtime. Opaque; create with `onity_runtime_create`.
 pub struct OnityRuntime {
+    // The only field, at offset 0 (asserted below), and `repr(C)` with
+    // `magic` first: the best-effort check of a bad pointer reads the first
+    // 8 bytes it points to and nothing past them.
+    f: RuntimeFields,
+}
+
+#[repr(C)]
+#[doc(hidden)]
+pub struct RuntimeFields {
     magic: u64,
     pub(crate) rt: core::Runtime,
     /// Live batches (owner thread only).
     batches: UnsafeCell<Vec<*mut super::batch::OnityBatch>>,
+}
+
+const _: () = assert!(std::mem::offset_of!(OnityRuntime, f) == 0);
+
+impl std::ops::Deref for OnityRuntime {
+    type Target = RuntimeFields;
+    fn deref(&self) -> &RuntimeFields {
+        &self.f
+    }
+}
+
+impl std::ops::DerefMut for OnityRuntime {
+    fn deref_mut(&mut self) -> &mut RuntimeFields {
+        &mut self.f
+    }
 }
 
 impl OnityRuntime {
@@ -61,11 +85,11 @@ pub(crate) unsafe fn runtime_ref<'a>(p: *const OnityRuntime) -> Result<&'a Onity
         return Err(OnityStatus::NullPointer);
     }
     // A garbage pointer may be misaligned: check before making a reference,
-    // and read the magic (the first field) without one.
+    // and read the magic (the first 8 bytes) without one.
     if (p as usize) % std::mem::align_of::<OnityRuntime>() != 0 {
         return Err(OnityStatus::InvalidRuntime);
     }
-    if std::ptr::read_volatile(std::ptr::addr_of!((*p).magic)) != MAGIC {
+    if std::ptr::read_volatile(p as *const u64) != MAGIC {
         return Err(OnityStatus::InvalidRuntime);
     }
     Ok(&*p)
@@ -243,7 +267,9 @@ pub extern "C" fn onity_runtime_create(
             frame_alloc_rewind_timing: rewind_timing,
         };
         let core_rt = crate::tri!(core::Runtime::try_new(core_cfg));
-        let boxed = Box::new(OnityRuntime { magic: MAGIC, rt: core_rt, batches: UnsafeCell::new(Vec::new()) });
+        let boxed = Box::new(OnityRuntime {
+            f: RuntimeFields { magic: MAGIC, rt: core_rt, batches: UnsafeCell::new(Vec::new()) },
+        });
         // SAFETY: checked non-null.
         unsafe { *out_runtime = Box::into_raw(boxed) };
         OnityStatus::Ok
