@@ -19,6 +19,14 @@ namespace Onity
         {
             return new OnityCoroutine<AsyncUnit>(this, null, exceptionHandler);
         }
+
+        /// <summary><c>taskFactory().ToCoroutine()</c>, the form Unity Test Framework tests use:
+        /// <c>[UnityTest] public IEnumerator Test() { return OnityTask.ToCoroutine(async () =&gt; { ... }); }</c>.</summary>
+        public static IEnumerator ToCoroutine(Func<OnityTask> taskFactory)
+        {
+            if (taskFactory == null) throw new ArgumentNullException("taskFactory");
+            return taskFactory().ToCoroutine();
+        }
     }
 
     public partial struct OnityTask<T>

@@ -13,6 +13,12 @@ namespace Onity.Tests
             return value;
         }
 
+        static async OnityTask TwoFrames()
+        {
+            await OnityTask.NextFrame();
+            await OnityTask.NextFrame();
+        }
+
         static async OnityTask FailAfterAFrame(Exception ex)
         {
             await OnityTask.NextFrame();
@@ -45,6 +51,10 @@ namespace Onity.Tests
                 Assert.Equal(7, result, "result of a completed task");
                 Assert.Equal(2, Drive(h, ((OnityTask)AfterFrames(2, 0)).ToCoroutine()), "untyped");
                 Assert.Equal(2, Drive(h, OnityTask.DelayFrame(2).ToCoroutine()), "a frame wait");
+                // (A method group: mcs cannot turn an async lambda into a Func<OnityTask>; Roslyn can.)
+                Func<OnityTask> factory = TwoFrames;
+                Assert.Equal(2, Drive(h, OnityTask.ToCoroutine(factory)), "from a factory");
+                Assert.Throws<ArgumentNullException>(() => OnityTask.ToCoroutine((Func<OnityTask>)null));
                 var e = OnityTask.CompletedTask.ToCoroutine();
                 Assert.True(!e.MoveNext() && !e.MoveNext(), "ended stays ended");
             }
