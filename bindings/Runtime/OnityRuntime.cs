@@ -687,9 +687,9 @@ namespace Onity
             return new OnityFrameWait(this, delay == 0 ? runs[(int)timing] : fcount, (uint)timing | ((uint)delay << 4));
         }
 
-        static void ThrowTiming()
+        internal static void ThrowTiming(string paramName = "timing")
         {
-            throw new ArgumentOutOfRangeException("timing", "Onity: timing must be an OnityTiming value (0-15).");
+            throw new ArgumentOutOfRangeException(paramName, "Onity: timing must be an OnityTiming value (0-15).");
         }
 
         /// <summary>IsCompleted of a frame wait: true once a run of its timing satisfies it, or when

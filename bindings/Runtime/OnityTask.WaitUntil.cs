@@ -31,7 +31,7 @@ namespace Onity
         static OnityRuntime CheckCondition(Func<bool> predicate, OnityTiming timing)
         {
             if (predicate == null) throw new ArgumentNullException("predicate");
-            if ((uint)timing >= 16) throw new ArgumentOutOfRangeException("timing", "Onity: timing must be an OnityTiming value (0-15).");
+            if ((uint)timing >= 16) OnityRuntime.ThrowTiming();
             // The owner-thread and live-runtime errors at the call, not in the task.
             var r = OnityRuntime.Require();
             r.CheckOwner("WaitUntil/WaitWhile");
