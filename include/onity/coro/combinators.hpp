@@ -58,7 +58,7 @@ struct combo : nested {
     bool await_suspend(std::coroutine_handle<P> h) noexcept {
         cell *p = cell_of(h);
         const uint32_t n = self().size();
-        Status bad = n == 0 ? Status::CountOutOfRange : Status::Ok;
+        Status bad = !on_owner(p) ? Status::WrongThread : n == 0 ? Status::CountOutOfRange : Status::Ok;
         for (uint32_t i = 0; i < n && bad == Status::Ok; i++) {
             cell *k = self().kid(i);
             if (!k)
@@ -72,11 +72,10 @@ struct combo : nested {
                 failed_ = bad;
                 return false;
             } else {
-                finish(p, ONITY_TASK_STATE_FAULTED, status_error(bad));
-                return true;
+                return end_here(p, ONITY_TASK_STATE_FAULTED, status_error(bad));
             }
         }
-        if (cancel_pending(p)) {
+        if (cancel_pending(p) || token_canceled(p)) {
             finish(p, ONITY_TASK_STATE_CANCELED, 0);
             return true;
         }

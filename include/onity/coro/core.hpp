@@ -93,7 +93,7 @@ enum : uint8_t {
 };
 
 /* Inbox requests (cell::qmode). */
-enum : uint8_t { q_resume = 1, q_complete, q_fault };
+enum : uint8_t { q_resume = 1, q_complete, q_fault, q_cancel };
 
 inline constexpr uint8_t class_oversize = 0xFE;  // from global operator new, counted
 inline constexpr uint8_t class_heap = 0xFF;      // no runtime at the start: global operator new
@@ -109,7 +109,14 @@ struct nested {
  * outlives the frame while anything still refers to it (`refs`: the frame,
  * the task<> handle, a pending native callback, temporary pins), so a
  * coroutine finished at an await can be destroyed at once while its outcome
- * stays readable and a late native callback finds a valid record. */
+ * stays readable and a late native callback finds a valid record.
+ *
+ * Threads: everything is the owner thread's except what a coroutine running
+ * on another thread writes: `body_state`, `value` and `error` when its body
+ * ends, `guard`, and the inbox fields (published by the inbox's release /
+ * acquire); `cancel_requested` and `guard` are atomic because the owner reads
+ * or writes them meanwhile. The owner alone sets `state`, so it never sees a
+ * coroutine finished before its completion runs on the owner. */
 struct alignas(16) cell {
     core *owner = nullptr;  // null: started without a runtime
     void *awaiting = nullptr;
@@ -122,16 +129,17 @@ struct alignas(16) cell {
     std::size_t block_bytes = 0;
     uint32_t cont_index = 0;
     uint32_t refs = 1;
-    uint32_t guard = 0;  // live cancel_guards
+    std::atomic<uint32_t> guard{0};  // live cancel_guards
     int32_t error = 0;
     uint8_t cls = class_heap;
-    uint8_t state = ONITY_TASK_STATE_PENDING;
+    uint8_t state = ONITY_TASK_STATE_PENDING;       // the outcome, set on the owner at completion
+    uint8_t body_state = ONITY_TASK_STATE_PENDING;  // how the body ended (co_return, exception)
     uint8_t wait = wait_none;
     uint8_t qmode = 0;
     bool frame_alive = true;
     bool handle_held = false;
-    bool cancel_requested = false;
     bool has_exception = false;
+    std::atomic<bool> cancel_requested{false};
     uint32_t magic = cell_magic;
 };
 static_assert(sizeof(cell) % 16 == 0, "the frame after a cell must keep 16-byte alignment");
@@ -400,6 +408,7 @@ inline void finish(cell *c, uint8_t state, int32_t error) noexcept {
  * bound native task, continuation; the frame is destroyed now if no task<>
  * holds it, else when that task<> lets go. */
 inline void complete_at_final(cell *c) noexcept {
+    c->state = c->body_state;
     c->wait = wait_final;
     count_outcome(c);
     c->refs++;
@@ -417,8 +426,8 @@ inline void complete_at_final(cell *c) noexcept {
  * No effect once it has finished. */
 inline void request_cancel(cell *c) noexcept {
     if (c->state != ONITY_TASK_STATE_PENDING) return;
-    c->cancel_requested = true;
-    if (c->guard != 0) return;
+    c->cancel_requested.store(true, std::memory_order_relaxed);
+    if (c->guard.load(std::memory_order_relaxed) != 0) return;
     if (c->wait == wait_native) {
         finish(c, ONITY_TASK_STATE_CANCELED, 0);
     } else if (c->wait == wait_nested) {
@@ -427,7 +436,21 @@ inline void request_cancel(cell *c) noexcept {
     }
 }
 
-inline bool cancel_pending(const cell *c) noexcept { return c->cancel_requested && c->guard == 0; }
+inline bool cancel_pending(const cell *c) noexcept {
+    return c->cancel_requested.load(std::memory_order_relaxed) && c->guard.load(std::memory_order_relaxed) == 0;
+}
+
+/* The coroutine's token is canceled (outside guards). One C call, made only
+ * by awaits that have no native wait to carry the token (task<>s and the
+ * combinators over them), when they suspend and when they resume. */
+inline bool token_canceled(const cell *c) noexcept {
+    if (!c->token || c->guard.load(std::memory_order_relaxed) != 0 || !c->owner || !c->owner->rt) return false;
+    uint32_t v = 0;
+    return onity_cancel_source_is_canceled(c->owner->rt, c->token, &v) == ONITY_STATUS_OK && v != 0;
+}
+
+/* On the thread that owns the coroutine's runtime (true without one). */
+inline bool on_owner(const cell *c) noexcept { return !c->owner || c->owner->on_owner(); }
 
 /* ---- the owner's inbox (any thread) -------------------------------------- */
 
@@ -465,6 +488,9 @@ inline void drain_inbox(core *k, bool closing) noexcept {
         } else if (mode == q_fault) {
             c->wait = wait_none;
             finish(c, ONITY_TASK_STATE_FAULTED, c->error);
+        } else if (mode == q_cancel) {
+            c->wait = wait_none;
+            finish(c, ONITY_TASK_STATE_CANCELED, 0);
         } else {
             c->wait = wait_none;
             if (closing || cancel_pending(c))
@@ -475,38 +501,58 @@ inline void drain_inbox(core *k, bool closing) noexcept {
     }
 }
 
-inline bool arm_bell(core *k) noexcept {
-    uint64_t b = 0;
-    if (onity_task_create(k->rt, &b) != ONITY_STATUS_OK) return false;
-    if (onity_task_on_complete(k->rt, b, &on_bell, k) != ONITY_STATUS_OK) {
-        onity_task_cancel(k->rt, b);
-        onity_task_consume(k->rt, b, nullptr);
-        return false;
+/* Ends a coroutine at an await, for good: finished here on the owner, or
+ * handed to the owner from another thread. Returns true (what await_suspend
+ * returns then). */
+inline bool end_here(cell *c, uint8_t state, int32_t error) noexcept {
+    if (on_owner(c)) {
+        finish(c, state, error);
+        return true;
     }
-    k->bell.store(b, std::memory_order_release);
+    c->error = error;
+    push_to_owner(c->owner, c, state == ONITY_TASK_STATE_CANCELED ? q_cancel : q_fault);
     return true;
 }
 
+inline OnityStatus arm_bell(core *k) noexcept {
+    uint64_t b = 0;
+    OnityStatus s = onity_task_create(k->rt, &b);
+    if (s != ONITY_STATUS_OK) return s;
+    s = onity_task_on_complete(k->rt, b, &on_bell, k);
+    if (s != ONITY_STATUS_OK) {
+        onity_task_cancel(k->rt, b);
+        onity_task_consume(k->rt, b, nullptr);
+        return s;
+    }
+    k->bell.store(b, std::memory_order_release);
+    return ONITY_STATUS_OK;
+}
+
 /* The bell's continuation (owner thread): re-arms it, then runs the inbox.
- * Canceled means the runtime is being destroyed (or the layer detached). */
+ * Canceled, or rung while the runtime is being destroyed (it cannot be
+ * re-armed then), means the runtime is going away (or the layer detached):
+ * what is queued finishes canceled and the runtime is forgotten. */
 inline void on_bell(void *user, uint64_t task, uint32_t state) noexcept {
     core *k = static_cast<core *>(user);
     onity_task_consume(k->rt, task, nullptr);
-    const bool open = state == ONITY_TASK_STATE_SUCCEEDED;
-    if (open && arm_bell(k)) {
+    const OnityStatus s = state == ONITY_TASK_STATE_SUCCEEDED ? arm_bell(k) : ONITY_STATUS_REENTRANT;
+    if (s == ONITY_STATUS_OK) {
         k->rung.store(false, std::memory_order_release);
-    } else {
-        // No bell any more: workers stop ringing (rung stays set).
-        k->bell.store(0, std::memory_order_release);
-        k->rung.store(true, std::memory_order_release);
-        if (open) report_misuse(Status::Exhausted, "re-arming the coroutines' cross-thread bell");
+        drain_inbox(k, false);
+        return;
     }
-    drain_inbox(k, !open);
-    if (!open) {
-        k->closed = true;
-        k->rt = nullptr;
-        maybe_retire(k);  // last
+    // No bell any more: workers stop ringing (rung stays set).
+    k->bell.store(0, std::memory_order_release);
+    k->rung.store(true, std::memory_order_release);
+    if (s != ONITY_STATUS_REENTRANT) {
+        report_misuse(static_cast<Status>(s), "re-arming the coroutines' cross-thread bell (switch_to_owner stops)");
+        drain_inbox(k, false);
+        return;
     }
+    drain_inbox(k, true);
+    k->closed = true;
+    k->rt = nullptr;
+    maybe_retire(k);  // last
 }
 
 }  // namespace detail

@@ -122,8 +122,7 @@ struct final_awaiter {
     void await_suspend(std::coroutine_handle<>) const noexcept {
         core *k = c->owner;
         if (k && !k->on_owner()) {
-            // Finished on a worker: completion runs on the owner.
-            c->wait = wait_queued;
+            // Finished on another thread: the completion runs on the owner.
             push_to_owner(k, c, q_complete);
             return;
         }
@@ -157,7 +156,7 @@ struct promise_base {
 #if ONITY_CORO_EXCEPTIONS
         exception_ = std::current_exception();
         cell_->has_exception = true;
-        cell_->state = ONITY_TASK_STATE_FAULTED;
+        cell_->body_state = ONITY_TASK_STATE_FAULTED;
         cell_->error = error_exception;
 #else
         fatal("unhandled_exception without exception support");
@@ -203,7 +202,7 @@ struct promise final : promise_base {
     void return_value(U &&v) noexcept(std::is_nothrow_constructible_v<T, U &&>) {
         ::new (static_cast<void *>(buf_)) T(std::forward<U>(v));
         has_ = true;
-        cell_->state = ONITY_TASK_STATE_SUCCEEDED;
+        cell_->body_state = ONITY_TASK_STATE_SUCCEEDED;
         if constexpr (native_value_v<T>) cell_->value = to_native(*ptr());
     }
     T *ptr() noexcept { return std::launder(reinterpret_cast<T *>(buf_)); }
@@ -218,7 +217,7 @@ template <>
 struct promise<void> final : promise_base {
     using promise_base::promise_base;
     task<void> get_return_object() noexcept;
-    void return_void() noexcept { cell_->state = ONITY_TASK_STATE_SUCCEEDED; }
+    void return_void() noexcept { cell_->body_state = ONITY_TASK_STATE_SUCCEEDED; }
 };
 
 template <class T>
@@ -266,7 +265,7 @@ inline std::coroutine_handle<> resume_or_finish(cell *p, bool fail, uint8_t stat
         finish(p, state, error);
         return {};
     }
-    if (cancel_pending(p)) {
+    if (cancel_pending(p) || token_canceled(p)) {
         finish(p, ONITY_TASK_STATE_CANCELED, 0);
         return {};
     }
@@ -301,6 +300,15 @@ struct task_awaiter : nested {
     template <class P>
     bool await_suspend(std::coroutine_handle<P> h) noexcept {
         cell *p = cell_of(h);
+        if (!on_owner(p)) {
+            report_misuse(Status::WrongThread, "awaiting an onity::task off the owner thread");
+            if constexpr (Try) {
+                failed_ = Status::WrongThread;
+                return false;
+            } else {
+                return end_here(p, ONITY_TASK_STATE_FAULTED, status_error(Status::WrongThread));
+            }
+        }
         cell *c = t->c_;
         if (!c || t->awaited_ || c->cont) {
             const Status s = (t->awaited_ || (c && c->cont)) ? Status::AlreadyAwaited : Status::InvalidHandle;
@@ -313,7 +321,7 @@ struct task_awaiter : nested {
                 return true;
             }
         }
-        if (cancel_pending(p)) {
+        if (cancel_pending(p) || token_canceled(p)) {
             finish(p, ONITY_TASK_STATE_CANCELED, 0);
             return true;
         }
@@ -406,7 +414,7 @@ class [[nodiscard]] task {
     bool done() const noexcept { return c_ && c_->state != ONITY_TASK_STATE_PENDING; }
     /* Pending for an empty task. */
     TaskState state() const noexcept { return c_ ? static_cast<TaskState>(c_->state) : TaskState::Pending; }
-    int32_t error() const noexcept { return c_ ? c_->error : 0; }
+    int32_t error() const noexcept { return done() ? c_->error : 0; }
     /* The value of a succeeded task (nullptr otherwise), until it is awaited
      * or destroyed. */
     template <class U = T, class = std::enable_if_t<!std::is_void_v<U>>>

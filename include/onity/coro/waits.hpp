@@ -56,22 +56,15 @@ bool await_failed(cell *c, OnityStatus s, const char *what, uint8_t &st, int32_t
         err = status_error(static_cast<Status>(s));
         return false;
     } else {
-        if (s == ONITY_STATUS_WRONG_THREAD) {
-            // On a worker: the coroutine is finished on the owner.
-            c->error = status_error(Status::WrongThread);
-            c->wait = wait_queued;
-            push_to_owner(k, c, q_fault);
-            return true;
-        }
-        finish(c, ONITY_TASK_STATE_FAULTED, status_error(static_cast<Status>(s)));
-        return true;
+        // WRONG_THREAD: on another thread, the coroutine is finished on the owner.
+        return end_here(c, ONITY_TASK_STATE_FAULTED, status_error(static_cast<Status>(s)));
     }
 }
 
 /* The token a wait carries: none inside a cancel_guard, else the await's own
  * or the coroutine's. */
 inline uint64_t effective_token(const cell *c, uint64_t own) noexcept {
-    return c->guard ? 0 : (own ? own : c->token);
+    return c->guard.load(std::memory_order_relaxed) ? 0 : (own ? own : c->token);
 }
 
 template <bool Try>
@@ -97,14 +90,12 @@ struct frame_wait : wait_outcome<Try> {
     template <class P>
     bool await_suspend(std::coroutine_handle<P> h) noexcept {
         cell *c = cell_of(h);
-        if (cancel_pending(c)) {
-            finish(c, ONITY_TASK_STATE_CANCELED, 0);
-            return true;
-        }
+        if (cancel_pending(c)) return end_here(c, ONITY_TASK_STATE_CANCELED, 0);
         OnityRuntime *rt = c->owner->rt;
         const uint64_t tok = effective_token(c, token);
-        if constexpr (Try) c->awaiting = this;
-        c->wait = wait_native;
+        // The callback runs in a later tick of the owner (never inside the
+        // call), and the call fails on other threads: the cell is written
+        // after it, on the owner only.
         OnityStatus s;
         if constexpr (Kind == fw_yield)
             s = onity_yield_then(rt, timing, tok, &on_done, c);
@@ -114,8 +105,11 @@ struct frame_wait : wait_outcome<Try> {
             s = onity_delay_frame_then(rt, frames, timing, tok, &on_done, c);
         else
             s = onity_delay_then(rt, seconds, clock, timing, tok, &on_done, c);
-        if (s == ONITY_STATUS_OK) return true;
-        c->wait = wait_none;
+        if (s == ONITY_STATUS_OK) {
+            if constexpr (Try) c->awaiting = this;
+            c->wait = wait_native;
+            return true;
+        }
         return await_failed<Try>(c, s, "a frame wait (onity_*_then)", this->state_, this->error_);
     }
 
@@ -156,16 +150,14 @@ struct until_wait : wait_outcome<Try> {
     template <class P>
     bool await_suspend(std::coroutine_handle<P> h) noexcept {
         cell *c = cell_of(h);
-        if (cancel_pending(c)) {
-            finish(c, ONITY_TASK_STATE_CANCELED, 0);
+        if (cancel_pending(c)) return end_here(c, ONITY_TASK_STATE_CANCELED, 0);
+        tok_ = effective_token(c, token);
+        const OnityStatus s = onity_yield_then(c->owner->rt, timing, tok_, &on_run, c);
+        if (s == ONITY_STATUS_OK) {
+            c->awaiting = this;
+            c->wait = wait_native;
             return true;
         }
-        tok_ = effective_token(c, token);
-        c->awaiting = this;
-        c->wait = wait_native;
-        const OnityStatus s = onity_yield_then(c->owner->rt, timing, tok_, &on_run, c);
-        if (s == ONITY_STATUS_OK) return true;
-        c->wait = wait_none;
         return await_failed<Try>(c, s, "until / while_ (onity_yield_then)", this->state_, this->error_);
     }
 
@@ -194,8 +186,7 @@ struct until_wait : wait_outcome<Try> {
         try {
             met = static_cast<bool>(a->pred()) == a->want;
         } catch (...) {
-            report_misuse(Status::Panic, "an until / while_ predicate threw (the coroutine faults)");
-            return end(c, ONITY_TASK_STATE_FAULTED, error_exception);
+            return end(c, ONITY_TASK_STATE_FAULTED, error_exception);  // the exception object is dropped
         }
 #else
         met = static_cast<bool>(a->pred()) == a->want;
@@ -204,10 +195,11 @@ struct until_wait : wait_outcome<Try> {
             frame_of(c).resume();
             return;
         }
-        c->wait = wait_native;
         const OnityStatus s = onity_yield_then(c->owner->rt, a->timing, a->tok_, &on_run, c);
-        if (s == ONITY_STATUS_OK) return;
-        c->wait = wait_none;
+        if (s == ONITY_STATUS_OK) {
+            c->wait = wait_native;
+            return;
+        }
         if (s == ONITY_STATUS_REENTRANT || !c->owner->rt) return end(c, ONITY_TASK_STATE_CANCELED, 0);
         report_misuse(static_cast<Status>(s), "until / while_ (onity_yield_then)");
         end(c, ONITY_TASK_STATE_FAULTED, status_error(static_cast<Status>(s)));
@@ -234,9 +226,13 @@ struct handle_wait {
     template <class P>
     bool await_suspend(std::coroutine_handle<P> h) noexcept {
         cell *c = cell_of(h);
-        if (cancel_pending(c)) {
-            finish(c, ONITY_TASK_STATE_CANCELED, 0);
-            return true;
+        if (cancel_pending(c)) return end_here(c, ONITY_TASK_STATE_CANCELED, 0);
+        uint8_t st = 0;
+        int32_t err = 0;
+        if (!on_owner(c)) {
+            const bool suspended = await_failed<Try>(c, ONITY_STATUS_WRONG_THREAD, "awaiting a native task handle", st, err);
+            if (!suspended) fail_out(st, err);
+            return suspended;
         }
         OnityRuntime *rt = c->owner->rt;
         const uint64_t tok = effective_token(c, token);
@@ -276,16 +272,15 @@ struct handle_wait {
                 onity_task_consume(rt, w, nullptr);
             }
         }
-        uint8_t st = 0;
-        int32_t err = 0;
         const bool suspended = await_failed<Try>(c, s, "awaiting a native task handle", st, err);
-        if (!suspended) {
-            out = OnityOutcome();
-            out.state = st;
-            out.error = err;
-            out.index = UINT32_MAX;
-        }
+        if (!suspended) fail_out(st, err);
         return suspended;
+    }
+    void fail_out(uint8_t st, int32_t err) noexcept {
+        out = OnityOutcome();
+        out.state = st;
+        out.error = err;
+        out.index = UINT32_MAX;
     }
 
     auto await_resume() const noexcept {
@@ -341,8 +336,7 @@ struct owner_switch {
             report_misuse(Status::InvalidRuntime, "switch_to_owner after the runtime was destroyed (stays here)");
             return false;
         }
-        c->wait = wait_queued;
-        push_to_owner(k, c, q_resume);
+        push_to_owner(k, c, q_resume);  // the owner sees it as running until it drains it
         return true;
     }
     void await_resume() const noexcept {}
@@ -371,18 +365,10 @@ peek<F> make_peek(F f) noexcept {
 }
 
 inline bool is_canceled(cell *c) noexcept {
-    if (c->cancel_requested) return true;
+    if (c->cancel_requested.load(std::memory_order_relaxed)) return true;
     if (!c->token || !c->owner || !c->owner->rt) return false;
     uint32_t v = 0;
     return onity_cancel_source_is_canceled(c->owner->rt, c->token, &v) == ONITY_STATUS_OK && v != 0;
-}
-
-inline bool finish_here_ok(cell *c, const char *what) noexcept {
-    if (c->owner && !c->owner->on_owner()) {
-        report_misuse(Status::WrongThread, what);
-        return false;
-    }
-    return true;
 }
 
 }  // namespace detail
@@ -573,7 +559,7 @@ class cancel_guard {
   public:
     cancel_guard() noexcept = default;
     explicit cancel_guard(detail::cell *c) noexcept : c_(c) {
-        if (c_) c_->guard++;
+        if (c_) c_->guard.fetch_add(1, std::memory_order_relaxed);
     }
     cancel_guard(cancel_guard &&o) noexcept : c_(std::exchange(o.c_, nullptr)) {}
     cancel_guard &operator=(cancel_guard &&o) noexcept {
@@ -587,7 +573,7 @@ class cancel_guard {
     cancel_guard &operator=(const cancel_guard &) = delete;
     ~cancel_guard() { release(); }
     void release() noexcept {
-        if (c_) std::exchange(c_, nullptr)->guard--;
+        if (c_) std::exchange(c_, nullptr)->guard.fetch_sub(1, std::memory_order_relaxed);
     }
 
   private:
@@ -606,11 +592,8 @@ inline auto canceled() noexcept {
  * guard is alive); else goes on at once. */
 inline auto finish_if_canceled() noexcept {
     return detail::make_peek([](detail::cell *c, bool &finished) noexcept {
-        if (c->guard == 0 && detail::is_canceled(c) &&
-            detail::finish_here_ok(c, "this_coroutine::finish_if_canceled off the owner thread (ignored)")) {
-            detail::finish(c, ONITY_TASK_STATE_CANCELED, 0);
-            finished = true;
-        }
+        if (c->guard.load(std::memory_order_relaxed) == 0 && detail::is_canceled(c))
+            finished = detail::end_here(c, ONITY_TASK_STATE_CANCELED, 0);
         return 0;
     });
 }
@@ -626,11 +609,10 @@ inline auto token() noexcept {
  * the request and goes on, as cancel() does). */
 inline auto cancel() noexcept {
     return detail::make_peek([](detail::cell *c, bool &finished) noexcept {
-        if (c->guard != 0) {
-            c->cancel_requested = true;
-        } else if (detail::finish_here_ok(c, "this_coroutine::cancel off the owner thread (ignored)")) {
-            detail::finish(c, ONITY_TASK_STATE_CANCELED, 0);
-            finished = true;
+        if (c->guard.load(std::memory_order_relaxed) != 0) {
+            c->cancel_requested.store(true, std::memory_order_relaxed);
+        } else {
+            finished = detail::end_here(c, ONITY_TASK_STATE_CANCELED, 0);
         }
         return 0;
     });
@@ -639,10 +621,7 @@ inline auto cancel() noexcept {
  * error code; destructors run, no exception involved). */
 inline auto fail(int32_t error) noexcept {
     return detail::make_peek([error](detail::cell *c, bool &finished) noexcept {
-        if (detail::finish_here_ok(c, "this_coroutine::fail off the owner thread (ignored)")) {
-            detail::finish(c, ONITY_TASK_STATE_FAULTED, error);
-            finished = true;
-        }
+        finished = detail::end_here(c, ONITY_TASK_STATE_FAULTED, error);
         return 0;
     });
 }
