@@ -34,6 +34,14 @@
 #define ONITY_CORO_EXCEPTIONS 0
 #endif
 
+/* The hot path (a frame wait's await_suspend) is forced inline into the
+ * coroutine's body. */
+#if defined(__GNUC__) || defined(__clang__)
+#define ONITY_CORO_HOT __attribute__((always_inline))
+#else
+#define ONITY_CORO_HOT
+#endif
+
 namespace onity {
 
 /* Error code of a coroutine that an exception escaped (the outcome is FAULTED
@@ -113,23 +121,24 @@ struct nested {
  *
  * Threads: everything is the owner thread's except what a coroutine running
  * on another thread writes: `body_state`, `value` and `error` when its body
- * ends, `guard`, and the inbox fields (published by the inbox's release /
- * acquire); `cancel_requested` and `guard` are atomic because the owner reads
- * or writes them meanwhile. The owner alone sets `state`, so it never sees a
- * coroutine finished before its completion runs on the owner. */
+ * ends, its guards (`cancel_word`, `wait_token`), and the inbox fields
+ * (published by the inbox's release / acquire); `cancel_word` is atomic
+ * because the owner reads and writes it meanwhile. The owner alone sets
+ * `state`, so it never sees a coroutine finished before its completion runs
+ * on the owner. */
 struct alignas(16) cell {
     core *owner = nullptr;  // null: started without a runtime
     void *awaiting = nullptr;
     cont_fn cont = nullptr;
     void *cont_target = nullptr;
-    uint64_t token = 0;   // the coroutine's cancellation token (0: none)
+    uint64_t token = 0;       // the coroutine's cancellation token (0: none)
+    uint64_t wait_token = 0;  // what its waits carry: `token`, or 0 inside a guard
     uint64_t bridge = 0;  // a native task completed with the outcome
     uint64_t value = 0;   // the result as 64 bits (for the bridge)
     std::atomic<cell *> qnext{nullptr};
-    std::size_t block_bytes = 0;
     uint32_t cont_index = 0;
     uint32_t refs = 1;
-    std::atomic<uint32_t> guard{0};  // live cancel_guards
+    std::atomic<uint32_t> cancel_word{0};  // cancel_requested_bit | live cancel_guards
     int32_t error = 0;
     uint8_t cls = class_heap;
     uint8_t state = ONITY_TASK_STATE_PENDING;       // the outcome, set on the owner at completion
@@ -139,10 +148,22 @@ struct alignas(16) cell {
     bool frame_alive = true;
     bool handle_held = false;
     bool has_exception = false;
-    std::atomic<bool> cancel_requested{false};
     uint32_t magic = cell_magic;
 };
 static_assert(sizeof(cell) % 16 == 0, "the frame after a cell must keep 16-byte alignment");
+
+inline constexpr uint32_t cancel_requested_bit = 1u << 31;
+
+inline bool cancel_requested(const cell *c) noexcept {
+    return (c->cancel_word.load(std::memory_order_relaxed) & cancel_requested_bit) != 0;
+}
+inline uint32_t guards(const cell *c) noexcept {
+    return c->cancel_word.load(std::memory_order_relaxed) & ~cancel_requested_bit;
+}
+/* Requested and no guard alive: the next await finishes the coroutine. */
+inline bool cancel_pending(const cell *c) noexcept {
+    return c->cancel_word.load(std::memory_order_relaxed) == cancel_requested_bit;
+}
 
 inline std::coroutine_handle<> frame_of(cell *c) noexcept { return std::coroutine_handle<>::from_address(c + 1); }
 
@@ -296,7 +317,6 @@ inline void *alloc_frame(std::size_t n) {
     cell *c = ::new (block) cell();
     c->owner = k;
     c->cls = cls;
-    c->block_bytes = bytes;
     if (k) {
         k->live_blocks++;
         k->live_frames++;
@@ -426,8 +446,7 @@ inline void complete_at_final(cell *c) noexcept {
  * No effect once it has finished. */
 inline void request_cancel(cell *c) noexcept {
     if (c->state != ONITY_TASK_STATE_PENDING) return;
-    c->cancel_requested.store(true, std::memory_order_relaxed);
-    if (c->guard.load(std::memory_order_relaxed) != 0) return;
+    if (c->cancel_word.fetch_or(cancel_requested_bit, std::memory_order_relaxed) != 0) return;  // guarded, or again
     if (c->wait == wait_native) {
         finish(c, ONITY_TASK_STATE_CANCELED, 0);
     } else if (c->wait == wait_nested) {
@@ -436,15 +455,11 @@ inline void request_cancel(cell *c) noexcept {
     }
 }
 
-inline bool cancel_pending(const cell *c) noexcept {
-    return c->cancel_requested.load(std::memory_order_relaxed) && c->guard.load(std::memory_order_relaxed) == 0;
-}
-
 /* The coroutine's token is canceled (outside guards). One C call, made only
  * by awaits that have no native wait to carry the token (task<>s and the
  * combinators over them), when they suspend and when they resume. */
 inline bool token_canceled(const cell *c) noexcept {
-    if (!c->token || c->guard.load(std::memory_order_relaxed) != 0 || !c->owner || !c->owner->rt) return false;
+    if (!c->wait_token || !c->owner || !c->owner->rt) return false;
     uint32_t v = 0;
     return onity_cancel_source_is_canceled(c->owner->rt, c->token, &v) == ONITY_STATUS_OK && v != 0;
 }

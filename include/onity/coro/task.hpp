@@ -183,6 +183,7 @@ struct promise_base {
     bool scan(A &a) noexcept {
         if constexpr (std::is_same_v<std::remove_cv_t<A>, Token>) {
             cell_->token = a.handle();
+            cell_->wait_token = a.handle();
             return a.handle() != 0;
         } else {
             (void)a;

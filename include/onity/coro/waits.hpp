@@ -63,32 +63,53 @@ bool await_failed(cell *c, OnityStatus s, const char *what, uint8_t &st, int32_t
 
 /* The token a wait carries: none inside a cancel_guard, else the await's own
  * or the coroutine's. */
-inline uint64_t effective_token(const cell *c, uint64_t own) noexcept {
-    return c->guard.load(std::memory_order_relaxed) ? 0 : (own ? own : c->token);
+ONITY_CORO_HOT inline uint64_t effective_token(const cell *c, uint64_t own) noexcept {
+    if (own == 0) return c->wait_token;
+    return guards(c) ? 0 : own;
 }
 
 template <bool Try>
 struct wait_outcome {
     uint8_t state_ = ONITY_TASK_STATE_SUCCEEDED;
     int32_t error_ = 0;
-    auto await_resume() const noexcept {
-        if constexpr (Try) return task_result<void>(static_cast<TaskState>(state_), error_);
+    task_result<void> await_resume() const noexcept {
+        return task_result<void>(static_cast<TaskState>(state_), error_);
     }
+};
+template <>
+struct wait_outcome<false> {
+    void await_resume() const noexcept {}
+};
+/* await_failed's out-parameters when there is no outcome to keep. */
+struct no_outcome {
+    uint8_t state_ = 0;
+    int32_t error_ = 0;
+    void await_resume() const noexcept {}
 };
 
 enum : uint8_t { fw_yield, fw_next_frame, fw_delay_frame, fw_delay };
 
-template <uint8_t Kind, bool Try>
-struct frame_wait : wait_outcome<Try> {
-    double seconds = 0;
-    uint64_t token = 0;
+/* The arguments of each kind (next_frame and yield need none). */
+template <uint8_t Kind>
+struct wait_args {};
+template <>
+struct wait_args<fw_delay_frame> {
     uint32_t frames = 0;
-    uint32_t timing = 0;
+};
+template <>
+struct wait_args<fw_delay> {
+    double seconds = 0;
     uint32_t clock = 0;
+};
+
+template <uint8_t Kind, bool Try>
+struct frame_wait : wait_outcome<Try>, wait_args<Kind> {
+    uint64_t token = 0;
+    uint32_t timing = 0;
 
     bool await_ready() const noexcept { return false; }
     template <class P>
-    bool await_suspend(std::coroutine_handle<P> h) noexcept {
+    ONITY_CORO_HOT bool await_suspend(std::coroutine_handle<P> h) noexcept {
         cell *c = cell_of(h);
         if (cancel_pending(c)) return end_here(c, ONITY_TASK_STATE_CANCELED, 0);
         OnityRuntime *rt = c->owner->rt;
@@ -102,28 +123,41 @@ struct frame_wait : wait_outcome<Try> {
         else if constexpr (Kind == fw_next_frame)
             s = onity_next_frame_then(rt, timing, tok, &on_done, c);
         else if constexpr (Kind == fw_delay_frame)
-            s = onity_delay_frame_then(rt, frames, timing, tok, &on_done, c);
+            s = onity_delay_frame_then(rt, this->frames, timing, tok, &on_done, c);
         else
-            s = onity_delay_then(rt, seconds, clock, timing, tok, &on_done, c);
+            s = onity_delay_then(rt, this->seconds, this->clock, timing, tok, &on_done, c);
         if (s == ONITY_STATUS_OK) {
             if constexpr (Try) c->awaiting = this;
             c->wait = wait_native;
             return true;
         }
-        return await_failed<Try>(c, s, "a frame wait (onity_*_then)", this->state_, this->error_);
+        return failed(c, s);
+    }
+    /* Out of line: the hot path above stays small. */
+    bool failed(cell *c, OnityStatus s) noexcept {
+        if constexpr (Try) {
+            return await_failed<Try>(c, s, "a frame wait (onity_*_then)", this->state_, this->error_);
+        } else {
+            no_outcome o;
+            return await_failed<Try>(c, s, "a frame wait (onity_*_then)", o.state_, o.error_);
+        }
     }
 
     static void on_done(void *user, uint64_t, uint32_t state) noexcept {
         cell *c = static_cast<cell *>(user);
+        if (c->frame_alive && state == ONITY_TASK_STATE_SUCCEEDED) [[likely]] {
+            c->wait = wait_none;
+            frame_of(c).resume();
+            return;
+        }
+        on_other(c);
+    }
+    [[gnu::noinline]] static void on_other(cell *c) noexcept {
         if (!c->frame_alive) {
             ghost_done(c);
             return;
         }
         c->wait = wait_none;
-        if (state == ONITY_TASK_STATE_SUCCEEDED) {
-            frame_of(c).resume();
-            return;
-        }
         if constexpr (Try) {
             static_cast<frame_wait *>(c->awaiting)->state_ = ONITY_TASK_STATE_CANCELED;
             frame_of(c).resume();
@@ -136,7 +170,7 @@ struct frame_wait : wait_outcome<Try> {
 /* until / while_: a Yield of the timing per run, the predicate checked in
  * its callback; the coroutine is resumed only when it holds. */
 template <class F, bool Try>
-struct until_wait : wait_outcome<Try> {
+struct until_wait : std::conditional_t<Try, wait_outcome<true>, no_outcome> {
     F pred;
     uint64_t token = 0;
     uint32_t timing = 0;
@@ -365,7 +399,7 @@ peek<F> make_peek(F f) noexcept {
 }
 
 inline bool is_canceled(cell *c) noexcept {
-    if (c->cancel_requested.load(std::memory_order_relaxed)) return true;
+    if (cancel_requested(c)) return true;
     if (!c->token || !c->owner || !c->owner->rt) return false;
     uint32_t v = 0;
     return onity_cancel_source_is_canceled(c->owner->rt, c->token, &v) == ONITY_STATUS_OK && v != 0;
@@ -499,11 +533,9 @@ inline detail::handle_wait<detail::hw_all, false> when_all(std::span<const Task>
 template <uint8_t K>
 detail::frame_wait<K, true> try_await(const detail::frame_wait<K, false> &w) noexcept {
     detail::frame_wait<K, true> t;
-    t.seconds = w.seconds;
+    static_cast<detail::wait_args<K> &>(t) = w;
     t.token = w.token;
-    t.frames = w.frames;
     t.timing = w.timing;
-    t.clock = w.clock;
     return t;
 }
 template <class F>
@@ -559,7 +591,10 @@ class cancel_guard {
   public:
     cancel_guard() noexcept = default;
     explicit cancel_guard(detail::cell *c) noexcept : c_(c) {
-        if (c_) c_->guard.fetch_add(1, std::memory_order_relaxed);
+        if (c_) {
+            c_->cancel_word.fetch_add(1, std::memory_order_relaxed);
+            c_->wait_token = 0;
+        }
     }
     cancel_guard(cancel_guard &&o) noexcept : c_(std::exchange(o.c_, nullptr)) {}
     cancel_guard &operator=(cancel_guard &&o) noexcept {
@@ -573,7 +608,10 @@ class cancel_guard {
     cancel_guard &operator=(const cancel_guard &) = delete;
     ~cancel_guard() { release(); }
     void release() noexcept {
-        if (c_) std::exchange(c_, nullptr)->guard.fetch_sub(1, std::memory_order_relaxed);
+        if (!c_) return;
+        detail::cell *c = std::exchange(c_, nullptr);
+        if ((c->cancel_word.fetch_sub(1, std::memory_order_relaxed) & ~detail::cancel_requested_bit) == 1)
+            c->wait_token = c->token;
     }
 
   private:
@@ -592,7 +630,7 @@ inline auto canceled() noexcept {
  * guard is alive); else goes on at once. */
 inline auto finish_if_canceled() noexcept {
     return detail::make_peek([](detail::cell *c, bool &finished) noexcept {
-        if (c->guard.load(std::memory_order_relaxed) == 0 && detail::is_canceled(c))
+        if (detail::guards(c) == 0 && detail::is_canceled(c))
             finished = detail::end_here(c, ONITY_TASK_STATE_CANCELED, 0);
         return 0;
     });
@@ -609,8 +647,8 @@ inline auto token() noexcept {
  * the request and goes on, as cancel() does). */
 inline auto cancel() noexcept {
     return detail::make_peek([](detail::cell *c, bool &finished) noexcept {
-        if (c->guard.load(std::memory_order_relaxed) != 0) {
-            c->cancel_requested.store(true, std::memory_order_relaxed);
+        if (detail::guards(c) != 0) {
+            c->cancel_word.fetch_or(detail::cancel_requested_bit, std::memory_order_relaxed);
         } else {
             finished = detail::end_here(c, ONITY_TASK_STATE_CANCELED, 0);
         }
