@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 need_apt=()
 command -v gcc >/dev/null || need_apt+=(gcc)
 command -v g++ >/dev/null || need_apt+=(g++)
+command -v clang++ >/dev/null || need_apt+=(clang)
 command -v python3 >/dev/null || need_apt+=(python3)
 command -v valgrind >/dev/null || need_apt+=(valgrind)
 command -v mcs >/dev/null || need_apt+=(mono-devel)

@@ -43,6 +43,10 @@ done
 gcc -O2 -shared -fPIC -Iinclude -o "$OUT/libonity_test_helper.so" tests/csharp/native_helper.c \
     -L"$ROOT/target/release" -lonity -lpthread
 
+# The C++20 coroutine plugin that shares the runtime with C# (CppCoroutineTests.cs).
+g++ -std=c++20 -O2 -Wall -Wextra -Werror -shared -fPIC -Iinclude -o "$OUT/libonity_cpp_plugin.so" \
+    examples/cpp/csharp_plugin.cpp -L"$ROOT/target/release" -lonity -lpthread
+
 set +e
 LD_LIBRARY_PATH="$ROOT/target/release:$OUT${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     mono --debug "$OUT/OnityTests.exe" "$@" | tee "$OUT/test-output.txt"

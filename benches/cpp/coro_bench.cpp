@@ -34,6 +34,11 @@
 
 #include "onity/coro.hpp"
 
+// The replaced operators pair malloc with free (GCC cannot see that through nothrow new).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
 static std::atomic<uint64_t> g_allocs{0};
 void *operator new(std::size_t n) {
     g_allocs.fetch_add(1, std::memory_order_relaxed);

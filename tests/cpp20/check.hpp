@@ -128,6 +128,9 @@ struct host {
 
 inline onity::Timing T(uint32_t t) { return static_cast<onity::Timing>(t); }
 
+/* The thread id, not reusable across a co_await (see onity::detail::this_thread). */
+inline std::thread::id thread_id() { return onity::detail::this_thread(); }
+
 }  // namespace t20
 
 #endif

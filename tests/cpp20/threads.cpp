@@ -48,7 +48,7 @@ struct pool {
 
 task<uint64_t> await_from_thread(Task t, int *on_owner) {
     uint64_t v = co_await t;
-    if (std::this_thread::get_id() == g_owner) ++*on_owner;
+    if (t20::thread_id() == g_owner) ++*on_owner;
     co_return v;
 }
 
@@ -57,7 +57,7 @@ task<uint64_t> await_from_thread(Task t, int *on_owner) {
 TEST(tasks_completed_by_other_threads) {
     host h;
     g = &h;
-    g_owner = std::this_thread::get_id();
+    g_owner = t20::thread_id();
     const int n = t20::small ? 16 : 256;
     std::vector<Task> handles;
     std::vector<task<uint64_t>> tasks;
@@ -91,10 +91,10 @@ task<int> hop_and_back(pool &p, int *stage, std::thread::id *where) {
     *stage = 1;
     co_await p.hop();
     *stage = 2;  // on the other thread
-    *where = std::this_thread::get_id();
+    *where = t20::thread_id();
     co_await switch_to_owner();
     *stage = 3;
-    CHECK(std::this_thread::get_id() == g_owner);
+    CHECK(t20::thread_id() == g_owner);
     co_await next_frame();
     co_return 7;
 }
@@ -104,7 +104,7 @@ task<int> ends_elsewhere(pool &p) {
 }
 task<> awaits_ends_elsewhere(pool &p, int *got, bool *owner) {
     *got = co_await ends_elsewhere(p);
-    *owner = std::this_thread::get_id() == g_owner;
+    *owner = t20::thread_id() == g_owner;
 }
 task<> waits_elsewhere(pool &p, int *after) {
     co_await p.hop();
@@ -119,7 +119,7 @@ void wait_for(const std::atomic<int> &v, int want) {
 TEST(switch_to_owner_and_completion_on_the_owner) {
     host h;
     g = &h;
-    g_owner = std::this_thread::get_id();
+    g_owner = t20::thread_id();
     pool p;
     int stage = 0;
     std::thread::id where;
@@ -169,7 +169,7 @@ TEST(cancel_or_destroy_while_queued_for_the_owner) {
     for (bool destroy : {false, true}) {
         host h;
         g = &h;
-        g_owner = std::this_thread::get_id();
+        g_owner = t20::thread_id();
         pool p;
         std::atomic<int> at_thread{0};
         int resumed = 0;
@@ -207,7 +207,7 @@ task<> round_trips(pool &p, int rounds, std::atomic<int> *done) {
 TEST(many_threads_switching_back) {
     host h;
     g = &h;
-    g_owner = std::this_thread::get_id();
+    g_owner = t20::thread_id();
     pool p;
     const int n = t20::small ? 8 : 64;
     const int rounds = t20::small ? 3 : 10;

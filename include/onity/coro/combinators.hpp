@@ -176,6 +176,11 @@ struct tuple_combo : combo<tuple_combo<Any, Race, Try, Ts...>, Any, Race, Try> {
 
     explicit tuple_combo(std::tuple<task<Ts>...> &&t) noexcept : tasks(std::move(t)) { fill(std::index_sequence_for<Ts...>{}); }
     ~tuple_combo() { this->unlink(UINT32_MAX); }
+    /* Hands the tasks over (try_await); this one no longer refers to them. */
+    std::tuple<task<Ts>...> take_tasks() noexcept {
+        for (cell *&c : cells) c = nullptr;
+        return std::move(tasks);
+    }
     uint32_t size() const noexcept { return N; }
     cell *kid(uint32_t i) const noexcept { return cells[i]; }
 
@@ -357,7 +362,7 @@ detail::span_combo<false, false, false, T> when_all(std::vector<task<T>, A> &ts)
  * (when_any, race) or the first failure (when_all). */
 template <bool Any, bool Race, class... Ts>
 detail::tuple_combo<Any, Race, true, Ts...> try_await(detail::tuple_combo<Any, Race, false, Ts...> &&c) noexcept {
-    return detail::tuple_combo<Any, Race, true, Ts...>(std::move(c.tasks));
+    return detail::tuple_combo<Any, Race, true, Ts...>(c.take_tasks());
 }
 template <bool Any, bool Race, class T>
 detail::span_combo<Any, Race, true, T> try_await(detail::span_combo<Any, Race, false, T> &&c) noexcept {

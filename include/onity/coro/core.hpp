@@ -34,6 +34,29 @@
 #define ONITY_CORO_EXCEPTIONS 0
 #endif
 
+/* Pooled blocks are poisoned while free, so a use after a coroutine's block
+ * went back to the pool is caught: under AddressSanitizer always, under
+ * valgrind when ONITY_CORO_VALGRIND is defined (needs valgrind/memcheck.h). */
+#if defined(__SANITIZE_ADDRESS__)
+#define ONITY_CORO_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ONITY_CORO_ASAN 1
+#endif
+#endif
+#if defined(ONITY_CORO_ASAN)
+#include <sanitizer/asan_interface.h>
+#define ONITY_CORO_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define ONITY_CORO_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#elif defined(ONITY_CORO_VALGRIND) && __has_include(<valgrind/memcheck.h>)
+#include <valgrind/memcheck.h>
+#define ONITY_CORO_POISON(p, n) VALGRIND_MAKE_MEM_NOACCESS((p), (n))
+#define ONITY_CORO_UNPOISON(p, n) VALGRIND_MAKE_MEM_UNDEFINED((p), (n))
+#else
+#define ONITY_CORO_POISON(p, n) ((void)(p), (void)(n))
+#define ONITY_CORO_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 /* The hot path (a frame wait's await_suspend) is forced inline into the
  * coroutine's body. */
 #if defined(__GNUC__) || defined(__clang__)
@@ -186,6 +209,7 @@ class frame_pool {
     ~frame_pool() {
         while (chunks_) {
             chunk *next = chunks_->next;
+            ONITY_CORO_UNPOISON(chunks_, chunks_->bytes);
             ::operator delete(static_cast<void *>(chunks_));
             chunks_ = next;
         }
@@ -204,6 +228,7 @@ class frame_pool {
         if (!free_[k]) grow(k);
         node *n = free_[k];
         free_[k] = n->next;
+        ONITY_CORO_UNPOISON(n, block_bytes(k));
         OnityPoolStats &s = st_[k];
         s.rents++;
         s.idle--;
@@ -224,6 +249,7 @@ class frame_pool {
         node *n = static_cast<node *>(p);
         n->next = free_[cls];
         free_[cls] = n;
+        ONITY_CORO_POISON(reinterpret_cast<char *>(p) + sizeof(node), block_bytes(cls) - sizeof(node));
         OnityPoolStats &s = st_[cls];
         s.returns++;
         s.idle++;
@@ -239,6 +265,7 @@ class frame_pool {
     };
     struct alignas(16) chunk {
         chunk *next;
+        std::size_t bytes;
     };
 
     static uint32_t class_for(std::size_t bytes) noexcept {
@@ -252,14 +279,16 @@ class frame_pool {
         const std::size_t block = block_bytes(k);
         std::size_t n = 32768 / block;
         if (n < 4) n = 4;
-        char *mem = static_cast<char *>(::operator new(sizeof(chunk) + n * block));
-        chunk *ch = ::new (mem) chunk{chunks_};
+        const std::size_t bytes = sizeof(chunk) + n * block;
+        char *mem = static_cast<char *>(::operator new(bytes));
+        chunk *ch = ::new (mem) chunk{chunks_, bytes};
         chunks_ = ch;
         char *first = mem + sizeof(chunk);
         for (std::size_t i = n; i-- > 0;) {
             node *b = reinterpret_cast<node *>(first + i * block);
             b->next = free_[k];
             free_[k] = b;
+            ONITY_CORO_POISON(first + i * block + sizeof(node), block - sizeof(node));
         }
         OnityPoolStats &s = st_[k];
         s.capacity += n;
@@ -275,6 +304,15 @@ class frame_pool {
 /* ---- the per-runtime state ---------------------------------------------- */
 
 void on_bell(void *user, uint64_t task, uint32_t state) noexcept;
+
+/* The calling thread's id and current-runtime slot, read through volatile
+ * function pointers: a coroutine body can move between threads at a
+ * co_await, and compilers may reuse a thread id (pthread_self is a `const`
+ * function) or a thread_local's address computed before a suspension after
+ * it (clang does). An opaque call per use cannot be reused. */
+inline std::thread::id thread_id_now() noexcept { return std::this_thread::get_id(); }
+inline std::thread::id (*volatile g_thread_id)() noexcept = &thread_id_now;
+inline std::thread::id this_thread() noexcept { return g_thread_id(); }
 
 /* One per attached runtime. Lives until its coro_runtime is gone, the
  * runtime is closed for it (destroyed, or the bell canceled at detach), and
@@ -295,8 +333,8 @@ struct core {
     bool closed = false;
     core *prev_current = nullptr;
 
-    explicit core(OnityRuntime *r) noexcept : rt(r), rt_any(r), owner(std::this_thread::get_id()) {}
-    bool on_owner() const noexcept { return std::this_thread::get_id() == owner; }
+    explicit core(OnityRuntime *r) noexcept : rt(r), rt_any(r), owner(this_thread()) {}
+    bool on_owner() const noexcept { return this_thread() == owner; }
 };
 
 /* The thread's current runtime state (set by coro_runtime), and the cell of
@@ -304,13 +342,20 @@ struct core {
  * constructor). */
 inline thread_local core *tls_current = nullptr;
 inline thread_local cell *tls_new_cell = nullptr;
+inline core *&tls_current_slot() noexcept { return tls_current; }
+inline cell *&tls_new_cell_slot() noexcept { return tls_new_cell; }
+inline core *&(*volatile g_current_slot)() noexcept = &tls_current_slot;
+inline cell *&(*volatile g_new_cell_slot)() noexcept = &tls_new_cell_slot;
+/* The calling thread's current runtime state (see this_thread()). */
+inline core *&current_core() noexcept { return g_current_slot(); }
+inline cell *&new_cell() noexcept { return g_new_cell_slot(); }
 
 inline void maybe_retire(core *k) noexcept {
     if (!k->attached && k->closed && k->live_blocks == 0) delete k;
 }
 
 inline void *alloc_frame(std::size_t n) {
-    core *k = tls_current;
+    core *k = current_core();
     const std::size_t bytes = sizeof(cell) + n;
     uint8_t cls = class_heap;
     void *block = k ? k->pool.rent(bytes, cls) : ::operator new(bytes);
@@ -322,7 +367,7 @@ inline void *alloc_frame(std::size_t n) {
         k->live_frames++;
         k->started++;
     }
-    tls_new_cell = c;
+    new_cell() = c;
     return c + 1;
 }
 

@@ -173,8 +173,9 @@ struct promise_base {
 
   private:
     static cell *take_cell() noexcept {
-        cell *c = tls_new_cell;
-        tls_new_cell = nullptr;
+        cell *&slot = new_cell();
+        cell *c = slot;
+        slot = nullptr;
         if (!c || c->magic != cell_magic)
             fatal("a coroutine frame was not allocated through onity's pool (allocation elided?)");
         return c;
@@ -619,8 +620,8 @@ class coro_runtime {
             return detail::to_status(s);
         }
         k->bell.store(b, std::memory_order_release);
-        k->prev_current = detail::tls_current;
-        detail::tls_current = k;
+        k->prev_current = detail::current_core();
+        detail::current_core() = k;
         coro_runtime r;
         r.k_ = k;
         return r;
@@ -631,19 +632,19 @@ class coro_runtime {
     /* The runtime (null once destroyed). */
     OnityRuntime *raw() const noexcept { return k_ ? k_->rt : nullptr; }
     bool runtime_alive() const noexcept { return k_ && k_->rt; }
-    bool is_current() const noexcept { return k_ && detail::tls_current == k_; }
+    bool is_current() const noexcept { return k_ && detail::current_core() == k_; }
 
     /* Makes this the calling thread's current runtime (owner thread); a
      * scope restores the previous one. */
     class scope {
       public:
-        explicit scope(const coro_runtime &r) noexcept : prev_(detail::tls_current) {
+        explicit scope(const coro_runtime &r) noexcept : prev_(detail::current_core()) {
             if (r.k_ && !r.k_->on_owner())
                 detail::report_misuse(Status::WrongThread, "coro_runtime::scope off the runtime's owner thread");
             else
-                detail::tls_current = r.k_;
+                detail::current_core() = r.k_;
         }
-        ~scope() { detail::tls_current = prev_; }
+        ~scope() { detail::current_core() = prev_; }
         scope(const scope &) = delete;
         scope &operator=(const scope &) = delete;
 
@@ -678,7 +679,7 @@ class coro_runtime {
             detail::report_misuse(Status::WrongThread, "detaching a coro_runtime off the owner thread (leaked)");
             return;
         }
-        if (detail::tls_current == k) detail::tls_current = k->prev_current;
+        if (detail::current_core() == k) detail::current_core() = k->prev_current;
         k->attached = false;
         const uint64_t b = k->bell.load(std::memory_order_acquire);
         if (!k->closed && k->live_blocks == 0 && b) {
@@ -696,7 +697,8 @@ class coro_runtime {
 
 /* The calling thread's current runtime (null if none, or destroyed). */
 inline OnityRuntime *current_runtime() noexcept {
-    return detail::tls_current ? detail::tls_current->rt : nullptr;
+    detail::core *k = detail::current_core();
+    return k ? k->rt : nullptr;
 }
 
 inline misuse_handler set_misuse_handler(misuse_handler h) noexcept {
