@@ -184,7 +184,12 @@ fn under_valgrind(exe: &Path, label: &str) {
         return;
     }
     let mut c = Command::new("valgrind");
-    c.args(["--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=definite,indirect", "--fair-sched=yes"]);
+    c.args([
+        "--error-exitcode=99",
+        "--leak-check=full",
+        "--errors-for-leak-kinds=definite,indirect",
+        "--fair-sched=yes",
+    ]);
     c.arg(exe).arg("--small").env("ONITY_TEST_SMALL", "1");
     run(c, label, VALGRIND_TIMEOUT);
 }
@@ -193,11 +198,12 @@ fn sources(dir: &str, names: &[&str]) -> Vec<PathBuf> {
     names.iter().map(|n| PathBuf::from(dir).join(format!("{n}.cpp"))).collect()
 }
 
-/// The main program and the allocation program with one compiler and flags.
-fn suite(cxx: &str, tag: &str, flags: &[&str], valgrind: bool) {
+/// The main program and the allocation program with one compiler and flags
+/// (`args`: the main program's, e.g. `--full` for the full-size stress test).
+fn suite(cxx: &str, tag: &str, flags: &[&str], args: &[&str], valgrind: bool) {
     let all: Vec<&str> = WARNINGS.iter().chain(flags).copied().collect();
     let main = build(cxx, &all, &sources("tests/cpp20", SOURCES), &format!("coro-{tag}"));
-    native(&main, &format!("coro-{tag}"), &[]);
+    native(&main, &format!("coro-{tag}"), args);
     let alloc = build(cxx, &all, &sources("tests/cpp20", &[ALLOC_SOURCE]), &format!("coro-alloc-{tag}"));
     native(&alloc, &format!("coro-alloc-{tag}"), &[]);
     if valgrind {
@@ -210,28 +216,30 @@ fn suite(cxx: &str, tag: &str, flags: &[&str], valgrind: bool) {
 #[test]
 fn gxx_with_exceptions() {
     if let Some(cxx) = gxx() {
-        suite(&cxx, "gcc", &["-O0", "-DONITY_CORO_VALGRIND=1"], true);
+        suite(&cxx, "gcc", &["-O0", "-DONITY_CORO_VALGRIND=1"], &[], true);
     }
 }
 
+/// This build runs the stress test at its full size (10,000 coroutines for
+/// 1,000 frames; the others for 100 frames).
 #[test]
 fn gxx_without_exceptions() {
     if let Some(cxx) = gxx() {
-        suite(&cxx, "gcc-noexc", &["-O2", "-fno-exceptions"], false);
+        suite(&cxx, "gcc-noexc", &["-O2", "-fno-exceptions"], &["--full"], false);
     }
 }
 
 #[test]
 fn clangxx_with_exceptions() {
     if let Some(cxx) = clangxx() {
-        suite(&cxx, "clang", &["-O2"], false);
+        suite(&cxx, "clang", &["-O2"], &[], false);
     }
 }
 
 #[test]
 fn clangxx_without_exceptions() {
     if let Some(cxx) = clangxx() {
-        suite(&cxx, "clang-noexc", &["-O0", "-fno-exceptions"], false);
+        suite(&cxx, "clang-noexc", &["-O0", "-fno-exceptions"], &[], false);
     }
 }
 

@@ -14,6 +14,7 @@ namespace t20 {
 
 inline int failures = 0;
 inline bool small = false;  // --small / ONITY_TEST_SMALL=1 (valgrind)
+inline bool full = false;   // --full: the stress test at its full size (one build runs it)
 
 #define CHECK(cond)                                                                              \
     do {                                                                                         \

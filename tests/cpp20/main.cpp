@@ -1,8 +1,9 @@
 // main.cpp: runs every TEST of the C++20 coroutine program (the other .cpp
 // files of tests/cpp20 except alloc.cpp, each including onity/coro.hpp: the
 // header in several translation units). Arguments: --small (valgrind sizes;
-// also ONITY_TEST_SMALL=1), then optional test-name filters. Prints a final
-// "OK" when every check passed.
+// also ONITY_TEST_SMALL=1) or --full (the stress test's full 1,000 frames),
+// then optional test-name filters. Prints a final "OK" when every check
+// passed.
 #include <cstdlib>
 
 #include "check.hpp"
@@ -12,6 +13,8 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (std::strcmp(argv[i], "--small") == 0)
             t20::small = true;
+        else if (std::strcmp(argv[i], "--full") == 0)
+            t20::full = true;
         else
             filters.push_back(argv[i]);
     }

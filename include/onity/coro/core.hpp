@@ -490,7 +490,7 @@ inline void complete_at_final(cell *c) noexcept {
  * for the owner, inside a cancel_guard) it finishes at its next Onity await.
  * No effect once it has finished. */
 inline void request_cancel(cell *c) noexcept {
-    if (c->state != ONITY_TASK_STATE_PENDING) return;
+    if (!c || c->state != ONITY_TASK_STATE_PENDING) return;
     if (c->cancel_word.fetch_or(cancel_requested_bit, std::memory_order_relaxed) != 0) return;  // guarded, or again
     if (c->wait == wait_native) {
         finish(c, ONITY_TASK_STATE_CANCELED, 0);

@@ -284,10 +284,12 @@ T take_value(cell *c) {
  * returns task_result<T>). */
 template <class T, bool Try>
 struct task_awaiter : nested {
+    task<T> owned;  // try_await(task&&) takes the task (the awaiter may outlive the expression)
     task<T> *t;
     cell *parent = nullptr;
 
     explicit task_awaiter(task<T> *tt) noexcept : t(tt) { cancel_fn = &cancel_child; }
+    explicit task_awaiter(task<T> &&tt) noexcept : owned(std::move(tt)), t(&owned) { cancel_fn = &cancel_child; }
     task_awaiter(const task_awaiter &) = delete;
     task_awaiter &operator=(const task_awaiter &) = delete;
     ~task_awaiter() {

@@ -566,7 +566,7 @@ detail::task_awaiter<T, true> try_await(task<T> &t) noexcept {
 }
 template <class T>
 detail::task_awaiter<T, true> try_await(task<T> &&t) noexcept {
-    return detail::task_awaiter<T, true>(&t);
+    return detail::task_awaiter<T, true>(std::move(t));
 }
 
 /* ---- threads ------------------------------------------------------------------- */
