@@ -55,12 +55,12 @@ task<uint64_t> three_frames_then(Task from_csharp) {
 }
 
 task<> watch(uint64_t shared) {
-    // C# awaits `shared` (its one continuation); this side waits for its
-    // state, without consuming it.
+    // C# awaits `shared` (its one continuation, which consumes it); this side
+    // waits for its state. STALE_HANDLE: completed and consumed already.
     co_await until([shared] {
         uint32_t st = ONITY_TASK_STATE_PENDING;
-        onity_task_state(g_rt, shared, &st);
-        return st != ONITY_TASK_STATE_PENDING;
+        const OnityStatus s = onity_task_state(g_rt, shared, &st);
+        return s == ONITY_STATUS_STALE_HANDLE || (s == ONITY_STATUS_OK && st != ONITY_TASK_STATE_PENDING);
     });
     event(1000);
 }
