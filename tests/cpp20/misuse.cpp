@@ -257,3 +257,26 @@ TEST(layer_outlives_its_runtime) {
     CHECK(late.done() && late.state() == TaskState::Canceled);
     CHECK_EQ(t20::misuse.count, 0);
 }
+
+/* A scope outlives the runtime it saved as current: restoring a detached
+ * one makes none current (no dangling state), and a detached runtime a scope
+ * still refers to stays valid until the scope ends. */
+TEST(scopes_and_detach_in_any_order) {
+    Runtime r1 = Runtime::create().unwrap();
+    Runtime r2 = Runtime::create().unwrap();
+    coro_runtime a = coro_runtime::attach(r1).unwrap();
+    coro_runtime b = coro_runtime::attach(r2).unwrap();  // current b, then a when b detaches
+    {
+        coro_runtime::scope s(a);
+        b.detach();  // saved by the scope: kept alive until it ends
+        CHECK(a.is_current());
+        a.detach();  // current: none now
+        CHECK(current_runtime() == nullptr);
+    }
+    CHECK(current_runtime() == nullptr);  // the scope does not bring back a detached runtime
+    task<int> t = plain();                // no runtime: reported, never run
+    CHECK(t.done() && t.error() == status_error(Status::InvalidRuntime));
+    CHECK_EQ(t20::misuse.count, 1);
+    CHECK_EQ(r1.live_task_count().unwrap(), 0u);  // both bells gone
+    CHECK_EQ(r2.live_task_count().unwrap(), 0u);
+}

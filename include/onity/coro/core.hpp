@@ -331,7 +331,8 @@ struct core {
     std::atomic<uint64_t> bell{0};
     bool attached = true;
     bool closed = false;
-    core *prev_current = nullptr;
+    core *prev_current = nullptr;  // current before attach made this one current (pinned)
+    uint32_t pins = 0;             // scopes and attachments that may make it current again
 
     explicit core(OnityRuntime *r) noexcept : rt(r), rt_any(r), owner(this_thread()) {}
     bool on_owner() const noexcept { return this_thread() == owner; }
@@ -351,8 +352,17 @@ inline core *&current_core() noexcept { return g_current_slot(); }
 inline cell *&new_cell() noexcept { return g_new_cell_slot(); }
 
 inline void maybe_retire(core *k) noexcept {
-    if (!k->attached && k->closed && k->live_blocks == 0) delete k;
+    if (!k->attached && k->closed && k->live_blocks == 0 && k->pins == 0) delete k;
 }
+inline void pin(core *k) noexcept {
+    if (k) k->pins++;
+}
+inline void unpin(core *k) noexcept {
+    if (k && --k->pins == 0) maybe_retire(k);
+}
+/* What becomes current again when a scope ends or a runtime detaches: not a
+ * detached one (no runtime, then). */
+inline core *restorable(core *k) noexcept { return k && k->attached ? k : nullptr; }
 
 inline void *alloc_frame(std::size_t n) {
     core *k = current_core();

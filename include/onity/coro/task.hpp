@@ -623,6 +623,7 @@ class coro_runtime {
         }
         k->bell.store(b, std::memory_order_release);
         k->prev_current = detail::current_core();
+        detail::pin(k->prev_current);
         detail::current_core() = k;
         coro_runtime r;
         r.k_ = k;
@@ -640,18 +641,30 @@ class coro_runtime {
      * scope restores the previous one. */
     class scope {
       public:
-        explicit scope(const coro_runtime &r) noexcept : prev_(detail::current_core()) {
-            if (r.k_ && !r.k_->on_owner())
+        explicit scope(const coro_runtime &r) noexcept : prev_(detail::current_core()), set_(r.k_) {
+            if (set_ && !set_->on_owner()) {
                 detail::report_misuse(Status::WrongThread, "coro_runtime::scope off the runtime's owner thread");
-            else
-                detail::current_core() = r.k_;
+                active_ = false;
+                return;
+            }
+            // Both stay alive while the scope is open, even if detached meanwhile.
+            detail::pin(prev_);
+            detail::pin(set_);
+            detail::current_core() = set_;
         }
-        ~scope() { detail::current_core() = prev_; }
+        ~scope() {
+            if (!active_) return;
+            detail::current_core() = detail::restorable(prev_);
+            detail::unpin(set_);
+            detail::unpin(prev_);
+        }
         scope(const scope &) = delete;
         scope &operator=(const scope &) = delete;
 
       private:
         detail::core *prev_;
+        detail::core *set_;
+        bool active_ = true;
     };
 
     coro_stats stats() const noexcept {
@@ -681,7 +694,9 @@ class coro_runtime {
             detail::report_misuse(Status::WrongThread, "detaching a coro_runtime off the owner thread (leaked)");
             return;
         }
-        if (detail::current_core() == k) detail::current_core() = k->prev_current;
+        detail::core *prev = std::exchange(k->prev_current, nullptr);
+        if (detail::current_core() == k) detail::current_core() = detail::restorable(prev);
+        detail::unpin(prev);
         k->attached = false;
         const uint64_t b = k->bell.load(std::memory_order_acquire);
         if (!k->closed && k->live_blocks == 0 && b) {
