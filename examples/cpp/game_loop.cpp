@@ -168,7 +168,9 @@ int main() {
                 static_cast<unsigned long long>(st.total().cold_allocations),
                 static_cast<unsigned long long>(st.oversize.rents));
 
-    EXPECT(g.map_loaded_frame >= 2 && g.map_loaded_frame <= 11);
+    // Loaded by frame 11 (the thread is joined in frame 10; on a busy machine
+    // it may even have finished before the level awaited it: frame 0).
+    EXPECT(g.map_loaded_frame <= 11);
     EXPECT(lvl.done() && lvl.state() == TaskState::Succeeded && *lvl.result() == 24);
     EXPECT(g.spawned == 24);
     EXPECT(g.despawned == 24);  // all canceled by frame 150 or done before
