@@ -9,7 +9,8 @@ header change that needs a generator change is noticed.
 Output:
   * OnityNative: constants, and every onity_* function as a raw
     [DllImport] (Cdecl, ExactSpelling). Library "onity", or "__Internal"
-    on iOS / WebGL players (static linking).
+    on iOS players (static linking). WebGL is not supported (no WebGL build
+    of libonity; bindings/Plugins~/README.md).
   * OnityNativeCalls: one wrapper per function that counts the crossing
     (OnityNativeCalls.Crossings) before calling the raw import. The binding
     calls native code only through these wrappers, so crossings per
@@ -320,7 +321,7 @@ def generate(header_text):
     w("    /// <see cref=\"OnityNativeCalls\"/>, which counts crossings.</summary>")
     w("    public static unsafe class OnityNative")
     w("    {")
-    w("#if (UNITY_IOS || UNITY_WEBGL) && !UNITY_EDITOR")
+    w("#if UNITY_IOS && !UNITY_EDITOR")
     w("        public const string Lib = \"__Internal\";")
     w("#else")
     w("        public const string Lib = \"onity\";")

@@ -43,9 +43,30 @@ done
 gcc -O2 -shared -fPIC -Iinclude -o "$OUT/libonity_test_helper.so" tests/csharp/native_helper.c \
     -L"$ROOT/target/release" -lonity -lpthread
 
+# The IL2CPP path: the same suite compiled with ENABLE_IL2CPP (as Unity defines it for IL2CPP
+# players), where the binding must not reach Reflection.Emit (it throws under AOT). The binding
+# alone is compiled that way too and its IL searched for any Emit reference.
+mcs -langversion:7.2 -unsafe -optimize+ -debug -nowarn:1591,0649 -define:"ONITY_TEST_HOOKS;ENABLE_IL2CPP" -out:"$OUT/OnityTestsIl2cpp.exe" \
+    -recurse:'bindings/Runtime/*.cs' tests/shared/*.cs tests/csharp/*.cs tests/csharp/Tests/*.cs
+mcs -langversion:7.2 -unsafe -optimize+ -nowarn:1591,0649 -nologo -target:library -define:ENABLE_IL2CPP -out:"$OUT/Onity.Runtime.Il2cpp.dll" \
+    -recurse:'bindings/Runtime/*.cs'
+if command -v ikdasm >/dev/null 2>&1; then
+    emit=$(ikdasm "$OUT/Onity.Runtime.Il2cpp.dll" | grep -c 'System.Reflection.Emit' || true)
+    if [ "$emit" != 0 ]; then
+        echo "ENABLE_IL2CPP build of the binding references System.Reflection.Emit ($emit lines):" >&2
+        ikdasm "$OUT/Onity.Runtime.Il2cpp.dll" | grep 'System.Reflection.Emit' | head -n 5 >&2
+        exit 1
+    fi
+    echo "ENABLE_IL2CPP build of the binding: no System.Reflection.Emit reference (ikdasm)"
+fi
+
 set +e
 LD_LIBRARY_PATH="$ROOT/target/release:$OUT${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     mono --debug "$OUT/OnityTests.exe" "$@" | tee "$OUT/test-output.txt"
 rc=${PIPESTATUS[0]}
+echo "== the same suite compiled with ENABLE_IL2CPP (no Reflection.Emit)"
+LD_LIBRARY_PATH="$ROOT/target/release:$OUT${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    mono --debug "$OUT/OnityTestsIl2cpp.exe" "$@" | tee "$OUT/test-output-il2cpp.txt"
+rc2=${PIPESTATUS[0]}
 set -e
-exit "$rc"
+[ "$rc" = 0 ] && [ "$rc2" = 0 ]

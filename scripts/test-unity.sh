@@ -60,8 +60,12 @@ PKG_SAMPLES=$( (find 'bindings/Samples~' -name '*.cs' 2>/dev/null || true) | sor
     $(find bindings/Runtime bindings/Editor -name '*.cs' | sort) $SAMPLE_SRC $PKG_SAMPLES \
     -define:ONITY_UNITY_TESTS tests/shared/*.cs tests/unity/*.cs tests/unity/Tests/*.cs
 
+# ONITY_NATIVE_DIR: where libonity.so is loaded from (scripts/test-all.sh passes the glibc-2.17
+# plugin it built, bindings/Plugins/x86_64, so the shipped artifact runs this suite).
+NATIVE_DIR="${ONITY_NATIVE_DIR:-$ROOT/target/release}"
+echo "libonity.so from $NATIVE_DIR"
 set +e
-ONITY_REPO_ROOT="$ROOT" LD_LIBRARY_PATH="$ROOT/target/release${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+ONITY_REPO_ROOT="$ROOT" LD_LIBRARY_PATH="$NATIVE_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     mono --debug "$OUT/OnityUnityTests.exe" "$@" | tee "$OUT/test-output.txt"
 rc=${PIPESTATUS[0]}
 set -e

@@ -68,6 +68,12 @@ namespace Onity.UnityTests
         /// <summary>Called between BeforeSceneLoad and AfterSceneLoad: "loads the scene".</summary>
         public static Action LoadScene;
         public static bool InPlayMode;
+        /// <summary>Play Mode entries that reloaded the domain (Enter Play Mode Options off, the
+        /// editor's default, or on without DisableDomainReload).</summary>
+        public static int DomainReloads;
+        /// <summary>[RuntimeInitializeOnLoadMethod]s and [InitializeOnLoadMethod]s run, per load type
+        /// ("InitializeOnLoad" for the editor's), since the last ResetEngine.</summary>
+        public static readonly Dictionary<string, int> InitCalls = new Dictionary<string, int>();
 
         static double fixedAccumulator;
 
@@ -90,6 +96,28 @@ namespace Onity.UnityTests
             LoadScene = null;
             CurrentSystem = null;
             Onity.Unity.OnityPlayerLoop.DefaultTimings = Onity.Unity.OnityLoopTimings.Standard;
+            // Unity's defaults: Enter Play Mode Options off, so every entry reloads the domain.
+            EditorSettings.enterPlayModeOptionsEnabled = false;
+            EditorSettings.enterPlayModeOptions = EnterPlayModeOptions.DisableDomainReload | EnterPlayModeOptions.DisableSceneReload;
+            DomainReloads = 0;
+            InitCalls.Clear();
+        }
+
+        /// <summary>Enter Play Mode Options as the project sets them: domain reload on (the default)
+        /// or off.</summary>
+        public static void SetDomainReload(bool reload)
+        {
+            EditorSettings.enterPlayModeOptionsEnabled = !reload;
+            EditorSettings.enterPlayModeOptions = reload ? EnterPlayModeOptions.None : EnterPlayModeOptions.DisableDomainReload;
+        }
+
+        static bool ReloadsDomainOnEntry
+        {
+            get
+            {
+                return !(EditorSettings.enterPlayModeOptionsEnabled
+                    && (EditorSettings.enterPlayModeOptions & EnterPlayModeOptions.DisableDomainReload) != 0);
+            }
         }
 
         // ---- Play Mode ------------------------------------------------------------------
@@ -104,6 +132,16 @@ namespace Onity.UnityTests
             Application.s_isPlaying = true;
             EditorApplication.s_isPlaying = true;
             InPlayMode = true;
+            if (ReloadsDomainOnEntry)
+            {
+                // The editor reloads the domain with isPlaying already true: beforeAssemblyReload,
+                // then (new domain) every [InitializeOnLoad]/[InitializeOnLoadMethod], then the
+                // [RuntimeInitializeOnLoadMethod]s below. This process cannot reset static state as
+                // a real reload does; the package's beforeAssemblyReload handler leaves it clean.
+                AssemblyReloadEvents.RaiseBeforeAssemblyReload();
+                DomainReloads++;
+                RunEditorInitializeOnLoad();
+            }
             RunInitMethods(RuntimeInitializeLoadType.SubsystemRegistration);
             RunInitMethods(RuntimeInitializeLoadType.AfterAssembliesLoaded);
             RunInitMethods(RuntimeInitializeLoadType.BeforeSplashScreen);
@@ -142,9 +180,17 @@ namespace Onity.UnityTests
                 .OrderBy(m => m.DeclaringType.FullName).ThenBy(m => m.Name);
             foreach (var m in methods)
             {
+                Count(type.ToString());
                 try { m.Invoke(null, null); }
                 catch (TargetInvocationException e) { Debug.LogException(e.InnerException); }
             }
+        }
+
+        static void Count(string what)
+        {
+            int n;
+            InitCalls.TryGetValue(what, out n);
+            InitCalls[what] = n + 1;
         }
 
         /// <summary>After a domain reload the editor runs every [InitializeOnLoadMethod] (not the
@@ -157,6 +203,7 @@ namespace Onity.UnityTests
                 .Where(m => m.GetCustomAttributes(typeof(InitializeOnLoadMethodAttribute), false).Length > 0);
             foreach (var m in methods)
             {
+                Count("InitializeOnLoad");
                 try { m.Invoke(null, null); }
                 catch (TargetInvocationException e) { Debug.LogException(e.InnerException); }
             }

@@ -677,7 +677,7 @@ namespace Onity.Native
     /// <see cref="OnityNativeCalls"/>, which counts crossings.</summary>
     public static unsafe class OnityNative
     {
-#if (UNITY_IOS || UNITY_WEBGL) && !UNITY_EDITOR
+#if UNITY_IOS && !UNITY_EDITOR
         public const string Lib = "__Internal";
 #else
         public const string Lib = "onity";

@@ -122,6 +122,10 @@ namespace Onity.Unity
         static int initializeCount;
         static PlayerLoopSystem.UpdateFunction[] runners;
         static PlayerLoopSystem.UpdateFunction frameBeginRunner;
+        static bool loadErrorLogged;    // once per Play Mode entry
+#if UNITY_EDITOR
+        static bool domainLoadInit; // [InitializeOnLoadMethod] initialised (or tried to) in Play Mode
+#endif
 
         /// <summary>The timings <see cref="Initialize()"/> injects. Set it before Play Mode starts
         /// (e.g. from an <c>[InitializeOnLoad]</c> editor script or a
@@ -160,10 +164,36 @@ namespace Onity.Unity
         [RuntimeInitializeOnLoadMethod(RuntimeInitializeLoadType.SubsystemRegistration)]
         static void OnSubsystemRegistration()
         {
-            if (runtime != null || injected != OnityLoopTimings.None) Shutdown();
             lastFrame = 0;
             lastUnityFrame = -1;
+#if UNITY_EDITOR
+            // Entering Play Mode with domain reload (the editor's default) the editor runs the
+            // [InitializeOnLoadMethod]s with isPlaying already true, so OnEditorDomainLoaded has just
+            // created this entry's runtime (or logged why it cannot): keep it (AfterAssembliesLoaded
+            // re-injects into the same runtime), instead of destroying it and creating a second one,
+            // and do not log the same load error twice. With domain reload disabled (as UniTask
+            // decides it, from EditorSettings.enterPlayModeOptions) nothing ran for this entry:
+            // whatever exists is left from the previous session.
+            bool thisEntry = domainLoadInit && !DomainReloadDisabled;
+            domainLoadInit = false;
+            if (thisEntry && (IsInitialized || loadErrorLogged)) return;
+#endif
+            loadErrorLogged = false;
+            if (runtime != null || injected != OnityLoopTimings.None) Shutdown();
         }
+
+#if UNITY_EDITOR
+        /// <summary>True when Project Settings > Editor > Enter Play Mode Options disables the
+        /// domain reload (static state then survives from one Play Mode session to the next).</summary>
+        public static bool DomainReloadDisabled
+        {
+            get
+            {
+                return EditorSettings.enterPlayModeOptionsEnabled
+                    && (EditorSettings.enterPlayModeOptions & EnterPlayModeOptions.DisableDomainReload) != 0;
+            }
+        }
+#endif
 
         [RuntimeInitializeOnLoadMethod(RuntimeInitializeLoadType.AfterAssembliesLoaded)]
         static void OnAfterAssembliesLoaded()
@@ -185,10 +215,14 @@ namespace Onity.Unity
 #if UNITY_EDITOR
         // "Recompile And Continue Playing": the domain reloads in Play Mode (Shutdown ran at
         // beforeAssemblyReload) and Unity does not run [RuntimeInitializeOnLoadMethod]s again.
+        // Entering Play Mode with domain reload this runs too (isPlaying is already true), before
+        // SubsystemRegistration, which then keeps what it made (see OnSubsystemRegistration).
         [InitializeOnLoadMethod]
         static void OnEditorDomainLoaded()
         {
-            if (EditorApplication.isPlaying && !IsInitialized) Initialize(DefaultTimings);
+            if (!EditorApplication.isPlaying || IsInitialized) return;
+            Initialize(DefaultTimings);
+            domainLoadInit = true;
         }
 #endif
 
@@ -199,7 +233,11 @@ namespace Onity.Unity
 
         /// <summary>Creates the runtime if needed (on the calling thread, which must be Unity's main
         /// thread) and (re)injects one system per timing in <paramref name="timings"/> into the
-        /// current PlayerLoop. Idempotent: calling it again only changes the injected timings.</summary>
+        /// current PlayerLoop. Idempotent: calling it again only changes the injected timings.
+        /// When the native library is missing, of another platform or of another ABI major, it
+        /// logs one error saying which plugin file is needed and how to get it (see
+        /// <see cref="OnityNativeCheck"/>), injects nothing and leaves <see cref="IsInitialized"/>
+        /// false; Onity awaits then fail, and their failures reach the console.</summary>
         public static void Initialize(OnityLoopTimings timings)
         {
             var loop = PlayerLoop.GetCurrentPlayerLoop();
@@ -212,7 +250,7 @@ namespace Onity.Unity
         /// there) without calling <c>PlayerLoop.SetPlayerLoop</c>.</summary>
         public static void Initialize(ref PlayerLoopSystem loop, OnityLoopTimings timings)
         {
-            EnsureRuntime();
+            if (!EnsureRuntime()) return;
             loop = InsertSystems(RemoveSystems(loop), timings);
             injected = timings;
         }
@@ -230,6 +268,9 @@ namespace Onity.Unity
             runtime = null;
             lastFrame = 0;
             lastUnityFrame = -1;
+#if UNITY_EDITOR
+            domainLoadInit = false;
+#endif
             if (rt != null && !rt.IsDisposed)
             {
                 try
@@ -387,9 +428,26 @@ namespace Onity.Unity
 
         // ---- lifetime ---------------------------------------------------------------------
 
-        static void EnsureRuntime()
+        static bool EnsureRuntime()
         {
-            if (runtime != null && !runtime.IsDisposed) return;
+            if (runtime != null && !runtime.IsDisposed) return true;
+            // Before the native library is touched: if it cannot be used, the failures of the
+            // awaits that follow still reach the console (-= first: once per domain).
+            OnityTask.UnobservedTaskException -= OnUnobserved;
+            OnityTask.UnobservedTaskException += OnUnobserved;
+            var problem = OnityNativeCheck.Problem();
+            if (problem != null)
+            {
+                if (!loadErrorLogged) Debug.LogError(problem);
+                loadErrorLogged = true;
+                return false;
+            }
+#if ENABLE_IL2CPP
+            if (OnityContextFlow.Enabled && !OnityContextFlow.UsesFastCapture && !loadErrorLogged)
+                Debug.LogWarning("Onity: ExecutionContext's internal FastCapture/Run were stripped from this player: context flow "
+                    + "falls back to ExecutionContext.Capture, which allocates at every suspension that has a context to flow. "
+                    + "Keep the package's linker settings (Onity.Editor's OnityLinkerProcessor) or set OnityContextFlow.Enabled = false.");
+#endif
             runtime = new OnityRuntime(SubmitCapacity);
             // Unity's main-thread context: completions made on worker threads after the runtime is
             // gone (Play Mode ended) still resume on the main thread, not on the worker.
@@ -405,6 +463,7 @@ namespace Onity.Unity
                 if (h != null) h(runtime);
             }
             catch (Exception e) { Debug.LogException(e); }
+            return true;
         }
 
         static void HookLifetime()
@@ -412,8 +471,6 @@ namespace Onity.Unity
             // -= first: static events survive a Play Mode session when domain reload is disabled.
             Application.quitting -= OnQuitting;
             Application.quitting += OnQuitting;
-            OnityTask.UnobservedTaskException -= OnUnobserved;
-            OnityTask.UnobservedTaskException += OnUnobserved;
 #if UNITY_EDITOR
             EditorApplication.playModeStateChanged -= OnPlayModeStateChanged;
             EditorApplication.playModeStateChanged += OnPlayModeStateChanged;

@@ -60,6 +60,37 @@ namespace Onity.Tests
             return (string)System.Runtime.Remoting.Messaging.CallContext.LogicalGetData("onity-test");
         }
 
+#if ENABLE_IL2CPP
+        /// <summary>The IL2CPP build (scripts/test-csharp.sh runs the suite a second time with
+        /// ENABLE_IL2CPP): the Reflection.Emit checks are not compiled, every suspension takes the
+        /// FastCapture path, and what must flow still flows.</summary>
+        [Test]
+        public void Il2cppBuild_NoEmitChecks_EverySuspensionTakesFastCapture_FlowUnchanged()
+        {
+            Assert.False(OnityContextFlow.UsesNothingToFlowCheck, "no nothing-to-flow check (DynamicMethod) under IL2CPP");
+            Assert.False(OnityContextFlow.UsesEmptyContextCheck, "no empty-context check (DynamicMethod) under IL2CPP");
+            Assert.True(OnityContextFlow.UsesFastCapture, "FastCapture/Run bound by plain reflection");
+            FreshThread.Run(() =>
+            {
+                using (var h = new TestHost())
+                {
+                    h.RunFrame(OnityTiming.Update);
+                    int slow = Volatile.Read(ref OnityTestHooks.SlowCaptures);
+                    var t = NextFrames(10);
+                    for (int f = 0; f < 12; f++) h.RunFrame(OnityTiming.Update);
+                    t.GetAwaiter().GetResult();
+                    Assert.Equal(10, Volatile.Read(ref OnityTestHooks.SlowCaptures) - slow, "one FastCapture per suspension");
+                    System.Runtime.Remoting.Messaging.CallContext.LogicalSetData("onity-test", "lcc");
+                    var lcc = ReadLogicalAfterAwait();
+                    System.Runtime.Remoting.Messaging.CallContext.FreeNamedDataSlot("onity-test");
+                    h.RunFrame(OnityTiming.Update);
+                    h.RunFrame(OnityTiming.Update);
+                    Assert.Equal("lcc", lcc.GetAwaiter().GetResult(), "logical call context value");
+                    Assert.Equal("mine", RunScenario(h));
+                }
+            }, withSyncContext: true);
+        }
+#else
         [Test]
         public void AThreadWhoseContextHoldsOnlyASyncContextCapturesNothing()
         {
@@ -99,6 +130,7 @@ namespace Onity.Tests
                 }
             }, withSyncContext: true);
         }
+#endif
 
         [Test]
         public void InternalFastCaptureIsBound()

@@ -212,8 +212,10 @@ namespace UnityEngine
         {
             get
             {
+                // Unity 2022.3 throws this (UnityEngine.MissingReferenceException, message verbatim)
+                // when the token is first asked for after the object was destroyed.
                 if (this == null)
-                    throw new InvalidOperationException("DestroyCancellation token should be called atleast once before destroying the monobehaviour object");
+                    throw new MissingReferenceException("DestroyCancellation token should be called atleast once before destroying the monobehaviour object");
                 if (m_CancellationTokenSource == null) m_CancellationTokenSource = new CancellationTokenSource();
                 return m_CancellationTokenSource.Token;
             }
@@ -223,6 +225,14 @@ namespace UnityEngine
         {
             if (m_CancellationTokenSource != null) m_CancellationTokenSource.Cancel();
         }
+    }
+
+    public class MissingReferenceException : SystemException
+    {
+        public MissingReferenceException() { }
+        public MissingReferenceException(string message) : base(message) { }
+        public MissingReferenceException(string message, Exception innerException) : base(message, innerException) { }
+        protected MissingReferenceException(System.Runtime.Serialization.SerializationInfo info, System.Runtime.Serialization.StreamingContext context) : base(info, context) { }
     }
 
     public class ScriptableObject : Object
