@@ -60,6 +60,17 @@ namespace Onity.Tests
             return (string)System.Runtime.Remoting.Messaging.CallContext.LogicalGetData("onity-test");
         }
 
+        /// <summary>Sets a logical call context value, reads it back after an await, clears it.</summary>
+        static string LogicalValueAfterAwait(TestHost h)
+        {
+            System.Runtime.Remoting.Messaging.CallContext.LogicalSetData("onity-test", "lcc");
+            var lcc = ReadLogicalAfterAwait();
+            System.Runtime.Remoting.Messaging.CallContext.FreeNamedDataSlot("onity-test");
+            h.RunFrame(OnityTiming.Update);
+            h.RunFrame(OnityTiming.Update);
+            return lcc.GetAwaiter().GetResult();
+        }
+
 #if ENABLE_IL2CPP
         /// <summary>The IL2CPP build (scripts/test-csharp.sh runs the suite a second time with
         /// ENABLE_IL2CPP): the Reflection.Emit checks are not compiled, every suspension takes the
@@ -80,12 +91,7 @@ namespace Onity.Tests
                     for (int f = 0; f < 12; f++) h.RunFrame(OnityTiming.Update);
                     t.GetAwaiter().GetResult();
                     Assert.Equal(10, Volatile.Read(ref OnityTestHooks.SlowCaptures) - slow, "one FastCapture per suspension");
-                    System.Runtime.Remoting.Messaging.CallContext.LogicalSetData("onity-test", "lcc");
-                    var lcc = ReadLogicalAfterAwait();
-                    System.Runtime.Remoting.Messaging.CallContext.FreeNamedDataSlot("onity-test");
-                    h.RunFrame(OnityTiming.Update);
-                    h.RunFrame(OnityTiming.Update);
-                    Assert.Equal("lcc", lcc.GetAwaiter().GetResult(), "logical call context value");
+                    Assert.Equal("lcc", LogicalValueAfterAwait(h), "logical call context value");
                     Assert.Equal("mine", RunScenario(h));
                 }
             }, withSyncContext: true);
@@ -113,12 +119,7 @@ namespace Onity.Tests
                     t.GetAwaiter().GetResult();
                     Assert.Equal(0, Volatile.Read(ref OnityTestHooks.SlowCaptures) - slow, "full captures for 50 suspensions");
                     // A logical call context value flows too (the thread's context now has one).
-                    System.Runtime.Remoting.Messaging.CallContext.LogicalSetData("onity-test", "lcc");
-                    var lcc = ReadLogicalAfterAwait();
-                    System.Runtime.Remoting.Messaging.CallContext.FreeNamedDataSlot("onity-test");
-                    h.RunFrame(OnityTiming.Update);
-                    h.RunFrame(OnityTiming.Update);
-                    Assert.Equal("lcc", lcc.GetAwaiter().GetResult(), "logical call context value");
+                    Assert.Equal("lcc", LogicalValueAfterAwait(h), "logical call context value");
                     // Emptied again (the call context object stays, with nothing in it): nothing to flow.
                     slow = Volatile.Read(ref OnityTestHooks.SlowCaptures);
                     t = NextFrames(20);

@@ -103,7 +103,7 @@ namespace Onity.UnityTests
 
     /// <summary>Roslyn Debug form of <c>async OnityTask Chain(List&lt;string&gt; log, int v,
     /// CancellationToken ct) { if (v == 0) throw new InvalidOperationException("sync"); log.Add("start");
-    /// int r = await AddLater(v, v); log.Add("sum " + r); await OnityTask.NextFrame(ct); log.Add("end"); }</c>:
+    /// int r = await AddLater(v, v); log.Add("sum " + r); await OnityTask.NextFrame(ct); log.Add("end" + Ambient); }</c>:
     /// an untyped method awaiting a task (OnityTask&lt;int&gt;.Awaiter) and a cancelable wait.</summary>
     [CompilerGenerated]
     sealed class ChainStateMachine : IAsyncStateMachine
@@ -175,7 +175,7 @@ namespace Onity.UnityTests
                 num = state = -1;
             Continue1:
                 awaiterB.GetResult();
-                log.Add("end");
+                log.Add("end" + (ClassStateMachineTests.Ambient.Value == null ? "" : " " + ClassStateMachineTests.Ambient.Value));
             }
             catch (Exception exception)
             {
@@ -195,7 +195,7 @@ namespace Onity.UnityTests
 
     public class ClassStateMachineTests
     {
-        static readonly AsyncLocal<string> Ambient = new AsyncLocal<string>();
+        internal static readonly AsyncLocal<string> Ambient = new AsyncLocal<string>();
 
         static T Await<T>(OnityTask<T> t, int maxFrames)
         {
@@ -253,7 +253,7 @@ namespace Onity.UnityTests
             long live = OnityRunnerStats.Live;
             var log = new List<string>();
             Await(ChainStateMachine.Start(log, 5, CancellationToken.None), 12);
-            Assert.Equal("start,sum 10,end", string.Join(",", log), "steps");
+            Assert.Equal("start,sum 10,end", string.Join(",", log), "steps (no AsyncLocal value here)");
 
             var cts = new CancellationTokenSource();
             var log2 = new List<string>();
@@ -290,78 +290,17 @@ namespace Onity.UnityTests
         {
             Sim.EnterPlayMode();
             Sim.RunFrames(2);
-            string seen = null;
+            var log = new List<string>();
             OnityTask t = default(OnityTask);
             ExecutionContext.Run(ExecutionContext.Capture(), _ =>
             {
                 Ambient.Value = "mine";
-                t = ReadAmbientLater.Start(s => seen = s);
+                t = ChainStateMachine.Start(log, 2, CancellationToken.None);
             }, null);
             Ambient.Value = "host";
-            Await(t, 4);
+            Await(t, 12);
             Ambient.Value = null;
-            Assert.Equal("mine", seen, "the method's AsyncLocal value after its await");
-        }
-
-        /// <summary>Roslyn Debug form of <c>async OnityTask ReadAmbientLater(Action&lt;string&gt; report)
-        /// { await OnityTask.NextFrame(); report(Ambient.Value); }</c>.</summary>
-        [CompilerGenerated]
-        sealed class ReadAmbientLater : IAsyncStateMachine
-        {
-            public int state;
-            public OnityTaskMethodBuilder builder;
-            public Action<string> report;
-            OnityFrameWait awaiter1;
-
-            public static OnityTask Start(Action<string> report)
-            {
-                var sm = new ReadAmbientLater();
-                sm.builder = OnityTaskMethodBuilder.Create();
-                sm.report = report;
-                sm.state = -1;
-                sm.builder.Start(ref sm);
-                return sm.builder.Task;
-            }
-
-            void IAsyncStateMachine.MoveNext()
-            {
-                int num = state;
-                try
-                {
-                    OnityFrameWait awaiter;
-                    if (num != 0)
-                    {
-                        awaiter = OnityTask.NextFrame().GetAwaiter();
-                        if (!awaiter.IsCompleted)
-                        {
-                            num = state = 0;
-                            awaiter1 = awaiter;
-                            ReadAmbientLater stateMachine = this;
-                            builder.AwaitUnsafeOnCompleted(ref awaiter, ref stateMachine);
-                            return;
-                        }
-                    }
-                    else
-                    {
-                        awaiter = awaiter1;
-                        awaiter1 = default(OnityFrameWait);
-                        num = state = -1;
-                    }
-                    awaiter.GetResult();
-                    report(Ambient.Value);
-                }
-                catch (Exception exception)
-                {
-                    state = -2;
-                    builder.SetException(exception);
-                    return;
-                }
-                state = -2;
-                builder.SetResult();
-            }
-
-            [DebuggerHidden]
-            void IAsyncStateMachine.SetStateMachine(IAsyncStateMachine stateMachine) { }
+            Assert.Equal("start,sum 4,end mine", string.Join(",", log), "the method's AsyncLocal value after its awaits");
         }
     }
 }
