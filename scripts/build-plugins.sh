@@ -25,7 +25,8 @@ cd "$ROOT"
 PKG="$ROOT/bindings"
 PLUG="$PKG/Plugins"
 TPL="$PKG/Plugins~"
-STAGE="$ROOT/target/plugins"
+TGT="${CARGO_TARGET_DIR:-$ROOT/target}"
+STAGE="$TGT/plugins"
 ALL=(linux-x86_64 windows-x86_64 macos-universal ios-arm64 android-arm64)
 
 platforms=("$@")
@@ -58,6 +59,7 @@ need_target() {
 # place REL SRC: the plugin at bindings/Plugins/REL, its .meta and the metas of the folders above.
 place() {
     local rel="$1" src="$2" d
+    [ -f "$src" ] || { echo "build output missing: $src" >&2; exit 1; }
     install -D -m 0644 "$src" "$PLUG/$rel"
     cp "$TPL/$rel.meta" "$PLUG/$rel.meta"
     d="$(dirname "$rel")"
@@ -100,14 +102,14 @@ build() {
         need_zig
         need_target x86_64-unknown-linux-gnu
         cargo-zigbuild rustc --release --lib --target x86_64-unknown-linux-gnu.2.17 --crate-type cdylib
-        place x86_64/libonity.so target/x86_64-unknown-linux-gnu/release/libonity.so
+        place x86_64/libonity.so "$TGT"/x86_64-unknown-linux-gnu/release/libonity.so
         ;;
     windows-x86_64)
         need_zig
         need_target x86_64-pc-windows-gnu
         CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUSTFLAGS="-C link-arg=$(def_file)" \
             cargo-zigbuild rustc --release --lib --target x86_64-pc-windows-gnu --crate-type cdylib
-        place x86_64/onity.dll target/x86_64-pc-windows-gnu/release/onity.dll
+        place x86_64/onity.dll "$TGT"/x86_64-pc-windows-gnu/release/onity.dll
         ;;
     macos-universal)
         need_zig
@@ -126,18 +128,18 @@ build() {
         done
         mkdir -p "$STAGE"
         "$lipo" -create -output "$STAGE/libonity.dylib" \
-            target/x86_64-apple-darwin/release/libonity.dylib target/aarch64-apple-darwin/release/libonity.dylib
+            "$TGT"/x86_64-apple-darwin/release/libonity.dylib "$TGT"/aarch64-apple-darwin/release/libonity.dylib
         place macOS/libonity.dylib "$STAGE/libonity.dylib"
         ;;
     ios-arm64)
         need_target aarch64-apple-ios
         cargo rustc --release --lib --target aarch64-apple-ios --crate-type staticlib
-        place iOS/libonity.a target/aarch64-apple-ios/release/libonity.a
+        place iOS/libonity.a "$TGT"/aarch64-apple-ios/release/libonity.a
         ;;
     android-arm64)
         need_target aarch64-linux-android
         cargo rustc --release --lib --target aarch64-linux-android --crate-type staticlib
-        install -D -m 0644 target/aarch64-linux-android/release/libonity.a "$TPL/Android/arm64-v8a/libonity.a"
+        install -D -m 0644 "$TGT"/aarch64-linux-android/release/libonity.a "$TPL/Android/arm64-v8a/libonity.a"
         echo "placed bindings/Plugins~/Android/arm64-v8a/libonity.a (link it into libonity.so with the NDK: bindings/Plugins~/README.md)"
         ;;
     esac

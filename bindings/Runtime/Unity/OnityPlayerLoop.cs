@@ -123,6 +123,9 @@ namespace Onity.Unity
         static PlayerLoopSystem.UpdateFunction[] runners;
         static PlayerLoopSystem.UpdateFunction frameBeginRunner;
         static bool loadErrorLogged;    // once per Play Mode entry
+#if ENABLE_IL2CPP
+        static bool flowWarningLogged;  // once per domain
+#endif
 #if UNITY_EDITOR
         static bool domainLoadInit; // [InitializeOnLoadMethod] initialised (or tried to) in Play Mode
 #endif
@@ -443,10 +446,13 @@ namespace Onity.Unity
                 return false;
             }
 #if ENABLE_IL2CPP
-            if (OnityContextFlow.Enabled && !OnityContextFlow.UsesFastCapture && !loadErrorLogged)
+            if (OnityContextFlow.Enabled && !OnityContextFlow.UsesFastCapture && !flowWarningLogged)
+            {
+                flowWarningLogged = true;
                 Debug.LogWarning("Onity: ExecutionContext's internal FastCapture/Run were stripped from this player: context flow "
                     + "falls back to ExecutionContext.Capture, which allocates at every suspension that has a context to flow. "
                     + "Keep the package's linker settings (Onity.Editor's OnityLinkerProcessor) or set OnityContextFlow.Enabled = false.");
+            }
 #endif
             runtime = new OnityRuntime(SubmitCapacity);
             // Unity's main-thread context: completions made on worker threads after the runtime is
