@@ -14,6 +14,7 @@
   minos     (Apple) the minimum OS version the code was built for.
 
 Usage: scripts/check-plugins.py [--require] [PLATFORM...]   (default: every platform)
+       scripts/check-plugins.py --self-test   (the checks fail on a deliberately wrong library)
 Platforms: linux-x86_64 windows-x86_64 macos-universal ios-arm64 android-arm64
 (android-arm64 is the static library for the NDK link; android-arm64-so the .so that link makes).
 Missing artifacts are skipped (an error with --require). Uses LLVM's tools (Debian: apt-get install
@@ -48,15 +49,18 @@ PLATFORMS = {
 
 passed = 0
 failed = 0
+results = []  # (ok, name, what) of every check, for --self-test
+indent = ""
 
 
 def report(ok, name, what, detail=""):
     global passed, failed
+    results.append((bool(ok), name, what))
     if ok:
         passed += 1
     else:
         failed += 1
-    print("%s %s: %s%s" % ("ok  " if ok else "FAIL", name, what, (" (" + detail + ")") if detail else ""))
+    print("%s%s %s: %s%s" % (indent, "ok  " if ok else "FAIL", name, what, (" (" + detail + ")") if detail else ""))
 
 
 def tool(name):
@@ -301,7 +305,43 @@ def diff(got, want):
     return "; ".join(parts)
 
 
+SELF_TEST_LIB = r"""
+#include <stdlib.h>
+#include <sys/random.h>
+unsigned onity_abi_version(void) { return 2u << 16; }   /* wrong ABI major */
+int onity_runtime_create(void) { return 0; }            /* one of the header's functions */
+int not_onity(void) { return 0; }                       /* an extra export */
+/* a glibc symbol newer than 2.17 (getrandom: GLIBC_2.25) */
+long newer_glibc(void *p, size_t n) { return (long)getrandom(p, n, 0); }
+"""
+
+
+def self_test():
+    """Shows that the checks can fail: a wrong library built with gcc must fail its exports,
+    glibc-floor and both ABI checks, and pass its architecture check."""
+    import tempfile
+    global passed, failed, indent
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "bad.c"), "w") as fh:
+            fh.write(SELF_TEST_LIB)
+        subprocess.run(["gcc", "-O1", "-shared", "-fPIC", "-o", os.path.join(d, "libonity.so"), os.path.join(d, "bad.c")], check=True)
+        del results[:]
+        print("the checks on a deliberately wrong library (gcc-built: wrong ABI, extra export, GLIBC_2.25):")
+        indent = "    "
+        check_elf_so("wrong library", os.path.join(d, "libonity.so"), "x86_64")
+        indent = ""
+    got = {what.split(" ")[0] + ("-run" if "returned" in what else ""): ok for ok, _, what in results}
+    passed = failed = 0
+    want = {"exports": False, "arch": True, "glibc": False, "abi": False, "abi-run": False}
+    for k, v in want.items():
+        report(got.get(k) == v, "self-test", "the %s check %s" % (k, "passes" if v else "fails"), "got %s" % got.get(k))
+    print("plugin-checks-self-test: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
 def main(argv):
+    if "--self-test" in argv:
+        return self_test()
     require = "--require" in argv
     names = [a for a in argv if not a.startswith("--")] or list(PLATFORMS)
     for n in names:

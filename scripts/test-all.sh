@@ -63,6 +63,8 @@ else
 fi
 python3 scripts/check-plugins.py 2>&1 | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
+python3 scripts/check-plugins.py --self-test 2>&1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
 python3 scripts/package-unity.py --allow-missing --out target/package-test 2>&1 | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 
