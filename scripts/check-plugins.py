@@ -162,6 +162,12 @@ def archive_symbols(path, arch=None):
     return names
 
 
+def rust_lld():
+    sysroot = run("rustc", "--print", "sysroot").strip()
+    host = re.search(r"^host: (\S+)", run("rustc", "-vV"), re.M).group(1)
+    return os.path.join(sysroot, "lib", "rustlib", host, "bin", "rust-lld")
+
+
 def check_elf_archive(name, path, arch):
     funcs, abi = header()
     onity = {s for s in archive_symbols(path) if s.startswith("onity_")}
@@ -170,6 +176,23 @@ def check_elf_archive(name, path, arch):
     report(fmt == {"elf64-littleaarch64"}, name, "arch " + arch + " (every member)", ", ".join(sorted(fmt)))
     got = abi_from_disassembly(path, "onity_abi_version")
     report(got == abi, name, "abi %d read from onity_abi_version's code" % abi, "read %s" % got)
+    # The NDK recipe's link (bindings/Plugins~/README.md), by LLD without bionic: --whole-archive
+    # and the version script must give a .so exporting exactly the header's functions.
+    import tempfile
+    mapfile = os.path.join(os.path.dirname(path), "onity.map")
+    with tempfile.TemporaryDirectory() as d:
+        so = os.path.join(d, "libonity.so")
+        try:
+            run(rust_lld(), "-flavor", "gnu", "-m", "aarch64linux", "-shared", "-soname", "libonity.so", "--whole-archive", path,
+                "--no-whole-archive", "--version-script", mapfile, "--gc-sections", "-o", so)
+        except (subprocess.CalledProcessError, OSError) as e:
+            report(False, name, "links into a .so as the NDK recipe does (rust-lld)", str(e))
+            return
+        global indent
+        saved, indent = indent, indent + "    "
+        print(indent[:-4] + "the NDK recipe's link of it (rust-lld, no bionic):")
+        check_elf_so(name + " linked", so, arch)
+        indent = saved
 
 
 # ---- PE -------------------------------------------------------------------------------------
@@ -292,6 +315,48 @@ def check_macho_archive(name, path, arch):
            "newest minos %s" % (".".join(map(str, max(mins))) if mins else "none"))
     got = abi_from_disassembly(path, "_onity_abi_version")
     report(got == abi, name, "abi %d read from onity_abi_version's code" % abi, "read %s" % got)
+    ios_link(name, path, abi)
+
+
+IOS_MAIN = """#![no_std]
+#![no_main]
+extern "C" { fn onity_abi_version() -> u32; }
+#[no_mangle]
+pub extern "C" fn main() -> i32 { unsafe { (onity_abi_version() != %d) as i32 } }
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! { loop {} }
+"""
+
+
+def ios_link(name, path, abi):
+    """Links the static library into an arm64 iOS executable with rust-lld, libSystem's
+    interface taken from the ziglang package (macOS's, relabelled iOS: an approximation of the
+    iOS SDK's). Shows the library needs nothing beyond libSystem and links for iOS."""
+    import tempfile
+    try:
+        import ziglang
+    except ImportError:
+        print("skip %s: iOS link check (python3 -m pip install ziglang)" % name)
+        return
+    tbd = os.path.join(os.path.dirname(ziglang.__file__), "lib", "libc", "darwin", "libSystem.tbd")
+    with tempfile.TemporaryDirectory() as d:
+        os.makedirs(os.path.join(d, "usr", "lib"))
+        text = open(tbd).read()
+        text = re.sub(r"arm64e\.x1-(macos|maccatalyst)|(x86_64|arm64e)-maccatalyst", "", text)
+        text = text.replace("arm64e-macos", "arm64-ios").replace("x86_64-macos", "x86_64-ios-simulator")
+        text = re.sub(r", *,", ",", re.sub(r", *,", ",", text))
+        text = re.sub(r", *\]", " ]", re.sub(r"\[ *,", "[", text))
+        open(os.path.join(d, "usr", "lib", "libSystem.tbd"), "w").write(text)
+        open(os.path.join(d, "main.rs"), "w").write(IOS_MAIN % abi)
+        try:
+            run("rustc", "--target", "aarch64-apple-ios", "--emit=obj", "-C", "panic=abort", "-O",
+                os.path.join(d, "main.rs"), "-o", os.path.join(d, "main.o"))
+            run(rust_lld(), "-flavor", "darwin", "-arch", "arm64", "-platform_version", "ios", "12.0", "12.0",
+                "-syslibroot", d, "-o", os.path.join(d, "app"), os.path.join(d, "main.o"), path, "-lSystem")
+            report(True, name, "links into an arm64 iOS executable (rust-lld; libSystem only)")
+        except (subprocess.CalledProcessError, OSError) as e:
+            report(False, name, "links into an arm64 iOS executable (rust-lld; libSystem only)",
+                   ((getattr(e, "stderr", "") or str(e)).strip().splitlines() or [""])[0])
 
 
 def diff(got, want):
