@@ -11,7 +11,8 @@ namespace Onity.Tests
     /// scripts/gen_csharp_native.py --check first); these tests fail when a public C# enum or the
     /// binding's wait kinds differ from the generated native enums, and check the generated enums
     /// against what the library built from the Rust code reports (status texts, timing and pool
-    /// names). include/onity.hpp is checked against the header by tests/cpp/enum_check.hpp.</summary>
+    /// names), and the fast lane's records against the library's layout. include/onity.hpp is
+    /// checked against the header by tests/cpp/enum_check.hpp.</summary>
     public class EnumTests
     {
         /// <summary>Every member of <paramref name="native"/> has a member of <paramref name="pub"/>
@@ -100,6 +101,35 @@ namespace Onity.Tests
             foreach (var p in pools)
                 Assert.Equal(p.ToString(), Pascal(OnityRuntime.PoolName(p)), "library name of pool " + (uint)p);
             Assert.Equal("invalid", Marshal.PtrToStringAnsi(OnityNative.onity_pool_name(OnityNative.ONITY_POOL_COUNT)), "the library has no further pool");
+        }
+
+        [Test]
+        public unsafe void FastLaneRecordsAreTheLibrarysLayout()
+        {
+            // The binding builds the fast lane's 8-byte records inline (OnityRuntime.FastLane.cs):
+            // each must be what onity_batch_fast_record builds, and the largest DelayFrame the
+            // binding accepts the largest the library does.
+            using (var h = new TestHost())
+            {
+                h.RunFrame(OnityTiming.Update);
+                OnityBatch* b = h.Runtime.batch;
+                foreach (var t in new[] { OnityTiming.Initialization, OnityTiming.Update, OnityTiming.LastTimeUpdate })
+                {
+                    foreach (int delay in new[] { 0, 1, 5, OnityFrameWait.MaxDelayFrames })
+                    {
+                        uint n = b->fast_count;
+                        OnityFrameWait w = delay == 0 ? OnityTask.Yield(t) : OnityTask.DelayFrame(delay, t);
+                        w.GetAwaiter().UnsafeOnCompleted(() => { });
+                        Assert.Equal(n + 1, b->fast_count, "one record per await");
+                        ulong rec = b->fast_submit[n], expected;
+                        Assert.Equal(OnityStatus.Ok, OnityNative.onity_batch_fast_record((uint)rec, (uint)t, (uint)delay, &expected), "library accepts " + t + ", " + delay);
+                        Assert.Equal(expected, rec, "record of " + t + ", delay " + delay);
+                    }
+                }
+                ulong r;
+                Assert.Equal(OnityStatus.CountOutOfRange, OnityNative.onity_batch_fast_record(0, 0, (uint)OnityFrameWait.MaxDelayFrames + 1, &r), "MaxDelayFrames + 1");
+                Assert.Equal(OnityStatus.InvalidArgument, OnityNative.onity_batch_fast_record(0, OnityNative.ONITY_TIMING_COUNT, 0, &r), "timing count");
+            }
         }
 
         /// <summary>"when_any_16" -> "WhenAny16".</summary>
