@@ -455,8 +455,8 @@ impl Sim<'_> {
         }
         let rtm = &mut self.rts[r];
         if rtm.tok(token) && rtm.watches.contains(&c) {
-            rtm.watches.retain(|&x| x != c);
             rtm.combs[c].done = true;
+            self.unwatch(r, c);
             self.cov("combinator made with a canceled token");
             self.complete(r, o, Out::new(CANCELED, 0, 0));
         }

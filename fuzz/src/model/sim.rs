@@ -480,7 +480,7 @@ impl<'a> Sim<'a> {
                 cb.alive = false;
             }
             if win {
-                rt.watches.retain(|&x| x != c);
+                self.unwatch(r, c);
                 self.complete(r, out, Out { index: k as u32, ..o });
             }
             return;
@@ -501,35 +501,50 @@ impl<'a> Sim<'a> {
             cb.alive = false;
         }
         if finish {
-            rt.watches.retain(|&x| x != c);
+            self.unwatch(r, c);
             self.complete(r, out, res);
         }
     }
 
     /// Cancels the combinators whose token is canceled (tick / drain), when a
-    /// source was canceled since the last poll. Their order is unspecified:
-    /// with two or more the step compares multisets.
+    /// source was canceled since the last poll.
+    ///
+    /// README: several are canceled "in an unspecified order". The order
+    /// shows in outcomes, not only in the order of continuations: a
+    /// combinator whose input is another one canceled by the same poll
+    /// completes with that input's cancellation (its index) when the input
+    /// goes first, else with its own (index UINT32_MAX). So the model
+    /// follows the runtime's order, as `tests/model.rs` does: the watch list
+    /// in registration order with swap-removes, rescanned from the start
+    /// after each completion (change both if phase B changes it).
     pub fn poll(&mut self, r: usize) {
         let rt = &mut self.rts[r];
         if rt.cancel_epoch == rt.seen_epoch {
             return;
         }
         rt.seen_epoch = rt.cancel_epoch;
-        let due: Vec<usize> =
-            self.rts[r].watches.iter().copied().filter(|&c| self.rts[r].tok(self.rts[r].combs[c].token)).collect();
-        if due.len() > 1 {
-            self.relaxed = true;
-        }
-        for c in due {
-            if !self.rts[r].watches.contains(&c) {
+        let mut i = 0;
+        while i < self.rts[r].watches.len() {
+            let rt = &mut self.rts[r];
+            let c = rt.watches[i];
+            if !rt.tok(rt.combs[c].token) {
+                i += 1;
                 continue;
             }
-            self.cov("combinator canceled by its token");
-            let rt = &mut self.rts[r];
             rt.combs[c].done = true;
-            rt.watches.retain(|&x| x != c);
+            rt.watches.swap_remove(i);
             let out = rt.combs[c].out;
+            self.cov("combinator canceled by its token");
             self.complete(r, out, Out::new(CANCELED, 0, 0));
+            i = 0;
+        }
+    }
+
+    /// Stops watching `c`'s token (the runtime swap-removes it from its list).
+    pub fn unwatch(&mut self, r: usize, c: usize) {
+        let w = &mut self.rts[r].watches;
+        if let Some(k) = w.iter().position(|&x| x == c) {
+            w.swap_remove(k);
         }
     }
 
