@@ -22,8 +22,10 @@ pub const F_OTHER_SET: u64 = 16;
 /// ... destroys another runtime (OK unless that runtime's own code is on
 /// the stack: issue 17, header gap 1).
 pub const F_OTHER_DESTROY: u64 = 32;
-/// The `status` logged when the other runtime was already destroyed (the
-/// call is not made: its pointer is dangling).
+/// The `status` logged when an `F_OTHER_*` call is not made: the other
+/// runtime was already destroyed (its pointer is dangling), or this
+/// continuation runs inside its own runtime's destroy (which runs them in
+/// an unspecified order: another runtime's objects would see them in any).
 pub const SKIPPED: u32 = u32::MAX;
 /// Id bit of the Yield a callback schedules (its own id with this bit).
 pub const YIELD_BIT: u64 = 1 << 30;
@@ -46,6 +48,23 @@ thread_local! {
     static RTS: RefCell<Vec<*mut OnityRuntime>> = const { RefCell::new(Vec::new()) };
     /// The other runtime and task of an `F_OTHER_*` action, by callback id.
     static OTHER: RefCell<HashMap<u64, (usize, u64)>> = RefCell::new(HashMap::new());
+    /// Runtimes being destroyed.
+    static CLOSING: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Marks runtime `i` as being destroyed (or no longer).
+pub fn set_closing(i: usize, closing: bool) {
+    CLOSING.with(|c| {
+        let mut c = c.borrow_mut();
+        c.retain(|&x| x != i);
+        if closing {
+            c.push(i);
+        }
+    });
+}
+
+fn closing(i: usize) -> bool {
+    CLOSING.with(|c| c.borrow().contains(&i))
 }
 
 pub fn set_other(id: u64, rt: usize, task: u64) {
@@ -82,6 +101,7 @@ pub fn set_rt_ptr(i: usize, p: *mut OnityRuntime) {
 pub fn clear_rt_ptrs() {
     RTS.with(|r| r.borrow_mut().clear());
     OTHER.with(|o| o.borrow_mut().clear());
+    CLOSING.with(|c| c.borrow_mut().clear());
 }
 
 /// What a continuation or callback does besides logging, by its flags.
@@ -121,12 +141,14 @@ unsafe fn act(u: u64, task: u64) {
         }
         let (r2, h2) = OTHER.with(|o| o.borrow()[&id]);
         let p2 = rt_ptr(r2);
-        let status = if p2.is_null() {
+        let status = if p2.is_null() || closing(rti) {
             SKIPPED
         } else if what == F_OTHER_SET {
             onity_task_set_result(p2, h2, id) as u32
         } else {
+            set_closing(r2, true);
             let s = onity_runtime_destroy(p2);
+            set_closing(r2, false);
             if s == OnityStatus::Ok {
                 set_rt_ptr(r2, std::ptr::null_mut());
             }

@@ -126,7 +126,9 @@ impl Sim<'_> {
     pub fn destroy(&mut self, r: usize) {
         self.check_frame_memory(r);
         self.m_close(r);
+        set_closing(r, true);
         let s = onity_runtime_destroy(self.rts[r].p);
+        set_closing(r, false);
         self.check(s, &[], "runtime_destroy");
         set_rt_ptr(r, ptr::null_mut());
         self.cov("runtime destroyed");

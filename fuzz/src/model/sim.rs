@@ -724,7 +724,7 @@ impl<'a> Sim<'a> {
     /// A continuation of `r` completes task `h2` of runtime `r2`.
     fn m_other_set(&mut self, r: usize, id: u64, r2: usize, h2: u64) {
         let ev = |status: u32| Ev::Act { rt: r, id, what: F_OTHER_SET, status };
-        if !self.rts[r2].alive {
+        if !self.rts[r2].alive || self.rts[r].closing {
             self.expect.push(ev(SKIPPED));
             return;
         }
@@ -745,7 +745,7 @@ impl<'a> Sim<'a> {
     fn m_other_destroy(&mut self, r: usize, id: u64, r2: usize) {
         let ev = |s: S| Ev::Act { rt: r, id, what: F_OTHER_DESTROY, status: s as u32 };
         let rt2 = &self.rts[r2];
-        if !rt2.alive {
+        if !rt2.alive || self.rts[r].closing {
             self.expect.push(Ev::Act { rt: r, id, what: F_OTHER_DESTROY, status: SKIPPED });
         } else if rt2.busy > 0 || rt2.ticking || rt2.closing {
             self.cov("destroy of a busy runtime from another's continuation");

@@ -26,7 +26,7 @@ impl Sim<'_> {
                 Ev::Act { what: F_TICK, status: 0, .. } => "tick in a continuation",
                 Ev::Act { what: F_TICK, .. } => "tick in a continuation refused",
                 Ev::Act { what: F_YIELD, .. } => "yield in a continuation",
-                Ev::Act { status: SKIPPED, .. } => "other runtime already destroyed",
+                Ev::Act { status: SKIPPED, .. } => "other runtime destroyed, or in its own destroy",
                 Ev::Act { what: F_OTHER_SET, .. } => "set_result on another runtime in a continuation",
                 Ev::Act { .. } => "destroy of another runtime in a continuation",
                 Ev::Cb { state: CANCELED, .. } => "callback wait (canceled)",
