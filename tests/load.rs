@@ -116,10 +116,17 @@ fn run_load(l: &Load) -> Figures {
         c.wait_capacity = l.waits as u32 + 4096;
     });
     let total_ids = l.pending_tasks + l.waits + churn_ids;
+    // Fault every page in now: the counters of later frames' ids would
+    // otherwise grow the resident set by a page every 4096 ids.
+    let mut runs = vec![0u8; total_ids];
+    for i in (0..total_ids).step_by(4096) {
+        // SAFETY: in bounds; a volatile write is not optimised away.
+        unsafe { ptr::write_volatile(&mut runs[i], 0) };
+    }
     CTX.with(|c| {
         *c.borrow_mut() = Some(Ctx {
             rt,
-            runs: vec![0; total_ids],
+            runs,
             loop_runs: vec![0; l.loops],
             loop_canceled: vec![0; l.loops],
             states: [0; 4],
