@@ -431,7 +431,7 @@ namespace Onity.Unity
             {
                 flowWarningLogged = true;
                 Debug.LogWarning("Onity: ExecutionContext's internal FastCapture/Run were stripped from this player: context flow "
-                    + "falls back to ExecutionContext.Capture, which allocates at every suspension that has a context to flow. "
+                    + "falls back to the public ExecutionContext.Capture, which allocates at every suspension. "
                     + "Keep the package's linker settings (Onity.Editor's OnityLinkerProcessor) or set OnityContextFlow.Enabled = false.");
             }
 #endif
