@@ -101,6 +101,7 @@ namespace Onity.UnityTests
             EditorSettings.enterPlayModeOptions = EnterPlayModeOptions.DisableDomainReload | EnterPlayModeOptions.DisableSceneReload;
             DomainReloads = 0;
             InitCalls.Clear();
+            EditorApplication.delayCall = null;
         }
 
         /// <summary>Enter Play Mode Options as the project sets them: domain reload on (the default)
@@ -219,11 +220,13 @@ namespace Onity.UnityTests
         /// <summary>The editor's update in Edit Mode: runs what was posted to the main context.</summary>
         public static void RunEditorUpdate()
         {
+            EditorApplication.CallDelayFunctions();
             MainContext.Pump();
         }
 
         public static void RunFrame()
         {
+            EditorApplication.CallDelayFunctions(); // the editor's tick (Play Mode too): delayCall
             MainContext.Pump(); // Unity runs the context's posts once per frame
             var loop = PlayerLoop.Peek();
             if (loop.subSystemList == null) return;
