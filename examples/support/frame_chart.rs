@@ -17,8 +17,11 @@ pub struct Panel<'a> {
     /// The y axis' description, with its unit.
     pub y_label: &'a str,
     pub lines: Vec<Line<'a>>,
-    /// Dashed horizontal guides (value, label), e.g. the median.
+    /// Dashed horizontal guides (value, label), e.g. the median; the first
+    /// one's label goes under its line, the others' above.
     pub guides: Vec<(f64, String)>,
+    /// A log y axis (for frame times with a few long frames).
+    pub log: bool,
 }
 
 const W: f64 = 1000.0;
@@ -59,6 +62,18 @@ fn ticks(max: f64) -> (Vec<f64>, f64) {
     let top = (max / step).ceil() * step;
     let n = (top / step).round() as usize;
     ((0..=n).map(|i| i as f64 * step).collect(), top)
+}
+
+/// Log-axis ticks: 1, 2 and 5 times the powers of ten from below `min` to
+/// above `max`, and the axis' bottom and top.
+fn log_ticks(min: f64, max: f64) -> (Vec<f64>, f64, f64) {
+    let min = min.max(1e-3);
+    let max = max.max(min * 2.0);
+    let (k0, k1) = (min.log10().floor() as i32, max.log10().ceil() as i32);
+    let all: Vec<f64> = (k0..=k1).flat_map(|k| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(k))).collect();
+    let bottom = all.iter().cloned().filter(|&v| v <= min).fold(all[0], f64::max);
+    let top = all.iter().cloned().find(|&v| v >= max).unwrap_or(all[all.len() - 1]);
+    (all.into_iter().filter(|&v| v >= bottom && v <= top).collect(), bottom, top)
 }
 
 /// At most about 2 points per pixel: long runs are reduced to each bucket's
@@ -105,8 +120,17 @@ pub fn svg(title: &str, subtitle: &str, x_label: &str, panels: &[Panel]) -> Stri
             .flat_map(|l| l.values.iter().cloned())
             .chain(p.guides.iter().map(|g| g.0))
             .fold(0.0, f64::max);
-        let (yt, top) = ticks(max * 1.05);
-        let y = |v: f64| y0 + PANEL_H - (v / top) * PANEL_H;
+        let min = p.lines.iter().flat_map(|l| l.values.iter().cloned()).filter(|&v| v > 0.0).fold(max, f64::min);
+        let (yt, bottom, top) = if p.log {
+            log_ticks(min, max)
+        } else {
+            let (t, top) = ticks(max * 1.05);
+            (t, 0.0, top)
+        };
+        let y = |v: f64| {
+            let f = if p.log { (v.max(bottom) / bottom).ln() / (top / bottom).ln() } else { v / top };
+            y0 + PANEL_H - f * PANEL_H
+        };
         for &t in &yt {
             let _ = writeln!(
                 s,
@@ -155,12 +179,12 @@ pub fn svg(title: &str, subtitle: &str, x_label: &str, panels: &[Panel]) -> Stri
                 points(l.values, x, y)
             );
         }
-        for (v, label) in &p.guides {
+        for (i, (v, label)) in p.guides.iter().enumerate() {
             let _ = writeln!(
                 s,
                 r##"<text x="{:.1}" y="{:.1}" font-size="11" fill="#d62728" stroke="white" stroke-width="3" paint-order="stroke">{}</text>"##,
                 LEFT + 6.0,
-                y(*v) - 4.0,
+                if i == 0 { y(*v) + 13.0 } else { y(*v) - 4.0 },
                 esc(label)
             );
         }
