@@ -16,9 +16,10 @@ namespace Onity
 
         /// <summary><c>await request</c>: the loaded asset (<c>asset</c>), from the
         /// <c>completed</c> event.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public static AssetBundleRequestAwaiter GetAwaiter(this AssetBundleRequest asyncOperation)
         {
-            if (asyncOperation == null) throw new ArgumentNullException("asyncOperation");
+            if (asyncOperation == null) ThrowNullOperation();
             return new AssetBundleRequestAwaiter(asyncOperation);
         }
 
@@ -41,9 +42,10 @@ namespace Onity
         {
             readonly AssetBundleRequest op;
 
+            [MethodImpl(MethodImplOptions.AggressiveInlining)]
             public AssetBundleRequestAwaiter(AssetBundleRequest asyncOperation) { op = asyncOperation; }
 
-            public bool IsCompleted { get { return op.isDone; } }
+            public bool IsCompleted { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return op.isDone; } }
             public UnityEngine.Object GetResult() { return op.asset; }
             public void OnCompleted(Action continuation) { UnsafeOnCompleted(continuation); }
             public void UnsafeOnCompleted(Action continuation) { op.completed += OnityCompletedCallback.Rent(continuation); }
@@ -52,9 +54,10 @@ namespace Onity
         // ---- AssetBundleCreateRequest --------------------------------------------------
 
         /// <summary><c>await request</c>: the loaded bundle, from the <c>completed</c> event.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public static AssetBundleCreateRequestAwaiter GetAwaiter(this AssetBundleCreateRequest asyncOperation)
         {
-            if (asyncOperation == null) throw new ArgumentNullException("asyncOperation");
+            if (asyncOperation == null) ThrowNullOperation();
             return new AssetBundleCreateRequestAwaiter(asyncOperation);
         }
 
@@ -76,9 +79,10 @@ namespace Onity
         {
             readonly AssetBundleCreateRequest op;
 
+            [MethodImpl(MethodImplOptions.AggressiveInlining)]
             public AssetBundleCreateRequestAwaiter(AssetBundleCreateRequest asyncOperation) { op = asyncOperation; }
 
-            public bool IsCompleted { get { return op.isDone; } }
+            public bool IsCompleted { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return op.isDone; } }
             public AssetBundle GetResult() { return op.assetBundle; }
             public void OnCompleted(Action continuation) { UnsafeOnCompleted(continuation); }
             public void UnsafeOnCompleted(Action continuation) { op.completed += OnityCompletedCallback.Rent(continuation); }

@@ -17,13 +17,16 @@ namespace Onity
     /// <summary>Awaiting Unity's async operations (see the file's header for the two forms).</summary>
     public static partial class OnityUnityAsyncExtensions
     {
+        static void ThrowNullOperation() { throw new ArgumentNullException("asyncOperation"); }
+
         // ---- AsyncOperation ------------------------------------------------------------
 
         /// <summary><c>await op</c>: resumes from the op's <c>completed</c> event (at once when it is
         /// already done).</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public static AsyncOperationAwaiter GetAwaiter(this AsyncOperation asyncOperation)
         {
-            if (asyncOperation == null) throw new ArgumentNullException("asyncOperation");
+            if (asyncOperation == null) ThrowNullOperation();
             return new AsyncOperationAwaiter(asyncOperation);
         }
 
@@ -51,9 +54,10 @@ namespace Onity
         {
             readonly AsyncOperation op;
 
+            [MethodImpl(MethodImplOptions.AggressiveInlining)]
             public AsyncOperationAwaiter(AsyncOperation asyncOperation) { op = asyncOperation; }
 
-            public bool IsCompleted { get { return op.isDone; } }
+            public bool IsCompleted { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return op.isDone; } }
             public void GetResult() { }
             public void OnCompleted(Action continuation) { UnsafeOnCompleted(continuation); }
             public void UnsafeOnCompleted(Action continuation) { op.completed += OnityCompletedCallback.Rent(continuation); }
@@ -62,9 +66,10 @@ namespace Onity
         // ---- ResourceRequest -----------------------------------------------------------
 
         /// <summary><c>await request</c>: the loaded asset, from the request's <c>completed</c> event.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public static ResourceRequestAwaiter GetAwaiter(this ResourceRequest asyncOperation)
         {
-            if (asyncOperation == null) throw new ArgumentNullException("asyncOperation");
+            if (asyncOperation == null) ThrowNullOperation();
             return new ResourceRequestAwaiter(asyncOperation);
         }
 
@@ -87,9 +92,10 @@ namespace Onity
         {
             readonly ResourceRequest op;
 
+            [MethodImpl(MethodImplOptions.AggressiveInlining)]
             public ResourceRequestAwaiter(ResourceRequest asyncOperation) { op = asyncOperation; }
 
-            public bool IsCompleted { get { return op.isDone; } }
+            public bool IsCompleted { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return op.isDone; } }
             public UnityEngine.Object GetResult() { return op.asset; }
             public void OnCompleted(Action continuation) { UnsafeOnCompleted(continuation); }
             public void UnsafeOnCompleted(Action continuation) { op.completed += OnityCompletedCallback.Rent(continuation); }

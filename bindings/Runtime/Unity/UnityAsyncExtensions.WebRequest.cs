@@ -15,9 +15,10 @@ namespace Onity
     {
         /// <summary><c>await request.SendWebRequest()</c>: the request, from the operation's
         /// <c>completed</c> event; throws <see cref="OnityWebRequestException"/> when it failed.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public static UnityWebRequestAsyncOperationAwaiter GetAwaiter(this UnityWebRequestAsyncOperation asyncOperation)
         {
-            if (asyncOperation == null) throw new ArgumentNullException("asyncOperation");
+            if (asyncOperation == null) ThrowNullOperation();
             return new UnityWebRequestAsyncOperationAwaiter(asyncOperation);
         }
 
@@ -52,9 +53,10 @@ namespace Onity
         {
             readonly UnityWebRequestAsyncOperation op;
 
+            [MethodImpl(MethodImplOptions.AggressiveInlining)]
             public UnityWebRequestAsyncOperationAwaiter(UnityWebRequestAsyncOperation asyncOperation) { op = asyncOperation; }
 
-            public bool IsCompleted { get { return op.isDone; } }
+            public bool IsCompleted { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return op.isDone; } }
 
             public UnityWebRequest GetResult()
             {

@@ -216,34 +216,39 @@ namespace Onity.Tests
         [Test]
         public void WaitsAndStreamDeliveriesAllocateNothingAfterWarmUp()
         {
-            using (var h = new TestHost())
-            using (var cts = new CancellationTokenSource())
+            // A fresh thread: an AsyncLocal value left on the test thread by another test would make
+            // every suspension capture the context (context flow's cost, not the measured path's).
+            FreshThread.Run(() =>
             {
-                var ev = new OnityAsyncEvent<int>();
-                // Warm-up: pools, runners, the poll's fast lane.
-                var warm = Waits(ev, 100, cts.Token);
-                for (int i = 0; i < 100; i++) { ev.Raise(1); h.Begin(); h.Runtime.Tick(OnityTiming.Update); }
-                warm.GetAwaiter().GetResult();
-                var w = Waits(ev, 2000, cts.Token);
-                var p = Pulls(ev, 2000);
-                long b0 = Bytes();
-                for (int i = 0; i < 2000; i++)
+                using (var h = new TestHost())
+                using (var cts = new CancellationTokenSource())
                 {
+                    var ev = new OnityAsyncEvent<int>();
+                    // Warm-up: pools, runners, the poll's fast lane.
+                    var warm = Waits(ev, 100, cts.Token);
+                    for (int i = 0; i < 100; i++) { ev.Raise(1); h.Begin(); h.Runtime.Tick(OnityTiming.Update); }
+                    warm.GetAwaiter().GetResult();
+                    var w = Waits(ev, 2000, cts.Token);
+                    var p = Pulls(ev, 2000);
+                    long b0 = Bytes();
+                    for (int i = 0; i < 2000; i++)
+                    {
+                        ev.Raise(1);
+                        h.Begin();
+                        h.Runtime.Tick(OnityTiming.Update); // the token polls run and end
+                    }
+                    long d = Bytes() - b0;
+                    Assert.Equal(2000, w.GetAwaiter().GetResult(), "waits");
+                    Assert.Equal(2000, p.GetAwaiter().GetResult(), "stream");
+                    Assert.Equal(0L, d, "bytes over 2,000 waits with a token and 2,000 stream values");
+                    // Control: the same loop measures a stream's enumerator allocation.
+                    b0 = Bytes();
+                    var q = Pulls(ev, 1);
                     ev.Raise(1);
-                    h.Begin();
-                    h.Runtime.Tick(OnityTiming.Update); // the token polls run and end
+                    q.GetAwaiter().GetResult();
+                    Assert.True(Bytes() - b0 > 0, "an enumerator is allocated (the measurement sees it)");
                 }
-                long d = Bytes() - b0;
-                Assert.Equal(2000, w.GetAwaiter().GetResult(), "waits");
-                Assert.Equal(2000, p.GetAwaiter().GetResult(), "stream");
-                Assert.Equal(0L, d, "bytes over 2,000 waits with a token and 2,000 stream values");
-                // Control: the same loop measures a stream's enumerator allocation.
-                b0 = Bytes();
-                var q = Pulls(ev, 1);
-                ev.Raise(1);
-                q.GetAwaiter().GetResult();
-                Assert.True(Bytes() - b0 > 0, "an enumerator is allocated (the measurement sees it)");
-            }
+            });
         }
     }
 }

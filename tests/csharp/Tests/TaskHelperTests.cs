@@ -52,20 +52,25 @@ namespace Onity.Tests
         [Test]
         public void SuppressCancellationThrowAllocatesNothingOnTheSuccessPath()
         {
-            using (var h = new TestHost())
+            // A fresh thread: an AsyncLocal value left on the test thread by another test would make
+            // every suspension capture the context (context flow's cost, not the measured path's).
+            FreshThread.Run(() =>
             {
-                stop = false;
-                var tasks = new OnityTask[256];
-                for (int i = 0; i < tasks.Length; i++) tasks[i] = SuppressLoop();
-                for (int f = 0; f < 20; f++) { h.Begin(); h.Runtime.Tick(OnityTiming.Update); }
-                long b0 = Bytes();
-                for (int f = 0; f < 100; f++) { h.Begin(); h.Runtime.Tick(OnityTiming.Update); }
-                long d = Bytes() - b0;
-                stop = true;
-                for (int f = 0; f < 2; f++) h.RunFrame(OnityTiming.Update);
-                foreach (var t in tasks) t.GetAwaiter().GetResult();
-                Assert.Equal(0L, d, "bytes over 25,600 suppressed waits");
-            }
+                using (var h = new TestHost())
+                {
+                    stop = false;
+                    var tasks = new OnityTask[256];
+                    for (int i = 0; i < tasks.Length; i++) tasks[i] = SuppressLoop();
+                    for (int f = 0; f < 20; f++) { h.Begin(); h.Runtime.Tick(OnityTiming.Update); }
+                    long b0 = Bytes();
+                    for (int f = 0; f < 100; f++) { h.Begin(); h.Runtime.Tick(OnityTiming.Update); }
+                    long d = Bytes() - b0;
+                    stop = true;
+                    for (int f = 0; f < 2; f++) h.RunFrame(OnityTiming.Update);
+                    foreach (var t in tasks) t.GetAwaiter().GetResult();
+                    Assert.Equal(0L, d, "bytes over 25,600 suppressed waits");
+                }
+            });
         }
 
         [Test]
@@ -129,21 +134,26 @@ namespace Onity.Tests
         [Test]
         public void AttachExternalCancellationAllocatesNothingAfterWarmUp()
         {
-            using (var h = new TestHost())
-            using (var cts = new CancellationTokenSource())
+            // A fresh thread: an AsyncLocal value left on the test thread by another test would make
+            // every suspension capture the context (context flow's cost, not the measured path's).
+            FreshThread.Run(() =>
             {
-                stop = false;
-                var tasks = new OnityTask<int>[128];
-                for (int i = 0; i < tasks.Length; i++) tasks[i] = AttachedLoop(cts.Token);
-                for (int f = 0; f < 20; f++) { h.Begin(); h.Runtime.Tick(OnityTiming.Update); }
-                long b0 = Bytes();
-                for (int f = 0; f < 100; f++) { h.Begin(); h.Runtime.Tick(OnityTiming.Update); }
-                long d = Bytes() - b0;
-                stop = true;
-                for (int f = 0; f < 3; f++) h.RunFrame(OnityTiming.Update);
-                foreach (var t in tasks) Assert.True(t.GetAwaiter().GetResult() >= 100, "resumed every frame");
-                Assert.Equal(0L, d, "bytes over 12,800 attached waits");
-            }
+                using (var h = new TestHost())
+                using (var cts = new CancellationTokenSource())
+                {
+                    stop = false;
+                    var tasks = new OnityTask<int>[128];
+                    for (int i = 0; i < tasks.Length; i++) tasks[i] = AttachedLoop(cts.Token);
+                    for (int f = 0; f < 20; f++) { h.Begin(); h.Runtime.Tick(OnityTiming.Update); }
+                    long b0 = Bytes();
+                    for (int f = 0; f < 100; f++) { h.Begin(); h.Runtime.Tick(OnityTiming.Update); }
+                    long d = Bytes() - b0;
+                    stop = true;
+                    for (int f = 0; f < 3; f++) h.RunFrame(OnityTiming.Update);
+                    foreach (var t in tasks) Assert.True(t.GetAwaiter().GetResult() >= 100, "resumed every frame");
+                    Assert.Equal(0L, d, "bytes over 12,800 attached waits");
+                }
+            });
         }
 
         [Test]
@@ -249,22 +259,27 @@ namespace Onity.Tests
         [Test]
         public void WaitUntilValueChangedAllocatesNothingAfterWarmUp()
         {
-            using (var h = new TestHost())
+            // A fresh thread: an AsyncLocal value left on the test thread by another test would make
+            // every suspension capture the context (context flow's cost, not the measured path's).
+            FreshThread.Run(() =>
             {
-                var box = new Box();
-                var t = ChangedLoop(box, 3000);
-                long b0 = 0;
-                for (int f = 0; f < 3000; f++)
+                using (var h = new TestHost())
                 {
-                    if (f == 1000) b0 = Bytes();
-                    box.Value++;
-                    h.Begin();
-                    h.Runtime.Tick(OnityTiming.Update);
+                    var box = new Box();
+                    var t = ChangedLoop(box, 3000);
+                    long b0 = 0;
+                    for (int f = 0; f < 3000; f++)
+                    {
+                        if (f == 1000) b0 = Bytes();
+                        box.Value++;
+                        h.Begin();
+                        h.Runtime.Tick(OnityTiming.Update);
+                    }
+                    long d = Bytes() - b0;
+                    Assert.True(t.GetAwaiter().GetResult() > 0, "completed");
+                    Assert.Equal(0L, d, "bytes over 2,000 waits");
                 }
-                long d = Bytes() - b0;
-                Assert.True(t.GetAwaiter().GetResult() > 0, "completed");
-                Assert.Equal(0L, d, "bytes over 2,000 waits");
-            }
+            });
         }
 
         static async OnityTask Throws() { await OnityTask.Yield(OnityTiming.Update, CancellationToken.None); throw new FormatException("late"); }
@@ -297,34 +312,39 @@ namespace Onity.Tests
         [Test]
         public void DeferCallsTheFactoryAtTheFirstAwait()
         {
-            using (var h = new TestHost())
+            // A fresh thread: an AsyncLocal value left on the test thread by another test would make
+            // every suspension capture the context (context flow's cost, not the measured path's).
+            FreshThread.Run(() =>
             {
-                int calls = 0;
-                var t = OnityTask.Defer(() => { calls++; return OnityTask.NextFrame().ToOnityTask(); });
-                Assert.Equal(0, calls, "not at the call");
-                var aw = t.GetAwaiter();
-                Assert.False(aw.IsCompleted, "pending");
-                Assert.Equal(1, calls, "at the first look");
-                bool done = false;
-                aw.UnsafeOnCompleted(() => done = true);
-                h.RunFrame();
-                Assert.True(done, "resumed");
-                aw.GetResult();
-                Assert.Equal(1, calls, "once");
-                Assert.Throws<InvalidOperationException>(() => t.GetAwaiter().GetResult(), "await once");
-                var typed = OnityTask.Defer(() => OnityTask.FromResult(4));
-                Assert.Equal(4, typed.GetAwaiter().GetResult(), "typed, completed");
-                var failing = OnityTask.Defer<int>(() => { throw new FormatException(); });
-                Assert.Throws<FormatException>(() => failing.GetAwaiter().GetResult(), "the factory's exception is the failure");
-                long b0 = 0;
-                Func<OnityTask<int>> f = () => OnityTask.FromResult(1);
-                for (int i = 0; i < 3000; i++)
+                using (var h = new TestHost())
                 {
-                    if (i == 1000) b0 = Bytes();
-                    OnityTask.Defer(f).GetAwaiter().GetResult();
+                    int calls = 0;
+                    var t = OnityTask.Defer(() => { calls++; return OnityTask.NextFrame().ToOnityTask(); });
+                    Assert.Equal(0, calls, "not at the call");
+                    var aw = t.GetAwaiter();
+                    Assert.False(aw.IsCompleted, "pending");
+                    Assert.Equal(1, calls, "at the first look");
+                    bool done = false;
+                    aw.UnsafeOnCompleted(() => done = true);
+                    h.RunFrame();
+                    Assert.True(done, "resumed");
+                    aw.GetResult();
+                    Assert.Equal(1, calls, "once");
+                    Assert.Throws<InvalidOperationException>(() => t.GetAwaiter().GetResult(), "await once");
+                    var typed = OnityTask.Defer(() => OnityTask.FromResult(4));
+                    Assert.Equal(4, typed.GetAwaiter().GetResult(), "typed, completed");
+                    var failing = OnityTask.Defer<int>(() => { throw new FormatException(); });
+                    Assert.Throws<FormatException>(() => failing.GetAwaiter().GetResult(), "the factory's exception is the failure");
+                    long b0 = 0;
+                    Func<OnityTask<int>> f = () => OnityTask.FromResult(1);
+                    for (int i = 0; i < 3000; i++)
+                    {
+                        if (i == 1000) b0 = Bytes();
+                        OnityTask.Defer(f).GetAwaiter().GetResult();
+                    }
+                    Assert.Equal(0L, Bytes() - b0, "pooled: bytes over 2,000 defers");
                 }
-                Assert.Equal(0L, Bytes() - b0, "pooled: bytes over 2,000 defers");
-            }
+            });
         }
 
         static int lazyRuns;
@@ -402,21 +422,26 @@ namespace Onity.Tests
         [Test]
         public void CancelAfterSlimAllocatesNothingAfterWarmUp()
         {
-            using (var h = new TestHost())
+            // A fresh thread: an AsyncLocal value left on the test thread by another test would make
+            // every suspension capture the context (context flow's cost, not the measured path's).
+            FreshThread.Run(() =>
             {
-                var sources = new CancellationTokenSource[64];
-                for (int i = 0; i < sources.Length; i++) sources[i] = new CancellationTokenSource();
-                long b0 = 0;
-                for (int round = 0; round < 60; round++)
+                using (var h = new TestHost())
                 {
-                    if (round == 20) b0 = Bytes();
-                    for (int i = 0; i < sources.Length; i++) sources[i].CancelAfterSlim(0).Dispose(); // the stopped delays end next frame
-                    h.Begin();
-                    h.Runtime.Tick(OnityTiming.Update);
+                    var sources = new CancellationTokenSource[64];
+                    for (int i = 0; i < sources.Length; i++) sources[i] = new CancellationTokenSource();
+                    long b0 = 0;
+                    for (int round = 0; round < 60; round++)
+                    {
+                        if (round == 20) b0 = Bytes();
+                        for (int i = 0; i < sources.Length; i++) sources[i].CancelAfterSlim(0).Dispose(); // the stopped delays end next frame
+                        h.Begin();
+                        h.Runtime.Tick(OnityTiming.Update);
+                    }
+                    long d = Bytes() - b0;
+                    Assert.Equal(0L, d, "bytes over 2,560 CancelAfterSlim calls");
                 }
-                long d = Bytes() - b0;
-                Assert.Equal(0L, d, "bytes over 2,560 CancelAfterSlim calls");
-            }
+            });
         }
     }
 }

@@ -66,24 +66,29 @@ namespace Onity.Tests
         [Test]
         public void AsValueTaskAllocatesNothingAfterWarmUp()
         {
-            using (var h = new TestHost())
+            // A fresh thread: an AsyncLocal value left on the test thread by another test would make
+            // every suspension capture the context (context flow's cost, not the measured path's).
+            FreshThread.Run(() =>
             {
-                var srcs = new AutoResetOnityCompletionSource<int>[64];
-                var vts = new ValueTask<int>[64];
-                long b0 = 0, sum = 0;
-                for (int round = 0; round < 300; round++)
+                using (var h = new TestHost())
                 {
-                    if (round == 100) b0 = Bytes();
-                    for (int i = 0; i < 64; i++) { srcs[i] = AutoResetOnityCompletionSource<int>.Create(); vts[i] = srcs[i].Task.AsValueTask(); }
-                    for (int i = 0; i < 64; i++) srcs[i].TrySetResult(1);
-                    for (int i = 0; i < 64; i++) sum += vts[i].Result;
+                    var srcs = new AutoResetOnityCompletionSource<int>[64];
+                    var vts = new ValueTask<int>[64];
+                    long b0 = 0, sum = 0;
+                    for (int round = 0; round < 300; round++)
+                    {
+                        if (round == 100) b0 = Bytes();
+                        for (int i = 0; i < 64; i++) { srcs[i] = AutoResetOnityCompletionSource<int>.Create(); vts[i] = srcs[i].Task.AsValueTask(); }
+                        for (int i = 0; i < 64; i++) srcs[i].TrySetResult(1);
+                        for (int i = 0; i < 64; i++) sum += vts[i].Result;
+                    }
+                    Assert.Equal(0L, Bytes() - b0, "bytes over 12,800 conversions");
+                    Assert.Equal(300L * 64, sum, "all completed");
+                    b0 = Bytes();
+                    sum += srcs[0].Task.AsTask().IsCompleted ? 0 : 1; // control: AsTask allocates
+                    Assert.True(Bytes() - b0 > 0, "the measurement sees AsTask's allocation");
                 }
-                Assert.Equal(0L, Bytes() - b0, "bytes over 12,800 conversions");
-                Assert.Equal(300L * 64, sum, "all completed");
-                b0 = Bytes();
-                sum += srcs[0].Task.AsTask().IsCompleted ? 0 : 1; // control: AsTask allocates
-                Assert.True(Bytes() - b0 > 0, "the measurement sees AsTask's allocation");
-            }
+            });
         }
 
         [Test]
@@ -138,23 +143,28 @@ namespace Onity.Tests
         [Test]
         public void AValueTaskOverAnIValueTaskSourceConvertsWithoutAllocating()
         {
-            using (var h = new TestHost())
+            // A fresh thread: an AsyncLocal value left on the test thread by another test would make
+            // every suspension capture the context (context flow's cost, not the measured path's).
+            FreshThread.Run(() =>
             {
-                var src = new ManualSource();
-                long b0 = 0, sum = 0;
-                for (int i = 0; i < 3000; i++)
+                using (var h = new TestHost())
                 {
-                    if (i == 1000) b0 = Bytes();
-                    src.Reset();
-                    var t = new ValueTask<int>(src, src.Version).AsOnityTask();
-                    src.Set(2);
-                    h.Runtime.Drain(); // ManualResetValueTaskSourceCore may run the continuation inline
-                    sum += t.GetAwaiter().GetResult();
+                    var src = new ManualSource();
+                    long b0 = 0, sum = 0;
+                    for (int i = 0; i < 3000; i++)
+                    {
+                        if (i == 1000) b0 = Bytes();
+                        src.Reset();
+                        var t = new ValueTask<int>(src, src.Version).AsOnityTask();
+                        src.Set(2);
+                        h.Runtime.Drain(); // ManualResetValueTaskSourceCore may run the continuation inline
+                        sum += t.GetAwaiter().GetResult();
+                    }
+                    Assert.Equal(0L, Bytes() - b0, "bytes over 2,000 conversions");
+                    Assert.Equal(6000L, sum, "results");
+                    Assert.Equal(OnityTaskStatus.Succeeded, new ValueTask(Task.CompletedTask).AsOnityTask().Status, "completed untyped ValueTask");
                 }
-                Assert.Equal(0L, Bytes() - b0, "bytes over 2,000 conversions");
-                Assert.Equal(6000L, sum, "results");
-                Assert.Equal(OnityTaskStatus.Succeeded, new ValueTask(Task.CompletedTask).AsOnityTask().Status, "completed untyped ValueTask");
-            }
+            });
         }
 
         [Test]
