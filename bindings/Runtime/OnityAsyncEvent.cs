@@ -45,7 +45,9 @@ namespace Onity
         int count;
         Entry[][] buffers = new Entry[2][]; // one snapshot buffer per nesting level of Raise
         int depth;
-        uint nextStamp;
+        // One stamp sequence for every event of this T (owner thread): a pooled waiter released
+        // during a delivery and subscribed to another event gets a stamp no snapshot holds.
+        static uint nextStamp;
         bool completed;
         readonly Action onFirstSubscriber, onLastUnsubscribed;
 

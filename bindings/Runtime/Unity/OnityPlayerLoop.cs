@@ -397,14 +397,14 @@ namespace Onity.Unity
             {
                 var rt = runtime;
                 if (rt == null || rt.IsDisposed) return;
-                OnityProfiler.BeginTick(timing);
+                bool marked = OnityProfiler.BeginTick(timing);
                 try
                 {
                     if (lazyBegin && Time.frameCount != lastUnityFrame) BeginFrame(rt);
                     rt.Tick(timing);
                 }
                 catch (Exception e) { Debug.LogException(e); }
-                OnityProfiler.EndTick(timing);
+                OnityProfiler.EndTick(timing, marked);
             }
         }
 
@@ -428,9 +428,9 @@ namespace Onity.Unity
             // The frame-begin system runs at the start of Initialization, where Time holds the new
             // frame's values (never inside a fixed step).
             lastUnityFrame = Time.frameCount;
-            OnityProfiler.BeginFrame();
+            bool marked = OnityProfiler.BeginFrame();
             try { rt.BeginFrame(f, Time.deltaTime, Time.unscaledDeltaTime, Time.realtimeSinceStartupAsDouble); }
-            finally { OnityProfiler.EndFrame(); }
+            finally { OnityProfiler.EndFrame(marked); }
             OnityProfiler.PublishCounters(rt);
         }
 

@@ -79,31 +79,41 @@ namespace Onity.Unity
 #endif
         }
 
-        internal static void BeginTick(OnityTiming timing)
+        // Begin returns whether it began a sample; End ends it only then (the switch may change
+        // in between: continuations run inside a tick).
+        internal static bool BeginTick(OnityTiming timing)
         {
 #if ENABLE_PROFILER
-            if (MarkersEnabled && tickMarkers != null) tickMarkers[(int)timing].Begin();
+            if (!MarkersEnabled || tickMarkers == null) return false;
+            tickMarkers[(int)timing].Begin();
+            return true;
+#else
+            return false;
 #endif
         }
 
-        internal static void EndTick(OnityTiming timing)
+        internal static void EndTick(OnityTiming timing, bool began)
         {
 #if ENABLE_PROFILER
-            if (MarkersEnabled && tickMarkers != null) tickMarkers[(int)timing].End();
+            if (began) tickMarkers[(int)timing].End();
 #endif
         }
 
-        internal static void BeginFrame()
+        internal static bool BeginFrame()
         {
 #if ENABLE_PROFILER
-            if (MarkersEnabled && tickMarkers != null) beginFrameMarker.Begin();
+            if (!MarkersEnabled || tickMarkers == null) return false;
+            beginFrameMarker.Begin();
+            return true;
+#else
+            return false;
 #endif
         }
 
-        internal static void EndFrame()
+        internal static void EndFrame(bool began)
         {
 #if ENABLE_PROFILER
-            if (MarkersEnabled && tickMarkers != null) beginFrameMarker.End();
+            if (began) beginFrameMarker.End();
 #endif
         }
 

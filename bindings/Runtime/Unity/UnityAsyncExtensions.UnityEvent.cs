@@ -104,14 +104,19 @@ namespace Onity
         readonly UnityAction<T> typedListener;
         readonly OnityAsyncEvent<T> ev;
         bool listening;
-        CancellationTokenRegistration ownerRegistration;
+        bool owned; // an owning MonoBehaviour keeps the listener until it is destroyed
 
-        OnityUnityEventHub(UnityEventBase source, bool owned)
+        OnityUnityEventHub(UnityEventBase source)
         {
             this.source = source;
             if (source is UnityEvent) untypedListener = RaiseUnit;
             else typedListener = Raise;
-            ev = owned ? new OnityAsyncEvent<T>() : new OnityAsyncEvent<T>(Listen, Unlisten);
+            ev = new OnityAsyncEvent<T>(Listen, UnlistenUnlessOwned);
+        }
+
+        void UnlistenUnlessOwned()
+        {
+            if (!owned) Unlisten();
         }
 
         void RaiseUnit() { ev.Raise(default(T)); }
@@ -145,27 +150,28 @@ namespace Onity
             if (source == null) throw new ArgumentNullException("unityEvent");
             if (!ReferenceEquals(owner, null) && owner == null) return null; // destroyed
             OnityUnityEventHub<T> hub;
-            if (hubs.TryGetValue(source, out hub)) return hub.ev;
-            if (!ReferenceEquals(owner, null))
+            if (!hubs.TryGetValue(source, out hub))
+            {
+                // Listening (and the table entry) start with its first subscriber and, without an
+                // owner, end after its last.
+                hub = new OnityUnityEventHub<T>(source);
+            }
+            if (!ReferenceEquals(owner, null) && !hub.owned)
             {
                 var token = owner.destroyCancellationToken;
-                if (token.IsCancellationRequested) return null;
-                hub = new OnityUnityEventHub<T>(source, true);
+                if (token.IsCancellationRequested) return null; // being destroyed
+                hub.owned = true;
                 hub.Listen();
-                hub.ownerRegistration = token.Register(OnOwnerDestroyed, hub);
-                return hub.ev;
+                token.Register(OnOwnerDestroyed, hub);
             }
-            // Listening (and the table entry) start with its first subscriber, end after its last.
-            return new OnityUnityEventHub<T>(source, false).ev;
+            return hub.ev;
         }
 
         static readonly Action<object> OnOwnerDestroyed = state => ((OnityUnityEventHub<T>)state).Close();
 
         void Close()
         {
-            ownerRegistration = default(CancellationTokenRegistration);
-            OnityUnityEventHub<T> current;
-            if (hubs.TryGetValue(source, out current) && current == this) hubs.Remove(source);
+            owned = false;
             Unlisten();
             ev.Complete();
         }

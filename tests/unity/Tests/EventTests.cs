@@ -198,6 +198,25 @@ namespace Onity.UnityTests
         }
 
         [Test]
+        public void ARawWaitThenAnOwnedWaitOnTheSameEvent_TheOwnerStillEndsThem()
+        {
+            Enter();
+            var button = Control<Button>("button");
+            var got = new List<string>();
+            Record(button.onClick.OnInvokeAsync(), got, "raw").Forget();
+            Record(button.OnClickAsync(), got, "owned").Forget();
+            Assert.Equal(1, button.onClick.ListenerCount, "one listener for both");
+            button.onClick.Invoke();
+            Assert.Equal("raw,owned", string.Join(",", got), "both");
+            Assert.Equal(1, button.onClick.ListenerCount, "owned now: the listener stays");
+            Record(button.onClick.OnInvokeAsync(), got, "raw again").Forget();
+            UnityEngine.Object.Destroy(button);
+            Sim.ProcessDestroys();
+            Assert.Equal("raw,owned,raw again canceled", string.Join(",", got), "the owner's destroy cancels a raw wait on its event too");
+            Assert.Equal(0, button.onClick.ListenerCount, "and removes the listener");
+        }
+
+        [Test]
         public void UnityActionWrapperReportsFailures()
         {
             Enter();
