@@ -40,14 +40,14 @@ namespace Onity
         public static OnityTask RunOnThreadPool(Func<OnityTask> func, bool configureAwait = true, CancellationToken cancellationToken = default(CancellationToken))
         {
             if (func == null) throw new ArgumentNullException("func");
-            return RunAsyncCore(callAsync, func, configureAwait, cancellationToken);
+            return RunCore(callAsync, func, configureAwait, cancellationToken);
         }
 
         /// <summary>As <see cref="RunOnThreadPool(Func{OnityTask}, bool, CancellationToken)"/>, with the result.</summary>
         public static OnityTask<T> RunOnThreadPool<T>(Func<OnityTask<T>> func, bool configureAwait = true, CancellationToken cancellationToken = default(CancellationToken))
         {
             if (func == null) throw new ArgumentNullException("func");
-            return RunAsyncCore(Calls<T>.AsyncFunc, func, configureAwait, cancellationToken);
+            return RunCore(Calls<T>.AsyncFunc, func, configureAwait, cancellationToken);
         }
 
         sealed class ActionWithState
@@ -57,8 +57,10 @@ namespace Onity
             internal ActionWithState(Action<object> action, object state) { this.action = action; this.state = state; }
         }
 
-        static readonly Func<object, AsyncUnit> callAction = s => { ((Action)s)(); return default(AsyncUnit); };
-        static readonly Func<object, AsyncUnit> callActionWithState = s => { var a = (ActionWithState)s; a.action(a.state); return default(AsyncUnit); };
+        // Every form is a function returning a task: a synchronous one returns a completed task
+        // (awaiting it costs next to nothing), so one core serves them all.
+        static readonly Func<object, OnityTask<AsyncUnit>> callAction = s => { ((Action)s)(); return default(OnityTask<AsyncUnit>); };
+        static readonly Func<object, OnityTask<AsyncUnit>> callActionWithState = s => { var a = (ActionWithState)s; a.action(a.state); return default(OnityTask<AsyncUnit>); };
         static readonly Func<object, OnityTask<AsyncUnit>> callAsync = s => AsUnit(((Func<OnityTask>)s)());
 
         static async OnityTask<AsyncUnit> AsUnit(OnityTask task)
@@ -69,28 +71,11 @@ namespace Onity
 
         static class Calls<T>
         {
-            internal static readonly Func<object, T> Func = s => ((Func<T>)s)();
+            internal static readonly Func<object, OnityTask<T>> Func = s => new OnityTask<T>(((Func<T>)s)());
             internal static readonly Func<object, OnityTask<T>> AsyncFunc = s => ((Func<OnityTask<T>>)s)();
         }
 
-        static async OnityTask<T> RunCore<T>(Func<object, T> call, object state, bool configureAwait, CancellationToken cancellationToken)
-        {
-            cancellationToken.ThrowIfCancellationRequested();
-            await SwitchToThreadPool();
-            ExceptionDispatchInfo error = null;
-            T result = default(T);
-            try
-            {
-                cancellationToken.ThrowIfCancellationRequested();
-                result = call(state);
-            }
-            catch (Exception ex) { error = ExceptionDispatchInfo.Capture(ex); }
-            if (configureAwait) await SwitchToMainThread();
-            if (error != null) error.Throw();
-            return result;
-        }
-
-        static async OnityTask<T> RunAsyncCore<T>(Func<object, OnityTask<T>> call, object state, bool configureAwait, CancellationToken cancellationToken)
+        static async OnityTask<T> RunCore<T>(Func<object, OnityTask<T>> call, object state, bool configureAwait, CancellationToken cancellationToken)
         {
             cancellationToken.ThrowIfCancellationRequested();
             await SwitchToThreadPool();

@@ -183,39 +183,21 @@ namespace Onity
             return b;
         }
 
-        internal static OnityTask<T> Start(ConfiguredTaskAwaitable.ConfiguredTaskAwaiter awaiter)
-        {
-            var b = Rent(0);
-            b.untypedTask = awaiter;
-            var task = b.target.Task;
-            awaiter.UnsafeOnCompleted(b.onCompleted);
-            return task;
-        }
+        internal static OnityTask<T> Start(ConfiguredTaskAwaitable.ConfiguredTaskAwaiter awaiter) { var b = Rent(0); b.untypedTask = awaiter; return b.Begin(); }
+        internal static OnityTask<T> Start(ConfiguredTaskAwaitable<T>.ConfiguredTaskAwaiter awaiter) { var b = Rent(1); b.typedTask = awaiter; return b.Begin(); }
+        internal static OnityTask<T> Start(ConfiguredValueTaskAwaitable.ConfiguredValueTaskAwaiter awaiter) { var b = Rent(2); b.untypedValue = awaiter; return b.Begin(); }
+        internal static OnityTask<T> Start(ConfiguredValueTaskAwaitable<T>.ConfiguredValueTaskAwaiter awaiter) { var b = Rent(3); b.typedValue = awaiter; return b.Begin(); }
 
-        internal static OnityTask<T> Start(ConfiguredTaskAwaitable<T>.ConfiguredTaskAwaiter awaiter)
+        OnityTask<T> Begin()
         {
-            var b = Rent(1);
-            b.typedTask = awaiter;
-            var task = b.target.Task;
-            awaiter.UnsafeOnCompleted(b.onCompleted);
-            return task;
-        }
-
-        internal static OnityTask<T> Start(ConfiguredValueTaskAwaitable.ConfiguredValueTaskAwaiter awaiter)
-        {
-            var b = Rent(2);
-            b.untypedValue = awaiter;
-            var task = b.target.Task;
-            awaiter.UnsafeOnCompleted(b.onCompleted);
-            return task;
-        }
-
-        internal static OnityTask<T> Start(ConfiguredValueTaskAwaitable<T>.ConfiguredValueTaskAwaiter awaiter)
-        {
-            var b = Rent(3);
-            b.typedValue = awaiter;
-            var task = b.target.Task;
-            awaiter.UnsafeOnCompleted(b.onCompleted);
+            var task = target.Task;
+            switch (kind)
+            {
+                case 0: untypedTask.UnsafeOnCompleted(onCompleted); break;
+                case 1: typedTask.UnsafeOnCompleted(onCompleted); break;
+                case 2: untypedValue.UnsafeOnCompleted(onCompleted); break;
+                default: typedValue.UnsafeOnCompleted(onCompleted); break;
+            }
             return task;
         }
 

@@ -15,30 +15,14 @@ namespace Onity
         public static void Void(Func<OnityTask> asyncAction)
         {
             if (asyncAction == null) throw new ArgumentNullException("asyncAction");
-            OnityTask task;
-            try { task = asyncAction(); }
-            catch (OperationCanceledException) { return; }
-            catch (Exception ex)
-            {
-                PublishUnobserved(ex);
-                return;
-            }
-            task.Forget();
+            Observe(invoke, asyncAction);
         }
 
         /// <summary>As <see cref="Void(Func{OnityTask})"/>, passing <paramref name="cancellationToken"/>.</summary>
         public static void Void(Func<CancellationToken, OnityTask> asyncAction, CancellationToken cancellationToken)
         {
             if (asyncAction == null) throw new ArgumentNullException("asyncAction");
-            OnityTask task;
-            try { task = asyncAction(cancellationToken); }
-            catch (OperationCanceledException) { return; }
-            catch (Exception ex)
-            {
-                PublishUnobserved(ex);
-                return;
-            }
-            task.Forget();
+            Observe(asyncAction, cancellationToken);
         }
 
         /// <summary>As <see cref="Void(Func{OnityTask})"/>, passing <paramref name="state"/>
@@ -46,8 +30,15 @@ namespace Onity
         public static void Void<T>(Func<T, OnityTask> asyncAction, T state)
         {
             if (asyncAction == null) throw new ArgumentNullException("asyncAction");
+            Observe(asyncAction, state);
+        }
+
+        static readonly Func<Func<OnityTask>, OnityTask> invoke = f => f();
+
+        static void Observe<TState>(Func<TState, OnityTask> start, TState state)
+        {
             OnityTask task;
-            try { task = asyncAction(state); }
+            try { task = start(state); }
             catch (OperationCanceledException) { return; }
             catch (Exception ex)
             {

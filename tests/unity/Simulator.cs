@@ -88,6 +88,10 @@ namespace Onity.UnityTests
             Time.s_realtime = 0;
             Debug.Clear();
             StandInGui.Drawn.Clear();
+            StandInAsync.Reset();
+            PendingMessages.Clear();
+            global::Unity.Profiling.StandInProfiler.Samples.Clear();
+            global::Unity.Profiling.StandInProfiler.Record = false;
             FrameTime = 1f / 60f;
             ExtraRealtimeNextFrame = 0;
             fixedAccumulator = 0;
@@ -101,10 +105,6 @@ namespace Onity.UnityTests
             EditorSettings.enterPlayModeOptions = EnterPlayModeOptions.DisableDomainReload | EnterPlayModeOptions.DisableSceneReload;
             DomainReloads = 0;
             InitCalls.Clear();
-            StandInAsync.Reset();
-            PendingMessages.Clear();
-            global::Unity.Profiling.StandInProfiler.Samples.Clear();
-            global::Unity.Profiling.StandInProfiler.Record = false;
         }
 
         /// <summary>Enter Play Mode Options as the project sets them: domain reload on (the default)

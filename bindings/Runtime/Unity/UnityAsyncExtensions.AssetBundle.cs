@@ -1,5 +1,5 @@
-// AssetBundleRequest and AssetBundleCreateRequest as awaitables (see
-// UnityAsyncExtensions.AsyncOperation.cs for the two forms). The AssetBundle module
+// AssetBundleCreateRequest as an awaitable (see UnityAsyncExtensions.AsyncOperation.cs for the
+// two forms; an AssetBundleRequest is a ResourceRequest and is awaited as one). The AssetBundle module
 // (com.unity.modules.assetbundle) can be disabled in a project: the asmdef's versionDefines sets
 // ONITY_ASSETBUNDLE_SUPPORT when it is present.
 #if (UNITY_5_3_OR_NEWER || ONITY_UNITY_STANDIN) && ONITY_ASSETBUNDLE_SUPPORT
@@ -12,44 +12,8 @@ namespace Onity
 {
     public static partial class OnityUnityAsyncExtensions
     {
-        // ---- AssetBundleRequest --------------------------------------------------------
-
-        /// <summary><c>await request</c>: the loaded asset (<c>asset</c>), from the
-        /// <c>completed</c> event.</summary>
-        [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public static AssetBundleRequestAwaiter GetAwaiter(this AssetBundleRequest asyncOperation)
-        {
-            if (asyncOperation == null) ThrowNullOperation();
-            return new AssetBundleRequestAwaiter(asyncOperation);
-        }
-
-        public static OnityTask<UnityEngine.Object> WithCancellation(this AssetBundleRequest asyncOperation, CancellationToken cancellationToken)
-        {
-            return ToOnityTask(asyncOperation, null, OnityTiming.Update, cancellationToken);
-        }
-
-        /// <summary>Polled on the player loop, with the loaded asset (see
-        /// <see cref="ToOnityTask(AsyncOperation, IProgress{float}, OnityTiming, CancellationToken)"/>).</summary>
-        public static OnityTask<UnityEngine.Object> ToOnityTask(this AssetBundleRequest asyncOperation, IProgress<float> progress = null, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            if (asyncOperation == null) throw new ArgumentNullException("asyncOperation");
-            if (cancellationToken.IsCancellationRequested) return OnityTask.FromCanceled<UnityEngine.Object>(cancellationToken);
-            if (asyncOperation.isDone) return new OnityTask<UnityEngine.Object>(asyncOperation.asset);
-            return AssetBundleRequestSource.Start(asyncOperation, progress, timing, cancellationToken);
-        }
-
-        public struct AssetBundleRequestAwaiter : ICriticalNotifyCompletion
-        {
-            readonly AssetBundleRequest op;
-
-            [MethodImpl(MethodImplOptions.AggressiveInlining)]
-            public AssetBundleRequestAwaiter(AssetBundleRequest asyncOperation) { op = asyncOperation; }
-
-            public bool IsCompleted { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return op.isDone; } }
-            public UnityEngine.Object GetResult() { return op.asset; }
-            public void OnCompleted(Action continuation) { UnsafeOnCompleted(continuation); }
-            public void UnsafeOnCompleted(Action continuation) { op.completed += OnityCompletedCallback.Rent(continuation); }
-        }
+        // AssetBundleRequest derives from ResourceRequest (its virtual GetResult gives the bundle's
+        // asset): the ResourceRequest forms (await, ToOnityTask, WithCancellation) serve it.
 
         // ---- AssetBundleCreateRequest --------------------------------------------------
 
@@ -86,11 +50,6 @@ namespace Onity
             public AssetBundle GetResult() { return op.assetBundle; }
             public void OnCompleted(Action continuation) { UnsafeOnCompleted(continuation); }
             public void UnsafeOnCompleted(Action continuation) { op.completed += OnityCompletedCallback.Rent(continuation); }
-        }
-
-        sealed class AssetBundleRequestSource : OnityAsyncOperationSource<AssetBundleRequestSource, UnityEngine.Object>
-        {
-            protected override UnityEngine.Object Result() { return ((AssetBundleRequest)Operation).asset; }
         }
 
         sealed class AssetBundleCreateRequestSource : OnityAsyncOperationSource<AssetBundleCreateRequestSource, AssetBundle>

@@ -1,5 +1,5 @@
 // Unity async operations as awaitables: AsyncOperation (SceneManager.LoadSceneAsync, ...) and
-// ResourceRequest (Resources.LoadAsync). Two forms, as UniTask's:
+// ResourceRequest (Resources.LoadAsync; also AssetBundleRequest, which derives from it). Two forms, as UniTask's:
 //   await op                       -> the op's completed event (Unity raises it on the main thread,
 //                                     from the native system that finished it): no runtime needed,
 //                                     a pooled callback, nothing allocated after warm-up;

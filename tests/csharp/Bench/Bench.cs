@@ -471,7 +471,7 @@ namespace Onity.Bench
             AllocationControls();
 
             // Optional arguments: substrings selecting groups (nextframe, yield, delayframe,
-            // completed, manual, cycle, whenany, asyncop); none = everything (what scripts/bench-csharp.sh
+            // completed, manual, cycle, whenany); none = everything (what scripts/bench-csharp.sh
             // runs). "notpl" leaves the TPL column out; "only=NAME" runs one implementation
             // (onity, onity-flowoff, unitask, tpl), as scripts/profile-csharp.sh does.
             noTpl = Array.IndexOf(args, "notpl") >= 0;
@@ -488,11 +488,11 @@ namespace Onity.Bench
                     FrameScenario(kind, n, frames, n == 4096 && kind != "delayframe");
                 }
             }
+            if (on("asyncop")) AsyncOperationScenarios(); // AsyncOperationBench.cs
             if (on("completed")) CompletedScenarios();
             if (on("manual")) ManualSourceScenario();
             if (on("cycle")) BuilderCycleScenario();
             if (on("whenany")) foreach (int n in new[] { 2, 16, 32 }) WhenAnyScenario(n);
-            if (on("asyncop")) AsyncOperationScenarios();
 
             var m = rt.GetManagedStats();
             Console.WriteLine("# end state: " + m);

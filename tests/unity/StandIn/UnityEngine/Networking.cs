@@ -45,8 +45,6 @@ namespace UnityEngine.Networking
             m_Url = url;
         }
 
-        public string url { get { return m_Url; } }
-
         public DownloadHandler downloadHandler
         {
             get { return m_DownloadHandler; }
