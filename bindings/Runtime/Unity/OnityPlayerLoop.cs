@@ -378,12 +378,14 @@ namespace Onity.Unity
             {
                 var rt = runtime;
                 if (rt == null || rt.IsDisposed) return;
+                bool marked = OnityProfiler.BeginTick(timing);
                 try
                 {
                     if (lazyBegin && Time.frameCount != lastUnityFrame) BeginFrame(rt);
                     rt.Tick(timing);
                 }
                 catch (Exception e) { Debug.LogException(e); }
+                OnityProfiler.EndTick(timing, marked);
             }
         }
 
@@ -407,7 +409,10 @@ namespace Onity.Unity
             // The frame-begin system runs at the start of Initialization, where Time holds the new
             // frame's values (never inside a fixed step).
             lastUnityFrame = Time.frameCount;
-            rt.BeginFrame(f, Time.deltaTime, Time.unscaledDeltaTime, Time.realtimeSinceStartupAsDouble);
+            bool marked = OnityProfiler.BeginFrame();
+            try { rt.BeginFrame(f, Time.deltaTime, Time.unscaledDeltaTime, Time.realtimeSinceStartupAsDouble); }
+            finally { OnityProfiler.EndFrame(marked); }
+            OnityProfiler.PublishCounters(rt);
         }
 
         // ---- lifetime ---------------------------------------------------------------------
@@ -436,6 +441,7 @@ namespace Onity.Unity
             }
 #endif
             runtime = new OnityRuntime(SubmitCapacity);
+            OnityProfiler.Attach(runtime);
             // Unity's main-thread context: completions made on worker threads after the runtime is
             // gone (Play Mode ended) still resume on the main thread, not on the worker.
             var sc = System.Threading.SynchronizationContext.Current;
