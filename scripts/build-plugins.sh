@@ -1,37 +1,163 @@
 #!/usr/bin/env bash
-# Builds libonity for Unity and copies it under bindings/Plugins (git-ignored; the .meta import
-# settings next to them are committed):
-#   Linux x86_64   -> bindings/Plugins/x86_64/libonity.so         (always)
-#   Windows x86_64 -> bindings/Plugins/x86_64/onity.dll           (--windows, or ONITY_PLUGINS_WINDOWS=1)
-# Windows needs `rustup target add x86_64-pc-windows-gnu` and a MinGW-w64 linker
-# (Debian: apt-get install gcc-mingw-w64-x86-64). macOS, Android and iOS recipes are in
-# bindings/Plugins/README.md (they need their own SDKs/hosts).
+# Builds libonity for every Unity platform from this Linux machine, places each plugin under
+# bindings/Plugins/ with its import settings (.meta copied from the committed templates in
+# bindings/Plugins~/) and checks every artifact (scripts/check-plugins.py).
+#
+#   scripts/build-plugins.sh [PLATFORM...]        default: all of them
+#
+#   linux-x86_64     Plugins/x86_64/libonity.so      cargo-zigbuild, glibc 2.17 floor
+#   windows-x86_64   Plugins/x86_64/onity.dll        cargo-zigbuild (zig links MinGW-w64 statically)
+#   macos-universal  Plugins/macOS/libonity.dylib    x86_64 + arm64 linked by rust-lld, merged by
+#                                                   llvm-lipo; arm64 slice ad-hoc signed by the linker
+#   ios-arm64        Plugins/iOS/libonity.a          static library ([DllImport("__Internal")])
+#   android-arm64    Plugins~/Android/arm64-v8a/libonity.a
+#                                                   static library only: linking the .so needs the
+#                                                   Android NDK (zig has no bionic); recipe in
+#                                                   bindings/Plugins~/README.md
+#
+# Needs: rustup targets (added when missing), cargo-zigbuild + ziglang from PyPI (installed with
+# pip when missing), LLVM tools (apt-get install llvm) for the checks. The binaries and their
+# .meta files in bindings/Plugins are build outputs (git-ignored). A plugin without its .meta
+# would be imported by Unity with default settings (Any Platform): never copy one without it.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
-PLUG="$ROOT/bindings/Plugins"
-windows="${ONITY_PLUGINS_WINDOWS:-0}"
-for a in "$@"; do
-    case "$a" in
-        --windows) windows=1 ;;
-        *) echo "usage: $0 [--windows]" >&2; exit 2 ;;
-    esac
+PKG="$ROOT/bindings"
+PLUG="$PKG/Plugins"
+TPL="$PKG/Plugins~"
+TGT="${CARGO_TARGET_DIR:-$ROOT/target}"
+STAGE="$TGT/plugins"
+ALL=(linux-x86_64 windows-x86_64 macos-universal ios-arm64 android-arm64)
+
+platforms=("$@")
+[ ${#platforms[@]} -gt 0 ] || platforms=("${ALL[@]}")
+for p in "${platforms[@]}"; do
+    case " ${ALL[*]} " in *" $p "*) ;; *) echo "usage: $0 [${ALL[*]}]" >&2; exit 2 ;; esac
 done
 
-cargo build --release
-mkdir -p "$PLUG/x86_64"
-cp target/release/libonity.so "$PLUG/x86_64/libonity.so"
-echo "Linux x86_64:   $PLUG/x86_64/libonity.so"
+# One profile for every plugin: no debug info (a 5 MB .so otherwise) and fat LTO, which
+# internalises the Rust runtime's symbols so that only the onity_* functions are exported.
+export CARGO_PROFILE_RELEASE_DEBUG=0 CARGO_PROFILE_RELEASE_LTO=fat
 
-if [ "$windows" = 1 ]; then
-    if ! rustup target list --installed 2>/dev/null | grep -q '^x86_64-pc-windows-gnu$'; then
-        rustup target add x86_64-pc-windows-gnu
+# The versions these scripts were checked with (macos_sdk and check-plugins.py read files inside the
+# ziglang package): pinned, so that a new release cannot change a CI run by itself.
+ZIG_PIP=(ziglang==0.17.1 cargo-zigbuild==0.24.1)
+
+need_zig() {
+    if ! command -v cargo-zigbuild >/dev/null 2>&1 || ! python3 -c 'import ziglang' 2>/dev/null; then
+        if [ "$(id -u)" = 0 ]; then
+            echo "installing ${ZIG_PIP[*]} with pip..."
+            # Debian's own python3 comes without pip (python3-pip) and, with it, refuses installs
+            # outside a venv unless told (PEP 668); other Pythons (pyenv's) install as they are.
+            python3 -m pip --version >/dev/null 2>&1 \
+                || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null; } || true
+            local pip=(python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore)
+            "${pip[@]}" "${ZIG_PIP[@]}" || "${pip[@]}" --break-system-packages "${ZIG_PIP[@]}" || true
+            hash -r
+        fi
+        command -v cargo-zigbuild >/dev/null 2>&1 && python3 -c 'import ziglang' 2>/dev/null \
+            || { echo "cargo-zigbuild/ziglang missing: python3 -m pip install ${ZIG_PIP[*]}" >&2; exit 2; }
     fi
-    if ! command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1; then
-        echo "x86_64-w64-mingw32-gcc missing: apt-get install gcc-mingw-w64-x86-64" >&2
-        exit 2
-    fi
-    cargo build --release --target x86_64-pc-windows-gnu
-    cp target/x86_64-pc-windows-gnu/release/onity.dll "$PLUG/x86_64/onity.dll"
-    echo "Windows x86_64: $PLUG/x86_64/onity.dll"
-fi
+}
+
+need_target() {
+    rustup target list --installed 2>/dev/null | grep -qx "$1" || rustup target add "$1"
+}
+
+# place REL SRC: the plugin at bindings/Plugins/REL, its .meta and the metas of the folders above.
+place() {
+    local rel="$1" src="$2" d
+    [ -f "$src" ] || { echo "build output missing: $src" >&2; exit 1; }
+    install -D -m 0644 "$src" "$PLUG/$rel"
+    cp "$TPL/$rel.meta" "$PLUG/$rel.meta"
+    d="$(dirname "$rel")"
+    while [ "$d" != "." ]; do
+        cp "$TPL/$d.meta" "$PLUG/$d.meta"
+        d="$(dirname "$d")"
+    done
+    cp "$TPL/Plugins.meta" "$PKG/Plugins.meta"
+    echo "placed bindings/Plugins/$rel ($(stat -c %s "$PLUG/$rel") bytes)"
+}
+
+# The exports of the Windows DLL: zig ignores rustc's own .def list, so it gets one from the header.
+def_file() {
+    mkdir -p "$STAGE"
+    { echo "LIBRARY onity.dll"; echo "EXPORTS"
+      grep -oE '^[A-Za-z_][A-Za-z_0-9 *]*\bonity_[a-z_0-9]+\(' include/onity.h | grep -oE 'onity_[a-z_0-9]+' | sed 's/^/    /'
+    } > "$STAGE/onity.def"
+    echo "$STAGE/onity.def"
+}
+
+# A macOS "SDK" for rust-lld: zig's libSystem.tbd (the only SDK file the link needs), its arm64e
+# targets renamed arm64 (LLD matches architectures exactly; zig's own linker, which ignores
+# -exported_symbols_list and so exports the whole Rust runtime, is not used for macOS).
+macos_sdk() {
+    local zig tbd sdk="$STAGE/macos-sdk"
+    zig="$(python3 -c 'import ziglang, os; print(os.path.dirname(ziglang.__file__))')"
+    tbd="$zig/lib/libc/darwin/libSystem.tbd"
+    [ -f "$tbd" ] || { echo "libSystem.tbd not found in the ziglang package ($tbd)" >&2; exit 2; }
+    mkdir -p "$sdk/usr/lib"
+    sed -E 's/arm64e\.x1-(macos|maccatalyst)//g; s/arm64e-/arm64-/g; s/, *,/,/g; s/, *\]/ ]/g; s/\[ *,/[/g' \
+        "$tbd" > "$sdk/usr/lib/libSystem.tbd"
+    ln -sf libSystem.tbd "$sdk/usr/lib/libc.tbd"
+    ln -sf libSystem.tbd "$sdk/usr/lib/libm.tbd"
+    echo "$sdk"
+}
+
+build() {
+    case "$1" in
+    linux-x86_64)
+        need_zig
+        need_target x86_64-unknown-linux-gnu
+        cargo-zigbuild rustc --release --lib --target x86_64-unknown-linux-gnu.2.17 --crate-type cdylib
+        place x86_64/libonity.so "$TGT"/x86_64-unknown-linux-gnu/release/libonity.so
+        ;;
+    windows-x86_64)
+        need_zig
+        need_target x86_64-pc-windows-gnu
+        CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUSTFLAGS="-C link-arg=$(def_file)" \
+            cargo-zigbuild rustc --release --lib --target x86_64-pc-windows-gnu --crate-type cdylib
+        place x86_64/onity.dll "$TGT"/x86_64-pc-windows-gnu/release/onity.dll
+        ;;
+    macos-universal)
+        need_zig
+        local sdk lld lipo arch t
+        sdk="$(macos_sdk)"
+        lld="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin/rust-lld"
+        lipo="$(command -v llvm-lipo || ls /usr/lib/llvm-*/bin/llvm-lipo 2>/dev/null | sort -V | tail -n 1)"
+        [ -x "$lipo" ] || { echo "llvm-lipo missing: apt-get install llvm" >&2; exit 2; }
+        for arch in x86_64 aarch64; do
+            t="$arch-apple-darwin"
+            need_target "$t"
+            env SDKROOT="$sdk" MACOSX_DEPLOYMENT_TARGET="$([ $arch = x86_64 ] && echo 10.13 || echo 11.0)" \
+                "CARGO_TARGET_$(echo "$t" | tr a-z- A-Z_)_LINKER=$lld" \
+                "CARGO_TARGET_$(echo "$t" | tr a-z- A-Z_)_RUSTFLAGS=-C linker-flavor=ld64.lld -C link-arg=-install_name -C link-arg=@rpath/libonity.dylib" \
+                cargo rustc --release --lib --target "$t" --crate-type cdylib
+        done
+        mkdir -p "$STAGE"
+        "$lipo" -create -output "$STAGE/libonity.dylib" \
+            "$TGT"/x86_64-apple-darwin/release/libonity.dylib "$TGT"/aarch64-apple-darwin/release/libonity.dylib
+        place macOS/libonity.dylib "$STAGE/libonity.dylib"
+        ;;
+    ios-arm64)
+        need_target aarch64-apple-ios
+        cargo rustc --release --lib --target aarch64-apple-ios --crate-type staticlib
+        place iOS/libonity.a "$TGT"/aarch64-apple-ios/release/libonity.a
+        ;;
+    android-arm64)
+        need_target aarch64-linux-android
+        cargo rustc --release --lib --target aarch64-linux-android --crate-type staticlib
+        install -D -m 0644 "$TGT"/aarch64-linux-android/release/libonity.a "$TPL/Android/arm64-v8a/libonity.a"
+        echo "placed bindings/Plugins~/Android/arm64-v8a/libonity.a (link it into libonity.so with the NDK: bindings/Plugins~/README.md)"
+        ;;
+    esac
+}
+
+status=0
+for p in "${platforms[@]}"; do
+    echo "== $p"
+    build "$p"
+    python3 scripts/check-plugins.py --require "$p" || status=1
+done
+python3 tests/unity/gen_meta.py --check >/dev/null || { python3 tests/unity/gen_meta.py --check; status=1; }
+exit $status

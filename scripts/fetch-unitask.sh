@@ -14,7 +14,6 @@ VERSION=2.2.5
 # sha512-OEJc4HumXjKXXtr2TUjgA7YOcPOaLyV9kuWcp7SylFfe1Rzes0UPCJI1a4LtV3Mhg7oxf8FHoLGWr/cHIKHWsw==
 # (base64); the same digest in hex:
 SHA512=38425ce07ba65e32975edaf64d48e003b60e70f39a2f257d92e59ca7b4b29457ded51cdeb3450f0892356b82ed57732183ba317fc147a0b196aff70720a1d6b3
-URL="https://registry.npmjs.org/com.cysharp.unitask/-/com.cysharp.unitask-$VERSION.tgz"
 TGZ="$DEST/com.cysharp.unitask-$VERSION.tgz"
 SRC="$DEST/src-$VERSION"
 STAMP="$SRC/.prepared"
@@ -24,13 +23,15 @@ if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$KEY" ]; then echo "$SRC"; exit 0; 
 
 mkdir -p "$DEST"
 if [ ! -f "$TGZ" ]; then
-    echo "fetching UniTask $VERSION from $URL" >&2
-    if ! curl -fsSL --connect-timeout 15 --retry 2 --max-time 120 "$URL" -o "$TGZ.part"; then
-        rm -f "$TGZ.part"
-        echo "fetch-unitask: cannot download $URL" >&2
+    echo "fetching UniTask $VERSION with npm pack" >&2
+    command -v npm >/dev/null || { echo "fetch-unitask: npm is missing (apt-get install npm)" >&2; exit 3; }
+    rm -rf "$TGZ.part" && mkdir -p "$TGZ.part"
+    if ! (cd "$TGZ.part" && timeout 180 npm pack --silent "com.cysharp.unitask@$VERSION" >/dev/null 2>&1); then
+        rm -rf "$TGZ.part"
+        echo "fetch-unitask: npm pack com.cysharp.unitask@$VERSION failed" >&2
         exit 3
     fi
-    mv "$TGZ.part" "$TGZ"
+    mv "$TGZ.part/com.cysharp.unitask-$VERSION.tgz" "$TGZ.part.tgz" && rm -rf "$TGZ.part" && mv "$TGZ.part.tgz" "$TGZ"
 fi
 if ! echo "$SHA512  $TGZ" | sha512sum -c --quiet - >&2; then
     echo "fetch-unitask: $TGZ does not match the published sha512 integrity; removed" >&2

@@ -4,7 +4,8 @@
 # the difference in operations, so start-up and JIT cost cancel out. Deterministic to ~1 %, so
 # usable on a shared, noisy machine where timings are not (it does not see cache misses or the
 # cost of atomic instructions). Needs valgrind and mono. Usage:
-#   scripts/icount-csharp.sh [workload ...]   (default: all; nextframe yield manual completed whenany32)
+#   scripts/icount-csharp.sh [workload ...]   (default: all; nextframe yield nextframetask
+#   nextframetoken manual completed whenany32)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -26,11 +27,11 @@ count() { # flow workload n -> instructions
         mono --optimize=all "$OUT/Icount.exe" "$1" "$2" "$3" 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 workloads=("$@")
-[ ${#workloads[@]} -eq 0 ] && workloads=(nextframe yield manual completed whenany32)
+[ ${#workloads[@]} -eq 0 ] && workloads=(nextframe yield nextframetask nextframetoken manual completed whenany32)
 printf '%-12s %-5s %14s  %s\n' workload flow "instr/op" "op"
 for w in "${workloads[@]}"; do
     case "$w" in
-        nextframe|yield) a=10; b=110; per=1024; unit="task-frame" ;;
+        nextframe|yield|nextframetask|nextframetoken) a=10; b=110; per=1024; unit="task-frame" ;;
         manual|completed) a=20000; b=220000; per=1; unit="await / call" ;;
         whenany32) a=200; b=2200; per=1; unit="WhenAny(32) group" ;;
         *) echo "unknown workload $w" >&2; exit 2 ;;

@@ -16,6 +16,8 @@ command -v clang++ >/dev/null || need_apt+=(clang)
 command -v python3 >/dev/null || need_apt+=(python3)
 command -v valgrind >/dev/null || need_apt+=(valgrind)
 command -v mcs >/dev/null || need_apt+=(mono-devel)
+# LLVM's tools read the plugins' ELF, PE and Mach-O files (scripts/check-plugins.py).
+command -v llvm-readelf >/dev/null || ls /usr/lib/llvm-*/bin/llvm-readelf >/dev/null 2>&1 || need_apt+=(llvm)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "installing ${need_apt[*]} from Debian..."
@@ -42,19 +44,60 @@ echo "== Loom model check of the lock-free completion stack"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release --test loom 2>&1 | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 
+echo "== Charts (tools/charts on docs/bench-data; the demo's picture)"
+# tools/charts is its own Cargo package (plotters, SVG only), outside the library's dependency
+# tree: its tests draw every chart from the committed benchmark data, read each SVG back, and fail
+# when docs/charts is not what the data draws (regenerate with scripts/charts.sh).
+charts=(--locked --manifest-path tools/charts/Cargo.toml --target-dir target/charts)
+mkdir -p target/charts
+cargo fmt --manifest-path tools/charts/Cargo.toml --check || status=1
+cargo test "${charts[@]}" 2>&1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+# The demo (the debug build `cargo test` made) writes its picture where --svg says; it must parse
+# and show both panels' series.
+if cargo run --quiet --example demo -- 20 --svg target/charts/demo-test.svg > target/charts/demo-test.log 2>&1; then
+  cargo run --quiet "${charts[@]}" -- check target/charts/demo-test.svg "frame time" "all pending waits" \
+    yield next_frame delay_frame delay 2>&1 | tee -a "$log"
+  [ "${PIPESTATUS[0]}" = 0 ] || status=1
+else
+  tail -n 20 target/charts/demo-test.log
+  echo "demo-svg: 0 passed, 1 failed" | tee -a "$log"
+  status=1
+fi
+
 if [ -x scripts/test-csharp.sh ]; then
   echo "== C# binding tests (Mono)"
   scripts/test-csharp.sh 2>&1 | tee -a "$log"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi
 
+# Native plugins: only the Linux x86_64 one is built here (cargo-zigbuild, glibc 2.17 floor, a
+# few minutes); the full cross-build (scripts/build-plugins.sh) is not part of the suite. Every
+# plugin present is checked, and a (partial) release tarball is made and read back.
+plugin_dir=""
+echo "== Native plugins (Linux x86_64 built with a glibc 2.17 floor; every present artifact checked; release tarball)"
+if scripts/build-plugins.sh linux-x86_64 > target/build-plugins.log 2>&1; then
+  plugin_dir="$PWD/bindings/Plugins/x86_64"
+else
+  tail -n 20 target/build-plugins.log
+  echo "plugin build failed (log: target/build-plugins.log)"
+  status=1
+fi
+python3 scripts/check-plugins.py 2>&1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+python3 scripts/check-plugins.py --self-test 2>&1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+python3 scripts/package-unity.py --allow-missing --out target/package-test 2>&1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+
 if [ -x scripts/test-unity.sh ]; then
   echo "== Unity package and sample (stand-in UnityEngine, simulated PlayerLoop)"
-  scripts/test-unity.sh 2>&1 | tee -a "$log"
+  ONITY_NATIVE_DIR="$plugin_dir" scripts/test-unity.sh 2>&1 | tee -a "$log"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi
 
-# Sum cargo's "test result:" lines and the C# runner's "N passed, N failed".
+# Sum cargo's "test result:" lines and the "[word: ]N passed, N failed" lines (C# runners, plugin
+# checks, package check).
 passed=0
 failed=0
 while read -r p f; do
@@ -62,7 +105,7 @@ while read -r p f; do
   failed=$((failed + f))
 done < <(
   sed -n -e 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1 \2/p' \
-         -e 's/^\(csharp: \)\{0,1\}\([0-9]*\) passed, \([0-9]*\) failed.*/\2 \3/p' "$log"
+         -e 's/^\([a-z-]*: \)\{0,1\}\([0-9]*\) passed, \([0-9]*\) failed.*/\2 \3/p' "$log"
 )
 if [ "$status" != 0 ] && [ "$failed" = 0 ]; then
   failed=1 # a build or runner failure that printed no count

@@ -13,7 +13,18 @@ namespace Onity
     /// <c>ExecutionContext.FastCapture</c> the BCL's own builders use (bound once by reflection;
     /// falls back to the public, allocating <c>Capture</c> when unavailable). When the captured
     /// context is the default one nothing is kept and the continuation is called directly;
-    /// otherwise it runs inside <c>ExecutionContext.Run</c>.</summary>
+    /// otherwise it runs inside <c>ExecutionContext.Run</c>.
+    ///
+    /// Under IL2CPP (<c>ENABLE_IL2CPP</c>) flow stays on, with the same semantics: the
+    /// <c>FastCapture</c>/<c>Run</c> binding (plain reflection and <c>Delegate.CreateDelegate</c>,
+    /// which AOT supports; the package's linker processor keeps those members from stripping) is
+    /// used for every suspension. The quick "nothing to flow" check, which reads the thread's
+    /// context through a <c>DynamicMethod</c>, is not compiled there (Reflection.Emit throws
+    /// under AOT), so each suspension pays for <c>FastCapture</c> (allocation-free on a thread
+    /// with nothing to flow). If the members were stripped anyway, flow falls back to the public
+    /// <c>ExecutionContext.Capture</c>/<c>Run</c>: same semantics, but every suspension allocates a
+    /// context (72 bytes on Mono's class library), whatever the thread holds (OnityPlayerLoop warns
+    /// at startup).</summary>
     internal static class FlowSwitch
     {
         internal static bool enabled = true;
@@ -50,6 +61,9 @@ namespace Onity
         /// SynchronizationContext, as Unity's main thread) is recognised without a capture.</summary>
         public static bool UsesNothingToFlowCheck { get { return nothingToFlowLooksInside; } }
 
+#if !ENABLE_IL2CPP
+        // Reflection.Emit: JIT only (Mono in the editor and in Mono players). Under IL2CPP this
+        // whole section is left out and the checks stay null.
         static Func<Thread, ExecutionContext> BindThreadContext()
         {
             try
@@ -161,9 +175,16 @@ namespace Onity
                 return null;
             }
         }
+#endif
 
         static OnityContextFlow()
         {
+#if ONITY_TEST_HOOKS
+            // Tests only: behave as in a player whose managed code stripping removed the
+            // ExecutionContext/Thread internals bound below (the public fallback path).
+            if (Environment.GetEnvironmentVariable("ONITY_TEST_STRIPPED_EXECUTION_CONTEXT") == "1") return;
+#endif
+#if !ENABLE_IL2CPP
             nothingToFlow = BindNothingToFlow();
             nothingToFlowLooksInside = nothingToFlow != null;
             if (nothingToFlow == null)
@@ -173,6 +194,7 @@ namespace Onity
                 var tc = BindThreadContext();
                 if (tc != null) nothingToFlow = th => tc(th) == null;
             }
+#endif
             try
             {
                 var t = typeof(ExecutionContext);

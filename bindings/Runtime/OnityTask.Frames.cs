@@ -40,23 +40,23 @@ namespace Onity
         /// same frame). Cancellation completes it canceled at the next run of its timing.</summary>
         public static OnityTask Yield(OnityTiming timing, CancellationToken cancellationToken)
         {
-            return OnityRuntime.Require().Schedule(0, timing, 0, 0, cancellationToken);
+            return OnityRuntime.Require().Schedule(OnityRuntime.KindYield, timing, 0, 0, cancellationToken);
         }
 
         public static OnityTask Yield(CancellationToken cancellationToken)
         {
-            return OnityRuntime.Require().Schedule(0, OnityTiming.Update, 0, 0, cancellationToken);
+            return OnityRuntime.Require().Schedule(OnityRuntime.KindYield, OnityTiming.Update, 0, 0, cancellationToken);
         }
 
         /// <summary>Completes at the first run of <paramref name="timing"/> in a later frame.</summary>
         public static OnityTask NextFrame(OnityTiming timing, CancellationToken cancellationToken)
         {
-            return OnityRuntime.Require().Schedule(1, timing, 0, 0, cancellationToken);
+            return OnityRuntime.Require().Schedule(OnityRuntime.KindNextFrame, timing, 0, 0, cancellationToken);
         }
 
         public static OnityTask NextFrame(CancellationToken cancellationToken)
         {
-            return OnityRuntime.Require().Schedule(1, OnityTiming.Update, 0, 0, cancellationToken);
+            return OnityRuntime.Require().Schedule(OnityRuntime.KindNextFrame, OnityTiming.Update, 0, 0, cancellationToken);
         }
 
         /// <summary>Completes at the first run of <paramref name="timing"/> in a frame at least
@@ -64,7 +64,7 @@ namespace Onity
         public static OnityTask DelayFrame(int delayFrameCount, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
         {
             if (delayFrameCount < 0) throw new ArgumentOutOfRangeException("delayFrameCount", "Delay frame count must be >= 0.");
-            return OnityRuntime.Require().Schedule(2, timing, (ulong)delayFrameCount, 0, cancellationToken);
+            return OnityRuntime.Require().Schedule(OnityRuntime.KindDelayFrame, timing, (ulong)delayFrameCount, 0, cancellationToken);
         }
 
         /// <summary>Completes at the first run of <paramref name="timing"/>, in a later frame, at which
@@ -74,7 +74,7 @@ namespace Onity
         {
             double seconds = delay.TotalSeconds;
             if (!(seconds >= 0) || double.IsInfinity(seconds)) throw new ArgumentOutOfRangeException("delay", "Delay must be finite and >= 0.");
-            return OnityRuntime.Require().Schedule(3, timing, (ulong)BitConverter.DoubleToInt64Bits(seconds), (byte)delayType, cancellationToken);
+            return OnityRuntime.Require().Schedule(OnityRuntime.KindDelay, timing, (ulong)BitConverter.DoubleToInt64Bits(seconds), (byte)delayType, cancellationToken);
         }
 
         public static OnityTask Delay(int millisecondsDelay, DelayType delayType = DelayType.DeltaTime, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))

@@ -24,7 +24,7 @@ namespace Onity
         {
             double seconds = timeout.TotalSeconds;
             if (!(seconds >= 0) || double.IsInfinity(seconds)) throw new ArgumentOutOfRangeException("timeout", "Onity: timeout must be finite and >= 0.");
-            if ((uint)timing >= 16) OnityRuntime.ThrowTiming("timeoutCheckTiming");
+            if ((uint)timing >= Native.OnityNative.ONITY_TIMING_COUNT) OnityRuntime.ThrowTiming("timeoutCheckTiming");
             // The owner-thread and live-runtime errors at the call, before the task is consumed.
             OnityRuntime.Require().CheckOwner("Timeout");
         }

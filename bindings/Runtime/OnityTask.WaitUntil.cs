@@ -31,7 +31,7 @@ namespace Onity
         static OnityRuntime CheckCondition(Func<bool> predicate, OnityTiming timing)
         {
             if (predicate == null) throw new ArgumentNullException("predicate");
-            if ((uint)timing >= 16) OnityRuntime.ThrowTiming();
+            if ((uint)timing >= Native.OnityNative.ONITY_TIMING_COUNT) OnityRuntime.ThrowTiming();
             // The owner-thread and live-runtime errors at the call, not in the task.
             var r = OnityRuntime.Require();
             r.CheckOwner("WaitUntil/WaitWhile");
@@ -46,7 +46,7 @@ namespace Onity
             {
                 do
                 {
-                    await r.Schedule(0, timing, 0, 0, cancellationToken);
+                    await r.Schedule(OnityRuntime.KindYield, timing, 0, 0, cancellationToken);
                 } while (predicate() != until);
             }
             else

@@ -3,6 +3,7 @@
 //
 // Exit status 0 and a final "OK" line on success.
 #include "onity.hpp"
+#include "enum_check.hpp"
 
 #include <cstdio>
 #include <cstring>
@@ -64,6 +65,7 @@ bool run_frame(onity::Runtime &rt) {
 
 int main() {
     CHECK(onity::abi_compatible());
+    CHECK(enum_check::failures() == 0);  // onity.hpp's enums equal onity.h's
     CHECK(std::strcmp(onity::status_text(onity::Status::Ok), "unknown status") != 0);
     CHECK(std::strcmp(onity::timing_name(onity::Timing::Update), "Update") == 0);
 

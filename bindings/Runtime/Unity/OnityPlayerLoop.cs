@@ -122,6 +122,10 @@ namespace Onity.Unity
         static int initializeCount;
         static PlayerLoopSystem.UpdateFunction[] runners;
         static PlayerLoopSystem.UpdateFunction frameBeginRunner;
+        static bool loadErrorLogged;    // once per Play Mode entry
+#if ENABLE_IL2CPP
+        static bool flowWarningLogged;  // once per domain
+#endif
 
         /// <summary>The timings <see cref="Initialize()"/> injects. Set it before Play Mode starts
         /// (e.g. from an <c>[InitializeOnLoad]</c> editor script or a
@@ -160,9 +164,14 @@ namespace Onity.Unity
         [RuntimeInitializeOnLoadMethod(RuntimeInitializeLoadType.SubsystemRegistration)]
         static void OnSubsystemRegistration()
         {
-            if (runtime != null || injected != OnityLoopTimings.None) Shutdown();
             lastFrame = 0;
             lastUnityFrame = -1;
+            // Nothing of this entry exists yet, with domain reload or without: the runtime is
+            // created at AfterAssembliesLoaded, after the game's SubsystemRegistration methods
+            // (which may set SubmitCapacity or DefaultTimings and hook RuntimeCreated), in the
+            // editor as in players (OnEditorDomainLoaded only schedules a start for later).
+            loadErrorLogged = false;
+            if (runtime != null || injected != OnityLoopTimings.None) Shutdown();
         }
 
         [RuntimeInitializeOnLoadMethod(RuntimeInitializeLoadType.AfterAssembliesLoaded)]
@@ -184,9 +193,21 @@ namespace Onity.Unity
 
 #if UNITY_EDITOR
         // "Recompile And Continue Playing": the domain reloads in Play Mode (Shutdown ran at
-        // beforeAssemblyReload) and Unity does not run [RuntimeInitializeOnLoadMethod]s again.
+        // beforeAssemblyReload) and Unity does not run [RuntimeInitializeOnLoadMethod]s again, so
+        // Onity starts at the editor's next tick. Entering Play Mode with domain reload this runs
+        // too (with isPlaying already true), before the [RuntimeInitializeOnLoadMethod]s: starting
+        // here would create the runtime before the game's SubsystemRegistration methods (and
+        // SubsystemRegistration would replace it); deferred, it finds the entry's runtime made at
+        // AfterAssembliesLoaded and does nothing. One runtime per entry either way.
         [InitializeOnLoadMethod]
         static void OnEditorDomainLoaded()
+        {
+            if (!EditorApplication.isPlaying || IsInitialized) return;
+            EditorApplication.delayCall -= StartAfterDomainReload;
+            EditorApplication.delayCall += StartAfterDomainReload;
+        }
+
+        static void StartAfterDomainReload()
         {
             if (EditorApplication.isPlaying && !IsInitialized) Initialize(DefaultTimings);
         }
@@ -199,7 +220,11 @@ namespace Onity.Unity
 
         /// <summary>Creates the runtime if needed (on the calling thread, which must be Unity's main
         /// thread) and (re)injects one system per timing in <paramref name="timings"/> into the
-        /// current PlayerLoop. Idempotent: calling it again only changes the injected timings.</summary>
+        /// current PlayerLoop. Idempotent: calling it again only changes the injected timings.
+        /// When the native library is missing, of another platform or of another ABI major, it
+        /// logs one error saying which plugin file is needed and how to get it (see
+        /// <see cref="OnityNativeCheck"/>), injects nothing and leaves <see cref="IsInitialized"/>
+        /// false; Onity awaits then fail, and their failures reach the console.</summary>
         public static void Initialize(OnityLoopTimings timings)
         {
             var loop = PlayerLoop.GetCurrentPlayerLoop();
@@ -212,7 +237,7 @@ namespace Onity.Unity
         /// there) without calling <c>PlayerLoop.SetPlayerLoop</c>.</summary>
         public static void Initialize(ref PlayerLoopSystem loop, OnityLoopTimings timings)
         {
-            EnsureRuntime();
+            if (!EnsureRuntime()) return;
             loop = InsertSystems(RemoveSystems(loop), timings);
             injected = timings;
         }
@@ -353,12 +378,14 @@ namespace Onity.Unity
             {
                 var rt = runtime;
                 if (rt == null || rt.IsDisposed) return;
+                bool marked = OnityProfiler.BeginTick(timing);
                 try
                 {
                     if (lazyBegin && Time.frameCount != lastUnityFrame) BeginFrame(rt);
                     rt.Tick(timing);
                 }
                 catch (Exception e) { Debug.LogException(e); }
+                OnityProfiler.EndTick(timing, marked);
             }
         }
 
@@ -382,15 +409,39 @@ namespace Onity.Unity
             // The frame-begin system runs at the start of Initialization, where Time holds the new
             // frame's values (never inside a fixed step).
             lastUnityFrame = Time.frameCount;
-            rt.BeginFrame(f, Time.deltaTime, Time.unscaledDeltaTime, Time.realtimeSinceStartupAsDouble);
+            bool marked = OnityProfiler.BeginFrame();
+            try { rt.BeginFrame(f, Time.deltaTime, Time.unscaledDeltaTime, Time.realtimeSinceStartupAsDouble); }
+            finally { OnityProfiler.EndFrame(marked); }
+            OnityProfiler.PublishCounters(rt);
         }
 
         // ---- lifetime ---------------------------------------------------------------------
 
-        static void EnsureRuntime()
+        static bool EnsureRuntime()
         {
-            if (runtime != null && !runtime.IsDisposed) return;
+            if (runtime != null && !runtime.IsDisposed) return true;
+            // Before the native library is touched: if it cannot be used, the failures of the
+            // awaits that follow still reach the console (-= first: once per domain).
+            OnityTask.UnobservedTaskException -= OnUnobserved;
+            OnityTask.UnobservedTaskException += OnUnobserved;
+            var problem = OnityNativeCheck.Problem();
+            if (problem != null)
+            {
+                if (!loadErrorLogged) Debug.LogError(problem);
+                loadErrorLogged = true;
+                return false;
+            }
+#if ENABLE_IL2CPP
+            if (OnityContextFlow.Enabled && !OnityContextFlow.UsesFastCapture && !flowWarningLogged)
+            {
+                flowWarningLogged = true;
+                Debug.LogWarning("Onity: ExecutionContext's internal FastCapture/Run were stripped from this player: context flow "
+                    + "falls back to the public ExecutionContext.Capture, which allocates at every suspension. "
+                    + "Keep the package's linker settings (Onity.Editor's OnityLinkerProcessor) or set OnityContextFlow.Enabled = false.");
+            }
+#endif
             runtime = new OnityRuntime(SubmitCapacity);
+            OnityProfiler.Attach(runtime);
             // Unity's main-thread context: completions made on worker threads after the runtime is
             // gone (Play Mode ended) still resume on the main thread, not on the worker.
             var sc = System.Threading.SynchronizationContext.Current;
@@ -405,6 +456,7 @@ namespace Onity.Unity
                 if (h != null) h(runtime);
             }
             catch (Exception e) { Debug.LogException(e); }
+            return true;
         }
 
         static void HookLifetime()
@@ -412,8 +464,6 @@ namespace Onity.Unity
             // -= first: static events survive a Play Mode session when domain reload is disabled.
             Application.quitting -= OnQuitting;
             Application.quitting += OnQuitting;
-            OnityTask.UnobservedTaskException -= OnUnobserved;
-            OnityTask.UnobservedTaskException += OnUnobserved;
 #if UNITY_EDITOR
             EditorApplication.playModeStateChanged -= OnPlayModeStateChanged;
             EditorApplication.playModeStateChanged += OnPlayModeStateChanged;

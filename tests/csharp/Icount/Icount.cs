@@ -6,7 +6,8 @@ namespace Onity.Icount
     /// <summary>Workloads for scripts/icount-csharp.sh, which runs this program twice under
     /// callgrind (a short and a long run) and divides the difference in executed instructions by
     /// the difference in operations: instructions per operation, free of the machine's noise.
-    /// Arguments: flow (0|1) workload (nextframe|yield|manual|completed|whenany32) count.</summary>
+    /// Arguments: flow (0|1) workload (nextframe|yield|nextframetask|nextframetoken|manual|completed|whenany32)
+    /// count.</summary>
     public static class Program
     {
         static long resumed;
@@ -16,6 +17,10 @@ namespace Onity.Icount
 
         static async OnityTask NextFrameLoop() { while (true) { await OnityTask.NextFrame(); resumed++; } }
         static async OnityTask YieldLoop() { while (true) { await OnityTask.Yield(); resumed++; } }
+        // Wait slots and the batch's submit records: a frame wait converted to a task, and a
+        // NextFrame with a cancellation token (mapped to one native source, shared by every loop).
+        static async OnityTask NextFrameTaskLoop() { while (true) { await (OnityTask)OnityTask.NextFrame(); resumed++; } }
+        static async OnityTask NextFrameTokenLoop(System.Threading.CancellationToken ct) { while (true) { await OnityTask.NextFrame(ct); resumed++; } }
 
         static async OnityTask<long> AwaitSources(int n)
         {
@@ -44,7 +49,7 @@ namespace Onity.Icount
         {
             if (args.Length != 3)
             {
-                Console.Error.WriteLine("usage: Icount.exe flow(0|1) nextframe|yield|manual|completed|whenany32 count");
+                Console.Error.WriteLine("usage: Icount.exe flow(0|1) nextframe|yield|nextframetask|nextframetoken|manual|completed|whenany32 count");
                 return 2;
             }
             OnityContextFlow.Enabled = args[0] == "1";
@@ -54,8 +59,17 @@ namespace Onity.Icount
             {
                 case "nextframe":
                 case "yield":
+                case "nextframetask":
+                case "nextframetoken":
                     // count frames of 1024 tasks (+ 20 warm-up frames)
-                    for (int i = 0; i < 1024; i++) { if (args[1] == "yield") YieldLoop().Forget(); else NextFrameLoop().Forget(); }
+                    var cts = new System.Threading.CancellationTokenSource();
+                    for (int i = 0; i < 1024; i++)
+                    {
+                        if (args[1] == "yield") YieldLoop().Forget();
+                        else if (args[1] == "nextframetask") NextFrameTaskLoop().Forget();
+                        else if (args[1] == "nextframetoken") NextFrameTokenLoop(cts.Token).Forget();
+                        else NextFrameLoop().Forget();
+                    }
                     for (int f = 0; f < 20 + count; f++) Frame();
                     if (resumed != 1024L * (20 + count)) throw new Exception("resumed " + resumed);
                     break;

@@ -71,18 +71,5 @@ namespace Onity.UnityTests
             Assert.Equal(3, Regex.Matches(scene, "m_Script: \\{fileID: 11500000").Count, "three demo components");
             Assert.Contains("Assets/Scenes/OnityDemo.unity", Read("unity-sample/ProjectSettings/EditorBuildSettings.asset"), "scene in build settings");
         }
-
-        [Test]
-        public void Plugins_MetasCommitted_BinariesIgnored()
-        {
-            var ignore = Read("bindings/Plugins/.gitignore");
-            foreach (var pat in new[] { "*.so", "*.dll", "*.dylib", "*.a" }) Assert.Contains(pat, ignore, "ignored " + pat);
-            foreach (var rel in new[] { "x86_64/libonity.so", "x86_64/onity.dll", "macOS/libonity.dylib", "Android/arm64-v8a/libonity.so", "iOS/libonity.a" })
-                Assert.True(File.Exists(Path.Combine(Root, "bindings/Plugins", rel + ".meta")), "meta for " + rel);
-            Assert.Contains("OS: Linux", Read("bindings/Plugins/x86_64/libonity.so.meta"), "Linux editor");
-            Assert.Contains("Standalone: Win64\n    second:\n      enabled: 1", Read("bindings/Plugins/x86_64/onity.dll.meta"), "Win64 player");
-            Assert.Contains("CPU: ARM64", Read("bindings/Plugins/Android/arm64-v8a/libonity.so.meta"), "Android ARM64");
-            Assert.Contains("iPhone: iOS", Read("bindings/Plugins/iOS/libonity.a.meta"), "iOS");
-        }
     }
 }

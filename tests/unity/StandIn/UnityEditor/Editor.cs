@@ -20,9 +20,22 @@ namespace UnityEditor
     {
         internal static bool s_isPlaying;
 
+        public delegate void CallbackFunction();
+
+        // A field, as in Unity: "called once after all inspectors update" (the next editor tick).
+        public static CallbackFunction delayCall;
+
         public static event Action<PlayModeStateChange> playModeStateChanged;
 
         public static bool isPlaying { get { return s_isPlaying; } set { s_isPlaying = value; } }
+
+        // Unity's Internal_CallDelayFunctions (Editor/Mono/EditorApplication.cs), once per editor tick.
+        internal static void CallDelayFunctions()
+        {
+            CallbackFunction delay = delayCall;
+            delayCall = null;
+            if (delay != null) delay();
+        }
 
         internal static void RaisePlayModeStateChanged(PlayModeStateChange state)
         {
@@ -114,5 +127,79 @@ namespace UnityEditor
         public static Vector2 BeginScrollView(Vector2 scrollPosition, params GUILayoutOption[] options) { return scrollPosition; }
         public static void EndScrollView() { }
         public static void Space() { }
+    }
+}
+
+namespace UnityEditor
+{
+    // Project Settings > Editor > Enter Play Mode Options (Editor/Mono/EditorSettings.bindings.cs).
+    [Flags]
+    public enum EnterPlayModeOptions
+    {
+        None = 0,
+        DisableDomainReload = 1 << 0,
+        DisableSceneReload = 1 << 1,
+        DisableSceneBackupUnlessDirty = 1 << 2,
+    }
+
+    public sealed class EditorSettings : UnityEngine.Object
+    {
+        EditorSettings() { }
+
+        // Unity's defaults: the options are off, so entering Play Mode reloads the domain.
+        internal static bool s_EnterPlayModeOptionsEnabled;
+        internal static EnterPlayModeOptions s_EnterPlayModeOptions = EnterPlayModeOptions.DisableDomainReload | EnterPlayModeOptions.DisableSceneReload;
+
+        public static bool enterPlayModeOptionsEnabled { get { return s_EnterPlayModeOptionsEnabled; } set { s_EnterPlayModeOptionsEnabled = value; } }
+        public static EnterPlayModeOptions enterPlayModeOptions { get { return s_EnterPlayModeOptions; } set { s_EnterPlayModeOptions = value; } }
+    }
+
+    // The subset of BuildTarget the linker data needs (values as in Unity).
+    public enum BuildTarget
+    {
+        StandaloneOSX = 2,
+        StandaloneWindows = 5,
+        iOS = 9,
+        Android = 13,
+        StandaloneWindows64 = 19,
+        WebGL = 20,
+        StandaloneLinux64 = 24,
+    }
+}
+
+namespace UnityEditor.Build
+{
+    public interface IOrderedCallback
+    {
+        int callbackOrder { get; }
+    }
+
+    // 2022.3 (Editor/Mono/BuildPipeline/BuildPipelineInterfaces.cs): OnBeforeRun/OnAfterRun are gone.
+    public interface IUnityLinkerProcessor : IOrderedCallback
+    {
+        string GenerateAdditionalLinkXmlFile(UnityEditor.Build.Reporting.BuildReport report, UnityEditor.UnityLinker.UnityLinkerBuildPipelineData data);
+    }
+}
+
+namespace UnityEditor.Build.Reporting
+{
+    public sealed class BuildReport : UnityEngine.Object
+    {
+        internal BuildReport() { }
+    }
+}
+
+namespace UnityEditor.UnityLinker
+{
+    public sealed class UnityLinkerBuildPipelineData
+    {
+        public readonly BuildTarget target;
+        public readonly string inputDirectory;
+
+        public UnityLinkerBuildPipelineData(BuildTarget target, string inputDirectory)
+        {
+            this.target = target;
+            this.inputDirectory = inputDirectory;
+        }
     }
 }

@@ -199,7 +199,16 @@ namespace UnityEngine
     {
         bool m_Enabled = true;
 
-        public bool enabled { get { return m_Enabled; } set { m_Enabled = value; } }
+        public bool enabled
+        {
+            get { return m_Enabled; }
+            set
+            {
+                if (m_Enabled == value) return;
+                m_Enabled = value;
+                StandInScene.EnabledChanged(this); // Unity sends OnEnable / OnDisable at once
+            }
+        }
         public bool isActiveAndEnabled { get { return m_Enabled && !m_Destroyed; } }
     }
 
@@ -212,8 +221,10 @@ namespace UnityEngine
         {
             get
             {
+                // Unity 2022.3 throws this (UnityEngine.MissingReferenceException, message verbatim)
+                // when the token is first asked for after the object was destroyed.
                 if (this == null)
-                    throw new InvalidOperationException("DestroyCancellation token should be called atleast once before destroying the monobehaviour object");
+                    throw new MissingReferenceException("DestroyCancellation token should be called atleast once before destroying the monobehaviour object");
                 if (m_CancellationTokenSource == null) m_CancellationTokenSource = new CancellationTokenSource();
                 return m_CancellationTokenSource.Token;
             }
@@ -223,6 +234,14 @@ namespace UnityEngine
         {
             if (m_CancellationTokenSource != null) m_CancellationTokenSource.Cancel();
         }
+    }
+
+    public class MissingReferenceException : SystemException
+    {
+        public MissingReferenceException() { }
+        public MissingReferenceException(string message) : base(message) { }
+        public MissingReferenceException(string message, Exception innerException) : base(message, innerException) { }
+        protected MissingReferenceException(System.Runtime.Serialization.SerializationInfo info, System.Runtime.Serialization.StreamingContext context) : base(info, context) { }
     }
 
     public class ScriptableObject : Object
@@ -263,6 +282,12 @@ namespace UnityEngine
         internal static readonly List<MonoBehaviour> Behaviours = new List<MonoBehaviour>();
         internal static readonly List<Object> PendingDestroy = new List<Object>();
         internal static Action<Component> OnComponentAdded; // the simulator sends Awake/OnEnable
+        internal static Action<Behaviour> OnEnabledChanged;  // the simulator sends OnEnable/OnDisable
+
+        internal static void EnabledChanged(Behaviour b)
+        {
+            if (OnEnabledChanged != null) OnEnabledChanged(b);
+        }
 
         internal static void Register(GameObject go) { Objects.Add(go); }
 

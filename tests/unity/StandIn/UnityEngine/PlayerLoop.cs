@@ -15,6 +15,9 @@ namespace UnityEngine.PlayerLoop
 
     public struct Initialization
     {
+        public struct ProfilerStartFrame {}
+        // [Obsolete(error)] in 2022.3, as in Unity: code naming it does not compile.
+        [Obsolete("PlayerUpdateTime player loop component has been moved to its own category called TimeUpdate. (UnityUpgradable) -> UnityEngine.PlayerLoop.TimeUpdate/WaitForLastPresentationAndUpdateTime", true)]
         public struct PlayerUpdateTime {}
         public struct UpdateCameraMotionVectors {}
         public struct DirectorSampleTime {}
@@ -27,9 +30,13 @@ namespace UnityEngine.PlayerLoop
     public struct EarlyUpdate
     {
         public struct PollPlayerConnection {}
+        // Moved to Initialization; [Obsolete(error)] here in 2022.3.
+        [Obsolete("ProfilerStartFrame player loop component has been moved to the Initialization category. (UnityUpgradable) -> UnityEngine.PlayerLoop.Initialization/ProfilerStartFrame", true)]
         public struct ProfilerStartFrame {}
         public struct UnityWebRequestUpdate {}
         public struct ExecuteMainThreadJobs {}
+        public struct UpdateAsyncReadbackManager {}
+        public struct UpdatePreloading {}
         public struct UpdateInputManager {}
         public struct ScriptRunDelayedStartupFrame {}
         public struct PerformanceAnalyticsUpdate {}
@@ -118,33 +125,64 @@ namespace UnityEngine.LowLevel
 
     public class PlayerLoop
     {
-        static PlayerLoopSystem current = BuildDefault();
+        static PlayerLoopSystem current = RoundTrip(BuildDefault());
         internal static int SetCount;
 
-        public static PlayerLoopSystem GetDefaultPlayerLoop() { return BuildDefault(); }
+        // Unity keeps the loop natively as a flat array (each entry with its number of
+        // descendants) and converts on every get and set: callers always get a fresh copy, and a
+        // system with no subsystems, a leaf or a list set empty, comes back with
+        // subSystemList == null (PlayerLoop.bindings.cs, InternalToPlayerLoopSystem).
+        public static PlayerLoopSystem GetDefaultPlayerLoop() { return RoundTrip(BuildDefault()); }
 
-        // Unity converts to and from a flat native array on every get/set: callers always get a copy.
-        public static PlayerLoopSystem GetCurrentPlayerLoop() { return Copy(current); }
+        public static PlayerLoopSystem GetCurrentPlayerLoop() { return RoundTrip(current); }
 
         public static void SetPlayerLoop(PlayerLoopSystem loop)
         {
-            current = Copy(loop);
+            current = RoundTrip(loop);
             SetCount++;
         }
 
-        internal static void ResetToDefault() { current = BuildDefault(); }
+        internal static void ResetToDefault() { current = RoundTrip(BuildDefault()); }
 
         internal static PlayerLoopSystem Peek() { return current; }
 
-        static PlayerLoopSystem Copy(PlayerLoopSystem s)
+        struct Flat
         {
-            var c = s;
+            public PlayerLoopSystem System; // subSystemList unused
+            public int Descendants;
+        }
+
+        static PlayerLoopSystem RoundTrip(PlayerLoopSystem loop)
+        {
+            var flat = new List<Flat>();
+            Flatten(loop, flat);
+            int at = 0;
+            return Rebuild(flat, ref at);
+        }
+
+        static int Flatten(PlayerLoopSystem s, List<Flat> into)
+        {
+            int me = into.Count;
+            into.Add(new Flat { System = s });
+            int n = 0;
             if (s.subSystemList != null)
+                for (int i = 0; i < s.subSystemList.Length; i++) n += Flatten(s.subSystemList[i], into);
+            into[me] = new Flat { System = s, Descendants = n };
+            return n + 1;
+        }
+
+        static PlayerLoopSystem Rebuild(List<Flat> flat, ref int at)
+        {
+            int me = at++;
+            var s = flat[me].System;
+            s.subSystemList = null;
+            if (flat[me].Descendants > 0)
             {
-                c.subSystemList = new PlayerLoopSystem[s.subSystemList.Length];
-                for (int i = 0; i < s.subSystemList.Length; i++) c.subSystemList[i] = Copy(s.subSystemList[i]);
+                var subs = new List<PlayerLoopSystem>();
+                while (at <= me + flat[me].Descendants) subs.Add(Rebuild(flat, ref at));
+                s.subSystemList = subs.ToArray();
             }
-            return c;
+            return s;
         }
 
         static PlayerLoopSystem Native(Type t) { return new PlayerLoopSystem { type = t, updateFunction = new IntPtr(1) }; }
@@ -166,13 +204,14 @@ namespace UnityEngine.LowLevel
                 {
                     Phase(typeof(UnityEngine.PlayerLoop.TimeUpdate), typeof(UnityEngine.PlayerLoop.TimeUpdate.WaitForLastPresentationAndUpdateTime)),
                     Phase(typeof(UnityEngine.PlayerLoop.Initialization),
-                        typeof(UnityEngine.PlayerLoop.Initialization.PlayerUpdateTime), typeof(UnityEngine.PlayerLoop.Initialization.UpdateCameraMotionVectors),
+                        typeof(UnityEngine.PlayerLoop.Initialization.ProfilerStartFrame), typeof(UnityEngine.PlayerLoop.Initialization.UpdateCameraMotionVectors),
                         typeof(UnityEngine.PlayerLoop.Initialization.DirectorSampleTime), typeof(UnityEngine.PlayerLoop.Initialization.AsyncUploadTimeSlicedUpdate),
                         typeof(UnityEngine.PlayerLoop.Initialization.SynchronizeState), typeof(UnityEngine.PlayerLoop.Initialization.SynchronizeInputs),
                         typeof(UnityEngine.PlayerLoop.Initialization.XREarlyUpdate)),
                     Phase(typeof(UnityEngine.PlayerLoop.EarlyUpdate),
-                        typeof(UnityEngine.PlayerLoop.EarlyUpdate.PollPlayerConnection), typeof(UnityEngine.PlayerLoop.EarlyUpdate.ProfilerStartFrame),
+                        typeof(UnityEngine.PlayerLoop.EarlyUpdate.PollPlayerConnection),
                         typeof(UnityEngine.PlayerLoop.EarlyUpdate.UnityWebRequestUpdate), typeof(UnityEngine.PlayerLoop.EarlyUpdate.ExecuteMainThreadJobs),
+                        typeof(UnityEngine.PlayerLoop.EarlyUpdate.UpdateAsyncReadbackManager), typeof(UnityEngine.PlayerLoop.EarlyUpdate.UpdatePreloading),
                         typeof(UnityEngine.PlayerLoop.EarlyUpdate.UpdateInputManager), typeof(UnityEngine.PlayerLoop.EarlyUpdate.ScriptRunDelayedStartupFrame),
                         typeof(UnityEngine.PlayerLoop.EarlyUpdate.PerformanceAnalyticsUpdate)),
                     Phase(typeof(UnityEngine.PlayerLoop.FixedUpdate),

@@ -1,0 +1,139 @@
+using System;
+using System.Collections.Generic;
+using System.Runtime.CompilerServices;
+using Onity.Native;
+
+namespace Onity
+{
+    // The fast lane: frame waits awaited directly (OnityFrameWait), without a wait slot. IsCompleted
+    // reads the frame driver's counters; an await files the continuation by id here and an 8-byte
+    // record in the batch's fast buffer (no call); the timing's batch tick reports the due ids.
+    public sealed unsafe partial class OnityRuntime
+    {
+        struct FastWait
+        {
+            public Action cont;
+            public ulong record;  // as written to the fast lane (timing, delay)
+            public ulong frame;   // frame when awaited (diagnostics)
+        }
+
+        FastWait[] fast = new FastWait[1024];
+        int[] fastFree = new int[1024];
+        int fastFreeCount;
+
+        void InitFastLane()
+        {
+            for (int i = fast.Length - 1; i >= 0; i--) fastFree[fastFreeCount++] = i;
+        }
+
+        /// <summary>Fast-lane waits pending (awaited, not resumed).</summary>
+        int FastLaneCount { get { return fast.Length - fastFreeCount; } }
+
+        /// <summary>A frame wait measured from now. Owner thread (checked again when awaited).</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal OnityFrameWait FrameWait(int delay, OnityTiming timing)
+        {
+            if (ownedHere != this) CheckOwner("NextFrame/Yield/DelayFrame");
+            if ((uint)timing >= OnityNative.ONITY_TIMING_COUNT) ThrowTiming();
+            return new OnityFrameWait(this, delay == 0 ? runs[(int)timing] : fcount, (uint)timing | ((uint)delay << 4));
+        }
+
+        internal static void ThrowTiming(string paramName = "timing")
+        {
+            throw new ArgumentOutOfRangeException(paramName, "Onity: timing must be an OnityTiming value (0-15).");
+        }
+
+        /// <summary>IsCompleted of a frame wait: true once a run of its timing satisfies it, or when
+        /// the runtime is disposed (every counter is then at its maximum; GetResult throws canceled).</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal bool FrameWaitDone(ulong mark, uint info)
+        {
+            var rc = runs;
+            uint d = info >> 4;
+            if (d == 0) return rc[info & 15] != mark;
+            return rc[16 + (info & 15)] >= mark + d;
+        }
+
+        /// <summary>Files a frame wait in the fast lane: the continuation by id, an 8-byte record
+        /// (id, timing, frames still to wait) in the batch's native buffer. No call.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal void EnqueueFrameWait(Action continuation, ulong mark, uint info)
+        {
+            if (ownedHere != this || disposed) CheckOwner("awaiting a frame wait");
+            if (fastFreeCount == 0) GrowFast();
+            int id = fastFree[--fastFreeCount];
+            ulong rec = (uint)id | ((ulong)(info & 15) << 32) | ((ulong)FramesLeft(mark, info) << 36);
+            ref FastWait w = ref fast[id];
+            w.cont = continuation;
+            w.record = rec;
+            w.frame = frame;
+            SubmitFast(rec);
+        }
+
+        /// <summary>Frames a frame wait still has to wait, counted from now: 0 for a Yield or a
+        /// NextFrame/DelayFrame whose frame has come (it is then due at the next run of its timing).</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        uint FramesLeft(ulong mark, uint info)
+        {
+            uint delay = info >> 4;
+            if (delay == 0) return 0;
+            long rem = (long)(mark + delay - fcount);
+            return rem > 0 ? (uint)rem : 0;
+        }
+
+        void GrowFast()
+        {
+            int old = fast.Length;
+            int n = old * 2;
+            Array.Resize(ref fast, n);
+            Array.Resize(ref fastFree, n);
+            for (int i = n - 1; i >= old; i--) fastFree[fastFreeCount++] = i;
+        }
+
+        /// <summary>The frame wait as a slot-based task (what converting an OnityFrameWait gives).</summary>
+        internal OnityTask FrameWaitTask(ulong mark, uint info)
+        {
+            if (disposed) return OnityTask.FromCanceled();
+            if (FrameWaitDone(mark, info)) return OnityTask.CompletedTask;
+            var timing = (OnityTiming)(info & 15);
+            uint left = FramesLeft(mark, info);
+            if (left == 0) return Schedule(KindYield, timing, 0, 0);
+            if (left == 1 && (info >> 4) == 1) return Schedule(KindNextFrame, timing, 0, 0);
+            return Schedule(KindDelayFrame, timing, left, 0);
+        }
+
+        /// <summary>Runs the continuations of the due ids <c>ids[next..n)</c>, advancing
+        /// <paramref name="next"/> past each before running it (so that the caller, which catches
+        /// a continuation's exception, resumes after it).</summary>
+        void ResumeFast(uint* ids, uint n, ref uint next)
+        {
+            for (uint i = next; i < n; )
+            {
+                uint id = ids[i++];
+                var arr = fast; // re-read: a continuation may grow it
+                if (id >= (uint)arr.Length) continue;
+                ref FastWait w = ref arr[id];
+                var c = w.cont;
+                if (c == null) continue;
+                w.cont = null;
+                fastFree[fastFreeCount++] = (int)id;
+                next = i;
+                c();
+            }
+            next = n;
+        }
+
+        /// <summary>Dispose: every pending fast-lane wait is freed; its continuation goes to
+        /// <paramref name="conts"/> (its GetResult then throws canceled).</summary>
+        void CancelFastWaits(List<Action> conts)
+        {
+            for (int i = 0; i < fast.Length; i++)
+            {
+                if (fast[i].cont == null) continue;
+                conts.Add(fast[i].cont);
+                fast[i].cont = null;
+                fastFree[fastFreeCount++] = i;
+            }
+        }
+    }
+}

@@ -1,0 +1,95 @@
+using System;
+using Onity.Native;
+
+namespace Onity
+{
+    // The frame driver: what the host calls every frame (BeginFrame, then Tick per timing it runs;
+    // Drain between frames), and the frame counters frame waits read without a call.
+    public sealed unsafe partial class OnityRuntime
+    {
+        // Frames counted from the first one (1; 0 before it): frame waits made before the first
+        // frame count from the frame before it, whatever the host's first frame number (the
+        // native side rebases its waits the same way). Only differences of it cross to native.
+        internal ulong fcount;
+        ulong fbase;
+        // [t]: runs of timing t (batch ticks); [16 + t]: fcount at t's last run. After Dispose
+        // every entry is ulong.MaxValue, so every frame wait reads as done (and GetResult throws).
+        internal readonly ulong[] runs = new ulong[32];
+
+        /// <summary>Begins a frame: frame number (strictly increasing), scaled and unscaled delta
+        /// times and the absolute realtime clock, in seconds. Owner thread.</summary>
+        public void BeginFrame(ulong frameNumber, double deltaTime, double unscaledDeltaTime, double realtime)
+        {
+            CheckOwner("BeginFrame");
+            if (inTick) throw new InvalidOperationException("Onity: BeginFrame called from a continuation during a tick.");
+            OnityFrameInfo info;
+            info.size = (uint)sizeof(OnityFrameInfo);
+            info.reserved = 0;
+            info.frame = frameNumber;
+            info.delta_time = deltaTime;
+            info.unscaled_delta_time = unscaledDeltaTime;
+            info.realtime = realtime;
+            Check(OnityNativeCalls.onity_runtime_frame_begin(rt, &info), "BeginFrame");
+            frame = frameNumber;
+            if (fcount == 0) fbase = frameNumber;
+            fcount = frameNumber + 1 - fbase;
+            if (tokens.HasIdle) tokens.Sweep(frame);
+            inTick = true;
+            try
+            {
+                posted.RunPending();
+                ProcessResumed();
+            }
+            finally { inTick = false; }
+        }
+
+        /// <summary>Runs one timing: continuations posted from other threads, then one
+        /// <c>onity_batch_tick</c> (files this frame's new waits, runs the timing's queue), then the
+        /// continuations of every wait reported due, in the order the waits were scheduled.
+        /// Owner thread; not re-entrant.</summary>
+        public void Tick(OnityTiming timing)
+        {
+            CheckOwner("Tick");
+            if (inTick) throw new InvalidOperationException("Onity: Tick called re-entrantly (from a continuation running inside a tick).");
+            inTick = true;
+            try
+            {
+                posted.RunPending();
+                var obs = tickObserver;
+                if (obs != null) obs.BatchBegin(timing);
+                var st = OnityNativeCalls.onity_batch_tick(rt, batch, (uint)timing);
+                if (obs != null) obs.BatchEnd(timing);
+                Check(st, "Tick");
+                int t = (int)timing & 15;
+                var rc = runs;
+                rc[t]++;
+                rc[16 + t] = fcount;
+                if (batch->fast_resumed_count != 0) ProcessFast();
+                ProcessResumed();
+            }
+            finally { inTick = false; }
+        }
+
+        /// <summary>Runs continuations completed from other threads (managed and native) without
+        /// running a timing. Owner thread.</summary>
+        public void Drain()
+        {
+            CheckOwner("Drain");
+            if (inTick) throw new InvalidOperationException("Onity: Drain called re-entrantly.");
+            inTick = true;
+            try
+            {
+                posted.RunPending();
+                Check(OnityNativeCalls.onity_batch_drain(rt, batch), "Drain");
+                ProcessResumed();
+            }
+            finally { inTick = false; }
+        }
+
+        /// <summary>Dispose: every frame wait then reads as done (its GetResult throws canceled).</summary>
+        void SaturateRunCounters()
+        {
+            for (int i = 0; i < runs.Length; i++) runs[i] = ulong.MaxValue;
+        }
+    }
+}

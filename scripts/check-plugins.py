@@ -1,0 +1,434 @@
+#!/usr/bin/env python3
+"""Checks the native plugins scripts/build-plugins.sh produced, without the target platforms:
+
+  exports   the exported functions (dynamic libraries) or the defined onity_* symbols (static
+            libraries) are exactly the functions of include/onity.h;
+  arch      the machine / the Mach-O slices are the platform's;
+  abi       onity_abi_version() returns the header's ONITY_ABI_VERSION: called for the host's
+            library, read from its machine code (mov/movk into the return register) for every
+            library, host included;
+  glibc     (Linux) no versioned glibc symbol newer than the floor (ONITY_GLIBC_FLOOR, 2.17);
+  imports   (Windows) only DLLs every Windows 10 has; no MinGW runtime DLL to ship beside it;
+  signature (macOS arm64 slice) an ad-hoc (or better) code signature: Apple silicon refuses
+            unsigned code;
+  minos     (Apple) the minimum OS version the code was built for.
+
+Usage: scripts/check-plugins.py [--require] [PLATFORM...]   (default: every platform)
+       scripts/check-plugins.py --self-test   (the checks fail on a deliberately wrong library)
+Platforms: linux-x86_64 windows-x86_64 macos-universal ios-arm64 android-arm64
+(android-arm64 is the static library for the NDK link; android-arm64-so the .so that link makes).
+Missing artifacts are skipped (an error with --require). Uses LLVM's tools (Debian: apt-get install
+llvm). Ends with "plugins: N passed, N failed"; exits 1 on any failure.
+"""
+import ctypes
+import glob
+import os
+import platform
+import re
+import shutil
+import struct
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HEADER = os.path.join(ROOT, "include", "onity.h")
+GLIBC_FLOOR = tuple(int(x) for x in os.environ.get("ONITY_GLIBC_FLOOR", "2.17").split("."))
+# Unity 2022.3 runs on macOS 10.13+ (Intel) and 11+ (Apple silicon), iOS 12+.
+MINOS = {"x86_64": (10, 13), "arm64": (11, 0), "ios": (12, 0)}
+WINDOWS_DLLS = re.compile(r"^(kernel32|ntdll|advapi32|bcrypt|bcryptprimitives|userenv|ws2_32|ucrtbase|msvcrt|"
+                          r"api-ms-win-[a-z0-9-]+)\.dll$", re.I)
+
+PLATFORMS = {
+    "linux-x86_64": ("bindings/Plugins/x86_64/libonity.so", "elf-so", "x86_64"),
+    "windows-x86_64": ("bindings/Plugins/x86_64/onity.dll", "pe", "x86_64"),
+    "macos-universal": ("bindings/Plugins/macOS/libonity.dylib", "macho-fat", ("x86_64", "arm64")),
+    "ios-arm64": ("bindings/Plugins/iOS/libonity.a", "macho-ar", "arm64"),
+    "android-arm64": ("bindings/Plugins~/Android/arm64-v8a/libonity.a", "elf-ar", "aarch64"),
+    "android-arm64-so": ("bindings/Plugins/Android/arm64-v8a/libonity.so", "elf-so", "aarch64"),
+}
+
+passed = 0
+failed = 0
+results = []  # (ok, name, what) of every check, for --self-test
+indent = ""
+
+
+def report(ok, name, what, detail=""):
+    global passed, failed
+    results.append((bool(ok), name, what))
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+    print("%s%s %s: %s%s" % (indent, "ok  " if ok else "FAIL", name, what, (" (" + detail + ")") if detail else ""))
+
+
+def tool(name):
+    for cand in ["llvm-" + name] + sorted(glob.glob("/usr/lib/llvm-*/bin/llvm-" + name), reverse=True):
+        p = shutil.which(cand) if os.sep not in cand else (cand if os.access(cand, os.X_OK) else None)
+        if p:
+            return p
+    sys.exit("check-plugins: llvm-%s not found (Debian: apt-get install llvm)" % name)
+
+
+def run(*args):
+    return subprocess.run(args, check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True).stdout
+
+
+def header():
+    text = open(HEADER).read()
+    funcs = set(re.findall(r"^[A-Za-z_][\w \t\*]*?\b(onity_\w+)\(", text, re.M))
+    abi = int(re.search(r"^#define ONITY_ABI_VERSION (\d+)", text, re.M).group(1))
+    return funcs, abi
+
+
+# ---- machine code: the constant onity_abi_version returns ----------------------------------
+
+def abi_from_disassembly(path, symbol, arch=None):
+    args = [tool("objdump"), "-d", "--no-show-raw-insn", "--disassemble-symbols=" + symbol]
+    if arch:
+        args.append("--arch=" + arch)
+    out = run(*(args + [path]))
+    body = out.split(symbol + ">:", 1)[-1] if (symbol + ">:") in out else out.split(symbol + ":", 1)[-1]
+    value = None
+    for line in body.splitlines():
+        ins = line.split(":", 1)[-1].strip().split(";")[0].split("//")[0].strip()
+        if not ins:
+            continue
+        m = re.match(r"movl?\s+\$(0x[0-9a-f]+|\d+),\s*%eax", ins)  # x86-64 (AT&T)
+        if m:
+            value = int(m.group(1), 0)
+            continue
+        m = re.match(r"(?:mov|orr)\s+w0,\s*(?:wzr,\s*)?#(0x[0-9a-f]+|\d+)$", ins)  # arm64
+        if m:
+            value = int(m.group(1), 0)
+            continue
+        m = re.match(r"movk\s+w0,\s*#(0x[0-9a-f]+|\d+)(?:,\s*lsl\s*#(\d+))?", ins)
+        if m and value is not None:
+            shift = int(m.group(2) or 0)
+            value = (value & ~(0xFFFF << shift)) | (int(m.group(1), 0) << shift)
+            continue
+        # Frame-pointer prologue/epilogue (macOS keeps frame pointers): not part of the value.
+        if re.match(r"(pushq\s+%rbp|movq\s+%rsp,\s*%rbp|popq\s+%rbp|stp\s+x29,\s*x30,.*|mov\s+x29,\s*sp|ldp\s+x29,\s*x30,.*)$", ins):
+            continue
+        if re.match(r"(retq?|ret)\b", ins):
+            return value
+        if value is not None or not re.match(r"(nop|endbr64|bti|pac|hint)", ins):
+            return None  # something else computes the result: not a plain constant
+    return None
+
+
+# ---- ELF ------------------------------------------------------------------------------------
+
+def check_elf_so(name, path, arch):
+    funcs, abi = header()
+    syms = run(tool("readelf"), "--dyn-syms", "-W", path)
+    exported = set()
+    for line in syms.splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[3] == "FUNC" and f[4] in ("GLOBAL", "WEAK") and f[5] == "DEFAULT" and f[6] != "UND":
+            exported.add(f[7].split("@")[0])
+    report(exported == funcs, name, "exports = the header's %d functions" % len(funcs), diff(exported, funcs))
+    machine = re.search(r"Machine:\s*(.*)", run(tool("readelf"), "-h", path)).group(1)
+    want = {"x86_64": "X86-64", "aarch64": "AArch64"}[arch]
+    report(want in machine, name, "arch " + arch, machine)
+    if arch == "x86_64":
+        versions = set(re.findall(r"GLIBC_(\d+(?:\.\d+)+)", run(tool("readelf"), "-V", "-W", path)))
+        newest = max((tuple(int(x) for x in v.split(".")) for v in versions), default=(0,))
+        report(newest <= GLIBC_FLOOR, name, "glibc floor %s" % ".".join(map(str, GLIBC_FLOOR)),
+               "newest symbol version GLIBC_" + ".".join(map(str, newest)))
+    got = abi_from_disassembly(path, "onity_abi_version")
+    report(got == abi, name, "abi %d read from onity_abi_version's code" % abi, "read %s" % got)
+    if arch == "x86_64" and platform.system() == "Linux" and platform.machine() in ("x86_64", "AMD64"):
+        try:
+            lib = ctypes.CDLL(os.path.abspath(path))
+            lib.onity_abi_version.restype = ctypes.c_uint32
+            v = lib.onity_abi_version()
+            report(v == abi, name, "abi %d returned by onity_abi_version() (loaded here)" % abi, "returned %d" % v)
+        except OSError as e:
+            report(False, name, "loads on this host", str(e))
+
+
+def archive_symbols(path, arch=None):
+    args = [tool("nm"), "--no-llvm-bc", "--defined-only", "--extern-only", "--no-sort"]
+    if arch:
+        args.append("--arch=" + arch)
+    out = run(*(args + [path]))
+    names = set()
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1] in ("T", "t"):
+            names.add(f[2])
+    return names
+
+
+def rust_lld():
+    sysroot = run("rustc", "--print", "sysroot").strip()
+    host = re.search(r"^host: (\S+)", run("rustc", "-vV"), re.M).group(1)
+    return os.path.join(sysroot, "lib", "rustlib", host, "bin", "rust-lld")
+
+
+def check_elf_archive(name, path, arch):
+    funcs, abi = header()
+    onity = {s for s in archive_symbols(path) if s.startswith("onity_")}
+    report(onity == funcs, name, "defined onity_* symbols = the header's %d functions" % len(funcs), diff(onity, funcs))
+    fmt = set(re.findall(r"Format:\s*(\S+)", run(tool("readobj"), "--file-headers", path)))
+    report(fmt == {"elf64-littleaarch64"}, name, "arch " + arch + " (every member)", ", ".join(sorted(fmt)))
+    got = abi_from_disassembly(path, "onity_abi_version")
+    report(got == abi, name, "abi %d read from onity_abi_version's code" % abi, "read %s" % got)
+    # The NDK recipe's link (bindings/Plugins~/README.md), by LLD without bionic: --whole-archive
+    # and the version script must give a .so exporting exactly the header's functions.
+    import tempfile
+    mapfile = os.path.join(os.path.dirname(path), "onity.map")
+    with tempfile.TemporaryDirectory() as d:
+        so = os.path.join(d, "libonity.so")
+        try:
+            run(rust_lld(), "-flavor", "gnu", "-m", "aarch64linux", "-shared", "-soname", "libonity.so", "--whole-archive", path,
+                "--no-whole-archive", "--version-script", mapfile, "--gc-sections", "-o", so)
+        except (subprocess.CalledProcessError, OSError) as e:
+            report(False, name, "links into a .so as the NDK recipe does (rust-lld)", str(e))
+            return
+        global indent
+        saved, indent = indent, indent + "    "
+        print(indent[:-4] + "the NDK recipe's link of it (rust-lld, no bionic):")
+        check_elf_so(name + " linked", so, arch)
+        indent = saved
+
+
+# ---- PE -------------------------------------------------------------------------------------
+
+def check_pe(name, path, arch):
+    funcs, abi = header()
+    out = run(tool("objdump"), "-p", path)
+    table = out.split("Export Table:", 1)[-1].split("\n\n", 1)[0] if "Export Table:" in out else ""
+    exported = set(re.findall(r"^\s+\d+\s+0x[0-9a-f]+\s+(\S+)$", table, re.M))
+    report(exported == funcs, name, "exports = the header's %d functions" % len(funcs), diff(exported, funcs))
+    head = run(tool("objdump"), "-f", path)
+    report("coff-x86-64" in head or "pe-x86-64" in head, name, "arch " + arch, head.strip().splitlines()[-2:][0] if head.strip() else "")
+    dlls = re.findall(r"DLL Name:\s*(\S+)", out)
+    bad = [d for d in dlls if not WINDOWS_DLLS.match(d)]
+    report(not bad, name, "imports only system DLLs", ", ".join(bad) if bad else ", ".join(sorted(set(d.lower() for d in dlls))))
+    got = abi_from_disassembly(path, "onity_abi_version")
+    report(got == abi, name, "abi %d read from onity_abi_version's code" % abi, "read %s" % got)
+
+
+# ---- Mach-O ---------------------------------------------------------------------------------
+
+CPU = {0x01000007: "x86_64", 0x0100000C: "arm64"}
+LC_CODE_SIGNATURE, LC_BUILD_VERSION, LC_VERSION_MIN_MACOSX, LC_VERSION_MIN_IPHONEOS = 0x1D, 0x32, 0x24, 0x25
+
+
+def macho_slices(data):
+    """[(arch, offset, size)] of a fat or thin Mach-O file."""
+    magic = struct.unpack(">I", data[:4])[0]
+    if magic in (0xCAFEBABE, 0xCAFEBABF):
+        n = struct.unpack(">I", data[4:8])[0]
+        out = []
+        for i in range(n):
+            if magic == 0xCAFEBABE:
+                cpu, _, off, size, _ = struct.unpack(">iiIII", data[8 + 20 * i:28 + 20 * i])
+            else:
+                cpu, _, off, size, _, _ = struct.unpack(">iiQQII", data[8 + 32 * i:40 + 32 * i])
+            out.append((CPU.get(cpu & 0xFFFFFFFF, hex(cpu)), off, size))
+        return out
+    cpu = struct.unpack("<i", data[4:8])[0]
+    return [(CPU.get(cpu & 0xFFFFFFFF, hex(cpu)), 0, len(data))]
+
+
+def macho_commands(data, off):
+    magic, cpu, _, _, ncmds, _, _ = struct.unpack("<IiIIIII", data[off:off + 28])
+    if magic != 0xFEEDFACF:
+        raise ValueError("not a 64-bit Mach-O")
+    p = off + 32
+    for _ in range(ncmds):
+        cmd, size = struct.unpack("<II", data[p:p + 8])
+        yield cmd, data[p:p + size]
+        p += size
+
+
+def version(v):
+    return (v >> 16, (v >> 8) & 0xFF)
+
+
+def signature_kind(data, off, cmds):
+    for cmd, body in cmds:
+        if cmd != LC_CODE_SIGNATURE:
+            continue
+        dataoff, datasize = struct.unpack("<II", body[8:16])
+        blob = data[off + dataoff:off + dataoff + datasize]
+        magic, _, count = struct.unpack(">III", blob[:12])
+        if magic != 0xFADE0CC0:
+            return "bad superblob"
+        for i in range(count):
+            _, boff = struct.unpack(">II", blob[12 + 8 * i:20 + 8 * i])
+            bmagic = struct.unpack(">I", blob[boff:boff + 4])[0]
+            if bmagic == 0xFADE0C02:  # CodeDirectory
+                flags = struct.unpack(">I", blob[boff + 12:boff + 16])[0]
+                return "ad-hoc" if flags & 0x2 else "signed"
+        return "no code directory"
+    return "unsigned"
+
+
+def check_macho_fat(name, path, archs):
+    funcs, abi = header()
+    data = open(path, "rb").read()
+    slices = macho_slices(data)
+    got_archs = tuple(sorted(a for a, _, _ in slices))
+    report(got_archs == tuple(sorted(archs)), name, "slices " + " + ".join(archs), " ".join(got_archs))
+    for arch, off, _ in slices:
+        trie = run(tool("objdump"), "--macho", "--exports-trie", "--arch=" + arch, path)
+        exported = {s[1:] for s in re.findall(r"^0x[0-9A-Fa-f]+\s+(\S+)", trie, re.M)}
+        report(exported == funcs, name, "%s exports = the header's %d functions" % (arch, len(funcs)), diff(exported, funcs))
+        cmds = list(macho_commands(data, off))
+        minos = None
+        for cmd, body in cmds:
+            if cmd == LC_BUILD_VERSION:
+                minos = version(struct.unpack("<I", body[12:16])[0])
+            elif cmd == LC_VERSION_MIN_MACOSX:
+                minos = version(struct.unpack("<I", body[8:12])[0])
+        report(minos is not None and minos <= MINOS[arch], name, "%s minimum macOS <= %d.%d" % ((arch,) + MINOS[arch]),
+               "built for %s" % (".".join(map(str, minos)) if minos else "unknown"))
+        if arch == "arm64":
+            kind = signature_kind(data, off, cmds)
+            report(kind in ("ad-hoc", "signed"), name, "arm64 slice code signature", kind)
+        got = abi_from_disassembly(path, "_onity_abi_version", arch)
+        report(got == abi, name, "%s abi %d read from onity_abi_version's code" % (arch, abi), "read %s" % got)
+
+
+def check_macho_archive(name, path, arch):
+    funcs, abi = header()
+    onity = {s[1:] for s in archive_symbols(path) if s.startswith("_onity_")}
+    report(onity == funcs, name, "defined onity_* symbols = the header's %d functions" % len(funcs), diff(onity, funcs))
+    fmt = set(re.findall(r"Format:\s*(.+)", run(tool("readobj"), "--file-headers", path)))
+    report(fmt == {"Mach-O " + arch}, name, "arch " + arch + " (every member)", ", ".join(sorted(fmt)))
+    heads = run(tool("objdump"), "--macho", "--private-headers", path)
+    # Objects carry LC_BUILD_VERSION (platform, minos) or the older LC_VERSION_MIN_IPHONEOS (version).
+    plats = set(re.findall(r"^\s*platform\s+(\S+)", heads, re.M))
+    mins = [tuple(int(x) for x in v.split(".")[:2]) for v in re.findall(r"^\s*minos\s+(\S+)", heads, re.M)]
+    for v in re.findall(r"cmd LC_VERSION_MIN_IPHONEOS\n\s*cmdsize \d+\n\s*version (\S+)", heads):
+        plats.add("IOS")
+        mins.append(tuple(int(x) for x in v.split(".")[:2]))
+    other = re.findall(r"cmd (LC_VERSION_MIN_(?:MACOSX|TVOS|WATCHOS))", heads)
+    report(bool(plats) and plats <= {"2", "IOS", "ios"} and not other, name, "platform iOS (every member)",
+           ", ".join(sorted(plats | set(other))) or "none")
+    report(bool(mins) and max(mins) <= MINOS["ios"], name, "minimum iOS <= %d.%d" % MINOS["ios"],
+           "newest minos %s" % (".".join(map(str, max(mins))) if mins else "none"))
+    got = abi_from_disassembly(path, "_onity_abi_version")
+    report(got == abi, name, "abi %d read from onity_abi_version's code" % abi, "read %s" % got)
+    ios_link(name, path, abi)
+
+
+IOS_MAIN = """#![no_std]
+#![no_main]
+extern "C" { fn onity_abi_version() -> u32; }
+#[no_mangle]
+pub extern "C" fn main() -> i32 { unsafe { (onity_abi_version() != %d) as i32 } }
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! { loop {} }
+"""
+
+
+def ios_link(name, path, abi):
+    """Links the static library into an arm64 iOS executable with rust-lld, libSystem's
+    interface taken from the ziglang package (macOS's, relabelled iOS: an approximation of the
+    iOS SDK's). Shows the library needs nothing beyond libSystem and links for iOS."""
+    import tempfile
+    try:
+        import ziglang
+    except ImportError:
+        print("skip %s: iOS link check (python3 -m pip install ziglang)" % name)
+        return
+    tbd = os.path.join(os.path.dirname(ziglang.__file__), "lib", "libc", "darwin", "libSystem.tbd")
+    with tempfile.TemporaryDirectory() as d:
+        os.makedirs(os.path.join(d, "usr", "lib"))
+        text = open(tbd).read()
+        text = re.sub(r"arm64e\.x1-(macos|maccatalyst)|(x86_64|arm64e)-maccatalyst", "", text)
+        text = text.replace("arm64e-macos", "arm64-ios").replace("x86_64-macos", "x86_64-ios-simulator")
+        text = re.sub(r", *,", ",", re.sub(r", *,", ",", text))
+        text = re.sub(r", *\]", " ]", re.sub(r"\[ *,", "[", text))
+        open(os.path.join(d, "usr", "lib", "libSystem.tbd"), "w").write(text)
+        open(os.path.join(d, "main.rs"), "w").write(IOS_MAIN % abi)
+        try:
+            run("rustc", "--target", "aarch64-apple-ios", "--emit=obj", "-C", "panic=abort", "-O",
+                os.path.join(d, "main.rs"), "-o", os.path.join(d, "main.o"))
+            run(rust_lld(), "-flavor", "darwin", "-arch", "arm64", "-platform_version", "ios", "12.0", "12.0",
+                "-syslibroot", d, "-o", os.path.join(d, "app"), os.path.join(d, "main.o"), path, "-lSystem")
+            report(True, name, "links into an arm64 iOS executable (rust-lld; libSystem only)")
+        except (subprocess.CalledProcessError, OSError) as e:
+            report(False, name, "links into an arm64 iOS executable (rust-lld; libSystem only)",
+                   ((getattr(e, "stderr", "") or str(e)).strip().splitlines() or [""])[0])
+
+
+def diff(got, want):
+    missing = sorted(want - got)
+    extra = sorted(got - want)
+    parts = []
+    if missing:
+        parts.append("missing %d: %s" % (len(missing), " ".join(missing[:5])))
+    if extra:
+        parts.append("extra %d: %s" % (len(extra), " ".join(extra[:5])))
+    return "; ".join(parts)
+
+
+SELF_TEST_LIB = r"""
+#include <stdlib.h>
+#include <sys/random.h>
+unsigned onity_abi_version(void) { return 2u << 16; }   /* wrong ABI major */
+int onity_runtime_create(void) { return 0; }            /* one of the header's functions */
+int not_onity(void) { return 0; }                       /* an extra export */
+/* a glibc symbol newer than 2.17 (getrandom: GLIBC_2.25) */
+long newer_glibc(void *p, size_t n) { return (long)getrandom(p, n, 0); }
+"""
+
+
+def self_test():
+    """Shows that the checks can fail: a wrong library built with gcc must fail its exports,
+    glibc-floor and both ABI checks, and pass its architecture check."""
+    import tempfile
+    global passed, failed, indent
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "bad.c"), "w") as fh:
+            fh.write(SELF_TEST_LIB)
+        subprocess.run(["gcc", "-O1", "-shared", "-fPIC", "-o", os.path.join(d, "libonity.so"), os.path.join(d, "bad.c")], check=True)
+        del results[:]
+        print("the checks on a deliberately wrong library (gcc-built: wrong ABI, extra export, GLIBC_2.25):")
+        indent = "    "
+        check_elf_so("wrong library", os.path.join(d, "libonity.so"), "x86_64")
+        indent = ""
+    got = {what.split(" ")[0] + ("-run" if "returned" in what else ""): ok for ok, _, what in results}
+    passed = failed = 0
+    want = {"exports": False, "arch": True, "glibc": False, "abi": False, "abi-run": False}
+    for k, v in want.items():
+        report(got.get(k) == v, "self-test", "the %s check %s" % (k, "passes" if v else "fails"), "got %s" % got.get(k))
+    print("plugin-checks-self-test: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+def main(argv):
+    if "--self-test" in argv:
+        return self_test()
+    require = "--require" in argv
+    names = [a for a in argv if not a.startswith("--")] or list(PLATFORMS)
+    for n in names:
+        if n not in PLATFORMS:
+            sys.exit("check-plugins: unknown platform %s (one of %s)" % (n, " ".join(PLATFORMS)))
+    for n in names:
+        rel, kind, arch = PLATFORMS[n]
+        path = os.path.join(ROOT, rel)
+        if not os.path.exists(path):
+            if require:
+                report(False, n, "artifact present", rel + " missing")
+            else:
+                print("skip %s: %s not built" % (n, rel))
+            continue
+        try:
+            {"elf-so": check_elf_so, "elf-ar": check_elf_archive, "pe": check_pe,
+             "macho-fat": check_macho_fat, "macho-ar": check_macho_archive}[kind](n, path, arch)
+        except (subprocess.CalledProcessError, ValueError, struct.error) as e:
+            report(False, n, "readable", str(e).strip() + " " + ((getattr(e, "stderr", "") or "").strip().splitlines() or [""])[0])
+    print("plugins: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
