@@ -22,19 +22,29 @@ class task;
 /* What `co_await try_await(x)` gives: the state, the error code (FAULTED), the
  * value (SUCCEEDED, non-void) and, for combinators, an index (the winner of
  * when_any / race, the first failure of when_all; UINT32_MAX otherwise). */
-template <class T>
-class task_result {
+class task_result_base {
   public:
-    task_result(TaskState s, int32_t e, uint32_t index = UINT32_MAX) noexcept : state_(s), error_(e), index_(index) {}
-    template <class U>
-    task_result(std::in_place_t, U &&v, uint32_t index = UINT32_MAX)
-        : state_(TaskState::Succeeded), error_(0), index_(index), value_(std::forward<U>(v)) {}
+    task_result_base(TaskState s, int32_t e, uint32_t index) noexcept : state_(s), error_(e), index_(index) {}
     TaskState state() const noexcept { return state_; }
     int32_t error() const noexcept { return error_; }
     uint32_t index() const noexcept { return index_; }
     bool succeeded() const noexcept { return state_ == TaskState::Succeeded; }
     bool faulted() const noexcept { return state_ == TaskState::Faulted; }
     bool canceled() const noexcept { return state_ == TaskState::Canceled; }
+
+  private:
+    TaskState state_;
+    int32_t error_;
+    uint32_t index_;
+};
+
+template <class T>
+class task_result : public task_result_base {
+  public:
+    task_result(TaskState s, int32_t e, uint32_t index = UINT32_MAX) noexcept : task_result_base(s, e, index) {}
+    template <class U>
+    task_result(std::in_place_t, U &&v, uint32_t index = UINT32_MAX)
+        : task_result_base(TaskState::Succeeded, 0, index), value_(std::forward<U>(v)) {}
     bool has_value() const noexcept { return value_.has_value(); }
     /* The value; only when has_value() (misuse otherwise: reported, then abort). */
     T &value() & noexcept { return checked(), *value_; }
@@ -47,27 +57,13 @@ class task_result {
             detail::fatal("task_result::value() without a value");
         }
     }
-    TaskState state_;
-    int32_t error_;
-    uint32_t index_;
     std::optional<T> value_;
 };
 
 template <>
-class task_result<void> {
+class task_result<void> : public task_result_base {
   public:
-    task_result(TaskState s, int32_t e, uint32_t index = UINT32_MAX) noexcept : state_(s), error_(e), index_(index) {}
-    TaskState state() const noexcept { return state_; }
-    int32_t error() const noexcept { return error_; }
-    uint32_t index() const noexcept { return index_; }
-    bool succeeded() const noexcept { return state_ == TaskState::Succeeded; }
-    bool faulted() const noexcept { return state_ == TaskState::Faulted; }
-    bool canceled() const noexcept { return state_ == TaskState::Canceled; }
-
-  private:
-    TaskState state_;
-    int32_t error_;
-    uint32_t index_;
+    task_result(TaskState s, int32_t e, uint32_t index = UINT32_MAX) noexcept : task_result_base(s, e, index) {}
 };
 
 namespace detail {
