@@ -37,7 +37,7 @@ status=0
 echo "== Rust, C and C++ tests (cargo test)"
 # `cargo test` links the rlib; the C/C++ programs need the cdylib/staticlib.
 cargo build --lib 2>&1 | tail -n 3
-cargo test 2>&1 | tee -a "$log"
+cargo test --no-fail-fast 2>&1 | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 
 echo "== Loom model check of the lock-free completion stack"
