@@ -103,6 +103,24 @@ namespace Onity.UnityTests
         }
 
         [Test]
+        public void InputFieldEndEdit_ListensToOnEndEdit_NotOnSubmit()
+        {
+            // uGUI 2022.3: onEndEdit is an InputField.EndEditEvent, a different event from onSubmit.
+            Enter();
+            var input = Control<InputField>("input");
+            InputField.EndEditEvent endEdit = input.onEndEdit;
+            InputField.SubmitEvent submit = input.onSubmit;
+            var got = new List<string>();
+            Record(input.OnEndEditAsync(), got).Forget();
+            submit.Invoke("submitted");
+            Assert.Equal("", string.Join(",", got), "a submit alone is not the end of the edit");
+            endEdit.Invoke("edited");
+            Assert.Equal("edited", string.Join(",", got), "the end of the edit");
+            UnityEngine.Object.Destroy(input.gameObject);
+            Sim.RunFrame();
+        }
+
+        [Test]
         public void UGuiWaits_DestroyCancelsAtOnce_TokensAtTheNextUpdate_AtEveryPoint()
         {
             Enter();
