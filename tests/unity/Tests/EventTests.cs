@@ -279,6 +279,41 @@ namespace Onity.UnityTests
         }
 
         [Test]
+        public void TriggersOfANeverActiveGameObject_EndWhenItIsDestroyed_OrWorkOnceActivated()
+        {
+            // Unity sends no OnDestroy to a component that never had Awake (its GameObject was
+            // never active since it was added): the trigger watches for that at Update.
+            Enter();
+            var go = new GameObject("never active");
+            go.SetActive(false);
+            var got = new List<string>();
+            Record(go.GetOnityDestroyTrigger().OnDestroyAsync(), got, "destroyed").Forget();
+            Record(go.GetOnityEnableTrigger().OnEnableAsync(), got, "enabled").Forget();
+            var stream = new List<string>();
+            Collect(go.GetOnityDisableTrigger(), stream).Forget();
+            Sim.RunFrame();
+            Assert.Equal(0, got.Count, "alive, inactive");
+            UnityEngine.Object.Destroy(go);
+            Sim.RunFrames(2);
+            Assert.Equal("destroyed,enabled canceled", string.Join(",", got), "ended at the next Update after the destroy");
+            Assert.Equal("end", string.Join(",", stream), "the stream ended");
+
+            // Activated later: Awake comes, the triggers work as on any object.
+            var late = new GameObject("activated later");
+            late.SetActive(false);
+            var lateGot = new List<string>();
+            Record(late.GetOnityEnableTrigger().OnEnableAsync(), lateGot, "enabled").Forget();
+            Record(late.GetOnityDestroyTrigger().OnDestroyAsync(), lateGot, "destroyed").Forget();
+            Sim.RunFrame();
+            late.SetActive(true);
+            Assert.Equal("enabled", string.Join(",", lateGot), "OnEnable at the activation");
+            Sim.RunFrames(2);
+            UnityEngine.Object.Destroy(late);
+            Sim.RunFrame();
+            Assert.Equal("enabled,destroyed", string.Join(",", lateGot), "OnDestroy, from Unity");
+        }
+
+        [Test]
         public void EnableDisableAndVisibilityTriggers()
         {
             Enter();
