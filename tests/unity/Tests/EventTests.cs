@@ -121,6 +121,27 @@ namespace Onity.UnityTests
         }
 
         [Test]
+        public void AwaitingAControlOffTheMainThreadThrowsAndTouchesNothing()
+        {
+            Enter();
+            var button = Control<Button>("button");
+            int hubs = OnityUnityEventHub<AsyncUnit>.Count;
+            Exception error = null;
+            var worker = new Thread(() =>
+            {
+                try { button.OnClickAsync(); }
+                catch (Exception e) { error = e; }
+            });
+            worker.Start();
+            worker.Join();
+            Assert.True(error is InvalidOperationException, "InvalidOperationException on a worker thread, got " + error);
+            Assert.Equal(0, button.onClick.ListenerCount, "no listener added from the worker");
+            Assert.Equal(hubs, OnityUnityEventHub<AsyncUnit>.Count, "no hub created from the worker");
+            UnityEngine.Object.Destroy(button.gameObject);
+            Sim.RunFrame();
+        }
+
+        [Test]
         public void UGuiWaits_DestroyCancelsAtOnce_TokensAtTheNextUpdate_AtEveryPoint()
         {
             Enter();
