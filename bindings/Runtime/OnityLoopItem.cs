@@ -69,12 +69,22 @@ namespace Onity
         /// <summary>One step, on the owner thread. Return true to run again at the next run of the
         /// timing. Returning false ends the loop; a completion that may run other code (a task's
         /// continuation) should be the last thing it does. An exception ends the loop and goes to
-        /// <see cref="OnityTask.UnobservedTaskException"/>.</summary>
+        /// <see cref="OnLoopFaulted"/>.</summary>
         protected abstract bool MoveNext();
 
         /// <summary>The runtime was disposed while a step was pending: the loop has ended (complete
         /// the work canceled). Runs on the owner thread, inside <see cref="OnityRuntime.Dispose"/>.</summary>
         protected abstract void OnLoopCanceled();
+
+        /// <summary><see cref="MoveNext"/> or <see cref="OnLoopCanceled"/> threw
+        /// <paramref name="exception"/>: the loop has ended (<see cref="OnLoopEnded"/> follows). The
+        /// default sends it to <see cref="OnityTask.UnobservedTaskException"/>; a task source
+        /// (<see cref="OnityLoopSource{T}"/>) faults its task with it, so its awaiter is not left
+        /// waiting.</summary>
+        protected virtual void OnLoopFaulted(Exception exception)
+        {
+            OnityTask.PublishUnobserved(exception);
+        }
 
         /// <summary>Called once the loop has ended (after the last <see cref="MoveNext"/> or
         /// <see cref="OnLoopCanceled"/>, <see cref="LoopActive"/> now false).</summary>
@@ -104,7 +114,8 @@ namespace Onity
             }
             catch (Exception ex)
             {
-                OnityTask.PublishUnobserved(ex);
+                try { OnLoopFaulted(ex); }
+                catch (Exception inner) { OnityTask.PublishUnobserved(inner); }
             }
             loopActive = false;
             OnLoopEnded();

@@ -35,6 +35,15 @@ namespace Onity
         /// registered any more.</summary>
         protected abstract void Release();
 
+        /// <summary>A step threw: the current use faults with the exception (its awaiter resumes
+        /// and throws it). When the use already ended (completed and consumed inside that step),
+        /// the exception goes to <see cref="OnityTask.UnobservedTaskException"/> instead: the core
+        /// now belongs to the next use.</summary>
+        protected override void OnLoopFaulted(Exception exception)
+        {
+            if (releaseWhenLoopEnds || !core.TrySetException(exception)) OnityTask.PublishUnobserved(exception);
+        }
+
         protected override void OnLoopEnded()
         {
             if (!releaseWhenLoopEnds) return;

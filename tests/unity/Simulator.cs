@@ -132,6 +132,7 @@ namespace Onity.UnityTests
             if (InPlayMode) throw new InvalidOperationException("already in Play Mode");
             StandInScene.OnComponentAdded = OnComponentAdded;
             StandInScene.OnEnabledChanged = OnEnabledChanged;
+            StandInScene.OnActiveChanged = OnActiveChanged;
             Time.Reset();
             fixedAccumulator = 0;
             EditorApplication.RaisePlayModeStateChanged(PlayModeStateChange.ExitingEditMode);
@@ -341,7 +342,7 @@ namespace Onity.UnityTests
                 foreach (var c in m.Target.m_Components.ToList())
                 {
                     var mb = c as MonoBehaviour;
-                    if (mb != null && !mb.m_Destroyed) Send(mb, m.Name, m.ArgType, m.Arg);
+                    if (mb != null && !mb.m_Destroyed && m.Target.activeSelf) Send(mb, m.Name, m.ArgType, m.Arg);
                 }
             }
         }
@@ -349,7 +350,7 @@ namespace Onity.UnityTests
         static void OnEnabledChanged(Behaviour b)
         {
             var mb = b as MonoBehaviour;
-            if (mb == null || !InPlayMode || mb.m_Destroyed) return;
+            if (mb == null || !InPlayMode || mb.m_Destroyed || mb.m_AwaitingAwake || !mb.gameObject.activeSelf) return;
             Send(mb, mb.enabled ? "OnEnable" : "OnDisable");
         }
 
@@ -357,15 +358,40 @@ namespace Onity.UnityTests
         {
             var mb = c as MonoBehaviour;
             if (mb == null || !InPlayMode) return;
+            if (!mb.gameObject.activeSelf)
+            {
+                mb.m_AwaitingAwake = true; // Awake and OnEnable wait for the activation
+                return;
+            }
             Send(mb, "Awake");
             Send(mb, "OnEnable");
+        }
+
+        static void OnActiveChanged(GameObject go)
+        {
+            if (!InPlayMode) return;
+            foreach (var c in go.m_Components.ToList())
+            {
+                var mb = c as MonoBehaviour;
+                if (mb == null || mb.m_Destroyed) continue;
+                if (go.activeSelf)
+                {
+                    if (mb.m_AwaitingAwake)
+                    {
+                        mb.m_AwaitingAwake = false;
+                        Send(mb, "Awake");
+                    }
+                    if (mb.enabled) Send(mb, "OnEnable");
+                }
+                else if (!mb.m_AwaitingAwake && mb.enabled) Send(mb, "OnDisable");
+            }
         }
 
         static void StartPending()
         {
             foreach (var mb in StandInScene.Behaviours.ToList())
             {
-                if (mb.m_Started || mb.m_Destroyed) continue;
+                if (mb.m_Started || mb.m_Destroyed || mb.m_AwaitingAwake || !mb.gameObject.activeSelf) continue;
                 mb.m_Started = true;
                 Send(mb, "Start");
             }
@@ -374,7 +400,7 @@ namespace Onity.UnityTests
         static void SendToAll(string message)
         {
             foreach (var mb in StandInScene.Behaviours.ToList())
-                if (mb.m_Started && !mb.m_Destroyed && mb.enabled) Send(mb, message);
+                if (mb.m_Started && !mb.m_Destroyed && mb.enabled && mb.gameObject.activeSelf) Send(mb, message);
         }
 
         static void Send(MonoBehaviour mb, string message, Type argType = null, object arg = null)
@@ -418,9 +444,12 @@ namespace Onity.UnityTests
             var mb = c as MonoBehaviour;
             if (mb != null)
             {
-                Send(mb, "OnDisable");
+                // A component that never had Awake (its GameObject never active since it was
+                // added) gets neither OnDisable nor OnDestroy from Unity.
+                bool awoken = !mb.m_AwaitingAwake;
+                if (awoken && (mb.gameObject == null || mb.gameObject.activeSelf)) Send(mb, "OnDisable");
                 mb.CancelDestroyToken();
-                Send(mb, "OnDestroy");
+                if (awoken) Send(mb, "OnDestroy");
                 StandInScene.Behaviours.Remove(mb);
             }
             c.m_Destroyed = true;

@@ -148,6 +148,10 @@ namespace Onity
         internal static OnityAsyncEvent<T> For(UnityEventBase source, MonoBehaviour owner)
         {
             if (source == null) throw new ArgumentNullException("unityEvent");
+            // Before the table, a listener or a registration is touched: they are the main thread's.
+            var r = OnityRuntime.Current;
+            if (r != null && !r.IsOwnerThread)
+                throw new InvalidOperationException("Onity: a UnityEvent is awaited on the main thread (the runtime's owner); this is thread " + System.Threading.Thread.CurrentThread.ManagedThreadId + ".");
             if (!ReferenceEquals(owner, null) && owner == null) return null; // destroyed
             OnityUnityEventHub<T> hub;
             if (!hubs.TryGetValue(source, out hub))

@@ -213,6 +213,70 @@ namespace Onity.Tests
             return sum;
         }
 
+        sealed class ThrowingComparer : IEqualityComparer<int>
+        {
+            public bool Equals(int a, int b) { throw new FormatException("comparer"); }
+            public int GetHashCode(int a) { return a; }
+        }
+
+        /// <summary>A loop source whose step completes its task, then throws (for the test below).</summary>
+        sealed class CompleteThenThrow : OnityLoopSource<int>
+        {
+            internal int Releases;
+            internal bool ThrowAfterCompleting;
+
+            internal OnityTask<int> Start()
+            {
+                var t = Task;
+                StartLoop(OnityTiming.Update);
+                return t;
+            }
+
+            protected override bool MoveNext()
+            {
+                if (!ThrowAfterCompleting) return true;
+                ThrowAfterCompleting = false;
+                TrySetResult(7); // its awaiter runs (and consumes the task) inline
+                throw new FormatException("after completing");
+            }
+
+            protected override void OnLoopCanceled() { TrySetCanceled(); }
+            protected override void Release() { Releases++; }
+        }
+
+        static async OnityTask AwaitInto(OnityTask<int> t, List<int> into) { into.Add(await t); }
+
+        [Test]
+        public void ALoopStepThatThrowsFaultsItsTaskOnlyWhileTheUseIsCurrent()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame();
+                // A step throwing before the task has its outcome faults the task (it does not wait forever).
+                var t = OnityTask.WaitUntilValueChanged(new List<int>(), l => l.Count, OnityTiming.Update, new ThrowingComparer());
+                h.RunFrame();
+                Assert.Equal(OnityTaskStatus.Faulted, t.Status, "faulted at the step that threw");
+                Assert.Equal("comparer", Assert.Throws<FormatException>(() => t.GetAwaiter().GetResult(), "the step's exception").Message, "message");
+                Assert.Equal(0, h.Unobserved.Count, "observed by the awaiter, not unobserved");
+
+                // A step that completed its task (consumed inline) and then threw: the exception is
+                // unobserved; the next use of the source is not faulted by it.
+                var s = new CompleteThenThrow();
+                var got = new List<int>();
+                AwaitInto(s.Start(), got).Forget();
+                h.RunFrame();
+                s.ThrowAfterCompleting = true;
+                h.RunFrame();
+                Assert.Equal(1, got.Count, "the awaiter got the result");
+                Assert.Equal(7, got[0], "result");
+                Assert.Equal(1, h.Unobserved.Count, "the later exception went to UnobservedTaskException");
+                Assert.Equal(1, s.Releases, "released once, after the step");
+                var next = s.Start();
+                h.RunFrame();
+                Assert.Equal(OnityTaskStatus.Pending, next.Status, "the next use is pending, not faulted by the old step");
+            }
+        }
+
         [Test]
         public void WaitsAndStreamDeliveriesAllocateNothingAfterWarmUp()
         {

@@ -103,6 +103,45 @@ namespace Onity.UnityTests
         }
 
         [Test]
+        public void InputFieldEndEdit_ListensToOnEndEdit_NotOnSubmit()
+        {
+            // uGUI 2022.3: onEndEdit is an InputField.EndEditEvent, a different event from onSubmit.
+            Enter();
+            var input = Control<InputField>("input");
+            InputField.EndEditEvent endEdit = input.onEndEdit;
+            InputField.SubmitEvent submit = input.onSubmit;
+            var got = new List<string>();
+            Record(input.OnEndEditAsync(), got).Forget();
+            submit.Invoke("submitted");
+            Assert.Equal("", string.Join(",", got), "a submit alone is not the end of the edit");
+            endEdit.Invoke("edited");
+            Assert.Equal("edited", string.Join(",", got), "the end of the edit");
+            UnityEngine.Object.Destroy(input.gameObject);
+            Sim.RunFrame();
+        }
+
+        [Test]
+        public void AwaitingAControlOffTheMainThreadThrowsAndTouchesNothing()
+        {
+            Enter();
+            var button = Control<Button>("button");
+            int hubs = OnityUnityEventHub<AsyncUnit>.Count;
+            Exception error = null;
+            var worker = new Thread(() =>
+            {
+                try { button.OnClickAsync(); }
+                catch (Exception e) { error = e; }
+            });
+            worker.Start();
+            worker.Join();
+            Assert.True(error is InvalidOperationException, "InvalidOperationException on a worker thread, got " + error);
+            Assert.Equal(0, button.onClick.ListenerCount, "no listener added from the worker");
+            Assert.Equal(hubs, OnityUnityEventHub<AsyncUnit>.Count, "no hub created from the worker");
+            UnityEngine.Object.Destroy(button.gameObject);
+            Sim.RunFrame();
+        }
+
+        [Test]
         public void UGuiWaits_DestroyCancelsAtOnce_TokensAtTheNextUpdate_AtEveryPoint()
         {
             Enter();
@@ -258,6 +297,41 @@ namespace Onity.UnityTests
             Assert.Equal("AsyncUnit,end", string.Join(",", stream).Replace("Onity.", ""), "the stream yields once and ends");
             var trigger = go.GetComponent<OnityDestroyTrigger>();
             Assert.True(trigger == null, "the trigger went with it");
+        }
+
+        [Test]
+        public void TriggersOfANeverActiveGameObject_EndWhenItIsDestroyed_OrWorkOnceActivated()
+        {
+            // Unity sends no OnDestroy to a component that never had Awake (its GameObject was
+            // never active since it was added): the trigger watches for that at Update.
+            Enter();
+            var go = new GameObject("never active");
+            go.SetActive(false);
+            var got = new List<string>();
+            Record(go.GetOnityDestroyTrigger().OnDestroyAsync(), got, "destroyed").Forget();
+            Record(go.GetOnityEnableTrigger().OnEnableAsync(), got, "enabled").Forget();
+            var stream = new List<string>();
+            Collect(go.GetOnityDisableTrigger(), stream).Forget();
+            Sim.RunFrame();
+            Assert.Equal(0, got.Count, "alive, inactive");
+            UnityEngine.Object.Destroy(go);
+            Sim.RunFrames(2);
+            Assert.Equal("destroyed,enabled canceled", string.Join(",", got), "ended at the next Update after the destroy");
+            Assert.Equal("end", string.Join(",", stream), "the stream ended");
+
+            // Activated later: Awake comes, the triggers work as on any object.
+            var late = new GameObject("activated later");
+            late.SetActive(false);
+            var lateGot = new List<string>();
+            Record(late.GetOnityEnableTrigger().OnEnableAsync(), lateGot, "enabled").Forget();
+            Record(late.GetOnityDestroyTrigger().OnDestroyAsync(), lateGot, "destroyed").Forget();
+            Sim.RunFrame();
+            late.SetActive(true);
+            Assert.Equal("enabled", string.Join(",", lateGot), "OnEnable at the activation");
+            Sim.RunFrames(2);
+            UnityEngine.Object.Destroy(late);
+            Sim.RunFrame();
+            Assert.Equal("enabled,destroyed", string.Join(",", lateGot), "OnDestroy, from Unity");
         }
 
         [Test]

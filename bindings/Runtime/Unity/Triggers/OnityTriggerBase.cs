@@ -12,11 +12,17 @@ namespace Onity.Triggers
     /// its waits are canceled and its streams end, at once. Get one with the
     /// <c>GetOnity...Trigger()</c> extensions of <see cref="OnityTriggerExtensions"/> (added to the
     /// GameObject on first use). After the first wait nothing is allocated per wait or message; a
-    /// stream allocates its enumerator. Main thread.</summary>
+    /// stream allocates its enumerator. Main thread.
+    /// <para>Unity sends no OnDestroy to a component whose GameObject was never active since it
+    /// was added (it never had Awake): a wait or stream started on such a trigger has it watched
+    /// at each run of Update (as UniTask's AwakeMonitor) until Awake comes, or until it is found
+    /// destroyed, which then ends it as OnDestroy would.</para></summary>
     public abstract class OnityTriggerBase<T> : MonoBehaviour, IOnityAsyncEnumerable<T>
     {
         OnityAsyncEvent<T> ev;
         bool destroyed;
+        bool awoken;
+        AwakeMonitor monitor;
 
         OnityAsyncEvent<T> Event
         {
@@ -27,8 +33,42 @@ namespace Onity.Triggers
                     ev = new OnityAsyncEvent<T>();
                     if (destroyed) ev.Complete();
                 }
+                if (!awoken && !destroyed) WatchUntilAwake();
                 return ev;
             }
+        }
+
+        void Awake() { awoken = true; }
+
+        void WatchUntilAwake()
+        {
+            if (monitor != null && monitor.Running) return;
+            var r = OnityRuntime.Current;
+            if (r == null || r.IsDisposed || !r.IsOwnerThread) return; // nothing polls (Edit Mode)
+            if (monitor == null) monitor = new AwakeMonitor(this);
+            monitor.Start();
+        }
+
+        /// <summary>Watches a trigger that has not had Awake: ends it when it is destroyed first.</summary>
+        sealed class AwakeMonitor : OnityLoopItem
+        {
+            readonly OnityTriggerBase<T> trigger;
+
+            internal AwakeMonitor(OnityTriggerBase<T> trigger) { this.trigger = trigger; }
+
+            internal bool Running { get { return LoopActive; } }
+
+            internal void Start() { StartLoop(OnityTiming.Update); }
+
+            protected override bool MoveNext()
+            {
+                if (trigger.awoken || trigger.destroyed) return false;
+                if (trigger != null) return true;
+                trigger.OnDestroy(); // destroyed without Awake: Unity sends no OnDestroy
+                return false;
+            }
+
+            protected override void OnLoopCanceled() { }
         }
 
         /// <summary>True once the trigger (its GameObject) was destroyed.</summary>

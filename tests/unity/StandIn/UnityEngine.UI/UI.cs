@@ -92,16 +92,26 @@ namespace UnityEngine.UI
         public SliderEvent onValueChanged { get { return m_OnValueChanged; } set { m_OnValueChanged = value; } }
     }
 
+    // uGUI 2022.3 (com.unity.ugui 1.0.0): onEndEdit is an EndEditEvent (the end of any edit,
+    // also by losing focus); onSubmit, a SubmitEvent, is raised only by a submit (Enter).
     public class InputField : Selectable
     {
         [Serializable]
         public class SubmitEvent : UnityEvent<string> { }
 
+        [Serializable]
+        public class EndEditEvent : UnityEvent<string> { }
+
         [SerializeField]
-        private SubmitEvent m_OnEndEdit = new SubmitEvent();
+        private SubmitEvent m_OnSubmit = new SubmitEvent();
+
+        [SerializeField]
+        private EndEditEvent m_OnDidEndEdit = new EndEditEvent();
 
         protected InputField() { }
 
-        public SubmitEvent onEndEdit { get { return m_OnEndEdit; } set { m_OnEndEdit = value; } }
+        public EndEditEvent onEndEdit { get { return m_OnDidEndEdit; } set { m_OnDidEndEdit = value; } }
+
+        public SubmitEvent onSubmit { get { return m_OnSubmit; } set { m_OnSubmit = value; } }
     }
 }

@@ -183,7 +183,19 @@ namespace UnityEngine
             return default(T);
         }
 
-        public bool activeSelf { get { return true; } }
+        internal bool m_Active = true;
+
+        public bool activeSelf { get { return m_Active; } }
+
+        /// <summary>Unity: activating sends Awake (to components that never had it) and OnEnable,
+        /// deactivating sends OnDisable, at once. (The stand-in has no hierarchy: activeSelf is
+        /// also the object's activeInHierarchy.)</summary>
+        public void SetActive(bool value)
+        {
+            if (m_Active == value) return;
+            m_Active = value;
+            StandInScene.ActiveChanged(this);
+        }
     }
 
     public partial class Component : Object
@@ -209,13 +221,16 @@ namespace UnityEngine
                 StandInScene.EnabledChanged(this); // Unity sends OnEnable / OnDisable at once
             }
         }
-        public bool isActiveAndEnabled { get { return m_Enabled && !m_Destroyed; } }
+        public bool isActiveAndEnabled { get { return m_Enabled && !m_Destroyed && (m_GameObject == null || m_GameObject.m_Active); } }
     }
 
     public class MonoBehaviour : Behaviour
     {
         CancellationTokenSource m_CancellationTokenSource;
         internal bool m_Started;
+        // Added in Play Mode to an inactive GameObject and not activated since: no Awake yet, and
+        // Unity sends such a component neither OnDisable nor OnDestroy when it is destroyed.
+        internal bool m_AwaitingAwake;
 
         public CancellationToken destroyCancellationToken
         {
@@ -283,6 +298,12 @@ namespace UnityEngine
         internal static readonly List<Object> PendingDestroy = new List<Object>();
         internal static Action<Component> OnComponentAdded; // the simulator sends Awake/OnEnable
         internal static Action<Behaviour> OnEnabledChanged;  // the simulator sends OnEnable/OnDisable
+        internal static Action<GameObject> OnActiveChanged;  // the simulator sends Awake/OnEnable/OnDisable
+
+        internal static void ActiveChanged(GameObject go)
+        {
+            if (OnActiveChanged != null) OnActiveChanged(go);
+        }
 
         internal static void EnabledChanged(Behaviour b)
         {
