@@ -471,7 +471,7 @@ namespace Onity.Bench
             AllocationControls();
 
             // Optional arguments: substrings selecting groups (nextframe, yield, delayframe,
-            // completed, manual, cycle, whenany); none = everything (what scripts/bench-csharp.sh
+            // completed, manual, cycle, whenany, stream, channel); none = everything (what scripts/bench-csharp.sh
             // runs). "notpl" leaves the TPL column out; "only=NAME" runs one implementation
             // (onity, onity-flowoff, unitask, tpl), as scripts/profile-csharp.sh does.
             noTpl = Array.IndexOf(args, "notpl") >= 0;
@@ -492,6 +492,8 @@ namespace Onity.Bench
             if (on("manual")) ManualSourceScenario();
             if (on("cycle")) BuilderCycleScenario();
             if (on("whenany")) foreach (int n in new[] { 2, 16, 32 }) WhenAnyScenario(n);
+            if (on("stream")) StreamScenarios();
+            if (on("channel")) ChannelScenarios();
 
             var m = rt.GetManagedStats();
             Console.WriteLine("# end state: " + m);
