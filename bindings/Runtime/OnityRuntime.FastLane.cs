@@ -61,7 +61,8 @@ namespace Onity
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal void EnqueueFrameWait(Action continuation, ulong mark, uint info)
         {
-            if ((ownedHere != this || disposed) && PostFrameWait(continuation, mark, info)) return;
+            // ownedHere == this implies not disposed (Dispose, on the owner thread, moves ownedHere).
+            if (ownedHere != this && PostFrameWait(continuation, mark, info)) return;
             if (fastFreeCount == 0) GrowFast();
             int id = fastFree[--fastFreeCount];
             ulong rec = (uint)id | ((ulong)(info & 15) << 32) | ((ulong)FramesLeft(mark, info) << 36);

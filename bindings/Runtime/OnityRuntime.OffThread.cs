@@ -194,12 +194,12 @@ namespace Onity
         public void OnCompleted(Action continuation, long token)
         {
             if ((uint)token != core.Version) throw OnityErrors.Stale();
-            if (Interlocked.CompareExchange(ref this.continuation, continuation, null) != null) throw OnityErrors.Twice();
+            if ((object)Interlocked.CompareExchange(ref this.continuation, continuation, null) != null) throw OnityErrors.Twice();
             core.OnCompleted(onDone, token);
         }
 
         /// <summary>A continuation is registered (tests wait for it to make their steps exact).</summary>
-        internal bool Awaited { get { return Volatile.Read(ref continuation) != null; } }
+        internal bool Awaited { get { return (object)Volatile.Read(ref continuation) != null; } }
 
         void OnDone()
         {
@@ -208,20 +208,12 @@ namespace Onity
             OnityRuntime.Dispatch(c);
         }
 
+        /// <summary>Consumes the outcome and recycles (not a hot path: a plain try/finally).</summary>
         public void GetResult(long token)
         {
-            AsyncUnit unused;
-            if (core.TryGetSucceeded(token, out unused)) Recycle();
-            else GetResultChecked(token);
-        }
-
-        void GetResultChecked(long token)
-        {
+            core.ThrowIfNotCompleted(token); // stale or pending: throws, nothing recycled
             try { core.GetResult(token); }
-            finally
-            {
-                if ((uint)token == core.Version && core.UnsafeGetStatus() != OnityTaskStatus.Pending) Recycle();
-            }
+            finally { Recycle(); }
         }
 
         void Recycle()

@@ -91,12 +91,13 @@ namespace Onity.Linq
         }
     }
 
-    /// <summary>Each MoveNextAsync files a fast-lane Yield of the timing (no slot, no call) whose
-    /// run invokes the consumer's continuation directly: the enumerator is the MoveNext task's
+    /// <summary>Each MoveNextAsync registers the enumerator for the next run of the timing (a run
+    /// waiter of the runtime: an array append, no slot, no record; on another thread a posted
+    /// frame wait), whose run invokes the consumer's continuation directly: the enumerator is the MoveNext task's
     /// source without a completion core (nothing to signal, reset or dispatch per element). The
     /// outcome is decided when the consumer takes it (GetResult): true, or canceled when the token
     /// was canceled or the runtime disposed by then.</summary>
-    sealed class EveryUpdateEnumerator : IOnityAsyncEnumerator<AsyncUnit>, IOnityTaskSource<bool>
+    sealed class EveryUpdateEnumerator : OnityRunWaiter, IOnityAsyncEnumerator<AsyncUnit>, IOnityTaskSource<bool>
     {
         const int Ready = 1, Pending = 2, Ended = 3, Disposed = 4;
         static readonly OnityObjectPool<EveryUpdateEnumerator> pool = new OnityObjectPool<EveryUpdateEnumerator>(1024);
@@ -105,10 +106,10 @@ namespace Onity.Linq
         OnityRuntime runtime;
         OnityTiming timing;
         CancellationToken cancellationToken;
+        bool cancelable; // the token can be canceled (IsCancellationRequested is a call into mscorlib)
         uint version;
         int state = Disposed;
         Action continuation; // the consumer's; Fired once the run came
-        readonly Action onRun;
 
         EveryUpdateEnumerator() { onRun = OnRun; }
 
@@ -118,6 +119,7 @@ namespace Onity.Linq
             e.runtime = r;
             e.timing = timing;
             e.cancellationToken = ct;
+            e.cancelable = ct.CanBeCanceled;
             e.state = Ready;
             return e;
         }
@@ -127,7 +129,7 @@ namespace Onity.Linq
         public OnityTask<bool> MoveNextAsync()
         {
             if (state != Ready) return NotReady();
-            if (cancellationToken.IsCancellationRequested)
+            if (cancelable && cancellationToken.IsCancellationRequested)
             {
                 state = Ended;
                 return OnityTask.FromCanceled<bool>(cancellationToken);
@@ -141,8 +143,8 @@ namespace Onity.Linq
             state = Pending;
             continuation = null;
             uint v = unchecked(++version);
-            // Filed now: the element is the next run of the timing after this call (a Yield).
-            r.FrameWait(0, timing).UnsafeOnCompleted(onRun);
+            // Registered now: the element is the next run of the timing after this call (a Yield).
+            r.AddRunWaiter(this, timing);
             return new OnityTask<bool>(this, v);
         }
 
@@ -153,17 +155,22 @@ namespace Onity.Linq
             throw new ObjectDisposedException("EveryUpdate enumerator", "Onity: the enumerator was disposed (and went back to its pool); get a new one with GetAsyncEnumerator.");
         }
 
-        void OnRun()
+        internal override void OnRun()
         {
-            var c = Interlocked.Exchange(ref continuation, Fired);
-            if (c != null) c();
+            // Owner thread. Registered already (the usual case): the consumer will not touch the
+            // field again before this continuation runs, so a plain store does; otherwise an
+            // exchange settles the race with an OnCompleted on another thread.
+            var c = Volatile.Read(ref continuation);
+            if ((object)c != null) continuation = Fired;
+            else c = Interlocked.Exchange(ref continuation, Fired);
+            if ((object)c != null) c();
         }
 
         public OnityTaskStatus GetStatus(long token)
         {
             if ((uint)token != version || state == Ready) throw OnityErrors.Stale();
             var c = Volatile.Read(ref continuation);
-            if (c != Fired) return OnityTaskStatus.Pending;
+            if (!ReferenceEquals(c, Fired)) return OnityTaskStatus.Pending;
             // Off the owner thread a due element still reads as pending: the await then goes
             // through OnCompleted, which dispatches to the owner (a stream's consumer resumes there).
             if (!runtime.IsOwnerThread) return OnityTaskStatus.Pending;
@@ -173,9 +180,21 @@ namespace Onity.Linq
         public void OnCompleted(Action c, long token)
         {
             if ((uint)token != version || state == Ready) throw OnityErrors.Stale();
-            var prev = Interlocked.CompareExchange(ref continuation, c, null);
-            if (prev == null) return;
-            if (prev == Fired) OnityRuntime.Dispatch(c);
+            Action prev;
+            if (runtime.IsOwnedHere)
+            {
+                // On the owner thread, where OnRun runs: no race, no interlocked operation.
+                prev = continuation;
+                if ((object)prev == null)
+                {
+                    continuation = c;
+                    return;
+                }
+            }
+            else prev = Interlocked.CompareExchange(ref continuation, c, null);
+            // (object) comparisons: a delegate's == compares methods, and costs a call per element.
+            if ((object)prev == null) return;
+            if (ReferenceEquals(prev, Fired)) OnityRuntime.Dispatch(c);
             else throw OnityErrors.Twice();
         }
 
@@ -184,10 +203,10 @@ namespace Onity.Linq
         public bool GetResult(long token)
         {
             if ((uint)token != version || state == Ready) throw OnityErrors.Stale();
-            if (Volatile.Read(ref continuation) != Fired) throw OnityErrors.Pending();
+            if (!ReferenceEquals(Volatile.Read(ref continuation), Fired)) throw OnityErrors.Pending();
             if (state == Disposed) return false; // disposed while this MoveNext was pending
             if (state == Ended) return false;
-            if (cancellationToken.IsCancellationRequested)
+            if (cancelable && cancellationToken.IsCancellationRequested)
             {
                 state = Ended;
                 throw new OperationCanceledException(cancellationToken);
@@ -211,6 +230,7 @@ namespace Onity.Linq
             {
                 runtime = null;
                 cancellationToken = default(CancellationToken);
+                cancelable = false;
                 continuation = null;
                 pool.Return(this);
             }

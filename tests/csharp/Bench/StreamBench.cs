@@ -84,10 +84,11 @@ namespace Onity.Bench
         /// <summary>Channel write -> read on the owner thread: "waiting" = the consumer awaits
         /// ReadAsync before each write (the write hands the item over and resumes it inline);
         /// "burst" = 128 writes, then the consumer drains them with ReadAllAsync.</summary>
-        static void ChannelScenarios()
+        static void ChannelScenarios(Func<string, bool> on)
         {
             benchChannel = OnityChannel.CreateSingleConsumerUnbounded<int>();
             const int n = 10000, burst = 128, bursts = 80;
+            if (on("channel-waiting"))
             Compare("Channel write -> waiting ReadAsync (ns per item)",
                 new Impl("onity", () =>
                 {
@@ -100,6 +101,7 @@ namespace Onity.Bench
                     return n;
                 }),
                 UtChannelWaiting(n));
+            if (on("channel-burst"))
             Compare("Channel 128 writes, then ReadAllAsync drains them (ns per item)",
                 new Impl("onity", () =>
                 {
@@ -116,12 +118,15 @@ namespace Onity.Bench
                 UtChannelBurst(burst, bursts));
         }
 
-        static void StreamScenarios()
+        /// <summary>Groups (a bench argument selects those it is a substring of): stream-foreach-1x,
+        /// stream-pattern-1x, stream-foreach-4096x, stream-pattern-4096x; channel-waiting,
+        /// channel-burst (ChannelScenarios).</summary>
+        static void StreamScenarios(Func<string, bool> on)
         {
-            EveryUpdateScenario(1, 4096, false);
-            EveryUpdateScenario(1, 4096, true);
-            EveryUpdateScenario(4096, 10, false);
-            EveryUpdateScenario(4096, 10, true);
+            if (on("stream-foreach-1x")) EveryUpdateScenario(1, 4096, false);
+            if (on("stream-pattern-1x")) EveryUpdateScenario(1, 4096, true);
+            if (on("stream-foreach-4096x")) EveryUpdateScenario(4096, 10, false);
+            if (on("stream-pattern-4096x")) EveryUpdateScenario(4096, 10, true);
         }
     }
 }

@@ -55,6 +55,30 @@ namespace Onity.Tests
         }
 
         [Test]
+        public void StreamElementsResumeAfterTheRunsFastLaneWaitsAndBeforeItsSlotWaits()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame();
+                var log = new List<string>();
+                ((OnityTask)OnityTask.Yield()).GetAwaiter().UnsafeOnCompleted(() => log.Add("slot"));
+                var t = OnityAsyncEnumerable.EveryUpdate().Take(2).ForEachAsync(_ => log.Add("stream " + h.Frame));
+                OnityTask.Yield().UnsafeOnCompleted(() => log.Add("fast"));
+                h.RunFrame();
+                Assert.Equal("fast,stream 2,slot", string.Join(",", log), "order within one run");
+                // Asked for during a run (from a fast-lane continuation): the next run, as a Yield.
+                log.Clear();
+                OnityTask.Yield().UnsafeOnCompleted(() => OnityAsyncEnumerable.EveryUpdate().Take(1).ForEachAsync(_ => log.Add("late " + h.Frame)));
+                h.RunFrame();
+                Assert.Equal("stream 3", string.Join(",", log), "the late stream waits for the next run");
+                h.RunFrame();
+                Assert.Equal("stream 3,late 4", string.Join(",", log), "then its element");
+                t.GetAwaiter().GetResult();
+                Assert.Equal(0, h.Runtime.GetManagedStats().PendingWaits, "nothing pending");
+            }
+        }
+
+        [Test]
         public void EveryUpdateInTheAwaitForeachPatternSkipsRunsWhileTheBodyIsBusy()
         {
             using (var h = new TestHost())
