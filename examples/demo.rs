@@ -11,11 +11,13 @@
 //!   DelayFrame input, some cancelled through a cancellation source,
 //! - a WhenAll(16) per frame over worker-completed tasks.
 //!
-//! It prints per-frame timings and, at the end, every pool's statistics.
+//! It prints per-frame timings and, at the end, every pool's statistics, and
+//! writes an SVG picture of frame time and pending waits per frame (default
+//! `target/demo-frames.svg` in the repository; `--svg PATH` chooses).
 //!
 //! Frames are paced at 2 ms so the worker threads get to run.
 //!
-//!     cargo run --release --example demo [-- FRAMES]
+//!     cargo run --release --example demo [-- [FRAMES] [--svg PATH]]
 
 use std::ffi::{c_void, CStr};
 use std::ptr;
@@ -25,7 +27,12 @@ use std::time::Instant;
 
 use onity::ffi::*;
 
+#[path = "support/frame_chart.rs"]
+mod frame_chart;
+
 const UPDATE: u32 = OnityTiming::Update as u32;
+/// The wait kinds of `OnityStats::waits`, in order.
+const WAIT_KINDS: [&str; 4] = ["yield", "next_frame", "delay_frame", "delay"];
 
 fn ok(s: OnityStatus, what: &str) {
     if s != OnityStatus::Ok {
@@ -110,8 +117,29 @@ unsafe extern "C" fn all_cb(user: *mut c_void, task: u64, _state: u32) {
     ctx.counters.when_all_done += 1;
 }
 
+/// `[FRAMES] [--svg PATH]`: the frame count (default 300) and where the
+/// picture goes.
+fn parse_args() -> Result<(u64, std::path::PathBuf), String> {
+    let mut frames = 300;
+    let mut svg = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target/demo-frames.svg"));
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if a == "--svg" {
+            svg = args.next().ok_or("--svg needs a path")?.into();
+        } else if let Some(p) = a.strip_prefix("--svg=") {
+            svg = p.into();
+        } else {
+            frames = a.parse().ok().filter(|&n| n > 0).ok_or(format!("not a frame count: {a}"))?;
+        }
+    }
+    Ok((frames, svg))
+}
+
 fn main() {
-    let frames: u64 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(300);
+    let (frames, svg_path) = parse_args().unwrap_or_else(|e| {
+        eprintln!("demo: {e}\nusage: cargo run --release --example demo -- [FRAMES] [--svg PATH]");
+        std::process::exit(2)
+    });
     println!("onity demo: ABI {:#x}, {frames} frames", onity_abi_version());
 
     let mut rt = ptr::null_mut();
@@ -166,6 +194,8 @@ fn main() {
     let mut cancel = 0;
     ok(onity_cancel_source_create(rt, &mut cancel), "cancel source");
     let mut frame_times = Vec::with_capacity(frames as usize);
+    // Pending waits of each kind after every frame, for the picture.
+    let mut pending: [Vec<f64>; 4] = Default::default();
     let mut delayed: std::collections::VecDeque<(u64, Vec<u64>)> = std::collections::VecDeque::new();
     let started = Instant::now();
     for f in 1..=frames {
@@ -231,10 +261,13 @@ fn main() {
         if let Some(rest) = std::time::Duration::from_millis(2).checked_sub(t0.elapsed()) {
             std::thread::sleep(rest);
         }
+        let mut s: OnityStats = unsafe { std::mem::zeroed() };
+        s.size = std::mem::size_of::<OnityStats>() as u32;
+        ok(onity_runtime_stats(rt, &mut s), "stats");
+        for (series, w) in pending.iter_mut().zip(s.waits.iter()) {
+            series.push(w.pending as f64);
+        }
         if f % 50 == 0 || f == 1 {
-            let mut s: OnityStats = unsafe { std::mem::zeroed() };
-            s.size = std::mem::size_of::<OnityStats>() as u32;
-            ok(onity_runtime_stats(rt, &mut s), "stats");
             println!(
                 "frame {f:4}: {:7.1} us  live tasks {:5}  pending waits {:5}  cross-thread queued {:4}",
                 frame_times.last().unwrap(),
@@ -303,8 +336,7 @@ fn main() {
         "\n{:<12} {:>8} {:>10} {:>10} {:>10} {:>9}",
         "wait", "pending", "high-water", "scheduled", "completed", "canceled"
     );
-    for (i, w) in s.waits.iter().enumerate() {
-        let name = ["yield", "next_frame", "delay_frame", "delay"][i];
+    for (name, w) in WAIT_KINDS.iter().zip(s.waits.iter()) {
         println!(
             "{:<12} {:>8} {:>10} {:>10} {:>10} {:>9}",
             name, w.pending, w.high_water, w.scheduled, w.completed, w.canceled
@@ -319,4 +351,50 @@ fn main() {
     ok(onity_runtime_destroy(rt), "destroy");
     println!("runtime destroyed with {} tasks in flight: all canceled", s.live_tasks);
     assert_eq!(c.wrong_thread, 0);
+
+    let picture = frame_svg(&frame_times, &pending, pct(0.5), pct(0.95));
+    match std::fs::create_dir_all(svg_path.parent().unwrap_or(std::path::Path::new(".")))
+        .and_then(|_| std::fs::write(&svg_path, picture))
+    {
+        Ok(()) => println!("\nframe time and pending waits per frame: {} (--svg PATH to choose)", svg_path.display()),
+        Err(e) => {
+            eprintln!("demo: cannot write {}: {e}", svg_path.display());
+            std::process::exit(1);
+        }
+    }
+}
+
+/// The picture: frame time per frame, and the pending waits of each kind
+/// and in all after every frame.
+fn frame_svg(frame_times: &[f64], pending: &[Vec<f64>; 4], median: f64, p95: f64) -> String {
+    use frame_chart::{Line, Panel};
+    let total: Vec<f64> = (0..frame_times.len()).map(|i| pending.iter().map(|k| k[i]).sum()).collect();
+    let colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd"];
+    let mut waits: Vec<Line> =
+        vec![Line { name: "all pending waits".into(), color: "#222", values: &total, bold: true }];
+    for ((name, values), color) in WAIT_KINDS.iter().zip(pending.iter()).zip(colors) {
+        waits.push(Line { name: (*name).into(), color, values, bold: false });
+    }
+    // A few preempted frames on a loaded machine can be 30x the median: then
+    // a log axis keeps the ordinary frames readable.
+    let log = frame_times.iter().cloned().fold(0.0, f64::max) > 10.0 * median;
+    let panels = [
+        Panel {
+            y_label: if log { "frame time, µs (log scale)" } else { "frame time, µs (begin + 16 ticks)" },
+            lines: vec![Line { name: "frame time".into(), color: "#1f77b4", values: frame_times, bold: true }],
+            guides: vec![(median, format!("median {median:.0} µs")), (p95, format!("p95 {p95:.0} µs"))],
+            log,
+        },
+        Panel { y_label: "pending waits (after the frame)", lines: waits, guides: vec![], log: false },
+    ];
+    frame_chart::svg(
+        "onity demo: frame time and pending waits per frame",
+        &format!(
+            "{} frames paced at 2 ms, driven through the C ABI\n2,000 callback loops, 500 Delay timers, 64 WhenAny(8) races and a WhenAll(16) per frame; \
+             2 worker threads complete their inputs",
+            frame_times.len()
+        ),
+        "frame",
+        &panels,
+    )
 }

@@ -32,13 +32,16 @@ if [ "${ONITY_BENCH_UNITASK:-1}" != 0 ]; then
         UT_SRC=""
     fi
 fi
+# The test stand-in of UnityEngine: the AsyncOperation scenarios (both columns) await its operations
+# and the UniTask column runs on its player loop. Onity's Unity integration is compiled in with it
+# (ONITY_UNITY_STANDIN).
+mcs -langversion:7.2 -unsafe -nologo -nowarn:1591,0649,0414,0169 -target:library \
+    -out:"$OUT/UnityEngine.dll" -recurse:'tests/unity/StandIn/UnityEngine/*.cs'
 if [ -n "$UT_SRC" ]; then
-    mcs -langversion:7.2 -unsafe -nologo -nowarn:1591,0649,0414,0169 -target:library \
-        -out:"$OUT/UnityEngine.dll" -recurse:'tests/unity/StandIn/UnityEngine/*.cs'
     UT_FILES=(UnityStubs.cs AsyncLazy.cs AsyncUnit.cs CancellationTokenEqualityComparer.cs
         CancellationTokenExtensions.cs ExceptionExtensions.cs IUniTaskSource.cs MoveNextSource.cs
         PlayerLoopHelper.cs TaskPool.cs UniTask.cs UniTask.Delay.cs UniTask.Factory.cs
-        UniTask.WhenAll.cs UniTask.WhenAny.cs UniTaskCompletionSource.cs UniTaskScheduler.cs
+        UniTask.WhenAll.cs UniTask.WhenAny.cs UniTaskCompletionSource.cs UniTaskScheduler.cs UnityAsyncExtensions.cs
         UniTaskVoid.cs UniTaskSynchronizationContext.cs CompilerServices/AsyncUniTaskMethodBuilder.cs
         CompilerServices/AsyncUniTaskVoidMethodBuilder.cs CompilerServices/StateMachineRunner.cs
         Internal/ArrayPool.cs Internal/ArrayPoolUtil.cs Internal/ArrayUtil.cs
@@ -51,10 +54,10 @@ if [ -n "$UT_SRC" ]; then
     # itself is compiled at 7.2 by the test command.
     mcs -langversion:experimental -unsafe -optimize+ -nologo -nowarn:1591,0436,1998 \
         -r:"$OUT/UnityEngine.dll" \
-        -define:"ONITY_BENCH_UNITASK;UNITY_2017_2_OR_NEWER;UNITY_2018_3_OR_NEWER;UNITY_2018_4_OR_NEWER;UNITY_2019_3_OR_NEWER;UNITY_2020_1_OR_NEWER" \
+        -define:"ONITY_BENCH_UNITASK;ONITY_UNITY_STANDIN;UNITY_2017_2_OR_NEWER;UNITY_2018_3_OR_NEWER;UNITY_2018_4_OR_NEWER;UNITY_2019_3_OR_NEWER;UNITY_2020_1_OR_NEWER" \
         -out:"$OUT/OnityBench.exe" -recurse:'bindings/Runtime/*.cs' tests/csharp/Bench/*.cs \
         "${UT_FILES[@]/#/$UT_SRC/}" 2>&1 | { grep -v 'warning CS' || true; }
 else
-    mcs -langversion:7.2 -unsafe -optimize+ -nowarn:1591 -out:"$OUT/OnityBench.exe" \
-        -recurse:'bindings/Runtime/*.cs' tests/csharp/Bench/*.cs
+    mcs -langversion:7.2 -unsafe -optimize+ -nowarn:1591 -define:ONITY_UNITY_STANDIN -r:"$OUT/UnityEngine.dll" \
+        -out:"$OUT/OnityBench.exe" -recurse:'bindings/Runtime/*.cs' tests/csharp/Bench/*.cs
 fi

@@ -39,16 +39,24 @@ done
 # internalises the Rust runtime's symbols so that only the onity_* functions are exported.
 export CARGO_PROFILE_RELEASE_DEBUG=0 CARGO_PROFILE_RELEASE_LTO=fat
 
+# The versions these scripts were checked with (macos_sdk and check-plugins.py read files inside the
+# ziglang package): pinned, so that a new release cannot change a CI run by itself.
+ZIG_PIP=(ziglang==0.17.1 cargo-zigbuild==0.24.1)
+
 need_zig() {
     if ! command -v cargo-zigbuild >/dev/null 2>&1 || ! python3 -c 'import ziglang' 2>/dev/null; then
         if [ "$(id -u)" = 0 ]; then
-            echo "installing cargo-zigbuild and ziglang with pip..."
-            python3 -m pip install -q ziglang cargo-zigbuild 2>&1 | grep -v "^WARNING: Running pip as" \
-                || python3 -m pip install -q --break-system-packages ziglang cargo-zigbuild 2>&1 | grep -v "^WARNING: Running pip as" || true
+            echo "installing ${ZIG_PIP[*]} with pip..."
+            # Debian's own python3 comes without pip (python3-pip) and, with it, refuses installs
+            # outside a venv unless told (PEP 668); other Pythons (pyenv's) install as they are.
+            python3 -m pip --version >/dev/null 2>&1 \
+                || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null; } || true
+            local pip=(python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore)
+            "${pip[@]}" "${ZIG_PIP[@]}" || "${pip[@]}" --break-system-packages "${ZIG_PIP[@]}" || true
             hash -r
         fi
         command -v cargo-zigbuild >/dev/null 2>&1 && python3 -c 'import ziglang' 2>/dev/null \
-            || { echo "cargo-zigbuild/ziglang missing: python3 -m pip install ziglang cargo-zigbuild" >&2; exit 2; }
+            || { echo "cargo-zigbuild/ziglang missing: python3 -m pip install ${ZIG_PIP[*]}" >&2; exit 2; }
     fi
 }
 

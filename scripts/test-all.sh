@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 need_apt=()
 command -v gcc >/dev/null || need_apt+=(gcc)
 command -v g++ >/dev/null || need_apt+=(g++)
+command -v clang++ >/dev/null || need_apt+=(clang)
 command -v python3 >/dev/null || need_apt+=(python3)
 command -v valgrind >/dev/null || need_apt+=(valgrind)
 command -v mcs >/dev/null || need_apt+=(mono-devel)
@@ -36,12 +37,33 @@ status=0
 echo "== Rust, C and C++ tests (cargo test)"
 # `cargo test` links the rlib; the C/C++ programs need the cdylib/staticlib.
 cargo build --lib 2>&1 | tail -n 3
-cargo test 2>&1 | tee -a "$log"
+cargo test --no-fail-fast 2>&1 | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 
 echo "== Loom model check of the lock-free completion stack"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release --test loom 2>&1 | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
+
+echo "== Charts (tools/charts on docs/bench-data; the demo's picture)"
+# tools/charts is its own Cargo package (plotters, SVG only), outside the library's dependency
+# tree: its tests draw every chart from the committed benchmark data, read each SVG back, and fail
+# when docs/charts is not what the data draws (regenerate with scripts/charts.sh).
+charts=(--locked --manifest-path tools/charts/Cargo.toml --target-dir target/charts)
+mkdir -p target/charts
+cargo fmt --manifest-path tools/charts/Cargo.toml --check || status=1
+cargo test "${charts[@]}" 2>&1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+# The demo (the debug build `cargo test` made) writes its picture where --svg says; it must parse
+# and show both panels' series.
+if cargo run --quiet --example demo -- 20 --svg target/charts/demo-test.svg > target/charts/demo-test.log 2>&1; then
+  cargo run --quiet "${charts[@]}" -- check target/charts/demo-test.svg "frame time" "all pending waits" \
+    yield next_frame delay_frame delay 2>&1 | tee -a "$log"
+  [ "${PIPESTATUS[0]}" = 0 ] || status=1
+else
+  tail -n 20 target/charts/demo-test.log
+  echo "demo-svg: 0 passed, 1 failed" | tee -a "$log"
+  status=1
+fi
 
 if [ -x scripts/test-csharp.sh ]; then
   echo "== C# binding tests (Mono)"

@@ -31,32 +31,46 @@ fi
 
 MCS=(mcs -langversion:7.2 -unsafe -nowarn:1591,0649,0414,0169 -nologo)
 # What Unity 2022.3 defines when compiling in the Linux editor (the subset that matters here).
-EDITOR_DEFINES="-define:UNITY_5_3_OR_NEWER;UNITY_2019_3_OR_NEWER;UNITY_2022_2_OR_NEWER;UNITY_2022_3_OR_NEWER;UNITY_2022_3;UNITY_EDITOR;UNITY_EDITOR_LINUX;UNITY_STANDALONE_LINUX;ENABLE_MONO;ONITY_UNITY_STANDIN"
+EDITOR_DEFINES="-define:UNITY_5_3_OR_NEWER;UNITY_2019_3_OR_NEWER;UNITY_2022_2_OR_NEWER;UNITY_2022_3_OR_NEWER;UNITY_2022_3;UNITY_EDITOR;UNITY_EDITOR_LINUX;UNITY_STANDALONE_LINUX;ENABLE_MONO;ENABLE_PROFILER;ONITY_UNITY_STANDIN"
 PLAYER_DEFINES="-define:UNITY_5_3_OR_NEWER;UNITY_2019_3_OR_NEWER;UNITY_2022_2_OR_NEWER;UNITY_2022_3_OR_NEWER;UNITY_2022_3;UNITY_STANDALONE_LINUX;ENABLE_IL2CPP;ONITY_UNITY_STANDIN"
+# What the asmdefs' versionDefines set when the optional modules and packages are present (the
+# AssetBundle, Physics and UnityWebRequest modules for Onity.Unity; com.unity.ugui for
+# Onity.Unity.UGUI). The player build of Onity.Unity below is compiled without them (and without
+# ENABLE_PROFILER, as a release player): the guarded code must compile out cleanly.
+MODULE_DEFINES="-define:ONITY_ASSETBUNDLE_SUPPORT;ONITY_PHYSICS_SUPPORT;ONITY_WEBREQUEST_SUPPORT"
+UGUI_DEFINES="-define:ONITY_UGUI_SUPPORT"
 
 echo "== stand-ins"
 "${MCS[@]}" -target:library -out:"$OUT/UnityEngine.dll" -recurse:'tests/unity/StandIn/UnityEngine/*.cs'
 "${MCS[@]}" -target:library -r:"$OUT/UnityEngine.dll" -out:"$OUT/UnityEditor.dll" -recurse:'tests/unity/StandIn/UnityEditor/*.cs'
+"${MCS[@]}" -target:library -r:"$OUT/UnityEngine.dll" -out:"$OUT/UnityEngine.UI.dll" -recurse:'tests/unity/StandIn/UnityEngine.UI/*.cs'
 
 echo "== package assemblies (asmdef boundaries)"
 mkdir -p "$OUT/asm"
 # Onity.Runtime: noEngineReferences, so compiled without UnityEngine (Runtime/Unity is its own asmdef).
 RUNTIME_SRC=$(find bindings/Runtime -name '*.cs' -not -path 'bindings/Runtime/Unity/*' | sort)
 "${MCS[@]}" -target:library $PLAYER_DEFINES -out:"$OUT/asm/Onity.Runtime.dll" $RUNTIME_SRC
-UNITY_SRC=$(find bindings/Runtime/Unity -name '*.cs' | sort)
-"${MCS[@]}" -target:library $EDITOR_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEditor.dll" -r:"$OUT/asm/Onity.Runtime.dll" \
+# Onity.Unity: Runtime/Unity without its UGUI folder (its own asmdef, Onity.Unity.UGUI).
+UNITY_SRC=$(find bindings/Runtime/Unity -name '*.cs' -not -path 'bindings/Runtime/Unity/UGUI/*' | sort)
+UGUI_SRC=$( (find bindings/Runtime/Unity/UGUI -name '*.cs' 2>/dev/null || true) | sort)
+"${MCS[@]}" -target:library $EDITOR_DEFINES $MODULE_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEditor.dll" -r:"$OUT/asm/Onity.Runtime.dll" \
     -out:"$OUT/asm/Onity.Unity.dll" $UNITY_SRC
-# Player build of Onity.Unity: no UNITY_EDITOR, no UnityEditor reference.
+if [ -n "$UGUI_SRC" ]; then
+    "${MCS[@]}" -target:library $EDITOR_DEFINES $UGUI_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEngine.UI.dll" -r:"$OUT/asm/Onity.Runtime.dll" \
+        -r:"$OUT/asm/Onity.Unity.dll" -out:"$OUT/asm/Onity.Unity.UGUI.dll" $UGUI_SRC
+fi
+# Player build of Onity.Unity: no UNITY_EDITOR, no UnityEditor reference, no optional module.
+mkdir -p "$OUT/asm/player"
 "${MCS[@]}" -target:library $PLAYER_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/asm/Onity.Runtime.dll" \
-    -out:"$OUT/asm/Onity.Unity.Player.dll" $UNITY_SRC
+    -out:"$OUT/asm/player/Onity.Unity.dll" $UNITY_SRC
 "${MCS[@]}" -target:library $EDITOR_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEditor.dll" -r:"$OUT/asm/Onity.Runtime.dll" \
     -r:"$OUT/asm/Onity.Unity.dll" -out:"$OUT/asm/Onity.Editor.dll" $(find bindings/Editor -name '*.cs' | sort)
 
 echo "== test program (package + sample + Samples~ + tests)"
 SAMPLE_SRC=$( (find unity-sample/Assets -name '*.cs' 2>/dev/null || true) | sort)
 PKG_SAMPLES=$( (find 'bindings/Samples~' -name '*.cs' 2>/dev/null || true) | sort)
-"${MCS[@]}" -debug -out:"$OUT/OnityUnityTests.exe" $EDITOR_DEFINES \
-    -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEditor.dll" \
+"${MCS[@]}" -debug -out:"$OUT/OnityUnityTests.exe" $EDITOR_DEFINES $MODULE_DEFINES $UGUI_DEFINES \
+    -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEditor.dll" -r:"$OUT/UnityEngine.UI.dll" \
     $(find bindings/Runtime bindings/Editor -name '*.cs' | sort) $SAMPLE_SRC $PKG_SAMPLES \
     -define:ONITY_UNITY_TESTS tests/shared/*.cs tests/unity/*.cs tests/unity/Tests/*.cs
 

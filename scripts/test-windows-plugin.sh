@@ -13,7 +13,7 @@ IMPLIB="$TGT/x86_64-pc-windows-gnu/release/libonity.dll.a"
 OUT="$TGT/windows-dll-test"
 [ -f "$DLL" ] && [ -f "$IMPLIB" ] || { echo "build it first: scripts/build-plugins.sh windows-x86_64" >&2; exit 2; }
 if ! command -v wine64 >/dev/null 2>&1 && ! command -v wine >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wine64 >/dev/null; fi
+    if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wine64 >/dev/null; fi
 fi
 WINE="$(command -v wine64 || command -v wine || true)"
 [ -n "$WINE" ] || { echo "wine64 missing: apt-get install wine64" >&2; exit 2; }

@@ -22,7 +22,9 @@ namespace Onity
     /// context through a <c>DynamicMethod</c>, is not compiled there (Reflection.Emit throws
     /// under AOT), so each suspension pays for <c>FastCapture</c> (allocation-free on a thread
     /// with nothing to flow). If the members were stripped anyway, flow falls back to the public
-    /// <c>ExecutionContext.Capture</c>, which allocates (OnityPlayerLoop warns at startup).</summary>
+    /// <c>ExecutionContext.Capture</c>/<c>Run</c>: same semantics, but every suspension allocates a
+    /// context (72 bytes on Mono's class library), whatever the thread holds (OnityPlayerLoop warns
+    /// at startup).</summary>
     internal static class FlowSwitch
     {
         internal static bool enabled = true;
@@ -177,6 +179,11 @@ namespace Onity
 
         static OnityContextFlow()
         {
+#if ONITY_TEST_HOOKS
+            // Tests only: behave as in a player whose managed code stripping removed the
+            // ExecutionContext/Thread internals bound below (the public fallback path).
+            if (Environment.GetEnvironmentVariable("ONITY_TEST_STRIPPED_EXECUTION_CONTEXT") == "1") return;
+#endif
 #if !ENABLE_IL2CPP
             nothingToFlow = BindNothingToFlow();
             nothingToFlowLooksInside = nothingToFlow != null;

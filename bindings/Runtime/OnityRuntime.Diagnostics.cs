@@ -55,7 +55,7 @@ namespace Onity
 
         static string[] poolNames;
 
-        /// <summary>The native name of a pool (<c>onity_pool_name</c>: "Tasks", "WaitRecords", ...),
+        /// <summary>The native name of a pool (<c>onity_pool_name</c>: "tasks", "wait_records", ...),
         /// read once and cached; "invalid" for values out of range.</summary>
         public static string PoolName(OnityPool pool)
         {

@@ -55,7 +55,11 @@ namespace Onity
             try
             {
                 posted.RunPending();
-                Check(OnityNativeCalls.onity_batch_tick(rt, batch, (uint)timing), "Tick");
+                var obs = tickObserver;
+                if (obs != null) obs.BatchBegin(timing);
+                var st = OnityNativeCalls.onity_batch_tick(rt, batch, (uint)timing);
+                if (obs != null) obs.BatchEnd(timing);
+                Check(st, "Tick");
                 int t = (int)timing & 15;
                 var rc = runs;
                 rc[t]++;

@@ -1,3 +1,5 @@
+using System;
+
 namespace Onity.Tests
 {
     /// <summary>The binding's test program: every [Test] of this assembly (framework in
@@ -6,6 +8,8 @@ namespace Onity.Tests
     {
         public static int Main(string[] args)
         {
+            // A child process of ContextFlowTests (it needs a fresh OnityContextFlow type initializer).
+            if (Array.IndexOf(args, "--stripped-context-scenario") >= 0) return ContextFlowTests.StrippedScenario();
             return TestRunner.Run(args, null, TestHost.Cleanup);
         }
     }

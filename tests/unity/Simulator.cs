@@ -88,6 +88,10 @@ namespace Onity.UnityTests
             Time.s_realtime = 0;
             Debug.Clear();
             StandInGui.Drawn.Clear();
+            StandInAsync.Reset();
+            PendingMessages.Clear();
+            global::Unity.Profiling.StandInProfiler.Samples.Clear();
+            global::Unity.Profiling.StandInProfiler.Record = false;
             FrameTime = 1f / 60f;
             ExtraRealtimeNextFrame = 0;
             fixedAccumulator = 0;
@@ -101,6 +105,7 @@ namespace Onity.UnityTests
             EditorSettings.enterPlayModeOptions = EnterPlayModeOptions.DisableDomainReload | EnterPlayModeOptions.DisableSceneReload;
             DomainReloads = 0;
             InitCalls.Clear();
+            EditorApplication.delayCall = null;
         }
 
         /// <summary>Enter Play Mode Options as the project sets them: domain reload on (the default)
@@ -126,6 +131,7 @@ namespace Onity.UnityTests
         {
             if (InPlayMode) throw new InvalidOperationException("already in Play Mode");
             StandInScene.OnComponentAdded = OnComponentAdded;
+            StandInScene.OnEnabledChanged = OnEnabledChanged;
             Time.Reset();
             fixedAccumulator = 0;
             EditorApplication.RaisePlayModeStateChanged(PlayModeStateChange.ExitingEditMode);
@@ -219,11 +225,13 @@ namespace Onity.UnityTests
         /// <summary>The editor's update in Edit Mode: runs what was posted to the main context.</summary>
         public static void RunEditorUpdate()
         {
+            EditorApplication.CallDelayFunctions();
             MainContext.Pump();
         }
 
         public static void RunFrame()
         {
+            EditorApplication.CallDelayFunctions(); // the editor's tick (Play Mode too): delayCall
             MainContext.Pump(); // Unity runs the context's posts once per frame
             var loop = PlayerLoop.Peek();
             if (loop.subSystemList == null) return;
@@ -270,6 +278,11 @@ namespace Onity.UnityTests
         static void Native(Type t)
         {
             if (t == typeof(PL.TimeUpdate.WaitForLastPresentationAndUpdateTime)) AdvanceTime();
+            else if (t == typeof(PL.EarlyUpdate.UnityWebRequestUpdate)) StandInAsync.Run(StandInAsync.Stage.WebRequest);
+            else if (t == typeof(PL.EarlyUpdate.UpdateAsyncReadbackManager)) StandInAsync.Run(StandInAsync.Stage.GpuReadback);
+            else if (t == typeof(PL.EarlyUpdate.UpdatePreloading)) StandInAsync.Run(StandInAsync.Stage.Preloading);
+            else if (t == typeof(PL.FixedUpdate.PhysicsFixedUpdate)) DeliverMessages(MessageTime.Physics);
+            else if (t == typeof(PL.PostLateUpdate.UpdateAllRenderers)) DeliverMessages(MessageTime.Rendering);
             else if (t == typeof(PL.EarlyUpdate.ScriptRunDelayedStartupFrame)) StartPending();
             else if (t == typeof(PL.FixedUpdate.ScriptRunBehaviourFixedUpdate)) SendToAll("FixedUpdate");
             else if (t == typeof(PL.Update.ScriptRunBehaviourUpdate)) SendToAll("Update");
@@ -296,6 +309,50 @@ namespace Onity.UnityTests
 
         // ---- MonoBehaviour messages --------------------------------------------------------
 
+        public enum MessageTime { Physics, Rendering }
+
+        struct PendingMessage
+        {
+            public MessageTime When;
+            public GameObject Target;
+            public string Name;
+            public Type ArgType;
+            public object Arg;
+        }
+
+        static readonly List<PendingMessage> PendingMessages = new List<PendingMessage>();
+
+        /// <summary>Queues a message for every MonoBehaviour of <paramref name="target"/>, sent
+        /// where the engine sends it: physics messages (OnTriggerEnter, OnCollisionEnter) in the
+        /// next fixed step's PhysicsFixedUpdate, rendering ones (OnBecameVisible) in the next
+        /// PostLateUpdate.UpdateAllRenderers.</summary>
+        public static void QueueMessage(MessageTime when, GameObject target, string name, Type argType = null, object arg = null)
+        {
+            PendingMessages.Add(new PendingMessage { When = when, Target = target, Name = name, ArgType = argType, Arg = arg });
+        }
+
+        static void DeliverMessages(MessageTime when)
+        {
+            var due = PendingMessages.Where(m => m.When == when).ToList();
+            PendingMessages.RemoveAll(m => m.When == when);
+            foreach (var m in due)
+            {
+                if (!m.Target) continue;
+                foreach (var c in m.Target.m_Components.ToList())
+                {
+                    var mb = c as MonoBehaviour;
+                    if (mb != null && !mb.m_Destroyed) Send(mb, m.Name, m.ArgType, m.Arg);
+                }
+            }
+        }
+
+        static void OnEnabledChanged(Behaviour b)
+        {
+            var mb = b as MonoBehaviour;
+            if (mb == null || !InPlayMode || mb.m_Destroyed) return;
+            Send(mb, mb.enabled ? "OnEnable" : "OnDisable");
+        }
+
         static void OnComponentAdded(Component c)
         {
             var mb = c as MonoBehaviour;
@@ -320,13 +377,15 @@ namespace Onity.UnityTests
                 if (mb.m_Started && !mb.m_Destroyed && mb.enabled) Send(mb, message);
         }
 
-        static void Send(MonoBehaviour mb, string message)
+        static void Send(MonoBehaviour mb, string message, Type argType = null, object arg = null)
         {
+            var types = argType == null ? Type.EmptyTypes : new[] { argType };
+            var args = argType == null ? null : new[] { arg };
             for (var t = mb.GetType(); t != null && t != typeof(MonoBehaviour); t = t.BaseType)
             {
-                var m = t.GetMethod(message, BindingFlags.Instance | BindingFlags.Public | BindingFlags.NonPublic | BindingFlags.DeclaredOnly, null, Type.EmptyTypes, null);
+                var m = t.GetMethod(message, BindingFlags.Instance | BindingFlags.Public | BindingFlags.NonPublic | BindingFlags.DeclaredOnly, null, types, null);
                 if (m == null) continue;
-                try { m.Invoke(mb, null); }
+                try { m.Invoke(mb, args); }
                 catch (TargetInvocationException e) { Debug.LogException(e.InnerException); }
                 return;
             }

@@ -53,7 +53,7 @@ namespace Onity.Unity
 #elif UNITY_IOS
                 return "Plugins/iOS/libonity.a (linked statically)";
 #elif UNITY_ANDROID
-                return "Plugins/Android/arm64-v8a/libonity.so (not in the release package: link it from Plugins~/Android/arm64-v8a/libonity.a with the Android NDK, see the package README; the player must target ARM64)";
+                return "Plugins/Android/arm64-v8a/libonity.so, which for Android is in no package: link it from the package's Plugins~/Android/arm64-v8a/libonity.a with the Android NDK and put it, with Plugins~/Android/arm64-v8a/libonity.so.meta, under Assets/ (Plugins~/README.md); the player must target ARM64";
 #elif UNITY_WEBGL
                 return "none: WebGL is not supported (no WebGL build of libonity exists; see the package README)";
 #else
@@ -92,8 +92,8 @@ namespace Onity.Unity
         {
             return "Onity: the native library for " + Platform + " " + what + ". Expected in the com.onity.native package: "
                 + PluginFile + ", with its .meta enabling " + Platform + ". "
-                + "Install the release tarball com.onity.native-<version>.tgz (Package Manager > + > Add package from tarball...), which ships every plugin "
-                + "with its import settings, or build them from the repository with scripts/build-plugins.sh (a git URL install has no binaries). "
+                + "Install the release tarball com.onity.native-<version>.tgz (Package Manager > + > Add package from tarball...), which ships the editor, desktop "
+                + "and iOS plugins with their import settings, or build them from the repository with scripts/build-plugins.sh (a git URL install has no binaries). "
                 + "Restart the editor after adding or replacing a native plugin. Onity is not running: every Onity await fails until then. ("
                 + e.GetType().Name + ": " + e.Message + ")";
         }

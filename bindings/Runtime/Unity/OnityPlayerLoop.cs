@@ -126,9 +126,6 @@ namespace Onity.Unity
 #if ENABLE_IL2CPP
         static bool flowWarningLogged;  // once per domain
 #endif
-#if UNITY_EDITOR
-        static bool domainLoadInit; // [InitializeOnLoadMethod] initialised (or tried to) in Play Mode
-#endif
 
         /// <summary>The timings <see cref="Initialize()"/> injects. Set it before Play Mode starts
         /// (e.g. from an <c>[InitializeOnLoad]</c> editor script or a
@@ -169,34 +166,13 @@ namespace Onity.Unity
         {
             lastFrame = 0;
             lastUnityFrame = -1;
-#if UNITY_EDITOR
-            // Entering Play Mode with domain reload (the editor's default) the editor runs the
-            // [InitializeOnLoadMethod]s with isPlaying already true, so OnEditorDomainLoaded has just
-            // created this entry's runtime (or logged why it cannot): keep it (AfterAssembliesLoaded
-            // re-injects into the same runtime), instead of destroying it and creating a second one,
-            // and do not log the same load error twice. With domain reload disabled (as UniTask
-            // decides it, from EditorSettings.enterPlayModeOptions) nothing ran for this entry:
-            // whatever exists is left from the previous session.
-            bool thisEntry = domainLoadInit && !DomainReloadDisabled;
-            domainLoadInit = false;
-            if (thisEntry && (IsInitialized || loadErrorLogged)) return;
-#endif
+            // Nothing of this entry exists yet, with domain reload or without: the runtime is
+            // created at AfterAssembliesLoaded, after the game's SubsystemRegistration methods
+            // (which may set SubmitCapacity or DefaultTimings and hook RuntimeCreated), in the
+            // editor as in players (OnEditorDomainLoaded only schedules a start for later).
             loadErrorLogged = false;
             if (runtime != null || injected != OnityLoopTimings.None) Shutdown();
         }
-
-#if UNITY_EDITOR
-        /// <summary>True when Project Settings > Editor > Enter Play Mode Options disables the
-        /// domain reload (static state then survives from one Play Mode session to the next).</summary>
-        public static bool DomainReloadDisabled
-        {
-            get
-            {
-                return EditorSettings.enterPlayModeOptionsEnabled
-                    && (EditorSettings.enterPlayModeOptions & EnterPlayModeOptions.DisableDomainReload) != 0;
-            }
-        }
-#endif
 
         [RuntimeInitializeOnLoadMethod(RuntimeInitializeLoadType.AfterAssembliesLoaded)]
         static void OnAfterAssembliesLoaded()
@@ -217,15 +193,23 @@ namespace Onity.Unity
 
 #if UNITY_EDITOR
         // "Recompile And Continue Playing": the domain reloads in Play Mode (Shutdown ran at
-        // beforeAssemblyReload) and Unity does not run [RuntimeInitializeOnLoadMethod]s again.
-        // Entering Play Mode with domain reload this runs too (isPlaying is already true), before
-        // SubsystemRegistration, which then keeps what it made (see OnSubsystemRegistration).
+        // beforeAssemblyReload) and Unity does not run [RuntimeInitializeOnLoadMethod]s again, so
+        // Onity starts at the editor's next tick. Entering Play Mode with domain reload this runs
+        // too (with isPlaying already true), before the [RuntimeInitializeOnLoadMethod]s: starting
+        // here would create the runtime before the game's SubsystemRegistration methods (and
+        // SubsystemRegistration would replace it); deferred, it finds the entry's runtime made at
+        // AfterAssembliesLoaded and does nothing. One runtime per entry either way.
         [InitializeOnLoadMethod]
         static void OnEditorDomainLoaded()
         {
             if (!EditorApplication.isPlaying || IsInitialized) return;
-            Initialize(DefaultTimings);
-            domainLoadInit = true;
+            EditorApplication.delayCall -= StartAfterDomainReload;
+            EditorApplication.delayCall += StartAfterDomainReload;
+        }
+
+        static void StartAfterDomainReload()
+        {
+            if (EditorApplication.isPlaying && !IsInitialized) Initialize(DefaultTimings);
         }
 #endif
 
@@ -271,9 +255,6 @@ namespace Onity.Unity
             runtime = null;
             lastFrame = 0;
             lastUnityFrame = -1;
-#if UNITY_EDITOR
-            domainLoadInit = false;
-#endif
             if (rt != null && !rt.IsDisposed)
             {
                 try
@@ -397,12 +378,14 @@ namespace Onity.Unity
             {
                 var rt = runtime;
                 if (rt == null || rt.IsDisposed) return;
+                bool marked = OnityProfiler.BeginTick(timing);
                 try
                 {
                     if (lazyBegin && Time.frameCount != lastUnityFrame) BeginFrame(rt);
                     rt.Tick(timing);
                 }
                 catch (Exception e) { Debug.LogException(e); }
+                OnityProfiler.EndTick(timing, marked);
             }
         }
 
@@ -426,7 +409,10 @@ namespace Onity.Unity
             // The frame-begin system runs at the start of Initialization, where Time holds the new
             // frame's values (never inside a fixed step).
             lastUnityFrame = Time.frameCount;
-            rt.BeginFrame(f, Time.deltaTime, Time.unscaledDeltaTime, Time.realtimeSinceStartupAsDouble);
+            bool marked = OnityProfiler.BeginFrame();
+            try { rt.BeginFrame(f, Time.deltaTime, Time.unscaledDeltaTime, Time.realtimeSinceStartupAsDouble); }
+            finally { OnityProfiler.EndFrame(marked); }
+            OnityProfiler.PublishCounters(rt);
         }
 
         // ---- lifetime ---------------------------------------------------------------------
@@ -450,11 +436,12 @@ namespace Onity.Unity
             {
                 flowWarningLogged = true;
                 Debug.LogWarning("Onity: ExecutionContext's internal FastCapture/Run were stripped from this player: context flow "
-                    + "falls back to ExecutionContext.Capture, which allocates at every suspension that has a context to flow. "
+                    + "falls back to the public ExecutionContext.Capture, which allocates at every suspension. "
                     + "Keep the package's linker settings (Onity.Editor's OnityLinkerProcessor) or set OnityContextFlow.Enabled = false.");
             }
 #endif
             runtime = new OnityRuntime(SubmitCapacity);
+            OnityProfiler.Attach(runtime);
             // Unity's main-thread context: completions made on worker threads after the runtime is
             // gone (Play Mode ended) still resume on the main thread, not on the worker.
             var sc = System.Threading.SynchronizationContext.Current;

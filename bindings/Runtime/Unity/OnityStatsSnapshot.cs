@@ -25,12 +25,9 @@ namespace Onity.Unity
     /// (the runtime's owner); reuse one instance to avoid per-frame garbage for the lists.</summary>
     public sealed class OnityStatsSnapshot
     {
-        public static readonly string[] PoolNames =
-        {
-            "Tasks", "CancelSources", "WaitRecords", "WhenAny16", "WhenAny32", "WhenAnyLarge", "WhenAll16", "WhenAll32", "WhenAllLarge",
-        };
-
-        public static readonly string[] WaitKindNames = { "Yield", "NextFrame", "DelayFrame", "Delay" };
+        /// <summary>The names of the native wait kinds (the generated <see cref="OnityWaitKind"/>'s),
+        /// indexed by kind.</summary>
+        public static readonly string[] WaitKindNames = Enum.GetNames(typeof(OnityWaitKind));
 
         public bool Valid;
         public ulong Frame;
@@ -55,25 +52,18 @@ namespace Onity.Unity
             Frame = runtime.Frame;
             Native = runtime.GetNativeStats();
             Managed = runtime.GetManagedStats();
-            int n = (int)Math.Min(Native.pool_count, (uint)PoolNames.Length);
-            for (int i = 0; i < n; i++) Pools.Add(new OnityPoolRow { Name = PoolNames[i], Stats = Pool(ref Native, i) });
+            int n = (int)Math.Min(Native.pool_count, OnityNative.ONITY_POOL_COUNT);
+            for (int i = 0; i < n; i++) Pools.Add(new OnityPoolRow { Name = OnityRuntime.PoolName((OnityPool)i), Stats = Native.Get_pools(i) });
             scratch.Clear();
             LiveTaskCount = runtime.GetPendingWaits(scratch);
             for (int i = 0; i < scratch.Count && i < MaxLiveTasks; i++) LiveTasks.Add(scratch[i]);
             scratch.Clear();
         }
 
-        /// <summary>Pending waits of one kind (0 Yield, 1 NextFrame, 2 DelayFrame, 3 Delay).</summary>
+        /// <summary>Pending waits of one kind (an <see cref="OnityWaitKind"/> value); 0 out of range.</summary>
         public ulong PendingWaits(int kind)
         {
-            switch (kind)
-            {
-                case 0: return Native.waits_0.pending;
-                case 1: return Native.waits_1.pending;
-                case 2: return Native.waits_2.pending;
-                case 3: return Native.waits_3.pending;
-                default: return 0;
-            }
+            return (uint)kind < OnityNative.ONITY_WAIT_KIND_COUNT ? Native.Get_waits(kind).pending : 0;
         }
 
         /// <summary>Sum of <c>live</c> over every native pool.</summary>
@@ -87,23 +77,6 @@ namespace Onity.Unity
             }
         }
 
-        public static OnityPoolStats Pool(ref OnityStats s, int index)
-        {
-            switch (index)
-            {
-                case 0: return s.pools_0;
-                case 1: return s.pools_1;
-                case 2: return s.pools_2;
-                case 3: return s.pools_3;
-                case 4: return s.pools_4;
-                case 5: return s.pools_5;
-                case 6: return s.pools_6;
-                case 7: return s.pools_7;
-                case 8: return s.pools_8;
-                default: throw new ArgumentOutOfRangeException("index");
-            }
-        }
-
         /// <summary>A short multi-line summary for overlays and logs.</summary>
         public string Summary()
         {
@@ -113,7 +86,8 @@ namespace Onity.Unity
               .Append("  native live tasks ").Append(Native.live_tasks)
               .Append("  pending waits ").Append(Managed.PendingWaits).Append('\n');
             sb.Append("waits: ");
-            for (int k = 0; k < 4; k++) sb.Append(WaitKindNames[k]).Append(' ').Append(PendingWaits(k)).Append(k < 3 ? ", " : "\n");
+            int kinds = WaitKindNames.Length;
+            for (int k = 0; k < kinds; k++) sb.Append(WaitKindNames[k]).Append(' ').Append(PendingWaits(k)).Append(k < kinds - 1 ? ", " : "\n");
             for (int i = 0; i < Pools.Count && i < 3; i++) sb.Append(Pools[i].ToString()).Append('\n');
             sb.Append("runners live ").Append(Managed.RunnersLive).Append("  crossings ").Append(Managed.Crossings);
             return sb.ToString();

@@ -489,6 +489,7 @@ namespace Onity.Bench
                     FrameScenario(kind, n, frames, n == 4096 && kind != "delayframe");
                 }
             }
+            if (on("asyncop")) AsyncOperationScenarios(); // AsyncOperationBench.cs
             if (on("completed")) CompletedScenarios();
             if (on("manual")) ManualSourceScenario();
             if (on("cycle")) BuilderCycleScenario();

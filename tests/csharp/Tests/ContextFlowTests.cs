@@ -133,6 +133,76 @@ namespace Onity.Tests
         }
 #endif
 
+        /// <summary>A player whose code stripping removed the ExecutionContext internals
+        /// (OnityLinkerProcessor's link.xml not applied): flow takes the public
+        /// ExecutionContext.Capture/Run, with the same semantics. Run in a child process
+        /// (ONITY_TEST_STRIPPED_EXECUTION_CONTEXT=1 makes the binding skip what stripping removes),
+        /// in the Mono build and in the ENABLE_IL2CPP build.</summary>
+        [Test]
+        public void StrippedExecutionContextInternals_PublicFallbackFlowsTheSame()
+        {
+            var psi = new System.Diagnostics.ProcessStartInfo("mono", "--debug \"" + typeof(ContextFlowTests).Assembly.Location + "\" --stripped-context-scenario")
+            {
+                UseShellExecute = false,
+                RedirectStandardOutput = true,
+            };
+            psi.EnvironmentVariables["ONITY_TEST_STRIPPED_EXECUTION_CONTEXT"] = "1";
+            string output;
+            using (var p = System.Diagnostics.Process.Start(psi))
+            {
+                output = p.StandardOutput.ReadToEnd();
+                p.WaitForExit();
+                Assert.Equal(0, p.ExitCode, "child exit code; output:\n" + output);
+            }
+            Func<string, string> value = key =>
+            {
+                foreach (var line in output.Split('\n'))
+                    if (line.StartsWith(key + "=")) return line.Substring(key.Length + 1).TrimEnd('\r');
+                throw new AssertionException("no " + key + " in the child's output:\n" + output);
+            };
+            Assert.Equal("False", value("fastCapture"), "internals not bound (as stripped)");
+            Assert.Equal("False", value("emitChecks"), "no Reflection.Emit checks either");
+            Assert.Equal("mine", value("asyncLocal"), "AsyncLocal value flows across the await");
+            Assert.Equal("lcc", value("logical"), "logical call context value flows");
+            Assert.Equal("host", value("flowOff"), "the global switch still turns flow off");
+            Assert.Equal("mine", value("afterMany"), "still flows after 100 suspensions");
+            Assert.Equal("0", value("unobserved"), "nothing failed");
+        }
+
+        /// <summary>The child side of the test above.</summary>
+        internal static int StrippedScenario()
+        {
+            Console.WriteLine("fastCapture=" + OnityContextFlow.UsesFastCapture);
+            Console.WriteLine("emitChecks=" + (OnityContextFlow.UsesEmptyContextCheck || OnityContextFlow.UsesNothingToFlowCheck));
+            string local = null, logical = null, off = null, worker = null;
+            int unobserved = 0;
+            FreshThread.Run(() =>
+            {
+                using (var h = new TestHost())
+                {
+                    local = RunScenario(h);
+                    logical = LogicalValueAfterAwait(h);
+                    // 100 suspensions in a row (each captures and runs its own context once).
+                    var t = NextFrames(100);
+                    for (int f = 0; f < 102; f++) h.RunFrame(OnityTiming.Update);
+                    t.GetAwaiter().GetResult();
+                    worker = RunScenario(h);
+                    unobserved = h.Unobserved.Count;
+                }
+                using (var h = new TestHost())
+                {
+                    OnityContextFlow.Enabled = false;
+                    off = RunScenario(h);
+                }
+            }, withSyncContext: true);
+            Console.WriteLine("asyncLocal=" + local);
+            Console.WriteLine("logical=" + logical);
+            Console.WriteLine("flowOff=" + off);
+            Console.WriteLine("afterMany=" + worker);
+            Console.WriteLine("unobserved=" + unobserved);
+            return 0;
+        }
+
         [Test]
         public void InternalFastCaptureIsBound()
         {

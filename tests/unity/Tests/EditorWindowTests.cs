@@ -47,7 +47,7 @@ namespace Onity.UnityTests
             var text = string.Join("\n", StandInGui.Drawn);
             Assert.Contains("Frame: 3", text, "frame row");
             Assert.Contains("Native pools", text, "pool header");
-            Assert.Contains("WaitRecords: live 6", text, "wait-record pool live count");
+            Assert.Contains("wait_records: live 6", text, "wait-record pool live count");
             Assert.Contains("DelayFrame: 5", text, "pending DelayFrame waits");
             Assert.Contains("Delay: 1", text, "pending Delay waits");
             Assert.Contains("Live tasks (6)", text, "live task count");

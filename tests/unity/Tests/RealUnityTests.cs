@@ -128,7 +128,7 @@ namespace Onity.UnityTests
         // ---- gap 7: one runtime per Play Mode entry, domain reload on or off ---------------------
 
         [Test]
-        public void Gap7_DomainReloadOn_InitializeOnLoadRuntimeIsKept_OneRuntimePerEntry()
+        public void Gap7_DomainReloadOnOrOff_OneRuntimePerEntry()
         {
             int created = 0;
             Action<OnityRuntime> onCreated = _ => created++;
@@ -179,6 +179,39 @@ namespace Onity.UnityTests
             Assert.True(stale.IsDisposed, "the previous session's runtime is destroyed");
             Assert.True(!ReferenceEquals(stale, OnityPlayerLoop.Runtime) && OnityPlayerLoop.IsInitialized, "a new one runs");
             Assert.Equal(15, Sim.CountOnitySystems(), "one set of systems");
+        }
+
+        /// <summary>Game code that configures Onity from a SubsystemRegistration method (as
+        /// <c>OnityPlayerLoop.DefaultTimings</c>' docs suggest) must see the same thing whether or not
+        /// the entry reloads the domain, and the same as in a player: the entry's runtime created
+        /// after it, with its settings, and announced to its <c>RuntimeCreated</c> handler.</summary>
+        [Test]
+        public void Gap7_SettingsAndHandlersFromSubsystemRegistration_ApplyToTheEntrysRuntime_ReloadOnOrOff()
+        {
+            Sim.InitNamespaces.Add("UserSubsystemHooks");
+            int capacity = OnityPlayerLoop.SubmitCapacity;
+            try
+            {
+                foreach (bool reload in new[] { true, false, true })
+                {
+                    string c = reload ? "domain reload on" : "domain reload off";
+                    Sim.SetDomainReload(reload);
+                    UserSubsystemHooks.GameSetup.Created.Clear();
+                    Sim.EnterPlayMode();
+                    Sim.RunFrames(2);
+                    Assert.Equal(1, UserSubsystemHooks.GameSetup.Created.Count, c + ": RuntimeCreated raised once for a handler added at SubsystemRegistration");
+                    Assert.True(ReferenceEquals(UserSubsystemHooks.GameSetup.Created[0], OnityPlayerLoop.Runtime), c + ": for the runtime that runs");
+                    Assert.Equal(4096, UserSubsystemHooks.GameSetup.CapacityAtCreation, c + ": created after SubsystemRegistration set SubmitCapacity");
+                    Assert.Equal(OnityLoopTimings.Minimum, OnityPlayerLoop.InjectedTimings, c + ": DefaultTimings set at SubsystemRegistration injected");
+                    Assert.Equal(0, Debug.Exceptions.Count + Debug.Errors.Count, c + ": nothing logged");
+                    Sim.ExitPlayMode();
+                }
+            }
+            finally
+            {
+                UserSubsystemHooks.GameSetup.Unhook();
+                OnityPlayerLoop.SubmitCapacity = capacity;
+            }
         }
 
         // ---- gap 9: the stand-in throws and returns what Unity does ------------------------------
@@ -242,5 +275,38 @@ namespace Onity.UnityTests
             var pf = (ObsoleteAttribute)typeof(PL.EarlyUpdate).GetNestedType("ProfilerStartFrame").GetCustomAttributes(typeof(ObsoleteAttribute), false).Single();
             Assert.True(pf.IsError, "EarlyUpdate.ProfilerStartFrame is [Obsolete(error)] as in Unity");
         }
+    }
+}
+
+namespace UserSubsystemHooks
+{
+    using System.Collections.Generic;
+    using Onity;
+    using Onity.Unity;
+    using UnityEngine;
+
+    /// <summary>A game's Onity setup in a SubsystemRegistration method (run by the simulation only
+    /// when a test adds this namespace to Sim.InitNamespaces).</summary>
+    public static class GameSetup
+    {
+        public static readonly List<OnityRuntime> Created = new List<OnityRuntime>();
+        public static int CapacityAtCreation;
+
+        [RuntimeInitializeOnLoadMethod(RuntimeInitializeLoadType.SubsystemRegistration)]
+        static void Configure()
+        {
+            OnityPlayerLoop.SubmitCapacity = 4096;
+            OnityPlayerLoop.DefaultTimings = OnityLoopTimings.Minimum;
+            OnityPlayerLoop.RuntimeCreated -= OnCreated;
+            OnityPlayerLoop.RuntimeCreated += OnCreated;
+        }
+
+        static void OnCreated(OnityRuntime rt)
+        {
+            Created.Add(rt);
+            CapacityAtCreation = OnityPlayerLoop.SubmitCapacity;
+        }
+
+        public static void Unhook() { OnityPlayerLoop.RuntimeCreated -= OnCreated; }
     }
 }

@@ -54,7 +54,7 @@ namespace Onity.UnityTests
             var overlay = UnityEngine.StandInScene.Behaviours.OfType<OnityOverlay>().Single();
             Assert.Contains("tasks started", overlay.LastText, "overlay text");
             Assert.Contains(" ms", overlay.LastText, "overlay frame time");
-            Assert.Contains("WaitRecords", overlay.LastText, "overlay pool stats");
+            Assert.Contains("wait_records", overlay.LastText, "overlay pool stats");
             Assert.True(StandInGui.Drawn.Any(s => s.Contains("Onity frame")), "overlay drew");
 
             var rt = OnityPlayerLoop.Runtime;

@@ -20,9 +20,22 @@ namespace UnityEditor
     {
         internal static bool s_isPlaying;
 
+        public delegate void CallbackFunction();
+
+        // A field, as in Unity: "called once after all inspectors update" (the next editor tick).
+        public static CallbackFunction delayCall;
+
         public static event Action<PlayModeStateChange> playModeStateChanged;
 
         public static bool isPlaying { get { return s_isPlaying; } set { s_isPlaying = value; } }
+
+        // Unity's Internal_CallDelayFunctions (Editor/Mono/EditorApplication.cs), once per editor tick.
+        internal static void CallDelayFunctions()
+        {
+            CallbackFunction delay = delayCall;
+            delayCall = null;
+            if (delay != null) delay();
+        }
 
         internal static void RaisePlayModeStateChanged(PlayModeStateChange state)
         {

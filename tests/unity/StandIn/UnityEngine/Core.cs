@@ -199,7 +199,16 @@ namespace UnityEngine
     {
         bool m_Enabled = true;
 
-        public bool enabled { get { return m_Enabled; } set { m_Enabled = value; } }
+        public bool enabled
+        {
+            get { return m_Enabled; }
+            set
+            {
+                if (m_Enabled == value) return;
+                m_Enabled = value;
+                StandInScene.EnabledChanged(this); // Unity sends OnEnable / OnDisable at once
+            }
+        }
         public bool isActiveAndEnabled { get { return m_Enabled && !m_Destroyed; } }
     }
 
@@ -273,6 +282,12 @@ namespace UnityEngine
         internal static readonly List<MonoBehaviour> Behaviours = new List<MonoBehaviour>();
         internal static readonly List<Object> PendingDestroy = new List<Object>();
         internal static Action<Component> OnComponentAdded; // the simulator sends Awake/OnEnable
+        internal static Action<Behaviour> OnEnabledChanged;  // the simulator sends OnEnable/OnDisable
+
+        internal static void EnabledChanged(Behaviour b)
+        {
+            if (OnEnabledChanged != null) OnEnabledChanged(b);
+        }
 
         internal static void Register(GameObject go) { Objects.Add(go); }
 

@@ -35,6 +35,8 @@ namespace UnityEngine.PlayerLoop
         public struct ProfilerStartFrame {}
         public struct UnityWebRequestUpdate {}
         public struct ExecuteMainThreadJobs {}
+        public struct UpdateAsyncReadbackManager {}
+        public struct UpdatePreloading {}
         public struct UpdateInputManager {}
         public struct ScriptRunDelayedStartupFrame {}
         public struct PerformanceAnalyticsUpdate {}
@@ -209,6 +211,7 @@ namespace UnityEngine.LowLevel
                     Phase(typeof(UnityEngine.PlayerLoop.EarlyUpdate),
                         typeof(UnityEngine.PlayerLoop.EarlyUpdate.PollPlayerConnection),
                         typeof(UnityEngine.PlayerLoop.EarlyUpdate.UnityWebRequestUpdate), typeof(UnityEngine.PlayerLoop.EarlyUpdate.ExecuteMainThreadJobs),
+                        typeof(UnityEngine.PlayerLoop.EarlyUpdate.UpdateAsyncReadbackManager), typeof(UnityEngine.PlayerLoop.EarlyUpdate.UpdatePreloading),
                         typeof(UnityEngine.PlayerLoop.EarlyUpdate.UpdateInputManager), typeof(UnityEngine.PlayerLoop.EarlyUpdate.ScriptRunDelayedStartupFrame),
                         typeof(UnityEngine.PlayerLoop.EarlyUpdate.PerformanceAnalyticsUpdate)),
                     Phase(typeof(UnityEngine.PlayerLoop.FixedUpdate),

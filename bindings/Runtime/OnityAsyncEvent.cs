@@ -1,0 +1,348 @@
+using System;
+using System.Threading;
+
+namespace Onity
+{
+    /// <summary>What receives an <see cref="OnityAsyncEvent{T}"/>'s values (the one-shot waiter
+    /// and the stream enumerator).</summary>
+    internal interface IOnityEventSubscriber<T>
+    {
+        /// <summary>The subscription's stamp (0 while not subscribed): a dispatch delivers only to
+        /// the subscription it snapshotted, not to a later one of the same object.</summary>
+        uint Stamp { get; set; }
+        void OnNext(T value);
+        void OnEnd();
+    }
+
+    /// <summary>An event raised on the owner thread and awaited, once with
+    /// <see cref="NextAsync"/> or as a stream (<see cref="IOnityAsyncEnumerable{T}"/>): the
+    /// engine-agnostic core of the package's awaitable events (uGUI events, UnityEvents,
+    /// MonoBehaviour message triggers), usable for any event of your own.
+    /// <list type="bullet">
+    /// <item><see cref="Raise"/> delivers the value to every waiter and stream subscribed when it
+    /// started, in subscription order; a waiter or stream subscribed during the delivery (from a
+    /// continuation) receives the next value, not this one.</item>
+    /// <item>Streams are pulled: a value raised while a stream's consumer is not awaiting
+    /// <c>MoveNextAsync</c> is not kept for it (as UniTask's event streams).</item>
+    /// <item><see cref="Complete"/> ends it: pending waiters are canceled, streams end
+    /// (<c>MoveNextAsync</c> returns false); later waits are canceled at once.</item>
+    /// <item>A cancellation token is observed at the next run of Update after it is canceled (polled
+    /// on the player loop, like every frame wait: no registration, nothing allocated).</item>
+    /// <item>After warm-up <see cref="NextAsync"/> and every delivery allocate nothing (waiters
+    /// are pooled); <see cref="GetAsyncEnumerator"/> allocates its enumerator (about 100 B).</item>
+    /// </list>
+    /// Owner thread only (the thread of <see cref="OnityRuntime.Current"/>; any one thread when no
+    /// runtime exists).</summary>
+    public sealed class OnityAsyncEvent<T> : IOnityAsyncEnumerable<T>
+    {
+        struct Entry
+        {
+            public IOnityEventSubscriber<T> sub;
+            public uint stamp;
+        }
+
+        Entry[] subs = new Entry[4];
+        int count;
+        Entry[][] buffers = new Entry[2][]; // one snapshot buffer per nesting level of Raise
+        int depth;
+        // One stamp sequence for every event of this T (owner thread): a pooled waiter released
+        // during a delivery and subscribed to another event gets a stamp no snapshot holds.
+        static uint nextStamp;
+        bool completed;
+        readonly Action onFirstSubscriber, onLastUnsubscribed;
+
+        /// <summary>An event.</summary>
+        public OnityAsyncEvent() { }
+
+        /// <summary>An event that tells when it gains its first subscriber
+        /// (<paramref name="onFirstSubscriber"/>: subscribe to the underlying source) and loses its
+        /// last one (<paramref name="onLastUnsubscribed"/>: unsubscribe), so that a source is
+        /// listened to only while someone waits. Both run on the owner thread.</summary>
+        public OnityAsyncEvent(Action onFirstSubscriber, Action onLastUnsubscribed)
+        {
+            this.onFirstSubscriber = onFirstSubscriber;
+            this.onLastUnsubscribed = onLastUnsubscribed;
+        }
+
+        /// <summary>True once <see cref="Complete"/> was called.</summary>
+        public bool IsCompleted { get { return completed; } }
+
+        /// <summary>Waiters and streams subscribed now.</summary>
+        public int SubscriberCount { get { return count; } }
+
+        /// <summary>Delivers <paramref name="value"/> to the current waiters and streams (nothing
+        /// after <see cref="Complete"/>). An exception thrown by a continuation goes to
+        /// <see cref="OnityTask.UnobservedTaskException"/> and the delivery goes on.</summary>
+        public void Raise(T value)
+        {
+            CheckThread();
+            if (completed || count == 0) return;
+            Dispatch(value, false);
+        }
+
+        /// <summary>Ends the event: pending waiters complete canceled, streams end. Idempotent.</summary>
+        public void Complete()
+        {
+            CheckThread();
+            if (completed) return;
+            completed = true;
+            if (count != 0) Dispatch(default(T), true);
+        }
+
+        /// <summary>Completes with the next raised value; canceled when
+        /// <paramref name="cancellationToken"/> is canceled (at the next run of Update) or the
+        /// event completes (at once). Pooled: nothing allocated after warm-up.</summary>
+        public OnityTask<T> NextAsync(CancellationToken cancellationToken = default(CancellationToken))
+        {
+            CheckThread();
+            if (cancellationToken.IsCancellationRequested) return OnityTask.FromCanceled<T>(cancellationToken);
+            if (completed) return OnityTask.FromCanceled<T>();
+            return Waiter.Start(this, cancellationToken);
+        }
+
+        /// <summary>A stream of the raised values from now on, until the event completes
+        /// (<c>MoveNextAsync</c> returns false), <paramref name="cancellationToken"/> is canceled
+        /// (it throws <see cref="OperationCanceledException"/>) or the enumerator is disposed.</summary>
+        public IOnityAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
+        {
+            CheckThread();
+            return new Enumerator(this, cancellationToken);
+        }
+
+        static void CheckThread()
+        {
+            var r = OnityRuntime.Current;
+            if (r != null && !r.IsOwnerThread)
+                throw new InvalidOperationException("Onity: an OnityAsyncEvent is raised and awaited on the runtime's owner thread (the main thread); this is thread " + Thread.CurrentThread.ManagedThreadId + ".");
+        }
+
+        internal void Subscribe(IOnityEventSubscriber<T> s)
+        {
+            if (count == subs.Length) Array.Resize(ref subs, count * 2);
+            unchecked { if (++nextStamp == 0) nextStamp = 1; }
+            subs[count].sub = s;
+            subs[count].stamp = nextStamp;
+            s.Stamp = nextStamp;
+            count++;
+            if (count == 1 && onFirstSubscriber != null) onFirstSubscriber();
+        }
+
+        internal void Unsubscribe(IOnityEventSubscriber<T> s)
+        {
+            uint stamp = s.Stamp;
+            if (stamp == 0) return;
+            s.Stamp = 0;
+            for (int i = 0; i < count; i++)
+            {
+                if (subs[i].stamp != stamp || !ReferenceEquals(subs[i].sub, s)) continue;
+                // Ordered removal: deliveries keep subscription order.
+                Array.Copy(subs, i + 1, subs, i, count - i - 1);
+                count--;
+                subs[count] = default(Entry);
+                if (count == 0 && onLastUnsubscribed != null) onLastUnsubscribed();
+                return;
+            }
+        }
+
+        void Dispatch(T value, bool end)
+        {
+            int n = count;
+            if (depth == buffers.Length) Array.Resize(ref buffers, depth * 2);
+            var buf = buffers[depth];
+            if (buf == null || buf.Length < n) buf = buffers[depth] = new Entry[Math.Max(n, 4) * 2];
+            Array.Copy(subs, buf, n);
+            if (end)
+            {
+                // Every subscription ends here; later subscriptions are refused (completed).
+                Array.Clear(subs, 0, count);
+                count = 0;
+                if (onLastUnsubscribed != null) onLastUnsubscribed();
+            }
+            depth++;
+            try
+            {
+                for (int i = 0; i < n; i++)
+                {
+                    var e = buf[i];
+                    buf[i].sub = null;
+                    try
+                    {
+                        if (end)
+                        {
+                            if (e.sub.Stamp != e.stamp) continue;
+                            e.sub.Stamp = 0;
+                            e.sub.OnEnd();
+                        }
+                        else if (e.sub.Stamp == e.stamp) e.sub.OnNext(value);
+                    }
+                    catch (Exception ex) { OnityTask.PublishUnobserved(ex); }
+                }
+            }
+            finally { depth--; }
+        }
+
+        /// <summary>A one-shot wait (pooled): subscribed until the next value, the event's end,
+        /// or its token's cancellation, which it polls on the player loop.</summary>
+        sealed class Waiter : OnityLoopSource<T>, IOnityEventSubscriber<T>
+        {
+            static readonly OnityObjectPool<Waiter> pool = new OnityObjectPool<Waiter>(1024);
+            OnityAsyncEvent<T> ev;
+            CancellationToken ct;
+            bool waiting;
+
+            public uint Stamp { get; set; }
+
+            internal static OnityTask<T> Start(OnityAsyncEvent<T> ev, CancellationToken ct)
+            {
+                if (ct.CanBeCanceled) OnityRuntime.Require().CheckOwner("awaiting an event with a cancellation token");
+                var w = pool.TryRent() ?? new Waiter();
+                w.ev = ev;
+                w.ct = ct;
+                w.waiting = true;
+                var task = w.Task;
+                ev.Subscribe(w);
+                if (ct.CanBeCanceled) w.StartLoop(OnityTiming.Update);
+                return task;
+            }
+
+            void Finish()
+            {
+                waiting = false;
+                ev.Unsubscribe(this);
+            }
+
+            public void OnNext(T value)
+            {
+                Finish();
+                TrySetResult(value);
+            }
+
+            public void OnEnd()
+            {
+                Finish();
+                TrySetCanceled();
+            }
+
+            protected override bool MoveNext()
+            {
+                if (!waiting) return false;
+                if (!ct.IsCancellationRequested) return true;
+                Finish();
+                TrySetCanceled(ct);
+                return false;
+            }
+
+            protected override void OnLoopCanceled()
+            {
+                if (!waiting) return;
+                Finish();
+                TrySetCanceled();
+            }
+
+            protected override void Release()
+            {
+                ev = null;
+                ct = default(CancellationToken);
+                pool.Return(this);
+            }
+        }
+
+        /// <summary>A stream's enumerator: subscribed from creation to its end; each
+        /// <c>MoveNextAsync</c> waits for the next value (a reusable source, versioned).</summary>
+        sealed class Enumerator : OnityLoopItem, IOnityAsyncEnumerator<T>, IOnityTaskSource<bool>, IOnityEventSubscriber<T>
+        {
+            readonly OnityAsyncEvent<T> ev;
+            readonly CancellationToken ct;
+            OnityCompletionSourceCore<bool> core;
+            T current;
+            bool pending, ended, disposed;
+
+            public uint Stamp { get; set; }
+
+            internal Enumerator(OnityAsyncEvent<T> ev, CancellationToken ct)
+            {
+                this.ev = ev;
+                this.ct = ct;
+                if (ev.completed) ended = true;
+                else ev.Subscribe(this);
+            }
+
+            public T Current { get { return current; } }
+
+            public OnityTask<bool> MoveNextAsync()
+            {
+                if (disposed) throw new ObjectDisposedException("IOnityAsyncEnumerator", "Onity: MoveNextAsync after DisposeAsync.");
+                if (pending) throw new InvalidOperationException("Onity: MoveNextAsync called while the previous MoveNextAsync is pending; await it first.");
+                if (ended) return new OnityTask<bool>(false);
+                if (ct.IsCancellationRequested)
+                {
+                    End();
+                    return OnityTask.FromCanceled<bool>(ct);
+                }
+                if (ct.CanBeCanceled && !LoopActive) StartLoop(OnityTiming.Update);
+                core.Reset();
+                pending = true;
+                return new OnityTask<bool>(this, core.Version);
+            }
+
+            void End()
+            {
+                ended = true;
+                ev.Unsubscribe(this);
+            }
+
+            public void OnNext(T value)
+            {
+                if (!pending) return; // pulled stream: nobody is waiting for this value
+                current = value;
+                pending = false;
+                core.TrySetResult(true);
+            }
+
+            public void OnEnd()
+            {
+                ended = true;
+                if (!pending) return;
+                pending = false;
+                core.TrySetResult(false);
+            }
+
+            protected override bool MoveNext()
+            {
+                if (!pending) return false;
+                if (!ct.IsCancellationRequested) return true;
+                pending = false;
+                End();
+                core.TrySetCanceled(ct);
+                return false;
+            }
+
+            protected override void OnLoopCanceled()
+            {
+                if (!pending) return;
+                pending = false;
+                End();
+                core.TrySetCanceled();
+            }
+
+            public OnityTask DisposeAsync()
+            {
+                if (disposed) return OnityTask.CompletedTask;
+                CheckThread();
+                disposed = true;
+                End();
+                if (pending)
+                {
+                    pending = false;
+                    core.TrySetCanceled();
+                }
+                return OnityTask.CompletedTask;
+            }
+
+            public OnityTaskStatus GetStatus(long token) { return core.GetStatus(token); }
+            public void OnCompleted(Action continuation, long token) { core.OnCompleted(continuation, token); }
+            void IOnityTaskSource.GetResult(long token) { GetResult(token); }
+            public bool GetResult(long token) { return core.GetResult(token); }
+        }
+    }
+}

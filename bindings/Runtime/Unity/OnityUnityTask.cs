@@ -1,0 +1,40 @@
+// UnityAction wrappers for async handlers (UniTask's UniTask.UnityAction): the Unity counterpart of
+// OnityTask.Action, in this assembly because the engine-free Onity.Runtime cannot name UnityAction.
+#if UNITY_5_3_OR_NEWER || ONITY_UNITY_STANDIN
+using System;
+using System.Threading;
+using UnityEngine.Events;
+
+namespace Onity
+{
+    public static class OnityUnityTask
+    {
+        /// <summary>A <see cref="UnityAction"/> that starts <paramref name="asyncAction"/> each time
+        /// it is invoked and observes its task (<see cref="OnityTask.Void(Func{OnityTask})"/>: a
+        /// failure goes to <c>Debug.LogException</c> through
+        /// <see cref="OnityTask.UnobservedTaskException"/>), for
+        /// <c>button.onClick.AddListener(OnityUnityTask.UnityAction(OnClickAsync))</c> instead of an
+        /// <c>async void</c> lambda. Allocates the delegate once.</summary>
+        public static UnityAction UnityAction(Func<OnityTask> asyncAction)
+        {
+            if (asyncAction == null) throw new ArgumentNullException("asyncAction");
+            return () => OnityTask.Void(asyncAction);
+        }
+
+        /// <summary>As <see cref="UnityAction(Func{OnityTask})"/>, passing <paramref name="cancellationToken"/>.</summary>
+        public static UnityAction UnityAction(Func<CancellationToken, OnityTask> asyncAction, CancellationToken cancellationToken)
+        {
+            if (asyncAction == null) throw new ArgumentNullException("asyncAction");
+            return () => OnityTask.Void(asyncAction, cancellationToken);
+        }
+
+        /// <summary>A <see cref="UnityAction{T0}"/> (a UnityEvent&lt;T0&gt; listener) that starts
+        /// <paramref name="asyncAction"/> with the event's argument.</summary>
+        public static UnityAction<T> UnityAction<T>(Func<T, OnityTask> asyncAction)
+        {
+            if (asyncAction == null) throw new ArgumentNullException("asyncAction");
+            return arg => OnityTask.Void(asyncAction, arg);
+        }
+    }
+}
+#endif

@@ -1,0 +1,58 @@
+// The failure of an awaited UnityWebRequest (UniTask's UnityWebRequestException). The
+// UnityWebRequest module (com.unity.modules.unitywebrequest) can be disabled in a project: the
+// asmdef's versionDefines sets ONITY_WEBREQUEST_SUPPORT when it is present.
+#if (UNITY_5_3_OR_NEWER || ONITY_UNITY_STANDIN) && ONITY_WEBREQUEST_SUPPORT
+using System;
+using UnityEngine.Networking;
+
+namespace Onity
+{
+    /// <summary>Thrown by an awaited <see cref="UnityWebRequestAsyncOperation"/> whose request ended
+    /// with <see cref="UnityWebRequest.Result.ConnectionError"/>,
+    /// <see cref="UnityWebRequest.Result.ProtocolError"/> or
+    /// <see cref="UnityWebRequest.Result.DataProcessingError"/>: catch it to read the request's
+    /// outcome. An aborted request (cancellation) throws <see cref="OperationCanceledException"/>
+    /// instead.</summary>
+    public class OnityWebRequestException : Exception
+    {
+        /// <summary>The request (not disposed by Onity: dispose it yourself, e.g. with <c>using</c>).</summary>
+        public UnityWebRequest UnityWebRequest { get; private set; }
+        public UnityWebRequest.Result Result { get; private set; }
+        /// <summary><c>UnityWebRequest.error</c> at the failure.</summary>
+        public string Error { get; private set; }
+        /// <summary>The body when the request used a <see cref="DownloadHandlerBuffer"/> (an error
+        /// page, a JSON error), else null.</summary>
+        public string Text { get; private set; }
+        public long ResponseCode { get; private set; }
+
+        public OnityWebRequestException(UnityWebRequest unityWebRequest)
+            : base(Describe(unityWebRequest))
+        {
+            UnityWebRequest = unityWebRequest;
+            Result = unityWebRequest.result;
+            Error = unityWebRequest.error;
+            ResponseCode = unityWebRequest.responseCode;
+            Text = BodyOf(unityWebRequest);
+        }
+
+        static string BodyOf(UnityWebRequest request)
+        {
+            var buffer = request.downloadHandler as DownloadHandlerBuffer;
+            return buffer != null ? buffer.text : null;
+        }
+
+        static string Describe(UnityWebRequest request)
+        {
+            if (request == null) throw new ArgumentNullException("unityWebRequest");
+            var text = BodyOf(request);
+            return request.error + (string.IsNullOrEmpty(text) ? "" : Environment.NewLine + text);
+        }
+
+        internal static bool IsError(UnityWebRequest request)
+        {
+            var r = request.result;
+            return r == UnityWebRequest.Result.ConnectionError || r == UnityWebRequest.Result.ProtocolError || r == UnityWebRequest.Result.DataProcessingError;
+        }
+    }
+}
+#endif

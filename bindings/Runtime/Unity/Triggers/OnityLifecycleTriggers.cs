@@ -1,0 +1,56 @@
+// Lifecycle message triggers: OnDestroy, OnEnable, OnDisable, OnBecameVisible.
+#if UNITY_5_3_OR_NEWER || ONITY_UNITY_STANDIN
+using System.Threading;
+using UnityEngine;
+
+namespace Onity.Triggers
+{
+    /// <summary>OnDestroy as an awaitable. <see cref="OnDestroyAsync"/> completes (successfully)
+    /// when the GameObject is destroyed, at once if it already was; as a stream it yields once,
+    /// then ends.</summary>
+    public sealed class OnityDestroyTrigger : OnityTriggerBase<AsyncUnit>
+    {
+        bool called;
+
+        /// <summary>Completes when this GameObject is destroyed; canceled when
+        /// <paramref name="cancellationToken"/> is canceled first (at the next run of Update).</summary>
+        public OnityTask OnDestroyAsync(CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (called) return OnityTask.CompletedTask;
+            return NextAsync(cancellationToken);
+        }
+
+        protected override void OnDestroy()
+        {
+            if (called) return;
+            called = true;
+            RaiseEvent(default(AsyncUnit));
+            base.OnDestroy();
+        }
+    }
+
+    /// <summary>OnEnable as an awaitable (the component is enabled, or its GameObject activated).</summary>
+    public sealed class OnityEnableTrigger : OnityTriggerBase<AsyncUnit>
+    {
+        void OnEnable() { RaiseEvent(default(AsyncUnit)); }
+
+        public OnityTask OnEnableAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+    }
+
+    /// <summary>OnDisable as an awaitable (also sent before OnDestroy).</summary>
+    public sealed class OnityDisableTrigger : OnityTriggerBase<AsyncUnit>
+    {
+        void OnDisable() { RaiseEvent(default(AsyncUnit)); }
+
+        public OnityTask OnDisableAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+    }
+
+    /// <summary>OnBecameVisible (a renderer of the GameObject became visible to a camera) as an awaitable.</summary>
+    public sealed class OnityBecameVisibleTrigger : OnityTriggerBase<AsyncUnit>
+    {
+        void OnBecameVisible() { RaiseEvent(default(AsyncUnit)); }
+
+        public OnityTask OnBecameVisibleAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+    }
+}
+#endif

@@ -1,0 +1,64 @@
+// MonoBehaviour messages as awaitables: a trigger component on the GameObject receives the message
+// and raises it to its waiters and streams (UniTask's AsyncTriggers).
+#if UNITY_5_3_OR_NEWER || ONITY_UNITY_STANDIN
+using System.Threading;
+using UnityEngine;
+
+namespace Onity.Triggers
+{
+    /// <summary>The base of the message triggers: an <see cref="OnityAsyncEvent{T}"/> raised by the
+    /// message, awaited once (<see cref="NextAsync"/>) or as a stream (this trigger is an
+    /// <see cref="IOnityAsyncEnumerable{T}"/>). When the trigger is destroyed (with its GameObject)
+    /// its waits are canceled and its streams end, at once. Get one with the
+    /// <c>GetOnity...Trigger()</c> extensions of <see cref="OnityTriggerExtensions"/> (added to the
+    /// GameObject on first use). After the first wait nothing is allocated per wait or message; a
+    /// stream allocates its enumerator. Main thread.</summary>
+    public abstract class OnityTriggerBase<T> : MonoBehaviour, IOnityAsyncEnumerable<T>
+    {
+        OnityAsyncEvent<T> ev;
+        bool destroyed;
+
+        OnityAsyncEvent<T> Event
+        {
+            get
+            {
+                if (ev == null)
+                {
+                    ev = new OnityAsyncEvent<T>();
+                    if (destroyed) ev.Complete();
+                }
+                return ev;
+            }
+        }
+
+        /// <summary>True once the trigger (its GameObject) was destroyed.</summary>
+        public bool IsDestroyed { get { return destroyed; } }
+
+        /// <summary>Raises the message's value (from the message method).</summary>
+        protected void RaiseEvent(T value)
+        {
+            if (ev != null) ev.Raise(value);
+        }
+
+        /// <summary>The next message; canceled when <paramref name="cancellationToken"/> is canceled
+        /// (at the next run of Update) or the trigger is destroyed (at once).</summary>
+        protected OnityTask<T> NextAsync(CancellationToken cancellationToken)
+        {
+            return Event.NextAsync(cancellationToken);
+        }
+
+        /// <summary>The messages as a stream, until the trigger is destroyed.</summary>
+        public IOnityAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return Event.GetAsyncEnumerator(cancellationToken);
+        }
+
+        protected virtual void OnDestroy()
+        {
+            if (destroyed) return;
+            destroyed = true;
+            if (ev != null) ev.Complete();
+        }
+    }
+}
+#endif

@@ -1,0 +1,41 @@
+// GetOnity...Trigger(): the trigger component of a GameObject, added on first use.
+#if UNITY_5_3_OR_NEWER || ONITY_UNITY_STANDIN
+using System;
+using System.Threading;
+using UnityEngine;
+
+namespace Onity.Triggers
+{
+    public static class OnityTriggerExtensions
+    {
+        static T GetOrAdd<T>(GameObject gameObject) where T : Component
+        {
+            if (gameObject == null) throw new ArgumentNullException("gameObject");
+            var t = gameObject.GetComponent<T>();
+            return t != null ? t : gameObject.AddComponent<T>();
+        }
+
+        public static OnityDestroyTrigger GetOnityDestroyTrigger(this GameObject gameObject) { return GetOrAdd<OnityDestroyTrigger>(gameObject); }
+        public static OnityDestroyTrigger GetOnityDestroyTrigger(this Component component) { return GetOrAdd<OnityDestroyTrigger>(component.gameObject); }
+        public static OnityEnableTrigger GetOnityEnableTrigger(this GameObject gameObject) { return GetOrAdd<OnityEnableTrigger>(gameObject); }
+        public static OnityEnableTrigger GetOnityEnableTrigger(this Component component) { return GetOrAdd<OnityEnableTrigger>(component.gameObject); }
+        public static OnityDisableTrigger GetOnityDisableTrigger(this GameObject gameObject) { return GetOrAdd<OnityDisableTrigger>(gameObject); }
+        public static OnityDisableTrigger GetOnityDisableTrigger(this Component component) { return GetOrAdd<OnityDisableTrigger>(component.gameObject); }
+        public static OnityBecameVisibleTrigger GetOnityBecameVisibleTrigger(this GameObject gameObject) { return GetOrAdd<OnityBecameVisibleTrigger>(gameObject); }
+        public static OnityBecameVisibleTrigger GetOnityBecameVisibleTrigger(this Component component) { return GetOrAdd<OnityBecameVisibleTrigger>(component.gameObject); }
+#if ONITY_PHYSICS_SUPPORT
+        public static OnityTriggerEnterTrigger GetOnityTriggerEnterTrigger(this GameObject gameObject) { return GetOrAdd<OnityTriggerEnterTrigger>(gameObject); }
+        public static OnityTriggerEnterTrigger GetOnityTriggerEnterTrigger(this Component component) { return GetOrAdd<OnityTriggerEnterTrigger>(component.gameObject); }
+        public static OnityCollisionEnterTrigger GetOnityCollisionEnterTrigger(this GameObject gameObject) { return GetOrAdd<OnityCollisionEnterTrigger>(gameObject); }
+        public static OnityCollisionEnterTrigger GetOnityCollisionEnterTrigger(this Component component) { return GetOrAdd<OnityCollisionEnterTrigger>(component.gameObject); }
+#endif
+
+        /// <summary>Completes when <paramref name="component"/>'s GameObject is destroyed
+        /// (<c>GetOnityDestroyTrigger().OnDestroyAsync()</c>).</summary>
+        public static OnityTask OnDestroyAsync(this Component component, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return component.GetOnityDestroyTrigger().OnDestroyAsync(cancellationToken);
+        }
+    }
+}
+#endif

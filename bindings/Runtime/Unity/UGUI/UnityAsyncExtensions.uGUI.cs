@@ -1,0 +1,65 @@
+// uGUI events as awaitables, once and as streams. uGUI is a package (com.unity.ugui, assembly
+// UnityEngine.UI): this file is its own assembly, Onity.Unity.UGUI, compiled only when the package
+// is installed (defineConstraints ONITY_UGUI_SUPPORT, set by the asmdef's versionDefines).
+#if (UNITY_5_3_OR_NEWER || ONITY_UNITY_STANDIN) && ONITY_UGUI_SUPPORT
+using System.Threading;
+using UnityEngine.UI;
+
+namespace Onity
+{
+    /// <summary>Awaiting uGUI events. Each control's event gets one listener, kept until the control
+    /// is destroyed and shared by every wait and stream on it: after the first, a wait allocates
+    /// nothing. A wait completes at the next invocation; it is canceled at once when the control is
+    /// destroyed (its <c>destroyCancellationToken</c>), or at the next run of Update after
+    /// <c>cancellationToken</c> is canceled. A stream ends (<c>MoveNextAsync</c> returns false) when
+    /// the control is destroyed; it is pulled (an invocation while its consumer is busy is not kept
+    /// for it). Owner thread (the main thread).</summary>
+    public static class OnityUGuiExtensions
+    {
+        /// <summary>The next click.</summary>
+        public static OnityTask OnClickAsync(this Button button, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return button.onClick.OnInvokeAsync(button, cancellationToken);
+        }
+
+        /// <summary>The clicks, as a stream.</summary>
+        public static IOnityAsyncEnumerable<AsyncUnit> OnClickAsAsyncEnumerable(this Button button)
+        {
+            return button.onClick.OnInvokeAsAsyncEnumerable(button);
+        }
+
+        /// <summary>The next value change (the new value).</summary>
+        public static OnityTask<bool> OnValueChangedAsync(this Toggle toggle, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return toggle.onValueChanged.OnInvokeAsync(toggle, cancellationToken);
+        }
+
+        public static IOnityAsyncEnumerable<bool> OnValueChangedAsAsyncEnumerable(this Toggle toggle)
+        {
+            return toggle.onValueChanged.OnInvokeAsAsyncEnumerable(toggle);
+        }
+
+        /// <summary>The next value change (the new value).</summary>
+        public static OnityTask<float> OnValueChangedAsync(this Slider slider, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return slider.onValueChanged.OnInvokeAsync(slider, cancellationToken);
+        }
+
+        public static IOnityAsyncEnumerable<float> OnValueChangedAsAsyncEnumerable(this Slider slider)
+        {
+            return slider.onValueChanged.OnInvokeAsAsyncEnumerable(slider);
+        }
+
+        /// <summary>The next end of editing (the text).</summary>
+        public static OnityTask<string> OnEndEditAsync(this InputField inputField, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return inputField.onEndEdit.OnInvokeAsync(inputField, cancellationToken);
+        }
+
+        public static IOnityAsyncEnumerable<string> OnEndEditAsAsyncEnumerable(this InputField inputField)
+        {
+            return inputField.onEndEdit.OnInvokeAsAsyncEnumerable(inputField);
+        }
+    }
+}
+#endif

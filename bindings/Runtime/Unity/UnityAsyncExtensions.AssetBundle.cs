@@ -1,0 +1,61 @@
+// AssetBundleCreateRequest as an awaitable (see UnityAsyncExtensions.AsyncOperation.cs for the
+// two forms; an AssetBundleRequest is a ResourceRequest and is awaited as one). The AssetBundle module
+// (com.unity.modules.assetbundle) can be disabled in a project: the asmdef's versionDefines sets
+// ONITY_ASSETBUNDLE_SUPPORT when it is present.
+#if (UNITY_5_3_OR_NEWER || ONITY_UNITY_STANDIN) && ONITY_ASSETBUNDLE_SUPPORT
+using System;
+using System.Runtime.CompilerServices;
+using System.Threading;
+using UnityEngine;
+
+namespace Onity
+{
+    public static partial class OnityUnityAsyncExtensions
+    {
+        // AssetBundleRequest derives from ResourceRequest (its virtual GetResult gives the bundle's
+        // asset): the ResourceRequest forms (await, ToOnityTask, WithCancellation) serve it.
+
+        // ---- AssetBundleCreateRequest --------------------------------------------------
+
+        /// <summary><c>await request</c>: the loaded bundle, from the <c>completed</c> event.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public static AssetBundleCreateRequestAwaiter GetAwaiter(this AssetBundleCreateRequest asyncOperation)
+        {
+            if (asyncOperation == null) ThrowNullOperation();
+            return new AssetBundleCreateRequestAwaiter(asyncOperation);
+        }
+
+        public static OnityTask<AssetBundle> WithCancellation(this AssetBundleCreateRequest asyncOperation, CancellationToken cancellationToken)
+        {
+            return ToOnityTask(asyncOperation, null, OnityTiming.Update, cancellationToken);
+        }
+
+        /// <summary>Polled on the player loop, with the loaded bundle.</summary>
+        public static OnityTask<AssetBundle> ToOnityTask(this AssetBundleCreateRequest asyncOperation, IProgress<float> progress = null, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (asyncOperation == null) throw new ArgumentNullException("asyncOperation");
+            if (cancellationToken.IsCancellationRequested) return OnityTask.FromCanceled<AssetBundle>(cancellationToken);
+            if (asyncOperation.isDone) return new OnityTask<AssetBundle>(asyncOperation.assetBundle);
+            return AssetBundleCreateRequestSource.Start(asyncOperation, progress, timing, cancellationToken);
+        }
+
+        public struct AssetBundleCreateRequestAwaiter : ICriticalNotifyCompletion
+        {
+            readonly AssetBundleCreateRequest op;
+
+            [MethodImpl(MethodImplOptions.AggressiveInlining)]
+            public AssetBundleCreateRequestAwaiter(AssetBundleCreateRequest asyncOperation) { op = asyncOperation; }
+
+            public bool IsCompleted { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return op.isDone; } }
+            public AssetBundle GetResult() { return op.assetBundle; }
+            public void OnCompleted(Action continuation) { UnsafeOnCompleted(continuation); }
+            public void UnsafeOnCompleted(Action continuation) { op.completed += OnityCompletedCallback.Rent(continuation); }
+        }
+
+        sealed class AssetBundleCreateRequestSource : OnityAsyncOperationSource<AssetBundleCreateRequestSource, AssetBundle>
+        {
+            protected override AssetBundle Result() { return ((AssetBundleCreateRequest)Operation).assetBundle; }
+        }
+    }
+}
+#endif

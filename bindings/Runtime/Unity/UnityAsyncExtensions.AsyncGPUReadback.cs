@@ -1,0 +1,91 @@
+// AsyncGPUReadbackRequest as an awaitable (a struct without a completion event: always polled on
+// the player loop). Unity updates pending requests in EarlyUpdate and keeps a finished request's
+// data for that frame only: poll it on a timing that runs before the next frame's EarlyUpdate
+// (Update, the default, does).
+#if UNITY_5_3_OR_NEWER || ONITY_UNITY_STANDIN
+using System;
+using System.Threading;
+using UnityEngine.Rendering;
+
+namespace Onity
+{
+    public static partial class OnityUnityAsyncExtensions
+    {
+        /// <summary><c>await request</c>: <see cref="ToOnityTask(AsyncGPUReadbackRequest, OnityTiming, CancellationToken)"/> on Update.</summary>
+        public static OnityTask<AsyncGPUReadbackRequest>.Awaiter GetAwaiter(this AsyncGPUReadbackRequest asyncOperation)
+        {
+            return ToOnityTask(asyncOperation).GetAwaiter();
+        }
+
+        public static OnityTask<AsyncGPUReadbackRequest> WithCancellation(this AsyncGPUReadbackRequest asyncOperation, CancellationToken cancellationToken)
+        {
+            return ToOnityTask(asyncOperation, OnityTiming.Update, cancellationToken);
+        }
+
+        /// <summary>The request once <c>done</c> (read its data in the continuation), polled at each
+        /// run of <paramref name="timing"/>; faults with <see cref="InvalidOperationException"/> when
+        /// <c>hasError</c> (a failed request, or one whose data was already disposed); canceled at
+        /// the first run after <paramref name="cancellationToken"/> is canceled. Owner thread.</summary>
+        public static OnityTask<AsyncGPUReadbackRequest> ToOnityTask(this AsyncGPUReadbackRequest asyncOperation, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (cancellationToken.IsCancellationRequested) return OnityTask.FromCanceled<AsyncGPUReadbackRequest>(cancellationToken);
+            if (asyncOperation.hasError) return OnityTask.FromException<AsyncGPUReadbackRequest>(GpuReadbackSource.Error());
+            if (asyncOperation.done) return new OnityTask<AsyncGPUReadbackRequest>(asyncOperation);
+            return GpuReadbackSource.Start(asyncOperation, timing, cancellationToken);
+        }
+
+        sealed class GpuReadbackSource : OnityLoopSource<AsyncGPUReadbackRequest>
+        {
+            static readonly OnityObjectPool<GpuReadbackSource> pool = new OnityObjectPool<GpuReadbackSource>(256);
+            AsyncGPUReadbackRequest request;
+            CancellationToken ct;
+
+            internal static Exception Error()
+            {
+                return new InvalidOperationException("Onity: AsyncGPUReadbackRequest.hasError is true (the readback failed, or its data was already disposed: Unity keeps it for the frame it completes in).");
+            }
+
+            internal static OnityTask<AsyncGPUReadbackRequest> Start(AsyncGPUReadbackRequest request, OnityTiming timing, CancellationToken ct)
+            {
+                var s = pool.TryRent() ?? new GpuReadbackSource();
+                s.request = request;
+                s.ct = ct;
+                var task = s.Task;
+                try { s.StartLoop(timing); }
+                catch
+                {
+                    s.Release();
+                    throw;
+                }
+                return task;
+            }
+
+            protected override bool MoveNext()
+            {
+                if (ct.IsCancellationRequested)
+                {
+                    TrySetCanceled(ct);
+                    return false;
+                }
+                if (request.hasError)
+                {
+                    TrySetException(Error());
+                    return false;
+                }
+                if (!request.done) return true;
+                TrySetResult(request);
+                return false;
+            }
+
+            protected override void OnLoopCanceled() { TrySetCanceled(); }
+
+            protected override void Release()
+            {
+                request = default(AsyncGPUReadbackRequest);
+                ct = default(CancellationToken);
+                pool.Return(this);
+            }
+        }
+    }
+}
+#endif

@@ -1,0 +1,223 @@
+// Unity async operations as awaitables: AsyncOperation (SceneManager.LoadSceneAsync, ...) and
+// ResourceRequest (Resources.LoadAsync; also AssetBundleRequest, which derives from it). Two forms, as UniTask's:
+//   await op                       -> the op's completed event (Unity raises it on the main thread,
+//                                     from the native system that finished it): no runtime needed,
+//                                     a pooled callback, nothing allocated after warm-up;
+//   op.ToOnityTask(progress, timing, ct) / op.WithCancellation(ct)
+//                                  -> polled on the player loop (isDone, progress, the token) at
+//                                     each run of the timing: a pooled OnityLoopSource.
+#if UNITY_5_3_OR_NEWER || ONITY_UNITY_STANDIN
+using System;
+using System.Runtime.CompilerServices;
+using System.Threading;
+using UnityEngine;
+
+namespace Onity
+{
+    /// <summary>Awaiting Unity's async operations (see the file's header for the two forms).</summary>
+    public static partial class OnityUnityAsyncExtensions
+    {
+        static void ThrowNullOperation() { throw new ArgumentNullException("asyncOperation"); }
+
+        // ---- AsyncOperation ------------------------------------------------------------
+
+        /// <summary><c>await op</c>: resumes from the op's <c>completed</c> event (at once when it is
+        /// already done).</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public static AsyncOperationAwaiter GetAwaiter(this AsyncOperation asyncOperation)
+        {
+            if (asyncOperation == null) ThrowNullOperation();
+            return new AsyncOperationAwaiter(asyncOperation);
+        }
+
+        /// <summary><see cref="ToOnityTask(AsyncOperation, IProgress{float}, OnityTiming, CancellationToken)"/> with a token only.</summary>
+        public static OnityTask WithCancellation(this AsyncOperation asyncOperation, CancellationToken cancellationToken)
+        {
+            return ToOnityTask(asyncOperation, null, OnityTiming.Update, cancellationToken);
+        }
+
+        /// <summary>A task polled at each run of <paramref name="timing"/> from the next one on:
+        /// <paramref name="progress"/> receives <c>op.progress</c> at each run, the task completes
+        /// at the first run where <c>op.isDone</c>, or is canceled at the first run after
+        /// <paramref name="cancellationToken"/> is canceled (the operation itself goes on: Unity
+        /// cannot stop it), or when the runtime is disposed. An operation already done, or a
+        /// token already canceled, completes at once. Owner thread.</summary>
+        public static OnityTask ToOnityTask(this AsyncOperation asyncOperation, IProgress<float> progress = null, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (asyncOperation == null) throw new ArgumentNullException("asyncOperation");
+            if (cancellationToken.IsCancellationRequested) return OnityTask.FromCanceled(cancellationToken);
+            if (asyncOperation.isDone) return OnityTask.CompletedTask;
+            return AsyncOperationSource.Start(asyncOperation, progress, timing, cancellationToken);
+        }
+
+        public struct AsyncOperationAwaiter : ICriticalNotifyCompletion
+        {
+            readonly AsyncOperation op;
+
+            [MethodImpl(MethodImplOptions.AggressiveInlining)]
+            public AsyncOperationAwaiter(AsyncOperation asyncOperation) { op = asyncOperation; }
+
+            public bool IsCompleted { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return op.isDone; } }
+            public void GetResult() { }
+            public void OnCompleted(Action continuation) { UnsafeOnCompleted(continuation); }
+            public void UnsafeOnCompleted(Action continuation) { op.completed += OnityCompletedCallback.Rent(continuation); }
+        }
+
+        // ---- ResourceRequest -----------------------------------------------------------
+
+        /// <summary><c>await request</c>: the loaded asset, from the request's <c>completed</c> event.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public static ResourceRequestAwaiter GetAwaiter(this ResourceRequest asyncOperation)
+        {
+            if (asyncOperation == null) ThrowNullOperation();
+            return new ResourceRequestAwaiter(asyncOperation);
+        }
+
+        public static OnityTask<UnityEngine.Object> WithCancellation(this ResourceRequest asyncOperation, CancellationToken cancellationToken)
+        {
+            return ToOnityTask(asyncOperation, null, OnityTiming.Update, cancellationToken);
+        }
+
+        /// <summary>As <see cref="ToOnityTask(AsyncOperation, IProgress{float}, OnityTiming, CancellationToken)"/>,
+        /// with the loaded asset.</summary>
+        public static OnityTask<UnityEngine.Object> ToOnityTask(this ResourceRequest asyncOperation, IProgress<float> progress = null, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (asyncOperation == null) throw new ArgumentNullException("asyncOperation");
+            if (cancellationToken.IsCancellationRequested) return OnityTask.FromCanceled<UnityEngine.Object>(cancellationToken);
+            if (asyncOperation.isDone) return new OnityTask<UnityEngine.Object>(asyncOperation.asset);
+            return ResourceRequestSource.Start(asyncOperation, progress, timing, cancellationToken);
+        }
+
+        public struct ResourceRequestAwaiter : ICriticalNotifyCompletion
+        {
+            readonly ResourceRequest op;
+
+            [MethodImpl(MethodImplOptions.AggressiveInlining)]
+            public ResourceRequestAwaiter(ResourceRequest asyncOperation) { op = asyncOperation; }
+
+            public bool IsCompleted { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return op.isDone; } }
+            public UnityEngine.Object GetResult() { return op.asset; }
+            public void OnCompleted(Action continuation) { UnsafeOnCompleted(continuation); }
+            public void UnsafeOnCompleted(Action continuation) { op.completed += OnityCompletedCallback.Rent(continuation); }
+        }
+
+        sealed class AsyncOperationSource : OnityAsyncOperationSource<AsyncOperationSource, AsyncUnit>
+        {
+            protected override AsyncUnit Result() { return default(AsyncUnit); }
+        }
+
+        sealed class ResourceRequestSource : OnityAsyncOperationSource<ResourceRequestSource, UnityEngine.Object>
+        {
+            protected override UnityEngine.Object Result() { return ((ResourceRequest)Operation).asset; }
+        }
+    }
+
+    /// <summary>The continuation of an <c>await op</c>, as the op's <c>completed</c> handler
+    /// (pooled: the handler delegate is created once per object). Unity raises the event once, on
+    /// the main thread, and then drops its handlers.</summary>
+    internal sealed class OnityCompletedCallback
+    {
+        static readonly OnityObjectPool<OnityCompletedCallback> pool = new OnityObjectPool<OnityCompletedCallback>(1024);
+        readonly Action<AsyncOperation> handler;
+        Action continuation;
+
+        OnityCompletedCallback() { handler = Invoke; }
+
+        internal static Action<AsyncOperation> Rent(Action continuation)
+        {
+            if (continuation == null) throw new ArgumentNullException("continuation");
+            var c = pool.TryRent() ?? new OnityCompletedCallback();
+            c.continuation = continuation;
+            return c.handler;
+        }
+
+        void Invoke(AsyncOperation op)
+        {
+            var k = continuation;
+            continuation = null;
+            pool.Return(this);
+            if (k != null) k();
+        }
+    }
+
+    /// <summary>The polled form of an async operation (pooled per result type): at each run of the
+    /// timing it reports progress and completes when the operation is done, or cancels.</summary>
+    internal abstract class OnityAsyncOperationSource<TSelf, TResult> : OnityLoopSource<TResult>
+        where TSelf : OnityAsyncOperationSource<TSelf, TResult>, new()
+    {
+        static readonly OnityObjectPool<TSelf> pool = new OnityObjectPool<TSelf>(256);
+        AsyncOperation op;
+        IProgress<float> progress;
+        CancellationToken ct;
+
+        protected AsyncOperation Operation { get { return op; } }
+
+        internal static OnityTask<TResult> Start(AsyncOperation op, IProgress<float> progress, OnityTiming timing, CancellationToken ct)
+        {
+            var s = pool.TryRent() ?? new TSelf();
+            s.op = op;
+            s.progress = progress;
+            s.ct = ct;
+            var task = s.Task;
+            try { s.StartLoop(timing); }
+            catch
+            {
+                s.Clear();
+                pool.Return(s);
+                throw;
+            }
+            return task;
+        }
+
+        /// <summary>The result once the operation is done (may throw: the task's failure).</summary>
+        protected abstract TResult Result();
+
+        /// <summary>The task is canceled (token or runtime disposal): a request that can be stopped
+        /// is stopped here.</summary>
+        protected virtual void OnCanceled() { }
+
+        protected override bool MoveNext()
+        {
+            if (ct.IsCancellationRequested)
+            {
+                OnCanceled();
+                TrySetCanceled(ct);
+                return false;
+            }
+            TResult value;
+            try
+            {
+                if (progress != null) progress.Report(op.progress);
+                if (!op.isDone) return true;
+                value = Result();
+            }
+            catch (Exception ex)
+            {
+                TrySetException(ex);
+                return false;
+            }
+            TrySetResult(value);
+            return false;
+        }
+
+        protected override void OnLoopCanceled()
+        {
+            OnCanceled();
+            TrySetCanceled();
+        }
+
+        void Clear()
+        {
+            op = null;
+            progress = null;
+            ct = default(CancellationToken);
+        }
+
+        protected override void Release()
+        {
+            Clear();
+            pool.Return((TSelf)this);
+        }
+    }
+}
+#endif

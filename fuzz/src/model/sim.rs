@@ -1,0 +1,808 @@
+//! The reference model: what each runtime holds, what every call should
+//! return, and which continuations and callbacks should run, in order.
+
+use std::collections::{BTreeMap, HashMap};
+
+use onity::ffi::*;
+
+pub use super::callbacks::*;
+use super::worker::Worker;
+use super::{Input, Issue17};
+
+pub type S = OnityStatus;
+
+pub const NOIDX: u32 = u32::MAX;
+pub const SUCCEEDED: u32 = 1;
+pub const FAULTED: u32 = 2;
+pub const CANCELED: u32 = 3;
+
+// ---- model types ----------------------------------------------------------
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Out {
+    pub state: u32,
+    pub value: u64,
+    pub error: i32,
+    pub index: u32,
+}
+
+impl Out {
+    pub fn new(state: u32, value: u64, error: i32) -> Out {
+        Out { state, value, error, index: NOIDX }
+    }
+}
+
+/// A continuation's or callback's id and what it does (see `act`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Act {
+    pub id: u64,
+    pub flags: u64,
+    pub timing: u32,
+    /// `F_OTHER_*`: the other runtime and a task handle.
+    pub other: Option<(usize, u64)>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Cont {
+    None,
+    User(Act),
+    Fired,
+    Comb { c: usize, i: usize },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    Manual,
+    FromResult,
+    Wait,
+    Any(usize),
+    All(usize),
+}
+
+pub struct Task {
+    pub h: u64,
+    pub kind: Kind,
+    pub out: Option<Out>,
+    pub cont: Cont,
+    pub retired: bool,
+    /// Completed on the worker; the owner has not drained it yet.
+    pub queued: bool,
+}
+
+pub struct Source {
+    pub h: u64,
+    pub canceled: bool,
+    pub destroyed: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Target {
+    Task(usize),
+    Cb(Act),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Wait {
+    pub target: Target,
+    pub kind: usize,
+    pub due_frame: u64,
+    pub due_time: f64,
+    pub clock: usize,
+    pub token: Option<usize>,
+}
+
+pub struct Comb {
+    pub any: bool,
+    pub out: usize,
+    pub n: usize,
+    pub outcomes: Vec<Option<Out>>,
+    pub remaining: usize,
+    pub done: bool,
+    pub out_released: bool,
+    pub first_fail: Option<usize>,
+    pub token: Option<usize>,
+    pub bucket: usize,
+    pub alive: bool,
+}
+
+/// A live frame allocation, filled with `pattern`.
+pub struct Alloc {
+    pub p: usize,
+    pub size: usize,
+    pub pattern: u8,
+    /// The allocator epoch (rewind count) at which it dies.
+    pub expires: u64,
+}
+
+#[derive(Default)]
+pub struct FrameAllocModel {
+    pub rewinds: u64,
+    pub allocations: u64,
+    pub failed: u64,
+    pub last_rewind_fnum: u64,
+    pub live: Vec<Alloc>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Cfg {
+    pub task_cap: u32,
+    pub cancel_cap: u32,
+    pub wait_cap: u32,
+    pub c16: u32,
+    pub c32: u32,
+    pub rewind: Option<usize>,
+    pub max_bytes: u64,
+}
+
+/// One runtime of the run (live or destroyed: its handles stay known).
+pub struct Rt {
+    pub p: *mut OnityRuntime,
+    pub alive: bool,
+    pub cfg: Cfg,
+    pub tasks: Vec<Task>,
+    pub by_h: HashMap<u64, usize>,
+    pub sources: Vec<Source>,
+    pub src_by_h: HashMap<u64, usize>,
+    pub queues: Vec<Vec<Wait>>,
+    pub combs: Vec<Comb>,
+    pub watches: Vec<usize>,
+    pub queued: Vec<usize>,
+    pub fnum: u64,
+    pub host: u64,
+    pub clocks: [f64; 3],
+    pub sched: [u64; 4],
+    pub done: [u64; 4],
+    pub canc: [u64; 4],
+    pub ticking: bool,
+    pub closing: bool,
+    /// Continuations and callbacks of this runtime on the stack.
+    pub busy: u32,
+    /// Source cancellations (first cancel, destroy of a canceled source);
+    /// a tick or drain polls the combinators' tokens when it changed.
+    pub cancel_epoch: u64,
+    pub seen_epoch: u64,
+    pub batches: Vec<(*mut OnityBatch, bool)>,
+    pub fa: FrameAllocModel,
+    /// Continuation and callback ids registered on this runtime.
+    pub registered: Vec<u64>,
+}
+
+impl Rt {
+    pub fn new(p: *mut OnityRuntime, cfg: Cfg) -> Rt {
+        Rt {
+            p,
+            alive: true,
+            cfg,
+            tasks: Vec::new(),
+            by_h: HashMap::new(),
+            sources: Vec::new(),
+            src_by_h: HashMap::new(),
+            queues: (0..16).map(|_| Vec::new()).collect(),
+            combs: Vec::new(),
+            watches: Vec::new(),
+            queued: Vec::new(),
+            fnum: 0,
+            host: 0,
+            clocks: [0.0; 3],
+            sched: [0; 4],
+            done: [0; 4],
+            canc: [0; 4],
+            ticking: false,
+            closing: false,
+            busy: 0,
+            cancel_epoch: 0,
+            seen_epoch: 0,
+            batches: Vec::new(),
+            fa: FrameAllocModel::default(),
+            registered: Vec::new(),
+        }
+    }
+
+    pub fn tok(&self, t: Option<usize>) -> bool {
+        t.is_some_and(|s| self.sources[s].canceled)
+    }
+
+    pub fn live_tasks_where(&self, f: impl Fn(&Task) -> bool) -> Vec<usize> {
+        (0..self.tasks.len()).filter(|&i| !self.tasks[i].retired && f(&self.tasks[i])).collect()
+    }
+}
+
+/// What the runtime should make of a handle.
+pub type Class = Result<usize, Vec<S>>;
+
+/// The simulation: the model of every runtime plus the bookkeeping of the run.
+pub struct Sim<'a> {
+    pub inp: Input<'a>,
+    pub strict: Issue17,
+    pub rts: Vec<Rt>,
+    /// Every handle issued in this run: (runtime, is a task).
+    pub issued: HashMap<u64, (usize, bool)>,
+    /// The same, in issue order (to pick from).
+    pub known: Vec<u64>,
+    pub worker: Worker,
+    pub expect: Vec<Ev>,
+    /// Compare this step's events as multisets (their order is unspecified).
+    pub relaxed: bool,
+    /// ... and ignore the outcomes (state, value, error, index) these
+    /// continuations see: combinator outputs at a destroy, which cancels
+    /// pending tasks in an unspecified order (a WhenAll canceled itself, or
+    /// completed by an input canceled first, with an earlier input's fault).
+    pub loose_ids: std::collections::HashSet<u64>,
+    pub next_id: u64,
+    pub fired: HashMap<u64, u32>,
+    pub cover: BTreeMap<&'static str, u64>,
+    pub ops: u64,
+    pub op: &'static str,
+    /// Runtimes made by `create_runtime`, and churn operations run.
+    pub made: usize,
+    pub churns: usize,
+}
+
+impl<'a> Sim<'a> {
+    pub fn new(inp: Input<'a>, strict: Issue17) -> Sim<'a> {
+        take_log();
+        clear_rt_ptrs();
+        Sim {
+            inp,
+            strict,
+            rts: Vec::new(),
+            issued: HashMap::new(),
+            known: Vec::new(),
+            worker: Worker::new(),
+            expect: Vec::new(),
+            relaxed: false,
+            loose_ids: Default::default(),
+            next_id: 1,
+            fired: HashMap::new(),
+            cover: BTreeMap::new(),
+            ops: 0,
+            op: "",
+            made: 0,
+            churns: 0,
+        }
+    }
+
+    pub fn input_done(&self) -> bool {
+        self.inp.done()
+    }
+
+    pub fn ctx(&self) -> String {
+        format!("op #{} ({})", self.ops, self.op)
+    }
+
+    pub fn cov(&mut self, what: &'static str) {
+        *self.cover.entry(what).or_default() += 1;
+    }
+
+    /// Panics unless `got` is one of `errs` (or OK when `errs` is empty).
+    pub fn check(&self, got: S, errs: &[S], what: &str) {
+        let ok = if errs.is_empty() { got == S::Ok } else { errs.contains(&got) };
+        assert!(ok, "{}: {what}: got {got:?}, expected {errs:?} (empty = Ok)", self.ctx());
+    }
+
+    pub fn id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    pub fn alive(&self) -> Vec<usize> {
+        (0..self.rts.len()).filter(|&r| self.rts[r].alive).collect()
+    }
+
+    // ---- handles ----------------------------------------------------------
+
+    /// Records a handle `r` just issued. Two live runtimes never issue the
+    /// same handle; with `no_alias`, no two runtimes of the run do.
+    pub fn issue(&mut self, r: usize, h: u64, task: bool) {
+        assert_ne!(h, 0, "{}: handle 0 issued", self.ctx());
+        if let Some(&(r0, _)) = self.issued.get(&h) {
+            assert_ne!(r0, r, "{}: runtime {r} issued {h:#x} twice", self.ctx());
+            assert!(!self.rts[r0].alive, "{}: runtimes {r0} and {r} are both alive and issued {h:#x}", self.ctx());
+            self.cov("alias: a destroyed runtime's handle issued again (issue 17 #1)");
+            assert!(
+                !self.strict.no_alias,
+                "{}: issue 17 #1: runtime {r} issued {h:#x}, a handle of destroyed runtime {r0}",
+                self.ctx()
+            );
+        } else {
+            self.known.push(h);
+        }
+        self.issued.insert(h, (r, task));
+    }
+
+    /// What runtime `r` should answer to `h` used as a task (`task`) or a
+    /// cancellation source handle.
+    pub fn classify(&self, r: usize, h: u64, task: bool) -> Class {
+        let rt = &self.rts[r];
+        let (own, other) = if task { (&rt.by_h, &rt.src_by_h) } else { (&rt.src_by_h, &rt.by_h) };
+        if let Some(&i) = own.get(&h) {
+            let gone = if task { rt.tasks[i].retired } else { rt.sources[i].destroyed };
+            return if gone { Err(vec![S::StaleHandle]) } else { Ok(i) };
+        }
+        if h == 0 || other.contains_key(&h) {
+            return Err(vec![S::InvalidHandle]);
+        }
+        match self.issued.get(&h) {
+            Some(&(r2, is_task)) => {
+                let mut errs = if self.rts[r2].alive {
+                    vec![S::ForeignHandle]
+                } else if self.strict.no_alias {
+                    vec![S::StaleHandle, S::ForeignHandle]
+                } else {
+                    // Today a destroyed runtime's handle may decode as this
+                    // runtime's, to a slot it does not have yet (issue 17 #1).
+                    vec![S::StaleHandle, S::ForeignHandle, S::InvalidHandle]
+                };
+                if is_task != task {
+                    errs.push(S::InvalidHandle);
+                }
+                Err(errs)
+            }
+            None => Err(vec![S::InvalidHandle, S::StaleHandle, S::ForeignHandle]),
+        }
+    }
+
+    pub fn classify_token(&self, r: usize, h: u64) -> Result<Option<usize>, Vec<S>> {
+        if h == 0 {
+            return Ok(None);
+        }
+        self.classify(r, h, false).map(Some)
+    }
+
+    /// A handle to use as a task on `r`: mostly `r`'s own (live or
+    /// consumed), else another runtime's (live or destroyed), else forged.
+    pub fn gen_task(&mut self, r: usize) -> (u64, Class) {
+        let h = self.gen_handle(r, true);
+        (h, self.classify(r, h, true))
+    }
+
+    pub fn gen_source(&mut self, r: usize) -> (u64, Class) {
+        let h = self.gen_handle(r, false);
+        (h, self.classify(r, h, false))
+    }
+
+    /// A token: 0 (none) half of the time.
+    pub fn gen_token(&mut self, r: usize) -> (u64, Result<Option<usize>, Vec<S>>) {
+        if self.inp.pct(50) {
+            return (0, Ok(None));
+        }
+        let h = self.gen_handle(r, false);
+        (h, self.classify_token(r, h))
+    }
+
+    fn gen_handle(&mut self, r: usize, task: bool) -> u64 {
+        let x = self.inp.below(100);
+        let rt = &self.rts[r];
+        let own: Vec<u64> =
+            if task { rt.tasks.iter().map(|t| t.h).collect() } else { rt.sources.iter().map(|s| s.h).collect() };
+        if x < 75 && !own.is_empty() {
+            if x < 55 {
+                let live: Vec<u64> = if task {
+                    rt.tasks.iter().filter(|t| !t.retired).map(|t| t.h).collect()
+                } else {
+                    rt.sources.iter().filter(|s| !s.destroyed).map(|s| s.h).collect()
+                };
+                if !live.is_empty() {
+                    return self.inp.pick(&live);
+                }
+            }
+            return self.inp.pick(&own);
+        }
+        if x < 88 && !self.known.is_empty() {
+            self.cov("handle of another runtime (or kind)");
+            let k = self.inp.below(self.known.len() as u64) as usize;
+            return self.known[k];
+        }
+        self.cov("forged handle");
+        let base = if own.is_empty() { self.known.first().copied().unwrap_or(0) } else { self.inp.pick(&own) };
+        match self.inp.below(5) {
+            0 => 0,
+            1 => base ^ 1 << 32,
+            2 => base.wrapping_add(2 << 32),
+            3 => base ^ 3 << 22,
+            _ => self.inp.u64(),
+        }
+    }
+
+    // ---- model primitives ---------------------------------------------------
+
+    pub fn add_task(&mut self, r: usize, h: u64, kind: Kind, out: Option<Out>) -> usize {
+        self.issue(r, h, true);
+        let rt = &mut self.rts[r];
+        rt.tasks.push(Task { h, kind, out, cont: Cont::None, retired: false, queued: false });
+        rt.by_h.insert(h, rt.tasks.len() - 1);
+        rt.tasks.len() - 1
+    }
+
+    pub fn add_source(&mut self, r: usize, h: u64) -> usize {
+        self.issue(r, h, false);
+        let rt = &mut self.rts[r];
+        rt.sources.push(Source { h, canceled: false, destroyed: false });
+        rt.src_by_h.insert(h, rt.sources.len() - 1);
+        rt.sources.len() - 1
+    }
+
+    pub fn complete(&mut self, r: usize, i: usize, o: Out) -> bool {
+        let t = &mut self.rts[r].tasks[i];
+        if t.retired || t.out.is_some() {
+            return false;
+        }
+        t.out = Some(o);
+        self.dispatch(r, i);
+        true
+    }
+
+    pub fn dispatch(&mut self, r: usize, i: usize) {
+        let t = &self.rts[r].tasks[i];
+        let o = t.out.expect("dispatch of a pending task");
+        let h = t.h;
+        match t.cont {
+            Cont::None | Cont::Fired => {}
+            Cont::User(a) => {
+                self.rts[r].tasks[i].cont = Cont::Fired;
+                self.expect.push(Ev::Cont { rt: r, id: a.id, task: h, state: o.state });
+                self.rts[r].busy += 1;
+                self.m_act(r, a, Some(i));
+                self.rts[r].busy -= 1;
+            }
+            Cont::Comb { c, i: k } => {
+                self.rts[r].tasks[i].cont = Cont::Fired;
+                self.retire(r, i);
+                self.on_input(r, c, k, o);
+            }
+        }
+    }
+
+    pub fn retire(&mut self, r: usize, i: usize) {
+        let rt = &mut self.rts[r];
+        let t = &mut rt.tasks[i];
+        assert!(!t.retired);
+        t.retired = true;
+        if let Kind::All(c) = t.kind {
+            rt.combs[c].out_released = true;
+            if rt.combs[c].remaining == 0 {
+                rt.combs[c].alive = false;
+            }
+        }
+    }
+
+    fn on_input(&mut self, r: usize, c: usize, k: usize, o: Out) {
+        let any = self.rts[r].combs[c].any;
+        self.cov(if any { "combinator input (any)" } else { "combinator input (all)" });
+        let rt = &mut self.rts[r];
+        let cb = &mut rt.combs[c];
+        cb.remaining -= 1;
+        let out = cb.out;
+        if any {
+            let win = !cb.done;
+            cb.done = true;
+            if cb.remaining == 0 {
+                cb.alive = false;
+            }
+            if win {
+                self.unwatch(r, c);
+                self.complete(r, out, Out { index: k as u32, ..o });
+            }
+            return;
+        }
+        cb.outcomes[k] = Some(Out { index: NOIDX, ..o });
+        if o.state != SUCCEEDED && cb.first_fail.is_none() {
+            cb.first_fail = Some(k);
+        }
+        let finish = cb.remaining == 0 && !cb.done;
+        let res = match cb.first_fail {
+            None => Out::new(SUCCEEDED, cb.n as u64, 0),
+            Some(f) => Out { index: f as u32, ..cb.outcomes[f].unwrap() },
+        };
+        if finish {
+            cb.done = true;
+        }
+        if cb.remaining == 0 && cb.out_released {
+            cb.alive = false;
+        }
+        if finish {
+            self.unwatch(r, c);
+            self.complete(r, out, res);
+        }
+    }
+
+    /// Cancels the combinators whose token is canceled (tick / drain), when a
+    /// source was canceled since the last poll.
+    ///
+    /// README: several are canceled "in an unspecified order". The order
+    /// shows in outcomes, not only in the order of continuations: a
+    /// combinator whose input is another one canceled by the same poll
+    /// completes with that input's cancellation (its index) when the input
+    /// goes first, else with its own (index UINT32_MAX). So the model
+    /// follows the runtime's order, as `tests/model.rs` does: the watch list
+    /// in registration order with swap-removes, rescanned from the start
+    /// after each completion (change both if phase B changes it).
+    pub fn poll(&mut self, r: usize) {
+        let rt = &mut self.rts[r];
+        if rt.cancel_epoch == rt.seen_epoch {
+            return;
+        }
+        rt.seen_epoch = rt.cancel_epoch;
+        let mut i = 0;
+        while i < self.rts[r].watches.len() {
+            let rt = &mut self.rts[r];
+            let c = rt.watches[i];
+            if !rt.tok(rt.combs[c].token) {
+                i += 1;
+                continue;
+            }
+            rt.combs[c].done = true;
+            rt.watches.swap_remove(i);
+            let out = rt.combs[c].out;
+            self.cov("combinator canceled by its token");
+            self.complete(r, out, Out::new(CANCELED, 0, 0));
+            i = 0;
+        }
+    }
+
+    /// Stops watching `c`'s token (the runtime swap-removes it from its list).
+    pub fn unwatch(&mut self, r: usize, c: usize) {
+        let w = &mut self.rts[r].watches;
+        if let Some(k) = w.iter().position(|&x| x == c) {
+            w.swap_remove(k);
+        }
+    }
+
+    pub fn drain_queued(&mut self, r: usize) {
+        for i in std::mem::take(&mut self.rts[r].queued) {
+            self.rts[r].tasks[i].queued = false;
+            if !self.rts[r].tasks[i].retired {
+                self.dispatch(r, i);
+            }
+        }
+    }
+
+    pub fn m_drain(&mut self, r: usize) {
+        self.drain_queued(r);
+        self.poll(r);
+    }
+
+    pub fn run_queue(&mut self, r: usize, t: usize, cancel_all: bool) {
+        let items = std::mem::take(&mut self.rts[r].queues[t]);
+        let mut kept = Vec::new();
+        for w in items {
+            let rt = &mut self.rts[r];
+            let canceled = cancel_all || rt.tok(w.token);
+            let due = canceled
+                || match w.kind {
+                    0 => true,
+                    1 | 2 => rt.fnum >= w.due_frame,
+                    _ => rt.fnum >= w.due_frame && rt.clocks[w.clock] >= w.due_time,
+                };
+            if !due {
+                kept.push(w);
+                continue;
+            }
+            if canceled {
+                rt.canc[w.kind] += 1;
+            } else {
+                rt.done[w.kind] += 1;
+            }
+            let state = if canceled { CANCELED } else { SUCCEEDED };
+            match w.target {
+                Target::Task(i) => {
+                    self.complete(r, i, Out::new(state, 0, 0));
+                }
+                Target::Cb(a) => {
+                    self.expect.push(Ev::Cb { rt: r, id: a.id, task: 0, state });
+                    self.rts[r].busy += 1;
+                    self.m_act(r, Act { flags: a.flags & !F_CONSUME, ..a }, None);
+                    self.rts[r].busy -= 1;
+                }
+            }
+        }
+        kept.append(&mut self.rts[r].queues[t]);
+        self.rts[r].queues[t] = kept;
+    }
+
+    pub fn m_tick(&mut self, r: usize, t: usize) {
+        assert!(!self.rts[r].ticking);
+        self.rts[r].ticking = true;
+        let rt = &mut self.rts[r];
+        if rt.cfg.rewind == Some(t) && rt.fa.last_rewind_fnum != rt.fnum {
+            rt.fa.last_rewind_fnum = rt.fnum;
+            self.fa_rewind(r);
+        }
+        self.drain_queued(r);
+        self.poll(r);
+        self.run_queue(r, t, false);
+        self.rts[r].ticking = false;
+    }
+
+    /// The frame allocator rewinds: the allocations ending now die. (Those
+    /// alive were checked at the start of the step: with poisoning on, the
+    /// rewind has already overwritten the dead ones.)
+    pub fn fa_rewind(&mut self, r: usize) {
+        let fa = &mut self.rts[r].fa;
+        fa.rewinds += 1;
+        let epoch = fa.rewinds;
+        fa.live.retain(|a| a.expires > epoch);
+        self.cov("frame allocator rewind");
+    }
+
+    /// Every live frame allocation still holds its pattern: nothing
+    /// overlapped it, no rewind released it early.
+    pub fn check_frame_memory(&self, r: usize) {
+        for a in &self.rts[r].fa.live {
+            // SAFETY: a live allocation of `size` bytes (its lifetime has not ended).
+            let bytes = unsafe { std::slice::from_raw_parts(a.p as *const u8, a.size) };
+            // SAFETY: any bytes are valid u64s.
+            let (head, words, tail) = unsafe { bytes.align_to::<u64>() };
+            let word = u64::from_ne_bytes([a.pattern; 8]);
+            if head.iter().chain(tail).all(|&b| b == a.pattern) && words.iter().all(|&w| w == word) {
+                continue;
+            }
+            let k = bytes.iter().position(|&b| b != a.pattern).unwrap();
+            panic!(
+                "{}: frame allocation {:#x} (+{k} of {}) was overwritten: {:#x} != {:#x}",
+                self.ctx(),
+                a.p,
+                a.size,
+                bytes[k],
+                a.pattern
+            );
+        }
+    }
+
+    pub fn m_sched(
+        &mut self,
+        r: usize,
+        kind: usize,
+        t: usize,
+        frames: u32,
+        secs: f64,
+        clock: usize,
+        token: Option<usize>,
+        target: Target,
+    ) {
+        let rt = &mut self.rts[r];
+        let (due_frame, due_time) = match kind {
+            0 => (0, 0.0),
+            1 => (rt.fnum + 1, 0.0),
+            2 => (rt.fnum + frames as u64, 0.0),
+            _ => (rt.fnum + 1, rt.clocks[clock] + secs),
+        };
+        rt.queues[t].push(Wait { target, kind, due_frame, due_time, clock, token });
+        rt.sched[kind] += 1;
+    }
+
+    /// The model of `act`.
+    pub fn m_act(&mut self, r: usize, a: Act, task: Option<usize>) {
+        let id = a.id;
+        if a.flags & F_CONSUME != 0 {
+            let i = task.expect("consume from a continuation");
+            let o = self.rts[r].tasks[i].out.unwrap();
+            self.retire(r, i);
+            self.expect.push(Ev::Consumed {
+                rt: r,
+                id,
+                status: 0,
+                value: o.value,
+                error: o.error,
+                state: o.state,
+                index: o.index,
+            });
+        }
+        let ev = |what: u64, s: S| Ev::Act { rt: r, id, what, status: s as u32 };
+        if a.flags & F_DESTROY != 0 {
+            self.expect.push(ev(F_DESTROY, S::Reentrant));
+        }
+        if a.flags & F_TICK != 0 {
+            if self.rts[r].ticking || self.rts[r].closing {
+                self.expect.push(ev(F_TICK, S::Reentrant));
+            } else {
+                self.cov("tick from an inline continuation");
+                self.m_tick(r, a.timing as usize);
+                self.expect.push(ev(F_TICK, S::Ok));
+            }
+        }
+        if a.flags & F_YIELD != 0 {
+            if self.rts[r].closing {
+                self.expect.push(ev(F_YIELD, S::Reentrant));
+            } else {
+                let y = Act { id: id | YIELD_BIT, flags: 0, timing: 0, other: None };
+                self.rts[r].registered.push(y.id);
+                self.m_sched(r, 0, a.timing as usize, 0, 0.0, 0, None, Target::Cb(y));
+                self.expect.push(ev(F_YIELD, S::Ok));
+            }
+        }
+        if let Some((r2, h2)) = a.other {
+            if a.flags & F_OTHER_SET != 0 {
+                self.m_other_set(r, id, r2, h2);
+            }
+            if a.flags & F_OTHER_DESTROY != 0 {
+                self.m_other_destroy(r, id, r2);
+            }
+        }
+    }
+
+    /// A continuation of `r` completes task `h2` of runtime `r2`.
+    fn m_other_set(&mut self, r: usize, id: u64, r2: usize, h2: u64) {
+        let ev = |status: u32| Ev::Act { rt: r, id, what: F_OTHER_SET, status };
+        if !self.rts[r2].alive || self.rts[r].closing {
+            self.expect.push(ev(SKIPPED));
+            return;
+        }
+        let c = self.classify(r2, h2, true);
+        let errs = self.expect_complete(r2, 0, &c, true);
+        // One of `r2`'s own tasks: at most one error applies.
+        if let [e] = errs[..] {
+            self.expect.push(ev(e as u32));
+            return;
+        }
+        assert!(errs.is_empty(), "{}: ambiguous {errs:?}", self.ctx());
+        self.cov("continuation completes another runtime's task");
+        self.complete(r2, c.unwrap(), Out::new(SUCCEEDED, id, 0));
+        self.expect.push(ev(0));
+    }
+
+    /// A continuation of `r` destroys runtime `r2`.
+    fn m_other_destroy(&mut self, r: usize, id: u64, r2: usize) {
+        let ev = |s: S| Ev::Act { rt: r, id, what: F_OTHER_DESTROY, status: s as u32 };
+        let rt2 = &self.rts[r2];
+        if !rt2.alive || self.rts[r].closing {
+            self.expect.push(Ev::Act { rt: r, id, what: F_OTHER_DESTROY, status: SKIPPED });
+        } else if rt2.busy > 0 || rt2.ticking || rt2.closing {
+            self.cov("destroy of a busy runtime from another's continuation");
+            self.expect.push(ev(S::Reentrant));
+        } else {
+            self.cov("runtime destroyed from another's continuation");
+            self.m_close(r2);
+            self.expect.push(ev(S::Ok));
+        }
+    }
+
+    /// Random actions for a new continuation or callback.
+    pub fn gen_act(&mut self, r: usize, id: u64, consume: bool) -> Act {
+        let mut flags = 0;
+        if consume && self.inp.pct(50) {
+            flags |= F_CONSUME;
+        }
+        for (f, p) in [(F_DESTROY, 4), (F_TICK, 8), (F_YIELD, 8)] {
+            if self.inp.pct(p) {
+                flags |= f;
+            }
+        }
+        let timing = if self.inp.pct(50) { 8 } else { self.inp.below(16) as u32 };
+        let others: Vec<usize> = self.alive().into_iter().filter(|&x| x != r).collect();
+        let mut other = None;
+        if !others.is_empty() && self.inp.pct(12) {
+            let r2 = self.inp.pick(&others);
+            flags |= if self.inp.pct(25) { F_OTHER_DESTROY } else { F_OTHER_SET };
+            // One of r2's own tasks (live or consumed): its status is exact.
+            let k = self.inp.below(self.rts[r2].tasks.len() as u64) as usize;
+            let h2 = self.rts[r2].tasks[k].h;
+            set_other(id, r2, h2);
+            other = Some((r2, h2));
+        }
+        Act { id, flags, timing, other }
+    }
+
+    /// The model of `onity_runtime_destroy`: drain, cancel every wait, then
+    /// every pending task (in an unspecified order).
+    pub fn m_close(&mut self, r: usize) {
+        self.rts[r].closing = true;
+        self.relaxed = true;
+        for t in &self.rts[r].tasks {
+            if let (Kind::Any(_) | Kind::All(_), Cont::User(a), false) = (t.kind, t.cont, t.retired) {
+                self.loose_ids.insert(a.id);
+            }
+        }
+        self.drain_queued(r);
+        for t in 0..16 {
+            self.run_queue(r, t, true);
+        }
+        for i in self.rts[r].live_tasks_where(|t| t.out.is_none()) {
+            self.complete(r, i, Out::new(CANCELED, 0, 0));
+        }
+        self.drain_queued(r);
+        let rt = &mut self.rts[r];
+        rt.alive = false;
+        rt.fa.live.clear();
+    }
+}

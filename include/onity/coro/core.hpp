@@ -1,0 +1,631 @@
+/*
+ * onity/coro/core.hpp: the machinery under onity::task (part of onity/coro.hpp;
+ * include that). The per-runtime state (`detail::core`: frame pool, counters,
+ * the cross-thread inbox), the per-coroutine cell that sits in front of every
+ * frame, and the few primitives every awaiter uses (finish a coroutine at an
+ * await, complete it at its end, request its cancellation). Owner thread
+ * unless a comment says otherwise.
+ */
+#ifndef ONITY_CORO_CORE_HPP
+#define ONITY_CORO_CORE_HPP
+
+#if !defined(__cpp_impl_coroutine) || __cplusplus < 202002L
+#error "onity/coro.hpp needs C++20 coroutines (-std=c++20)"
+#endif
+
+#include <atomic>
+#include <bit>
+#include <coroutine>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <thread>
+#include <type_traits>
+#include <utility>
+
+#include "../../onity.hpp"
+
+#if defined(__cpp_exceptions)
+#include <exception>
+#define ONITY_CORO_EXCEPTIONS 1
+#else
+#define ONITY_CORO_EXCEPTIONS 0
+#endif
+
+/* Pooled blocks are poisoned while free, so a use after a coroutine's block
+ * went back to the pool is caught: under AddressSanitizer always, under
+ * valgrind when ONITY_CORO_VALGRIND is defined (needs valgrind/memcheck.h). */
+#if defined(__SANITIZE_ADDRESS__)
+#define ONITY_CORO_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ONITY_CORO_ASAN 1
+#endif
+#endif
+#if defined(ONITY_CORO_ASAN)
+#include <sanitizer/asan_interface.h>
+#define ONITY_CORO_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define ONITY_CORO_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#elif defined(ONITY_CORO_VALGRIND) && __has_include(<valgrind/memcheck.h>)
+#include <valgrind/memcheck.h>
+#define ONITY_CORO_POISON(p, n) VALGRIND_MAKE_MEM_NOACCESS((p), (n))
+#define ONITY_CORO_UNPOISON(p, n) VALGRIND_MAKE_MEM_UNDEFINED((p), (n))
+#else
+#define ONITY_CORO_POISON(p, n) ((void)(p), (void)(n))
+#define ONITY_CORO_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+/* The hot path (a frame wait's await_suspend) is forced inline into the
+ * coroutine's body. */
+#if defined(__GNUC__) || defined(__clang__)
+#define ONITY_CORO_HOT __attribute__((always_inline))
+#else
+#define ONITY_CORO_HOT
+#endif
+
+namespace onity {
+
+/* Error code of a coroutine that an exception escaped (the outcome is FAULTED
+ * with this code; awaiting the task in C++ rethrows the exception). */
+inline constexpr int32_t error_exception = -1000;
+
+/* Error code of a coroutine finished faulted by a misused await: the negated
+ * status (-5 = WRONG_THREAD, -3 = STALE_HANDLE, ...). User codes should be
+ * positive. */
+constexpr int32_t status_error(Status s) noexcept { return -static_cast<int32_t>(s); }
+
+/* Called on misuse (no runtime, wrong thread, awaiting twice, a stale handle,
+ * ...) with the status and what was attempted. The default prints one line to
+ * stderr and, unless NDEBUG is defined, aborts. Any thread may call it. */
+using misuse_handler = void (*)(Status status, const char *what) noexcept;
+/* Called when a coroutine nobody observes (forgotten, its task<> destroyed,
+ * not bound to a native task) finishes faulted. Owner thread. */
+using unobserved_handler = void (*)(TaskState state, int32_t error) noexcept;
+
+namespace detail {
+
+inline std::atomic<misuse_handler> g_misuse{nullptr};
+inline std::atomic<unobserved_handler> g_unobserved{nullptr};
+
+inline void report_misuse(Status s, const char *what) noexcept {
+    misuse_handler h = g_misuse.load(std::memory_order_acquire);
+    if (h) {
+        h(s, what);
+        return;
+    }
+    std::fprintf(stderr, "onity coroutines: %s: %s (status %u)\n", what, status_text(s), static_cast<unsigned>(s));
+#ifndef NDEBUG
+    std::abort();
+#endif
+}
+
+[[noreturn]] inline void fatal(const char *what) noexcept {
+    std::fprintf(stderr, "onity coroutines: fatal: %s\n", what);
+    std::abort();
+}
+
+struct core;
+struct cell;
+
+/* Told when a coroutine finishes: returns the coroutine to resume next (or a
+ * null handle). `target` and `index` are what the awaiter registered. */
+using cont_fn = std::coroutine_handle<> (*)(void *target, cell *child, uint32_t index) noexcept;
+
+/* Where a coroutine is suspended (cell::wait). */
+enum : uint8_t {
+    wait_none = 0,  // running, or suspended in an awaiter that is not Onity's
+    wait_native,    // a native callback with user = the cell is pending
+    wait_nested,    // awaiting task<>s (cell::awaiting is a `nested`)
+    wait_queued,    // in the owner's inbox
+    wait_final,     // finished, frame kept for the task<> that holds it
+    wait_initial,   // never started (no runtime): frame kept for the task<>
+};
+
+/* Inbox requests (cell::qmode). */
+enum : uint8_t { q_resume = 1, q_complete, q_fault, q_cancel };
+
+inline constexpr uint8_t class_oversize = 0xFE;  // from global operator new, counted
+inline constexpr uint8_t class_heap = 0xFF;      // no runtime at the start: global operator new
+inline constexpr uint32_t cell_magic = 0x4F4E4359u;
+
+/* Base of the awaiters that wait for other coroutines: a cancellation of the
+ * awaiting coroutine is forwarded to them. */
+struct nested {
+    void (*cancel_fn)(nested *self) noexcept = nullptr;
+};
+
+/* The per-coroutine record, in front of the frame in the same block. It
+ * outlives the frame while anything still refers to it (`refs`: the frame,
+ * the task<> handle, a pending native callback, temporary pins), so a
+ * coroutine finished at an await can be destroyed at once while its outcome
+ * stays readable and a late native callback finds a valid record.
+ *
+ * Threads: everything is the owner thread's except what a coroutine running
+ * on another thread writes: `body_state`, `value` and `error` when its body
+ * ends, its guards (`cancel_word`, `wait_token`), and the inbox fields
+ * (published by the inbox's release / acquire); `cancel_word` is atomic
+ * because the owner reads and writes it meanwhile. The owner alone sets
+ * `state`, so it never sees a coroutine finished before its completion runs
+ * on the owner. */
+struct alignas(16) cell {
+    core *owner = nullptr;  // null: started without a runtime
+    void *awaiting = nullptr;
+    cont_fn cont = nullptr;
+    void *cont_target = nullptr;
+    uint64_t token = 0;       // the coroutine's cancellation token (0: none)
+    uint64_t wait_token = 0;  // what its waits carry: `token`, or 0 inside a guard
+    uint64_t bridge = 0;  // a native task completed with the outcome
+    uint64_t value = 0;   // the result as 64 bits (for the bridge)
+    std::atomic<cell *> qnext{nullptr};
+    uint32_t cont_index = 0;
+    uint32_t refs = 1;
+    std::atomic<uint32_t> cancel_word{0};  // cancel_requested_bit | live cancel_guards
+    int32_t error = 0;
+    uint8_t cls = class_heap;
+    uint8_t state = ONITY_TASK_STATE_PENDING;       // the outcome, set on the owner at completion
+    uint8_t body_state = ONITY_TASK_STATE_PENDING;  // how the body ended (co_return, exception)
+    uint8_t wait = wait_none;
+    uint8_t qmode = 0;
+    bool frame_alive = true;
+    bool handle_held = false;
+    bool has_exception = false;
+    uint32_t magic = cell_magic;
+};
+static_assert(sizeof(cell) % 16 == 0, "the frame after a cell must keep 16-byte alignment");
+
+inline constexpr uint32_t cancel_requested_bit = 1u << 31;
+
+inline bool cancel_requested(const cell *c) noexcept {
+    return (c->cancel_word.load(std::memory_order_relaxed) & cancel_requested_bit) != 0;
+}
+inline uint32_t guards(const cell *c) noexcept {
+    return c->cancel_word.load(std::memory_order_relaxed) & ~cancel_requested_bit;
+}
+/* Requested and no guard alive: the next await finishes the coroutine. */
+inline bool cancel_pending(const cell *c) noexcept {
+    return c->cancel_word.load(std::memory_order_relaxed) == cancel_requested_bit;
+}
+
+inline std::coroutine_handle<> frame_of(cell *c) noexcept { return std::coroutine_handle<>::from_address(c + 1); }
+
+/* ---- frame pool ------------------------------------------------------------ */
+
+/* Size classes of 128 << k bytes (cell included), k < 8; blocks come in
+ * chunks of max(4, 32 KiB / block) from global operator new and are never
+ * returned before the pool dies. Larger frames use global operator new and
+ * are counted as the oversize class. Owner thread. */
+class frame_pool {
+  public:
+    static constexpr uint32_t class_count = 8;
+    static constexpr std::size_t smallest_block = 128;
+    static constexpr std::size_t largest_block = smallest_block << (class_count - 1);
+    static constexpr std::size_t block_bytes(uint32_t k) noexcept { return smallest_block << k; }
+
+    frame_pool() noexcept = default;
+    frame_pool(const frame_pool &) = delete;
+    frame_pool &operator=(const frame_pool &) = delete;
+    ~frame_pool() {
+        while (chunks_) {
+            chunk *next = chunks_->next;
+            ONITY_CORO_UNPOISON(chunks_, chunks_->bytes);
+            ::operator delete(static_cast<void *>(chunks_));
+            chunks_ = next;
+        }
+    }
+
+    void *rent(std::size_t bytes, uint8_t &cls) {
+        if (bytes > largest_block) {
+            OnityPoolStats &s = st_[class_count];
+            s.rents++;
+            s.cold_allocations++;
+            bump_live(s);
+            cls = class_oversize;
+            return ::operator new(bytes);
+        }
+        const uint32_t k = class_for(bytes);
+        if (!free_[k]) grow(k);
+        node *n = free_[k];
+        free_[k] = n->next;
+        ONITY_CORO_UNPOISON(n, block_bytes(k));
+        OnityPoolStats &s = st_[k];
+        s.rents++;
+        s.idle--;
+        bump_live(s);
+        cls = static_cast<uint8_t>(k);
+        return n;
+    }
+
+    void give_back(void *p, uint8_t cls) noexcept {
+        if (cls == class_oversize) {
+            OnityPoolStats &s = st_[class_count];
+            s.returns++;
+            s.discards++;
+            s.live--;
+            ::operator delete(p);
+            return;
+        }
+        node *n = static_cast<node *>(p);
+        n->next = free_[cls];
+        free_[cls] = n;
+        ONITY_CORO_POISON(reinterpret_cast<char *>(p) + sizeof(node), block_bytes(cls) - sizeof(node));
+        OnityPoolStats &s = st_[cls];
+        s.returns++;
+        s.idle++;
+        s.live--;
+    }
+
+    /* Class k < class_count, or class_count for the oversize class. */
+    const OnityPoolStats &stats(uint32_t k) const noexcept { return st_[k <= class_count ? k : class_count]; }
+
+  private:
+    struct node {
+        node *next;
+    };
+    struct alignas(16) chunk {
+        chunk *next;
+        std::size_t bytes;
+    };
+
+    static uint32_t class_for(std::size_t bytes) noexcept {
+        return bytes <= smallest_block ? 0u
+                                       : static_cast<uint32_t>(std::bit_width((bytes - 1) / smallest_block));
+    }
+    static void bump_live(OnityPoolStats &s) noexcept {
+        if (++s.live > s.high_water) s.high_water = s.live;
+    }
+    void grow(uint32_t k) {
+        const std::size_t block = block_bytes(k);
+        std::size_t n = 32768 / block;
+        if (n < 4) n = 4;
+        const std::size_t bytes = sizeof(chunk) + n * block;
+        char *mem = static_cast<char *>(::operator new(bytes));
+        chunk *ch = ::new (mem) chunk{chunks_, bytes};
+        chunks_ = ch;
+        char *first = mem + sizeof(chunk);
+        for (std::size_t i = n; i-- > 0;) {
+            node *b = reinterpret_cast<node *>(first + i * block);
+            b->next = free_[k];
+            free_[k] = b;
+            ONITY_CORO_POISON(first + i * block + sizeof(node), block - sizeof(node));
+        }
+        OnityPoolStats &s = st_[k];
+        s.capacity += n;
+        s.idle += n;
+        s.cold_allocations++;
+    }
+
+    node *free_[class_count] = {};
+    chunk *chunks_ = nullptr;
+    OnityPoolStats st_[class_count + 1] = {};
+};
+
+/* ---- the per-runtime state ---------------------------------------------- */
+
+void on_bell(void *user, uint64_t task, uint32_t state) noexcept;
+
+/* The calling thread's id and current-runtime slot, read through volatile
+ * function pointers: a coroutine body can move between threads at a
+ * co_await, and compilers may reuse a thread id (pthread_self is a `const`
+ * function) or a thread_local's address computed before a suspension after
+ * it (clang does). An opaque call per use cannot be reused. */
+inline std::thread::id thread_id_now() noexcept { return std::this_thread::get_id(); }
+inline std::thread::id (*volatile g_thread_id)() noexcept = &thread_id_now;
+inline std::thread::id this_thread() noexcept { return g_thread_id(); }
+
+/* One per attached runtime. Lives until its coro_runtime is gone, the
+ * runtime is closed for it (destroyed, or the bell canceled at detach), and
+ * every block is back. */
+struct core {
+    OnityRuntime *rt;            // null once the runtime is destroyed
+    OnityRuntime *const rt_any;  // what workers ring the bell with
+    const std::thread::id owner;
+    frame_pool pool;
+    uint64_t live_blocks = 0;
+    uint64_t live_frames = 0;
+    uint64_t ghosts = 0;
+    uint64_t started = 0, succeeded = 0, faulted = 0, canceled = 0;
+    std::atomic<cell *> inbox{nullptr};
+    std::atomic<bool> rung{false};
+    std::atomic<uint64_t> bell{0};
+    bool attached = true;
+    bool closed = false;
+    core *prev_current = nullptr;  // current before attach made this one current (pinned)
+    uint32_t pins = 0;             // scopes and attachments that may make it current again
+
+    explicit core(OnityRuntime *r) noexcept : rt(r), rt_any(r), owner(this_thread()) {}
+    bool on_owner() const noexcept { return this_thread() == owner; }
+};
+
+/* The thread's current runtime state (set by coro_runtime), and the cell of
+ * the frame just allocated (handed from the promise's operator new to its
+ * constructor). */
+inline thread_local core *tls_current = nullptr;
+inline thread_local cell *tls_new_cell = nullptr;
+inline core *&tls_current_slot() noexcept { return tls_current; }
+inline cell *&tls_new_cell_slot() noexcept { return tls_new_cell; }
+inline core *&(*volatile g_current_slot)() noexcept = &tls_current_slot;
+inline cell *&(*volatile g_new_cell_slot)() noexcept = &tls_new_cell_slot;
+/* The calling thread's current runtime state (see this_thread()). */
+inline core *&current_core() noexcept { return g_current_slot(); }
+inline cell *&new_cell() noexcept { return g_new_cell_slot(); }
+
+inline void maybe_retire(core *k) noexcept {
+    if (!k->attached && k->closed && k->live_blocks == 0 && k->pins == 0) delete k;
+}
+inline void pin(core *k) noexcept {
+    if (k) k->pins++;
+}
+inline void unpin(core *k) noexcept {
+    if (k && --k->pins == 0) maybe_retire(k);
+}
+/* What becomes current again when a scope ends or a runtime detaches: not a
+ * detached one (no runtime, then). */
+inline core *restorable(core *k) noexcept { return k && k->attached ? k : nullptr; }
+
+inline void *alloc_frame(std::size_t n) {
+    core *k = current_core();
+    const std::size_t bytes = sizeof(cell) + n;
+    uint8_t cls = class_heap;
+    void *block = k ? k->pool.rent(bytes, cls) : ::operator new(bytes);
+    cell *c = ::new (block) cell();
+    c->owner = k;
+    c->cls = cls;
+    if (k) {
+        k->live_blocks++;
+        k->live_frames++;
+        k->started++;
+    }
+    new_cell() = c;
+    return c + 1;
+}
+
+/* Drops one reference; the last returns the block (and may retire the core:
+ * nothing may touch the core after this). */
+inline void unref(cell *c) noexcept {
+    if (--c->refs != 0) return;
+    core *k = c->owner;
+    if (!k) {
+        ::operator delete(static_cast<void *>(c));
+        return;
+    }
+    k->pool.give_back(c, c->cls);
+    k->live_blocks--;
+    maybe_retire(k);
+}
+
+/* The promise's operator delete: the frame is gone, the cell may stay. */
+inline void free_frame(void *p) noexcept {
+    cell *c = static_cast<cell *>(p) - 1;
+    c->frame_alive = false;
+    if (c->owner) c->owner->live_frames--;
+    unref(c);
+}
+
+/* A native callback for a coroutine finished while it was pending. */
+inline void ghost_done(cell *c) noexcept {
+    c->wait = wait_none;
+    if (c->owner) c->owner->ghosts--;
+    unref(c);
+}
+
+inline void count_outcome(cell *c) noexcept {
+    core *k = c->owner;
+    if (!k) return;
+    if (c->state == ONITY_TASK_STATE_SUCCEEDED)
+        k->succeeded++;
+    else if (c->state == ONITY_TASK_STATE_FAULTED)
+        k->faulted++;
+    else
+        k->canceled++;
+}
+
+/* Completes the bound native task, if any, with the outcome. */
+inline void publish(cell *c) noexcept {
+    const uint64_t b = c->bridge;
+    if (!b) return;
+    c->bridge = 0;
+    OnityRuntime *rt = c->owner ? c->owner->rt : nullptr;
+    if (!rt) return;  // destroyed: the runtime canceled it
+    OnityStatus s;
+    if (c->state == ONITY_TASK_STATE_SUCCEEDED)
+        s = onity_task_set_result(rt, b, c->value);
+    else if (c->state == ONITY_TASK_STATE_FAULTED)
+        s = onity_task_set_error(rt, b, c->error);
+    else
+        s = onity_task_cancel(rt, b);
+    // ALREADY_COMPLETED: canceled by the runtime's destruction, or completed
+    // by someone else first (the first completion wins, as in C).
+    if (s != ONITY_STATUS_OK && s != ONITY_STATUS_ALREADY_COMPLETED)
+        report_misuse(static_cast<Status>(s), "completing the native task bound to a coroutine");
+}
+
+/* Tells whoever waits for `c` (its continuation) that it finished, or the
+ * unobserved handler when nobody will ever look. */
+inline void notify(cell *c, bool observed) noexcept {
+    if (cont_fn f = c->cont) {
+        c->cont = nullptr;
+        std::coroutine_handle<> next = f(c->cont_target, c, c->cont_index);
+        if (next) next.resume();
+        return;
+    }
+    if (!observed && c->state == ONITY_TASK_STATE_FAULTED) {
+        if (unobserved_handler h = g_unobserved.load(std::memory_order_acquire))
+            h(static_cast<TaskState>(c->state), c->error);
+    }
+}
+
+/* Finishes a coroutine suspended at an await with `state` (CANCELED, or
+ * FAULTED with `error`) without resuming it: its frame is destroyed now
+ * (destructors of its locals run), then its bound native task and its
+ * continuation are told. Owner thread. Legal inside the coroutine's own
+ * await_suspend as long as that returns void or true afterwards. */
+inline void finish(cell *c, uint8_t state, int32_t error) noexcept {
+    c->state = state;
+    c->error = error;
+    count_outcome(c);
+    c->refs++;  // pin: the cell outlives everything below
+    if (c->wait == wait_native) {
+        c->refs++;  // the pending native callback will find a dead frame
+        if (c->owner) c->owner->ghosts++;
+    } else {
+        c->wait = wait_none;
+    }
+    const bool observed = c->handle_held || c->bridge != 0;
+    frame_of(c).destroy();
+    publish(c);
+    notify(c, observed);
+    unref(c);
+}
+
+/* Completes a coroutine that reached its final suspend point (owner thread):
+ * bound native task, continuation; the frame is destroyed now if no task<>
+ * holds it, else when that task<> lets go. */
+inline void complete_at_final(cell *c) noexcept {
+    c->state = c->body_state;
+    c->wait = wait_final;
+    count_outcome(c);
+    c->refs++;
+    const bool observed = c->handle_held || c->bridge != 0;
+    publish(c);
+    notify(c, observed);
+    if (!c->handle_held && c->frame_alive) frame_of(c).destroy();
+    unref(c);
+}
+
+/* Requests the cancellation of a coroutine (owner thread): it finishes
+ * canceled now if suspended in a native wait, the request is passed on to the
+ * coroutines it awaits, and otherwise (running, in a foreign awaiter, queued
+ * for the owner, inside a cancel_guard) it finishes at its next Onity await.
+ * No effect once it has finished. */
+inline void request_cancel(cell *c) noexcept {
+    if (!c || c->state != ONITY_TASK_STATE_PENDING) return;
+    if (c->cancel_word.fetch_or(cancel_requested_bit, std::memory_order_relaxed) != 0) return;  // guarded, or again
+    if (c->wait == wait_native) {
+        finish(c, ONITY_TASK_STATE_CANCELED, 0);
+    } else if (c->wait == wait_nested) {
+        nested *n = static_cast<nested *>(c->awaiting);
+        if (n->cancel_fn) n->cancel_fn(n);
+    }
+}
+
+/* The coroutine's token is canceled (outside guards). One C call, made only
+ * by awaits that have no native wait to carry the token (task<>s and the
+ * combinators over them), when they suspend and when they resume. */
+inline bool token_canceled(const cell *c) noexcept {
+    if (!c->wait_token || !c->owner || !c->owner->rt) return false;
+    uint32_t v = 0;
+    return onity_cancel_source_is_canceled(c->owner->rt, c->token, &v) == ONITY_STATUS_OK && v != 0;
+}
+
+/* On the thread that owns the coroutine's runtime (true without one). */
+inline bool on_owner(const cell *c) noexcept { return !c->owner || c->owner->on_owner(); }
+
+/* ---- the owner's inbox (any thread) -------------------------------------- */
+
+/* Queues `c` for the owner and rings the bell (a manual task whose
+ * continuation drains the inbox at the owner's next tick or drain). After
+ * this, the caller must not touch `c`. */
+inline void push_to_owner(core *k, cell *c, uint8_t mode) noexcept {
+    c->qmode = mode;
+    cell *head = k->inbox.load(std::memory_order_relaxed);
+    do {
+        c->qnext.store(head, std::memory_order_relaxed);
+    } while (!k->inbox.compare_exchange_weak(head, c, std::memory_order_release, std::memory_order_relaxed));
+    if (!k->rung.exchange(true, std::memory_order_acq_rel)) {
+        const uint64_t b = k->bell.load(std::memory_order_acquire);
+        if (b) onity_task_set_result(k->rt_any, b, 0);
+    }
+}
+
+inline void drain_inbox(core *k, bool closing) noexcept {
+    cell *list = k->inbox.exchange(nullptr, std::memory_order_acquire);
+    cell *fifo = nullptr;
+    while (list) {
+        cell *next = list->qnext.load(std::memory_order_relaxed);
+        list->qnext.store(fifo, std::memory_order_relaxed);
+        fifo = list;
+        list = next;
+    }
+    while (fifo) {
+        cell *c = fifo;
+        fifo = c->qnext.load(std::memory_order_relaxed);
+        const uint8_t mode = c->qmode;
+        c->qmode = 0;
+        if (mode == q_complete) {
+            complete_at_final(c);
+        } else if (mode == q_fault) {
+            c->wait = wait_none;
+            finish(c, ONITY_TASK_STATE_FAULTED, c->error);
+        } else if (mode == q_cancel) {
+            c->wait = wait_none;
+            finish(c, ONITY_TASK_STATE_CANCELED, 0);
+        } else {
+            c->wait = wait_none;
+            if (closing || cancel_pending(c))
+                finish(c, ONITY_TASK_STATE_CANCELED, 0);
+            else
+                frame_of(c).resume();
+        }
+    }
+}
+
+/* Ends a coroutine at an await, for good: finished here on the owner, or
+ * handed to the owner from another thread. Returns true (what await_suspend
+ * returns then). */
+inline bool end_here(cell *c, uint8_t state, int32_t error) noexcept {
+    if (on_owner(c)) {
+        finish(c, state, error);
+        return true;
+    }
+    c->error = error;
+    push_to_owner(c->owner, c, state == ONITY_TASK_STATE_CANCELED ? q_cancel : q_fault);
+    return true;
+}
+
+inline OnityStatus arm_bell(core *k) noexcept {
+    uint64_t b = 0;
+    OnityStatus s = onity_task_create(k->rt, &b);
+    if (s != ONITY_STATUS_OK) return s;
+    s = onity_task_on_complete(k->rt, b, &on_bell, k);
+    if (s != ONITY_STATUS_OK) {
+        onity_task_cancel(k->rt, b);
+        onity_task_consume(k->rt, b, nullptr);
+        return s;
+    }
+    k->bell.store(b, std::memory_order_release);
+    return ONITY_STATUS_OK;
+}
+
+/* The bell's continuation (owner thread): re-arms it, then runs the inbox.
+ * Canceled, or rung while the runtime is being destroyed (it cannot be
+ * re-armed then), means the runtime is going away (or the layer detached):
+ * what is queued finishes canceled and the runtime is forgotten. */
+inline void on_bell(void *user, uint64_t task, uint32_t state) noexcept {
+    core *k = static_cast<core *>(user);
+    onity_task_consume(k->rt, task, nullptr);
+    const OnityStatus s = state == ONITY_TASK_STATE_SUCCEEDED ? arm_bell(k) : ONITY_STATUS_REENTRANT;
+    if (s == ONITY_STATUS_OK) {
+        k->rung.store(false, std::memory_order_release);
+        drain_inbox(k, false);
+        return;
+    }
+    // No bell any more: workers stop ringing (rung stays set).
+    k->bell.store(0, std::memory_order_release);
+    k->rung.store(true, std::memory_order_release);
+    if (s != ONITY_STATUS_REENTRANT) {
+        report_misuse(static_cast<Status>(s), "re-arming the coroutines' cross-thread bell (switch_to_owner stops)");
+        drain_inbox(k, false);
+        return;
+    }
+    drain_inbox(k, true);
+    k->closed = true;
+    k->rt = nullptr;
+    maybe_retire(k);  // last
+}
+
+}  // namespace detail
+}  // namespace onity
+
+#endif /* ONITY_CORO_CORE_HPP */

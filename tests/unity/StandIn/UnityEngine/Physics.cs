@@ -1,0 +1,12 @@
+// Test-only stand-in: the physics types the package's message triggers name (UnityCsReference
+// 2022.3, Modules/Physics: Collider, Collision). Never shipped.
+namespace UnityEngine
+{
+    public partial class Collider : Component
+    {
+    }
+
+    public partial class Collision
+    {
+    }
+}
