@@ -2,9 +2,14 @@
 //!
 //! Slots live in fixed-size chunks that are allocated by the owner thread and
 //! freed only when the arena is dropped, so any thread may read a slot by
-//! index without a lock: it loads the published length, then the chunk
-//! pointer. This is what lets worker threads complete tasks with a single CAS
-//! on the slot's state word while the owner keeps growing the table.
+//! index without a lock: it loads the chunk pointer, which is published
+//! (Release) only once the chunk is initialised. This is what lets worker
+//! threads complete tasks with a single CAS on the slot's state word while
+//! the owner keeps growing the table.
+//!
+//! The chunk table has a fixed size (one entry per possible chunk), so a
+//! lookup by a handle's index (below [`MAX_SLOTS`] by construction) needs no
+//! bounds check: one load and a null test.
 
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 
@@ -15,14 +20,15 @@ pub const CHUNK: usize = 1 << CHUNK_BITS;
 const CHUNKS: usize = (MAX_SLOTS as usize) >> CHUNK_BITS;
 
 pub struct Arena<T> {
-    chunks: Box<[AtomicPtr<T>]>,
+    chunks: Box<[AtomicPtr<T>; CHUNKS]>,
     /// Number of slots published to all threads.
     len: AtomicU32,
 }
 
 impl<T: Default> Arena<T> {
     pub fn new() -> Self {
-        let chunks = (0..CHUNKS).map(|_| AtomicPtr::new(std::ptr::null_mut())).collect();
+        let chunks: Box<[AtomicPtr<T>]> = (0..CHUNKS).map(|_| AtomicPtr::new(std::ptr::null_mut())).collect();
+        let Ok(chunks) = <Box<[AtomicPtr<T>; CHUNKS]>>::try_from(chunks) else { unreachable!("CHUNKS entries") };
         Arena { chunks, len: AtomicU32::new(0) }
     }
 
@@ -38,28 +44,36 @@ impl<T: Default> Arena<T> {
         self.len() == 0
     }
 
+    /// The chunk holding slot `index` (null if not allocated yet).
+    #[inline(always)]
+    fn chunk(&self, index: u32, order: Ordering) -> *mut T {
+        // The mask keeps the index in the table whatever `index` is (a
+        // handle's index is below MAX_SLOTS anyway): no bounds check.
+        self.chunks[(index >> CHUNK_BITS) as usize & (CHUNKS - 1)].load(order)
+    }
+
     /// Slot `index`, if it exists. Any thread.
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, index: u32) -> Option<&T> {
-        if index >= self.len.load(Ordering::Acquire) {
+        if index >= MAX_SLOTS {
             return None;
         }
-        // SAFETY: `len` is published (Release) after the chunk pointer is
-        // stored, so the chunk exists; chunks are never freed before drop.
-        unsafe {
-            let chunk = self.chunks[(index >> CHUNK_BITS) as usize].load(Ordering::Acquire);
-            Some(&*chunk.add(index as usize & (CHUNK - 1)))
+        let chunk = self.chunk(index, Ordering::Acquire);
+        if chunk.is_null() {
+            return None;
         }
+        // SAFETY: a non-null chunk pointer was published (Release) after the
+        // chunk was initialised; chunks are never freed before drop.
+        Some(unsafe { &*chunk.add(index as usize & (CHUNK - 1)) })
     }
 
     /// Slot `index`, known to exist (owner-side fast path).
     ///
     /// # Safety
     /// `index < self.len()`.
-    #[inline]
+    #[inline(always)]
     pub unsafe fn get_unchecked(&self, index: u32) -> &T {
-        let chunk = self.chunks[(index >> CHUNK_BITS) as usize].load(Ordering::Relaxed);
-        &*chunk.add(index as usize & (CHUNK - 1))
+        &*self.chunk(index, Ordering::Relaxed).add(index as usize & (CHUNK - 1))
     }
 
     /// Adds one chunk of default slots. Owner thread only (single writer).

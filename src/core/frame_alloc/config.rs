@@ -4,6 +4,11 @@
 use std::fmt;
 use std::sync::{Mutex, MutexGuard};
 
+/// How long an allocation lives: [`Lifetime::Frame`] until the next
+/// [`rewind`](super::FrameAllocator::rewind), [`Lifetime::TwoFrames`] until
+/// the second next (defined with the other enums that cross the C boundary).
+pub use crate::core::types::Lifetime;
+
 /// Largest supported alignment (one page). Blocks are aligned to it.
 pub const MAX_ALIGN: usize = 4096;
 /// Blocks per arena; a request needing more returns [`AllocError::Exhausted`].
@@ -130,15 +135,6 @@ impl FrameAllocConfig {
             prefault: self.prefault,
         }
     }
-}
-
-/// How long an allocation lives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Lifetime {
-    /// Valid until the next [`FrameAllocator::rewind`].
-    Frame = 0,
-    /// Valid until the second [`FrameAllocator::rewind`] after the allocation.
-    TwoFrames = 1,
 }
 
 /// Why an allocation failed. Failures are counted in

@@ -8,30 +8,35 @@ use super::blocks::{Arena, Blocks};
 use super::config::{OVERFLOW_ARENAS, RECENT_BYTES, TRIM_WINDOW};
 use super::per_thread::ThreadSlot;
 
-/// A snapshot of a [`FrameAllocator`]'s counters.
+/// Counters of the frame allocator (a snapshot).
+#[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct FrameAllocStats {
     /// Requested bytes of live allocations: Frame allocations since the last
     /// rewind plus TwoFrames allocations since the rewind before it.
     pub bytes_in_use: u64,
-    /// Bytes handed to threads: their home chunks plus the overflow carved
-    /// for the live lifetimes. At least `bytes_in_use`; the difference is
-    /// alignment padding, chunk tails and home-chunk headroom.
+    /// Bytes carved out of blocks: live allocations with their padding, the
+    /// unused tails of threads' chunks, and the home chunks threads keep
+    /// (also those of threads idle now, until reclaimed). At least
+    /// `bytes_in_use`.
     pub bytes_claimed: u64,
     /// Bytes reserved from the OS (sum of all blocks).
     pub bytes_reserved: u64,
-    /// Number of blocks (all arenas).
+    /// Blocks reserved from the OS (all arenas; kept across rewinds).
     pub blocks: u64,
     /// Highest `bytes_in_use` seen (sampled right before each rewind, where
-    /// it peaks, and by every `stats` call).
+    /// it peaks, and by every statistics call).
     pub high_water_bytes_in_use: u64,
     /// Number of rewinds.
     pub rewinds: u64,
-    /// Number of OS allocations (blocks ever allocated).
+    /// Blocks ever allocated: constant in a steady state (under
+    /// `frame_alloc_max_bytes`, possibly only from 8 rewinds after a heavier
+    /// frame: see the allocator's documentation).
     pub os_allocations: u64,
     /// Successful allocations since creation.
     pub allocations: u64,
-    /// Failed allocations since creation.
+    /// Allocations the allocator refused (calls the C ABI rejects before it:
+    /// a NULL `out_ptr` or a bad lifetime, are not counted).
     pub failed_allocations: u64,
 }
 

@@ -1,0 +1,187 @@
+//! The owner-thread check.
+//!
+//! A runtime belongs to the thread that created it. Every owner-only call
+//! checks that it runs there, so the check is on every hot path. Reading a
+//! Rust `thread_local!` costs a call to `__tls_get_addr` in a shared library
+//! (the general-dynamic TLS model that `libonity.so` is built with), which
+//! is most of what a call through the C ABI cost; so where the CPU has a
+//! thread pointer register the check compares that register instead.
+//!
+//! # The rule
+//!
+//! - x86_64 and aarch64 Linux (not under Miri): a thread is identified by
+//!   its thread pointer (`fs:0` / `tpidr_el0`: the address of its thread
+//!   control block). Live threads have distinct thread pointers, so while
+//!   the owner lives, `thread pointer == owner's` holds on the owner thread
+//!   and nowhere else: one load, one compare.
+//! - A thread pointer is reused once its thread has exited (glibc caches
+//!   thread stacks and control blocks). So the owner thread gets a
+//!   thread-local guard when it creates its first runtime; when the thread
+//!   exits, the guard clears the owner of every runtime that thread still
+//!   owns (under the registry lock, which a runtime's drop also takes), so a
+//!   later thread that reuses the address is never taken for the owner. A
+//!   runtime whose owner exited refuses every owner-only call with
+//!   `WrongThread`, as before. (Issue 17 may build "destroy after the owner
+//!   exited" on [`Owner::has_exited`].)
+//! - Elsewhere (other OSes and CPUs, Miri), and when the guard cannot be
+//!   registered (a runtime created from a thread-local destructor), the
+//!   check falls back to a per-thread id from a `thread_local!`, never
+//!   reused.
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// A small, cheap, unique id for the calling thread (never 0, never reused).
+#[inline]
+pub fn current_thread_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    thread_local!(static ID: Cell<u64> = const { Cell::new(0) });
+    ID.with(|id| {
+        let v = id.get();
+        if v != 0 {
+            v
+        } else {
+            let v = NEXT.fetch_add(1, Ordering::Relaxed);
+            id.set(v);
+            v
+        }
+    })
+}
+
+/// Whether this build compares thread pointers (see the module docs).
+pub const HAS_THREAD_POINTER: bool =
+    cfg!(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"), not(miri)));
+
+/// The calling thread's thread pointer (0 where [`HAS_THREAD_POINTER`] is
+/// false).
+#[inline(always)]
+pub fn thread_pointer() -> usize {
+    #[cfg(all(target_os = "linux", target_arch = "x86_64", not(miri)))]
+    {
+        let tp: usize;
+        // SAFETY: on x86_64 Linux (glibc and musl) `fs:0` holds the thread
+        // control block's own address, readable by the thread at any time.
+        unsafe {
+            std::arch::asm!("mov {}, qword ptr fs:[0]", out(reg) tp, options(nostack, readonly, preserves_flags, pure))
+        };
+        tp
+    }
+    #[cfg(all(target_os = "linux", target_arch = "aarch64", not(miri)))]
+    {
+        let tp: usize;
+        // SAFETY: reading tpidr_el0 (the thread pointer) has no side effect.
+        unsafe { std::arch::asm!("mrs {}, tpidr_el0", out(reg) tp, options(nomem, nostack, preserves_flags, pure)) };
+        tp
+    }
+    #[cfg(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"), not(miri))))]
+    {
+        0
+    }
+}
+
+/// A runtime's owner thread.
+pub struct Owner {
+    /// The owner's thread pointer; 0 when it is not used (no thread pointer
+    /// on this platform, the guard could not be registered) or the owner
+    /// has exited. Boxed: the registry points at it, and the runtime moves.
+    tp: Box<AtomicUsize>,
+    /// The owner's [`current_thread_id`].
+    id: u64,
+}
+
+/// Cells of live owners, with the thread pointer of their thread.
+struct Registered(*const AtomicUsize, usize);
+// SAFETY: the pointer is only dereferenced under `REGISTRY`'s lock, while
+// the runtime that owns the cell is alive (its drop unregisters first).
+unsafe impl Send for Registered {}
+
+static REGISTRY: Mutex<Vec<Registered>> = Mutex::new(Vec::new());
+
+fn registry() -> std::sync::MutexGuard<'static, Vec<Registered>> {
+    REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Clears the owner cells of the exiting thread's runtimes.
+struct ExitGuard;
+
+impl Drop for ExitGuard {
+    fn drop(&mut self) {
+        let tp = thread_pointer();
+        registry().retain(|r| {
+            if r.1 != tp {
+                return true;
+            }
+            // SAFETY: registered cells are alive (see `Registered`).
+            unsafe { (*r.0).store(0, Ordering::Relaxed) };
+            false
+        });
+    }
+}
+
+thread_local!(static EXIT_GUARD: ExitGuard = const { ExitGuard });
+
+impl Owner {
+    /// The calling thread.
+    pub fn current() -> Owner {
+        let owner = Owner { tp: Box::new(AtomicUsize::new(0)), id: current_thread_id() };
+        let tp = thread_pointer();
+        if HAS_THREAD_POINTER && EXIT_GUARD.try_with(|_| ()).is_ok() {
+            owner.tp.store(tp, Ordering::Relaxed);
+            registry().push(Registered(&*owner.tp, tp));
+        }
+        owner
+    }
+
+    /// Whether the calling thread is the owner.
+    #[inline(always)]
+    pub fn is_current(&self) -> bool {
+        if HAS_THREAD_POINTER {
+            let owner = self.tp.load(Ordering::Relaxed);
+            // A thread pointer is never 0, so a cleared cell matches nobody
+            // and the fallback below decides.
+            thread_pointer() == owner || (owner == 0 && self.is_current_by_id())
+        } else {
+            current_thread_id() == self.id
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn is_current_by_id(&self) -> bool {
+        current_thread_id() == self.id
+    }
+
+    /// Whether the owner thread has exited (only known where thread
+    /// pointers are compared; `false` elsewhere).
+    pub fn has_exited(&self) -> bool {
+        HAS_THREAD_POINTER && self.tp.load(Ordering::Relaxed) == 0 && !self.is_current_by_id()
+    }
+}
+
+impl Drop for Owner {
+    fn drop(&mut self) {
+        let cell: *const AtomicUsize = &*self.tp;
+        registry().retain(|r| r.0 != cell);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_creating_thread_is_the_owner_even_after_it_exits() {
+        let here = Owner::current();
+        assert!(here.is_current());
+        let there = std::thread::spawn(Owner::current).join().unwrap();
+        assert!(!there.is_current());
+        assert!(std::thread::spawn(move || !here.is_current()).join().unwrap());
+        // The creating thread is gone: threads spawned now (which may reuse
+        // its thread control block) are not the owner either.
+        for _ in 0..8 {
+            let t = &there;
+            assert!(std::thread::scope(|s| s.spawn(|| !t.is_current()).join().unwrap()));
+        }
+    }
+}
