@@ -18,9 +18,7 @@ impl Runtime {
     pub fn create_cancel_source(&self) -> Result<u64> {
         self.check_owner_open()?;
         // SAFETY: owner thread, short borrow.
-        let idx = unsafe { self.inner() }.cancels.rent(&self.cancels)?;
-        // SAFETY: idx was handed out by the free list.
-        let slot = unsafe { self.cancels.get_unchecked(idx) };
+        let (idx, slot) = unsafe { self.inner() }.cancels.rent(&self.cancels)?;
         let gen = (slot.state.load(Ordering::Relaxed) & GEN_MASK) + GEN_ONE;
         slot.state.store(gen, Ordering::Release);
         Ok(gen | self.cancel_key | idx as u64)
@@ -108,7 +106,7 @@ impl Runtime {
             // Retired for good: dead, and not canceled.
             inner.cancels.give_back_retired();
         } else {
-            inner.cancels.give_back(&self.cancels, idx);
+            inner.cancels.give_back(slot, idx);
         }
         Ok(())
     }

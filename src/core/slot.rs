@@ -83,12 +83,17 @@ pub fn state_code(s: TaskState) -> u64 {
 /// The observable [`TaskState`] of a word (`Pending` until final).
 #[inline(always)]
 pub fn task_state(word: u64) -> TaskState {
-    match state_bits(word) {
-        SUCCEEDED => TaskState::Succeeded,
-        FAULTED => TaskState::Faulted,
-        CANCELED => TaskState::Canceled,
-        _ => TaskState::Pending,
-    }
+    const BY_BITS: [TaskState; 8] = [
+        TaskState::Pending,
+        TaskState::Pending,
+        TaskState::Pending,
+        TaskState::Succeeded,
+        TaskState::Faulted,
+        TaskState::Canceled,
+        TaskState::Pending,
+        TaskState::Pending,
+    ];
+    BY_BITS[state_bits(word) as usize]
 }
 
 // ---- continuations ---------------------------------------------------------
@@ -274,14 +279,16 @@ impl FreeList {
     }
 
     /// Takes a free slot (most recently freed first), else a fresh one,
-    /// growing the table; `Exhausted` when it is full.
+    /// growing the table; `Exhausted` when it is full. Returns its index and
+    /// the slot.
     #[inline(always)]
-    pub fn rent<T: Linked>(&mut self, arena: &Arena<T>) -> Result<u32> {
-        let idx = if self.head != 0 {
+    pub fn rent<'a, T: Linked>(&mut self, arena: &'a Arena<T>) -> Result<(u32, &'a T)> {
+        let (idx, slot) = if self.head != 0 {
             let idx = self.head - 1;
             // SAFETY: listed slots exist.
-            self.head = unsafe { arena.get_unchecked(idx) }.link().get();
-            idx
+            let slot = unsafe { arena.get_unchecked(idx) };
+            self.head = slot.link().get();
+            (idx, slot)
         } else {
             self.rent_fresh(arena)?
         };
@@ -290,30 +297,31 @@ impl FreeList {
         if live > self.high_water {
             self.high_water = live;
         }
-        Ok(idx)
+        Ok((idx, slot))
     }
 
     #[cold]
     #[inline(never)]
-    fn rent_fresh<T: Linked>(&mut self, arena: &Arena<T>) -> Result<u32> {
+    fn rent_fresh<'a, T: Linked>(&mut self, arena: &'a Arena<T>) -> Result<(u32, &'a T)> {
         if self.fresh >= arena.len() && !arena.grow() {
             return Err(Error::Exhausted);
         }
         self.fresh += 1;
-        Ok(self.fresh - 1)
+        let idx = self.fresh - 1;
+        // SAFETY: `idx < arena.len()` (grown above if needed).
+        Ok((idx, unsafe { arena.get_unchecked(idx) }))
     }
 
     /// Returns slot `idx` to the list.
     #[inline(always)]
-    pub fn give_back<T: Linked>(&mut self, arena: &Arena<T>, idx: u32) {
+    pub fn give_back<T: Linked>(&mut self, slot: &T, idx: u32) {
         self.returns += 1;
-        self.push(arena, idx);
+        self.push(slot, idx);
     }
 
     #[inline(always)]
-    fn push<T: Linked>(&mut self, arena: &Arena<T>, idx: u32) {
-        // SAFETY: `idx` was handed out, so it exists.
-        unsafe { arena.get_unchecked(idx) }.link().set(self.head);
+    fn push<T: Linked>(&mut self, slot: &T, idx: u32) {
+        slot.link().set(self.head);
         self.head = idx + 1;
     }
 
@@ -325,11 +333,12 @@ impl FreeList {
         self.parked += 1;
     }
 
-    /// A parked slot is off the completion stack: free now.
+    /// A parked slot (`slot`, index `idx`) is off the completion stack:
+    /// free now.
     #[inline]
-    pub fn unpark<T: Linked>(&mut self, arena: &Arena<T>, idx: u32) {
+    pub fn unpark<T: Linked>(&mut self, slot: &T, idx: u32) {
         self.parked -= 1;
-        self.push(arena, idx);
+        self.push(slot, idx);
     }
 
     /// Returns a slot whose generation is exhausted: never handed out again.

@@ -45,8 +45,7 @@ impl Runtime {
     #[inline(always)]
     pub(super) fn rent_task(&self, flags: u64) -> Result<u64> {
         // SAFETY: owner thread; no user code runs while borrowed.
-        let idx = unsafe { self.inner() }.tasks.rent(&self.tasks)?;
-        let slot = self.slot(idx);
+        let (idx, slot) = unsafe { self.inner() }.tasks.rent(&self.tasks)?;
         // The generation is even (free) and below u32::MAX (retired slots
         // are never rented): the next one is odd and does not wrap.
         let gen = (slot.state.load(Ordering::Relaxed) & GEN_MASK) + GEN_ONE;
@@ -69,7 +68,7 @@ impl Runtime {
         // SAFETY: owner thread, short borrow.
         let tasks = &mut unsafe { self.inner() }.tasks;
         if queued == 0 {
-            tasks.give_back(&self.tasks, idx);
+            tasks.give_back(slot, idx);
         } else {
             tasks.give_back_parked();
         }
@@ -164,6 +163,22 @@ impl Runtime {
         self.dispatch(slot, idx, base & GEN_MASK, code);
     }
 
+    /// [`Runtime::finish`] for tasks that usually have a host continuation
+    /// (waits): the call is made inline.
+    #[inline(always)]
+    fn finish_awaited(&self, slot: &TaskSlot, idx: u32, gen: u64, code: u64) {
+        slot.state.store(gen | code, Ordering::Release);
+        if slot.cont.get() == cont::USER {
+            slot.cont.set(cont::FIRED);
+            // SAFETY: a USER continuation's `a` is a `CallbackFn`.
+            let f = unsafe { std::mem::transmute::<*mut c_void, CallbackFn>(slot.cont_a.get()) };
+            let h = gen | self.task_key | idx as u64;
+            self.call_user(f, slot.cont_b.get() as *mut c_void, h, slot::task_state(code));
+        } else {
+            self.dispatch(slot, idx, gen, code);
+        }
+    }
+
     /// Every case of [`Runtime::complete`] but a pending manual task: the
     /// errors, in the documented order, and owner-only tasks.
     #[cold]
@@ -214,37 +229,36 @@ impl Runtime {
         if slot.state.load(Ordering::Relaxed) == pending {
             // SAFETY: a pending task only the owner completes, on the owner.
             unsafe { write_payload(slot, value, error) };
-            self.finish(slot, idx, h & GEN_MASK, slot::state_code(state));
+            self.finish_awaited(slot, idx, h & GEN_MASK, slot::state_code(state));
         }
     }
 
-    /// Runs a completed task's continuation. Owner thread.
+    /// Runs a completed task's continuation, if it has one. Owner thread.
     #[inline(always)]
     pub(super) fn dispatch(&self, slot: &TaskSlot, idx: u32, gen: u64, code: u64) {
-        match slot.cont.get() {
-            cont::NONE | cont::FIRED => {}
-            cont::USER => {
-                slot.cont.set(cont::FIRED);
-                // SAFETY: a USER continuation's `a` is a `CallbackFn`.
-                let f = unsafe { std::mem::transmute::<*mut c_void, CallbackFn>(slot.cont_a.get()) };
-                let h = gen | self.task_key | idx as u64;
-                self.call_user(f, slot.cont_b.get() as *mut c_void, h, slot::task_state(code));
-            }
-            kind => self.dispatch_internal(slot, idx, kind, code),
+        // NONE and FIRED: nothing to run (the common case stays call-free).
+        if slot.cont.get() >= cont::USER {
+            self.run_continuation(slot, idx, gen, code);
         }
     }
 
-    /// The continuations the runtime itself sets: batches and combinators.
     #[inline(never)]
-    fn dispatch_internal(&self, slot: &TaskSlot, idx: u32, kind: u8, code: u64) {
+    fn run_continuation(&self, slot: &TaskSlot, idx: u32, gen: u64, code: u64) {
+        let kind = slot.cont.get();
         slot.cont.set(cont::FIRED);
         let (a, b) = (slot.cont_a.get(), slot.cont_b.get());
+        let state = slot::task_state(code);
         match kind {
+            cont::USER => {
+                // SAFETY: a USER continuation's `a` is a `CallbackFn`.
+                let f = unsafe { std::mem::transmute::<*mut c_void, CallbackFn>(a) };
+                self.call_user(f, b as *mut c_void, gen | self.task_key | idx as u64, state);
+            }
             cont::LANE => {
                 // SAFETY: a LANE continuation's `a` is a live lane (destroying
                 // a lane clears its continuations).
                 let lane = unsafe { &*(a as *const Lane) };
-                self.call_user(lane.emit, lane.user, b, slot::task_state(code));
+                self.call_user(lane.emit, lane.user, b, state);
             }
             cont::ANY => self.on_any_input(a.cast(), b as u32, idx),
             _ => self.on_all_input(a.cast(), b as u32, idx),
@@ -333,7 +347,7 @@ impl Runtime {
                 // was retired for good).
                 if word >> 32 != u32::MAX as u64 {
                     // SAFETY: owner thread, short borrow.
-                    unsafe { self.inner() }.tasks.unpark(&self.tasks, idx);
+                    unsafe { self.inner() }.tasks.unpark(s, idx);
                 }
             } else {
                 self.dispatch(s, idx, word & GEN_MASK, word & STATE_MASK);

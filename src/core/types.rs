@@ -71,9 +71,10 @@ impl Timing {
         c"LastTimeUpdate",
     ];
 
-    #[inline]
+    #[inline(always)]
     pub fn from_u32(v: u32) -> Option<Timing> {
-        Self::ALL.get(v as usize).copied()
+        // SAFETY: `Timing` is `repr(u32)` with the values 0..16.
+        (v < TIMING_COUNT as u32).then(|| unsafe { std::mem::transmute::<u32, Timing>(v) })
     }
 
     /// The timing's name ("Update", ...).
@@ -97,7 +98,7 @@ pub enum Clock {
 }
 
 impl Clock {
-    #[inline]
+    #[inline(always)]
     pub fn from_u32(v: u32) -> Option<Clock> {
         match v {
             0 => Some(Clock::Scaled),
@@ -139,9 +140,10 @@ impl WaitKind {
     pub const ALL: [WaitKind; WAIT_KIND_COUNT] =
         [WaitKind::Yield, WaitKind::NextFrame, WaitKind::DelayFrame, WaitKind::Delay];
 
-    #[inline]
+    #[inline(always)]
     pub fn from_u32(v: u32) -> Option<WaitKind> {
-        Self::ALL.get(v as usize).copied()
+        // SAFETY: `WaitKind` is `repr(u32)` with the values 0..4.
+        (v < WAIT_KIND_COUNT as u32).then(|| unsafe { std::mem::transmute::<u32, WaitKind>(v) })
     }
 }
 
