@@ -138,12 +138,22 @@ impl Owner {
     pub fn is_current(&self) -> bool {
         if HAS_THREAD_POINTER {
             let owner = self.tp.load(Ordering::Relaxed);
-            // A thread pointer is never 0, so a cleared cell matches nobody
-            // and the fallback below decides.
+            // A thread pointer is never 0: a cleared cell matches nobody,
+            // and only then is the id asked.
             thread_pointer() == owner || (owner == 0 && self.is_current_by_id())
         } else {
             current_thread_id() == self.id
         }
+    }
+
+    /// The fast half of [`Owner::is_current`]: `true` means the calling
+    /// thread is the owner; `false` means "ask [`Owner::is_current`]"
+    /// (always `false` where thread pointers are not compared). Hot paths
+    /// take their slow path on `false`, so no value has to survive a call.
+    #[inline(always)]
+    pub fn is_current_fast(&self) -> bool {
+        // A thread pointer is never 0, so a cleared cell matches nobody.
+        HAS_THREAD_POINTER && thread_pointer() == self.tp.load(Ordering::Relaxed)
     }
 
     #[cold]

@@ -278,26 +278,42 @@ impl FreeList {
         self.rents - self.returns
     }
 
-    /// Takes a free slot (most recently freed first), else a fresh one,
-    /// growing the table; `Exhausted` when it is full. Returns its index and
-    /// the slot.
+    /// Takes a slot off the free list (most recently freed first), if any.
     #[inline(always)]
-    pub fn rent<'a, T: Linked>(&mut self, arena: &'a Arena<T>) -> Result<(u32, &'a T)> {
-        let (idx, slot) = if self.head != 0 {
-            let idx = self.head - 1;
-            // SAFETY: listed slots exist.
-            let slot = unsafe { arena.get_unchecked(idx) };
-            self.head = slot.link().get();
-            (idx, slot)
-        } else {
-            self.rent_fresh(arena)?
-        };
+    pub fn pop<'a, T: Linked>(&mut self, arena: &'a Arena<T>) -> Option<(u32, &'a T)> {
+        if self.head == 0 {
+            return None;
+        }
+        let idx = self.head - 1;
+        // SAFETY: listed slots exist.
+        let slot = unsafe { arena.get_unchecked(idx) };
+        self.head = slot.link().get();
+        self.count_rent();
+        Some((idx, slot))
+    }
+
+    #[inline(always)]
+    fn count_rent(&mut self) {
         self.rents += 1;
         let live = self.rents - self.returns;
         if live > self.high_water {
             self.high_water = live;
         }
-        Ok((idx, slot))
+    }
+
+    /// Takes a free slot (most recently freed first), else a fresh one,
+    /// growing the table; `Exhausted` when it is full. Returns its index and
+    /// the slot.
+    #[inline(always)]
+    pub fn rent<'a, T: Linked>(&mut self, arena: &'a Arena<T>) -> Result<(u32, &'a T)> {
+        match self.pop(arena) {
+            Some(r) => Ok(r),
+            None => {
+                let r = self.rent_fresh(arena)?;
+                self.count_rent();
+                Ok(r)
+            }
+        }
     }
 
     #[cold]

@@ -14,21 +14,27 @@ use super::slot::{self, cont, TaskSlot, COMPLETING, FREE, GEN_MASK, GEN_ONE, MAN
 use super::types::{CallbackFn, Outcome, TaskState};
 
 impl Runtime {
-    /// The slot of a live task handle and its state word (generation
-    /// matched, not free). The fast half of the check; see
-    /// [`handle::why_invalid`].
+    /// The slot of a live task handle of ours, its index and state word
+    /// (generation matched, not free); `None` for anything else. The fast
+    /// half of the check; [`Runtime::task_slot`] finds the error.
+    #[inline(always)]
+    pub(super) fn live_task(&self, h: u64) -> Option<(&TaskSlot, u32, u64)> {
+        let idx = handle::index(h);
+        if !handle::has_key(h, self.task_key) {
+            return None;
+        }
+        let slot = self.tasks.get(idx)?;
+        let word = slot.state.load(Ordering::Acquire);
+        ((word ^ h) & GEN_MASK == 0 && word & STATE_MASK != FREE).then_some((slot, idx, word))
+    }
+
+    /// [`Runtime::live_task`], or why not (see [`handle::why_invalid`]).
     #[inline(always)]
     pub(super) fn task_slot(&self, h: u64) -> Result<(&TaskSlot, u32, u64)> {
-        let idx = handle::index(h);
-        if handle::has_key(h, self.task_key) {
-            if let Some(slot) = self.tasks.get(idx) {
-                let word = slot.state.load(Ordering::Acquire);
-                if (word ^ h) & GEN_MASK == 0 && word & STATE_MASK != FREE {
-                    return Ok((slot, idx, word));
-                }
-            }
+        match self.live_task(h) {
+            Some(r) => Ok(r),
+            None => Err(self.task_error(h)),
         }
-        Err(self.task_error(h))
     }
 
     #[cold]
@@ -46,25 +52,55 @@ impl Runtime {
     pub(super) fn rent_task(&self, flags: u64) -> Result<u64> {
         // SAFETY: owner thread; no user code runs while borrowed.
         let (idx, slot) = unsafe { self.inner() }.tasks.rent(&self.tasks)?;
+        Ok(self.init_task(slot, idx, flags))
+    }
+
+    /// Makes a rented slot a pending task; returns its handle.
+    #[inline(always)]
+    fn init_task(&self, slot: &TaskSlot, idx: u32, flags: u64) -> u64 {
         // The generation is even (free) and below u32::MAX (retired slots
         // are never rented): the next one is odd and does not wrap.
         let gen = (slot.state.load(Ordering::Relaxed) & GEN_MASK) + GEN_ONE;
         slot.state.store(gen | PENDING | flags, Ordering::Release);
         slot.aux.set(u32::MAX);
-        Ok(gen | self.task_key | idx as u64)
+        gen | self.task_key | idx as u64
+    }
+
+    /// A pending task from the free list, on the owner thread of an open
+    /// runtime; `None` sends the caller to its slow path.
+    #[inline(always)]
+    fn rent_task_fast(&self, flags: u64) -> Option<u64> {
+        if !self.owner.is_current_fast() {
+            return None;
+        }
+        // SAFETY: owner thread; no user code runs while borrowed.
+        let inner = unsafe { self.inner() };
+        if inner.closing {
+            return None;
+        }
+        let (idx, slot) = inner.tasks.pop(&self.tasks)?;
+        Some(self.init_task(slot, idx, flags))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn rent_task_slow(&self, flags: u64) -> Result<u64> {
+        self.check_owner_open()?;
+        self.rent_task(flags)
     }
 
     /// Retires a final task: bumps the generation (stale from now on) and
-    /// returns the slot to the free list unless it is still queued.
+    /// returns the slot to the free list unless it is still queued. The
+    /// caller deals with `attached` ([`Runtime::release_attached`]).
     #[inline(always)]
     fn retire(&self, slot: &TaskSlot, idx: u32, word: u64) {
         slot.cont.set(cont::NONE);
-        slot.attached.set(std::ptr::null_mut());
-        if word >> 32 == u32::MAX as u64 {
+        let (next, exhausted) = (word & GEN_MASK).overflowing_add(GEN_ONE);
+        if exhausted {
             return self.retire_for_good(slot, word);
         }
         let queued = word & QUEUED;
-        slot.state.store((word & GEN_MASK) + GEN_ONE + queued, Ordering::Release);
+        slot.state.store(next | queued, Ordering::Release);
         // SAFETY: owner thread, short borrow.
         let tasks = &mut unsafe { self.inner() }.tasks;
         if queued == 0 {
@@ -72,6 +108,15 @@ impl Runtime {
         } else {
             tasks.give_back_parked();
         }
+    }
+
+    /// A retired WhenAll output: detaches its coordinator and frees it once
+    /// its inputs are done.
+    #[cold]
+    #[inline(never)]
+    fn release_attached(&self, slot: &TaskSlot, coord: *mut c_void) {
+        slot.attached.set(std::ptr::null_mut());
+        self.release_all_out(coord.cast());
     }
 
     /// Generation space exhausted: retire the slot for good so no old handle
@@ -84,22 +129,27 @@ impl Runtime {
     }
 
     /// Creates a manual completion source. Owner thread.
-    #[inline]
+    #[inline(always)]
     pub fn create_task(&self) -> Result<u64> {
-        self.check_owner_open()?;
-        self.rent_task(MANUAL)
+        match self.rent_task_fast(MANUAL) {
+            Some(h) => Ok(h),
+            None => self.rent_task_slow(MANUAL),
+        }
     }
 
     /// Creates a task that has already completed (like UniTask's
     /// `FromResult`): no other thread can have seen it, so no atomic
     /// read-modify-write is needed. Owner thread.
-    #[inline]
+    #[inline(always)]
     pub fn create_completed(&self, state: TaskState, value: u64, error: i32) -> Result<u64> {
-        self.check_owner_open()?;
         if state == TaskState::Pending {
+            self.check_owner_open()?;
             return Err(Error::InvalidArgument);
         }
-        let h = self.rent_task(0)?;
+        let h = match self.rent_task_fast(0) {
+            Some(h) => h,
+            None => self.rent_task_slow(0)?,
+        };
         let slot = self.slot(handle::index(h));
         // SAFETY: the slot was just rented on the owner thread; nobody else
         // holds its handle yet.
@@ -147,6 +197,17 @@ impl Runtime {
         // SAFETY: we claimed the task: we are the only writer until we
         // publish.
         unsafe { write_payload(slot, value, error) };
+        if self.owner.is_current_fast() {
+            self.finish(slot, idx, base, code);
+        } else {
+            self.publish_elsewhere(slot, idx, base, code);
+        }
+    }
+
+    /// [`Runtime::publish`] off the fast owner check: queued for the owner,
+    /// unless this is the owner after all (see `owner.rs`).
+    #[inline(always)]
+    fn publish_elsewhere(&self, slot: &TaskSlot, idx: u32, base: u64, code: u64) {
         if self.is_owner_thread() {
             self.finish(slot, idx, base, code);
         } else {
@@ -281,6 +342,21 @@ impl Runtime {
 
     #[inline(always)]
     pub(super) fn set_continuation(&self, h: u64, kind: u8, a: *mut c_void, b: u64) -> Result<()> {
+        match self.live_task(h) {
+            Some((slot, idx, word)) if self.owner.is_current_fast() && slot.cont.get() == cont::NONE => {
+                slot.set_cont(kind, a, b);
+                if slot::is_final(word) {
+                    self.dispatch(slot, idx, word & GEN_MASK, word & STATE_MASK);
+                }
+                Ok(())
+            }
+            _ => self.set_continuation_slow(h, kind, a, b),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn set_continuation_slow(&self, h: u64, kind: u8, a: *mut c_void, b: u64) -> Result<()> {
         self.check_owner()?;
         let (slot, idx, word) = self.task_slot(h)?;
         if slot.cont.get() != cont::NONE {
@@ -295,8 +371,37 @@ impl Runtime {
 
     /// Consumes a completed task: returns its outcome and retires the handle.
     /// Owner thread.
-    #[inline(always)]
+    #[inline]
     pub fn consume(&self, h: u64) -> Result<Outcome> {
+        let mut outcome = Outcome::PENDING;
+        self.consume_with(h, |o| outcome = o)?;
+        Ok(outcome)
+    }
+
+    /// [`Runtime::consume`], handing the outcome to `take` (only on
+    /// success).
+    #[inline(always)]
+    pub fn consume_with(&self, h: u64, take: impl FnOnce(Outcome)) -> Result<()> {
+        // Fast path: the owner consumes a completed task of ours that no
+        // continuation or combinator holds; anything else takes the slow
+        // path, which finds the error in the documented order.
+        if self.owner.is_current_fast() && handle::has_key(h, self.task_key) {
+            let idx = handle::index(h);
+            if let Some(slot) = self.tasks.get(idx) {
+                let word = slot.state.load(Ordering::Acquire);
+                if (word ^ h) & GEN_MASK == 0 && slot::is_final(word) && slot.cont.get() < cont::USER {
+                    take(slot.outcome(word));
+                    self.retire_consumed(slot, idx, word);
+                    return Ok(());
+                }
+            }
+        }
+        self.consume_slow(h, take)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn consume_slow(&self, h: u64, take: impl FnOnce(Outcome)) -> Result<()> {
         self.check_owner()?;
         let (slot, idx, word) = self.task_slot(h)?;
         // A combinator input, or a task whose continuation has not run yet
@@ -308,19 +413,27 @@ impl Runtime {
         if !slot::is_final(word) {
             return Err(Error::TaskPending);
         }
-        Ok(self.take_outcome(slot, idx, word))
+        take(slot.outcome(word));
+        self.retire_consumed(slot, idx, word);
+        Ok(())
+    }
+
+    /// Retires a consumed task, and frees its coordinator if it is a WhenAll
+    /// output.
+    #[inline(always)]
+    fn retire_consumed(&self, slot: &TaskSlot, idx: u32, word: u64) {
+        let coord = slot.attached.get();
+        self.retire(slot, idx, word);
+        if !coord.is_null() {
+            self.release_attached(slot, coord);
+        }
     }
 
     /// Reads a final task's outcome and retires it.
     #[inline(always)]
     pub(super) fn take_outcome(&self, slot: &TaskSlot, idx: u32, word: u64) -> Outcome {
         let outcome = slot.outcome(word);
-        let coord = slot.attached.get();
-        self.retire(slot, idx, word);
-        if !coord.is_null() {
-            // A WhenAll output.
-            self.release_all_out(coord.cast());
-        }
+        self.retire_consumed(slot, idx, word);
         outcome
     }
 

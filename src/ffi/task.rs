@@ -94,11 +94,11 @@ pub extern "C" fn onity_task_consume(
     out_outcome: *mut OnityOutcome,
 ) -> OnityStatus {
     crate::ffi!({
-        let o = core_of(runtime)?.consume(task)?;
-        match Out::optional(out_outcome) {
-            Some(out) => out.set(o.into()),
-            None => Ok(()),
-        }
+        Ok(core_of(runtime)?.consume_with(task, |o| {
+            if let Some(out) = Out::optional(out_outcome) {
+                let _ = out.set(o.into());
+            }
+        })?)
     })
 }
 
