@@ -9,7 +9,9 @@
 //!
 //! The chunk table has a fixed size (one entry per possible chunk), so a
 //! lookup by a handle's index (below [`MAX_SLOTS`] by construction) needs no
-//! bounds check: one load and a null test.
+//! bounds check: one load and a null test. The table's allocation starts
+//! with a header `H` of the owner's choosing: the runtime keeps its owner
+//! cell there, which every hot path reads along with the table.
 
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 
@@ -19,17 +21,31 @@ pub const CHUNK_BITS: u32 = 10;
 pub const CHUNK: usize = 1 << CHUNK_BITS;
 const CHUNKS: usize = (MAX_SLOTS as usize) >> CHUNK_BITS;
 
-pub struct Arena<T> {
-    chunks: Box<[AtomicPtr<T>; CHUNKS]>,
+pub struct Arena<T, H = ()> {
+    table: Box<Table<T, H>>,
     /// Number of slots published to all threads.
     len: AtomicU32,
 }
 
-impl<T: Default> Arena<T> {
+#[repr(C)]
+struct Table<T, H> {
+    header: H,
+    chunks: [AtomicPtr<T>; CHUNKS],
+}
+
+impl<T: Default, H: Default> Arena<T, H> {
     pub fn new() -> Self {
-        let chunks: Box<[AtomicPtr<T>]> = (0..CHUNKS).map(|_| AtomicPtr::new(std::ptr::null_mut())).collect();
-        let Ok(chunks) = <Box<[AtomicPtr<T>; CHUNKS]>>::try_from(chunks) else { unreachable!("CHUNKS entries") };
-        Arena { chunks, len: AtomicU32::new(0) }
+        let table =
+            Box::new(Table { header: H::default(), chunks: [const { AtomicPtr::new(std::ptr::null_mut()) }; CHUNKS] });
+        Arena { table, len: AtomicU32::new(0) }
+    }
+}
+
+impl<T, H> Arena<T, H> {
+    /// The header, in the table's allocation (its address never changes).
+    #[inline(always)]
+    pub fn header(&self) -> &H {
+        &self.table.header
     }
 
     /// Number of slots (all threads see at least this many).
@@ -49,7 +65,7 @@ impl<T: Default> Arena<T> {
     fn chunk(&self, index: u32, order: Ordering) -> *mut T {
         // The mask keeps the index in the table whatever `index` is (a
         // handle's index is below MAX_SLOTS anyway): no bounds check.
-        self.chunks[(index >> CHUNK_BITS) as usize & (CHUNKS - 1)].load(order)
+        self.table.chunks[(index >> CHUNK_BITS) as usize & (CHUNKS - 1)].load(order)
     }
 
     /// Slot `index`, if it exists. Any thread.
@@ -75,7 +91,9 @@ impl<T: Default> Arena<T> {
     pub unsafe fn get_unchecked(&self, index: u32) -> &T {
         &*self.chunk(index, Ordering::Relaxed).add(index as usize & (CHUNK - 1))
     }
+}
 
+impl<T: Default, H> Arena<T, H> {
     /// Adds one chunk of default slots. Owner thread only (single writer).
     /// Returns false when the table is full.
     pub fn grow(&self) -> bool {
@@ -86,21 +104,21 @@ impl<T: Default> Arena<T> {
         }
         let chunk: Box<[T]> = (0..CHUNK).map(|_| T::default()).collect();
         let ptr = Box::into_raw(chunk) as *mut T;
-        self.chunks[chunk_index].store(ptr, Ordering::Release);
+        self.table.chunks[chunk_index].store(ptr, Ordering::Release);
         self.len.store(len + CHUNK as u32, Ordering::Release);
         true
     }
 }
 
-impl<T: Default> Default for Arena<T> {
+impl<T: Default, H: Default> Default for Arena<T, H> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<T> Drop for Arena<T> {
+impl<T, H> Drop for Arena<T, H> {
     fn drop(&mut self) {
-        for c in self.chunks.iter() {
+        for c in self.table.chunks.iter() {
             let p = c.load(Ordering::Relaxed);
             if !p.is_null() {
                 // SAFETY: allocated in `grow` as a Box<[T]> of CHUNK elements.

@@ -80,18 +80,40 @@ pub fn thread_pointer() -> usize {
     }
 }
 
-/// A runtime's owner thread.
+/// Where a runtime keeps its owner's thread pointer: 0 when it is not used
+/// (no thread pointer on this platform, the guard could not be registered)
+/// or the owner has exited. It must not move while its [`Owner`] lives (the
+/// registry points at it); the runtime keeps it in the header of its task
+/// table, which every hot path reads anyway.
+#[derive(Default)]
+pub struct OwnerCell(AtomicUsize);
+
+impl OwnerCell {
+    /// The fast half of [`Owner::is_current`]: `true` means the calling
+    /// thread is the owner; `false` means "ask [`Owner::is_current`]"
+    /// (always `false` where thread pointers are not compared). Hot paths
+    /// take their slow path on `false`, so no value has to survive a call.
+    #[inline(always)]
+    pub fn is_current_fast(&self) -> bool {
+        // A thread pointer is never 0, so a cleared cell matches nobody.
+        HAS_THREAD_POINTER && thread_pointer() == self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// A runtime's owner thread: its registration (for the exit guard) and id.
 pub struct Owner {
-    /// The owner's thread pointer; 0 when it is not used (no thread pointer
-    /// on this platform, the guard could not be registered) or the owner
-    /// has exited. Boxed: the registry points at it, and the runtime moves.
-    tp: Box<AtomicUsize>,
+    cell: *const OwnerCell,
     /// The owner's [`current_thread_id`].
     id: u64,
 }
 
+// SAFETY: `cell` is only read (atomically), and the registry's clearing of
+// it is synchronised by the registry lock (see `Registered`).
+unsafe impl Send for Owner {}
+unsafe impl Sync for Owner {}
+
 /// Cells of live owners, with the thread pointer of their thread.
-struct Registered(*const AtomicUsize, usize);
+struct Registered(*const OwnerCell, usize);
 // SAFETY: the pointer is only dereferenced under `REGISTRY`'s lock, while
 // the runtime that owns the cell is alive (its drop unregisters first).
 unsafe impl Send for Registered {}
@@ -113,7 +135,7 @@ impl Drop for ExitGuard {
                 return true;
             }
             // SAFETY: registered cells are alive (see `Registered`).
-            unsafe { (*r.0).store(0, Ordering::Relaxed) };
+            unsafe { (*r.0).0.store(0, Ordering::Relaxed) };
             false
         });
     }
@@ -122,13 +144,16 @@ impl Drop for ExitGuard {
 thread_local!(static EXIT_GUARD: ExitGuard = const { ExitGuard });
 
 impl Owner {
-    /// The calling thread.
-    pub fn current() -> Owner {
-        let owner = Owner { tp: Box::new(AtomicUsize::new(0)), id: current_thread_id() };
+    /// Makes the calling thread the owner of `cell`.
+    ///
+    /// # Safety
+    /// `cell` does not move and outlives the returned `Owner`.
+    pub unsafe fn register(cell: &OwnerCell) -> Owner {
+        let owner = Owner { cell, id: current_thread_id() };
         let tp = thread_pointer();
         if HAS_THREAD_POINTER && EXIT_GUARD.try_with(|_| ()).is_ok() {
-            owner.tp.store(tp, Ordering::Relaxed);
-            registry().push(Registered(&*owner.tp, tp));
+            cell.0.store(tp, Ordering::Relaxed);
+            registry().push(Registered(cell, tp));
         }
         owner
     }
@@ -137,23 +162,14 @@ impl Owner {
     #[inline(always)]
     pub fn is_current(&self) -> bool {
         if HAS_THREAD_POINTER {
-            let owner = self.tp.load(Ordering::Relaxed);
+            // SAFETY: the cell outlives `self` (`register`'s contract).
+            let owner = unsafe { (*self.cell).0.load(Ordering::Relaxed) };
             // A thread pointer is never 0: a cleared cell matches nobody,
             // and only then is the id asked.
             thread_pointer() == owner || (owner == 0 && self.is_current_by_id())
         } else {
             current_thread_id() == self.id
         }
-    }
-
-    /// The fast half of [`Owner::is_current`]: `true` means the calling
-    /// thread is the owner; `false` means "ask [`Owner::is_current`]"
-    /// (always `false` where thread pointers are not compared). Hot paths
-    /// take their slow path on `false`, so no value has to survive a call.
-    #[inline(always)]
-    pub fn is_current_fast(&self) -> bool {
-        // A thread pointer is never 0, so a cleared cell matches nobody.
-        HAS_THREAD_POINTER && thread_pointer() == self.tp.load(Ordering::Relaxed)
     }
 
     #[cold]
@@ -165,13 +181,14 @@ impl Owner {
     /// Whether the owner thread has exited (only known where thread
     /// pointers are compared; `false` elsewhere).
     pub fn has_exited(&self) -> bool {
-        HAS_THREAD_POINTER && self.tp.load(Ordering::Relaxed) == 0 && !self.is_current_by_id()
+        // SAFETY: as in `is_current`.
+        HAS_THREAD_POINTER && unsafe { (*self.cell).0.load(Ordering::Relaxed) } == 0 && !self.is_current_by_id()
     }
 }
 
 impl Drop for Owner {
     fn drop(&mut self) {
-        let cell: *const AtomicUsize = &*self.tp;
+        let cell = self.cell;
         registry().retain(|r| r.0 != cell);
     }
 }
@@ -182,16 +199,25 @@ mod tests {
 
     #[test]
     fn only_the_creating_thread_is_the_owner_even_after_it_exits() {
-        let here = Owner::current();
+        let (here_cell, there_cell) = (Box::new(OwnerCell::default()), Box::new(OwnerCell::default()));
+        // SAFETY: the boxed cells outlive the owners (dropped first below).
+        let here = unsafe { Owner::register(&here_cell) };
         assert!(here.is_current());
-        let there = std::thread::spawn(Owner::current).join().unwrap();
+        assert_eq!(here_cell.is_current_fast(), HAS_THREAD_POINTER);
+        let there_ptr = &*there_cell as *const OwnerCell as usize;
+        // SAFETY: as above.
+        let there =
+            std::thread::spawn(move || unsafe { Owner::register(&*(there_ptr as *const OwnerCell)) }).join().unwrap();
         assert!(!there.is_current());
-        assert!(std::thread::spawn(move || !here.is_current()).join().unwrap());
+        let here_ref = &here;
+        assert!(std::thread::scope(|s| s.spawn(|| !here_ref.is_current()).join().unwrap()));
         // The creating thread is gone: threads spawned now (which may reuse
         // its thread control block) are not the owner either.
         for _ in 0..8 {
             let t = &there;
-            assert!(std::thread::scope(|s| s.spawn(|| !t.is_current()).join().unwrap()));
+            let c = &*there_cell;
+            assert!(std::thread::scope(|s| s.spawn(|| !t.is_current() && !c.is_current_fast()).join().unwrap()));
         }
+        drop((here, there));
     }
 }

@@ -31,7 +31,7 @@ use super::error::{Error, Result};
 use super::frame_alloc::{AllocError, FrameAllocStats, FrameAllocator, Lifetime};
 use super::handle::{self, Kind, MAX_SLOTS};
 use super::lane::Lanes;
-use super::owner::Owner;
+use super::owner::{Owner, OwnerCell};
 use super::slot::{self, CancelSlot, FreeList, TaskSlot};
 use super::timing::{self, Timings, WaitTarget};
 use super::types::*;
@@ -72,12 +72,15 @@ fn claim_tag() -> Option<u8> {
 
 /// A frame-based task runtime. See the module documentation.
 pub struct Runtime {
+    /// Declared before `tasks`, whose table holds its cell: unregistered
+    /// before that is freed.
     pub(super) owner: Owner,
     pub(super) tag: u8,
     /// `handle::key` of this runtime's tasks and cancellation sources.
     pub(super) task_key: u64,
     pub(super) cancel_key: u64,
-    pub(super) tasks: Arena<TaskSlot>,
+    /// The task slots; the table's header is the owner cell.
+    pub(super) tasks: Arena<TaskSlot, OwnerCell>,
     pub(super) cancels: Arena<CancelSlot>,
     /// Slots completed off the owner thread, waiting for its next drain.
     pub(super) queued: CompletionStack,
@@ -138,8 +141,11 @@ impl Runtime {
         // Last, so nothing above can leave the tag claimed (dropping the
         // runtime releases it).
         let tag = claim_tag().ok_or(Error::Exhausted)?;
+        // SAFETY: the cell is in the table's allocation, which never moves
+        // and is freed after `owner` (field order).
+        let owner = unsafe { Owner::register(tasks.header()) };
         Ok(Runtime {
-            owner: Owner::current(),
+            owner,
             tag,
             task_key: handle::key(tag, Kind::Task),
             cancel_key: handle::key(tag, Kind::CancelSource),
@@ -164,7 +170,13 @@ impl Runtime {
     /// Whether the calling thread is the owner.
     #[inline(always)]
     pub fn is_owner_thread(&self) -> bool {
-        self.owner.is_current()
+        self.owner_fast() || self.owner.is_current()
+    }
+
+    /// The fast owner check (see [`OwnerCell::is_current_fast`]).
+    #[inline(always)]
+    pub(super) fn owner_fast(&self) -> bool {
+        self.tasks.header().is_current_fast()
     }
 
     #[inline(always)]
@@ -238,17 +250,58 @@ impl Runtime {
         token: u64,
         target: WaitTarget,
     ) -> Result<u64> {
+        let (func, user, arg) = match target {
+            WaitTarget::Callback(f, user, arg) => (Some(f), user, arg),
+            WaitTarget::Task => (None, std::ptr::null_mut(), 0),
+        };
+        // Fast path: a frame wait without a token, on the owner thread of an
+        // open runtime, into a queue with room (and, for a task, a free slot).
+        if token == 0 && kind != WaitKind::Delay && self.owner_fast() {
+            // SAFETY: owner thread, short borrow (no user code below).
+            let inner = unsafe { self.inner() };
+            if !inner.closing && inner.timings.has_room(timing) {
+                let arg = match func {
+                    Some(_) => arg,
+                    None => match inner.tasks.pop(&self.tasks) {
+                        Some((idx, slot)) => self.init_task(slot, idx, 0),
+                        None => return self.wait_slow(kind, timing, frames, seconds, clock, token, func, user, arg),
+                    },
+                };
+                inner.timings.push_frame_wait(timing, kind, frames, arg, func, user);
+                return Ok(if func.is_none() { arg } else { 0 });
+            }
+        }
+        self.wait_slow(kind, timing, frames, seconds, clock, token, func, user, arg)
+    }
+
+    /// [`Runtime::wait`] with the target as (callback, user, argument); no
+    /// callback: a task wait.
+    #[allow(clippy::too_many_arguments)]
+    #[cold]
+    #[inline(never)]
+    fn wait_slow(
+        &self,
+        kind: WaitKind,
+        timing: Timing,
+        frames: u32,
+        seconds: f64,
+        clock: Clock,
+        token: u64,
+        func: Option<CallbackFn>,
+        user: *mut c_void,
+        arg: u64,
+    ) -> Result<u64> {
         self.check_owner_open()?;
         if kind == WaitKind::Delay && !(seconds.is_finite() && seconds >= 0.0) {
             return Err(Error::InvalidArgument);
         }
         self.check_token(token)?;
-        let (arg, func, user) = match target {
-            WaitTarget::Task => (self.rent_task(0)?, None, std::ptr::null_mut()),
-            WaitTarget::Callback(f, u, a) => (a, Some(f), u),
+        let arg = match func {
+            None => self.rent_task(0)?,
+            Some(_) => arg,
         };
         // SAFETY: owner thread, short borrow (no user code below).
-        unsafe { self.inner() }.timings.push(timing as usize, kind, frames, seconds, clock, token, arg, func, user);
+        unsafe { self.inner() }.timings.push(timing, kind, frames, seconds, clock, token, arg, func, user);
         Ok(if func.is_none() { arg } else { 0 })
     }
 
@@ -290,12 +343,12 @@ impl Runtime {
         }
         self.drain_queued();
         self.poll_watches();
-        self.run_queue(timing as usize, false);
+        self.run_queue::<false>(timing as usize);
     }
 
-    /// Processes queue `t`. With `cancel_all`, every wait completes canceled
+    /// Processes queue `t`. With `CANCEL_ALL`, every wait completes canceled
     /// (runtime destruction).
-    fn run_queue(&self, t: usize, cancel_all: bool) {
+    fn run_queue<const CANCEL_ALL: bool>(&self, t: usize) {
         /// Forgets the run's local vector when it is done (even by a panic).
         struct Running<'a>(&'a Runtime);
         impl Drop for Running<'_> {
@@ -314,11 +367,10 @@ impl Runtime {
         // SAFETY: `timings` is the owner's state; `run` touches it only
         // outside `resume`, and no borrow of `inner` is held meanwhile.
         let tally = unsafe {
-            timing::run(
+            timing::run::<CANCEL_ALL>(
                 &mut self.inner().timings,
                 &mut items,
                 &now,
-                cancel_all,
                 |token| self.token_canceled(token),
                 |arg, func, user, state| match func {
                     // `ticking` (or `closing`) already refuses `close`, so no
@@ -394,7 +446,7 @@ impl Runtime {
         }
         self.drain_queued();
         for t in 0..TIMING_COUNT {
-            self.run_queue(t, true);
+            self.run_queue::<true>(t);
         }
         // SAFETY: owner thread, short borrow.
         let fresh = unsafe { self.inner() }.tasks.fresh();

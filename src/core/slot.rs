@@ -280,7 +280,7 @@ impl FreeList {
 
     /// Takes a slot off the free list (most recently freed first), if any.
     #[inline(always)]
-    pub fn pop<'a, T: Linked>(&mut self, arena: &'a Arena<T>) -> Option<(u32, &'a T)> {
+    pub fn pop<'a, T: Linked, H>(&mut self, arena: &'a Arena<T, H>) -> Option<(u32, &'a T)> {
         if self.head == 0 {
             return None;
         }
@@ -305,7 +305,7 @@ impl FreeList {
     /// growing the table; `Exhausted` when it is full. Returns its index and
     /// the slot.
     #[inline(always)]
-    pub fn rent<'a, T: Linked>(&mut self, arena: &'a Arena<T>) -> Result<(u32, &'a T)> {
+    pub fn rent<'a, T: Linked, H>(&mut self, arena: &'a Arena<T, H>) -> Result<(u32, &'a T)> {
         match self.pop(arena) {
             Some(r) => Ok(r),
             None => {
@@ -318,7 +318,7 @@ impl FreeList {
 
     #[cold]
     #[inline(never)]
-    fn rent_fresh<'a, T: Linked>(&mut self, arena: &'a Arena<T>) -> Result<(u32, &'a T)> {
+    fn rent_fresh<'a, T: Linked, H>(&mut self, arena: &'a Arena<T, H>) -> Result<(u32, &'a T)> {
         if self.fresh >= arena.len() && !arena.grow() {
             return Err(Error::Exhausted);
         }

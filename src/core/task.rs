@@ -57,7 +57,7 @@ impl Runtime {
 
     /// Makes a rented slot a pending task; returns its handle.
     #[inline(always)]
-    fn init_task(&self, slot: &TaskSlot, idx: u32, flags: u64) -> u64 {
+    pub(super) fn init_task(&self, slot: &TaskSlot, idx: u32, flags: u64) -> u64 {
         // The generation is even (free) and below u32::MAX (retired slots
         // are never rented): the next one is odd and does not wrap.
         let gen = (slot.state.load(Ordering::Relaxed) & GEN_MASK) + GEN_ONE;
@@ -70,7 +70,7 @@ impl Runtime {
     /// runtime; `None` sends the caller to its slow path.
     #[inline(always)]
     fn rent_task_fast(&self, flags: u64) -> Option<u64> {
-        if !self.owner.is_current_fast() {
+        if !self.owner_fast() {
             return None;
         }
         // SAFETY: owner thread; no user code runs while borrowed.
@@ -197,7 +197,7 @@ impl Runtime {
         // SAFETY: we claimed the task: we are the only writer until we
         // publish.
         unsafe { write_payload(slot, value, error) };
-        if self.owner.is_current_fast() {
+        if self.owner_fast() {
             self.finish(slot, idx, base, code);
         } else {
             self.publish_elsewhere(slot, idx, base, code);
@@ -343,7 +343,7 @@ impl Runtime {
     #[inline(always)]
     pub(super) fn set_continuation(&self, h: u64, kind: u8, a: *mut c_void, b: u64) -> Result<()> {
         match self.live_task(h) {
-            Some((slot, idx, word)) if self.owner.is_current_fast() && slot.cont.get() == cont::NONE => {
+            Some((slot, idx, word)) if self.owner_fast() && slot.cont.get() == cont::NONE => {
                 slot.set_cont(kind, a, b);
                 if slot::is_final(word) {
                     self.dispatch(slot, idx, word & GEN_MASK, word & STATE_MASK);
@@ -385,7 +385,7 @@ impl Runtime {
         // Fast path: the owner consumes a completed task of ours that no
         // continuation or combinator holds; anything else takes the slow
         // path, which finds the error in the documented order.
-        if self.owner.is_current_fast() && handle::has_key(h, self.task_key) {
+        if self.owner_fast() && handle::has_key(h, self.task_key) {
             let idx = handle::index(h);
             if let Some(slot) = self.tasks.get(idx) {
                 let word = slot.state.load(Ordering::Acquire);

@@ -15,7 +15,7 @@ use std::ptr;
 
 use super::error::{Error, Result};
 use super::pool::PoolStats;
-use super::types::{CallbackFn, Clock, FrameInfo, TaskState, WaitKind, TIMING_COUNT, WAIT_KIND_COUNT};
+use super::types::{CallbackFn, Clock, FrameInfo, TaskState, Timing, WaitKind, TIMING_COUNT, WAIT_KIND_COUNT};
 
 /// What a wait completes when it is due.
 #[derive(Clone, Copy)]
@@ -37,14 +37,16 @@ pub struct Wait {
     pub user: *mut c_void,
     /// Cancellation token, 0 for none.
     pub token: u64,
-    /// Due frame in the low 60 bits, kind in bits 60-61, clock in 62-63.
+    /// `due frame << 4 | kind << 2 | clock`: due at frame `f` when
+    /// `due_meta <= f << 4 | 15` (one compare; see [`Now::key`]).
     due_meta: u64,
     /// Delay: the clock value at which it is due.
     due_time: f64,
 }
 
-const FRAME_BITS: u64 = (1 << 60) - 1;
-const DELAY_BIT: u64 = (WaitKind::Delay as u64) << 60;
+/// The kind bits of `due_meta`, and their value for a Delay.
+const KIND_BITS: u64 = 3 << 2;
+const DELAY_BITS: u64 = (WaitKind::Delay as u64) << 2;
 
 /// Host frame numbers must stay below this (see [`Timings::begin_frame`]):
 /// due frames (at most `frame + 1 + u32::MAX`) then fit in 60 bits.
@@ -52,31 +54,35 @@ pub const MAX_HOST_FRAME: u64 = 1 << 59;
 
 impl Wait {
     #[inline(always)]
+    fn meta(kind: WaitKind, due_frame: u64, clock: Clock) -> u64 {
+        due_frame << 4 | (kind as u64) << 2 | clock as u64
+    }
+
+    #[inline(always)]
     fn due_frame(&self) -> u64 {
-        self.due_meta & FRAME_BITS
+        self.due_meta >> 4
+    }
+
+    #[inline(always)]
+    fn kind_index(&self) -> usize {
+        (self.due_meta >> 2) as usize & 3
     }
 
     #[inline(always)]
     pub fn kind(&self) -> WaitKind {
-        match (self.due_meta >> 60) & 3 {
-            0 => WaitKind::Yield,
-            1 => WaitKind::NextFrame,
-            2 => WaitKind::DelayFrame,
-            _ => WaitKind::Delay,
-        }
+        WaitKind::ALL[self.kind_index()]
     }
 
     #[inline(always)]
     fn clock(&self) -> usize {
-        (self.due_meta >> 62) as usize
+        (self.due_meta & 3) as usize
     }
 
-    /// Whether it is due at `now` (a canceled wait is due at once too; the
-    /// caller checks its token).
+    /// Whether it is due at `now` (`key` = [`Now::key`]; a canceled wait is
+    /// due at once too: the caller checks its token).
     #[inline(always)]
-    fn is_due(&self, now: &Now) -> bool {
-        now.fnum >= self.due_frame()
-            && (self.due_meta & DELAY_BIT != DELAY_BIT || now.clocks[self.clock()] >= self.due_time)
+    fn is_due(&self, now: &Now, key: u64) -> bool {
+        self.due_meta <= key && (self.due_meta & KIND_BITS != DELAY_BITS || now.clocks[self.clock()] >= self.due_time)
     }
 }
 
@@ -90,6 +96,13 @@ pub struct Now {
 }
 
 impl Now {
+    /// `fnum << 4 | 15`: a wait's `due_meta` is at most this when its due
+    /// frame has come (the low bits hold its kind and clock).
+    #[inline(always)]
+    fn key(&self) -> u64 {
+        self.fnum << 4 | 15
+    }
+
     /// The due frame of a frame wait scheduled now: the next run (Yield),
     /// the first run in a later frame (NextFrame, Delay: which also waits
     /// for its clock), the first run at least `frames` frames later
@@ -97,7 +110,7 @@ impl Now {
     #[inline(always)]
     pub fn due_frame(&self, kind: WaitKind, frames: u32) -> u64 {
         // `fnum` < 2^59 + 1 (see MAX_HOST_FRAME): no overflow, and the sum
-        // fits FRAME_BITS.
+        // fits 60 bits (`due_meta` keeps it shifted by 4).
         match kind {
             WaitKind::Yield => 0,
             WaitKind::NextFrame | WaitKind::Delay => self.fnum + 1,
@@ -212,7 +225,7 @@ impl Timings {
         for q in self.queues.iter_mut() {
             for w in q.items.iter_mut() {
                 if w.kind() != WaitKind::Yield {
-                    w.due_meta = (w.due_meta & !FRAME_BITS) | rebased(w.due_frame(), frame);
+                    w.due_meta = Wait::meta(w.kind(), rebased(w.due_frame(), frame), Clock::ALL[w.clock()]);
                 }
                 if w.kind() == WaitKind::Delay && w.clock() == Clock::Realtime as usize {
                     w.due_time += realtime;
@@ -226,7 +239,7 @@ impl Timings {
     #[inline(always)]
     pub fn push(
         &mut self,
-        timing: usize,
+        timing: Timing,
         kind: WaitKind,
         frames: u32,
         seconds: f64,
@@ -242,10 +255,10 @@ impl Timings {
             func,
             user,
             token,
-            due_meta: self.now.due_frame(kind, frames) | (kind as u64) << 60 | (clock as u64) << 62,
+            due_meta: Wait::meta(kind, self.now.due_frame(kind, frames), clock),
             due_time,
         };
-        let q = &mut self.queues[timing].items;
+        let q = &mut self.queues[timing as usize].items;
         if q.len() == q.capacity() {
             self.storage.cold_allocations += 1;
         }
@@ -253,6 +266,40 @@ impl Timings {
         // Only `scheduled` is counted here; pending and high water are
         // derived at each run (see `sample_high_water`).
         self.counts[kind as usize].scheduled += 1;
+    }
+
+    /// Whether `timing`'s queue has room for a wait without growing.
+    #[inline(always)]
+    pub fn has_room(&self, timing: Timing) -> bool {
+        let q = &self.queues[timing as usize].items;
+        q.len() < q.capacity()
+    }
+
+    /// [`Timings::push`] of a frame wait (not a Delay) without a token, into
+    /// a queue that [`Timings::has_room`].
+    #[inline(always)]
+    pub fn push_frame_wait(
+        &mut self,
+        timing: Timing,
+        kind: WaitKind,
+        frames: u32,
+        arg: u64,
+        func: Option<CallbackFn>,
+        user: *mut c_void,
+    ) {
+        debug_assert!(kind != WaitKind::Delay && self.has_room(timing));
+        let due_meta = Wait::meta(kind, self.now.due_frame(kind, frames), Clock::Scaled);
+        let q = &mut self.queues[timing as usize].items;
+        let len = q.len();
+        if len < q.capacity() {
+            // SAFETY: `len < capacity`: the slot at `len` is allocated; it is
+            // initialised before the length covers it.
+            unsafe {
+                q.as_mut_ptr().add(len).write(Wait { arg, func, user, token: 0, due_meta, due_time: 0.0 });
+                q.set_len(len + 1);
+            }
+            self.counts[kind as usize].scheduled += 1;
+        }
     }
 
     /// Updates the high-water marks, with `lanes` the fast lanes' counts.
@@ -366,7 +413,7 @@ pub struct Tally {
 }
 
 /// Runs the waits `items` taken by [`Timings::start_run`], in the order they
-/// were scheduled: each one due at `now` (or, with `cancel_all`, every one),
+/// were scheduled: each one due at `now` (or, with `CANCEL_ALL`, every one),
 /// or whose token is `canceled`, is removed and `resume`d (task handle or
 /// callback argument, callback, user pointer, state: `Canceled` for the
 /// latter); the others stay in `items`. `timings` is the
@@ -377,16 +424,16 @@ pub struct Tally {
 /// `timings` must be valid for writes whenever this function touches it:
 /// before the first and after the last `resume` call (it is the owner's
 /// state, which host code may reach only through `resume`).
-pub unsafe fn run(
+pub unsafe fn run<const CANCEL_ALL: bool>(
     timings: *mut Timings,
     items: &mut Vec<Wait>,
     now: &Now,
-    cancel_all: bool,
     canceled: impl Fn(u64) -> bool,
     mut resume: impl FnMut(u64, Option<CallbackFn>, *mut c_void, TaskState),
 ) -> Tally {
     let len = items.len();
     let base = items.as_mut_ptr();
+    let key = now.key();
     (*timings).running = (base, len);
     let mut kept = 0usize;
     let mut tally = Tally::default();
@@ -394,14 +441,14 @@ pub unsafe fn run(
         // SAFETY: i < len; records are read through `base` only (repoint
         // writes through the same pointer while `resume` runs).
         let rec = unsafe { &*base.add(i) };
-        let is_canceled = cancel_all || (rec.token != 0 && canceled(rec.token));
-        if !is_canceled && !rec.is_due(now) {
+        let is_canceled = CANCEL_ALL || (rec.token != 0 && canceled(rec.token));
+        if !is_canceled && !rec.is_due(now, key) {
             // SAFETY: kept <= i < len; copy within the local vector.
             unsafe { *base.add(kept) = *rec };
             kept += 1;
             continue;
         }
-        let kind = (rec.due_meta >> 60) as usize & 3;
+        let kind = rec.kind_index();
         let state = if is_canceled {
             tally.canceled[kind] += 1;
             TaskState::Canceled

@@ -98,6 +98,11 @@ pub enum Clock {
 }
 
 impl Clock {
+    /// Every clock, in value order.
+    ///
+    /// cbindgen:ignore
+    pub const ALL: [Clock; 3] = [Clock::Scaled, Clock::Unscaled, Clock::Realtime];
+
     #[inline(always)]
     pub fn from_u32(v: u32) -> Option<Clock> {
         match v {
