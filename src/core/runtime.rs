@@ -409,6 +409,13 @@ impl Runtime {
         self.frame_alloc.alloc(lifetime, size, align).map(|p| p.as_ptr())
     }
 
+    /// [`FrameAllocator::alloc_fast`]: `None` when [`Runtime::frame_alloc`]
+    /// must decide. Any thread.
+    #[inline(always)]
+    pub fn frame_alloc_fast(&self, lifetime: Lifetime, size: usize, align: usize) -> Option<*mut u8> {
+        self.frame_alloc.alloc_fast(lifetime, size, align).map(|p| p.as_ptr())
+    }
+
     /// Rewinds the frame allocator now. Owner thread, not inside a tick.
     /// No allocation may run concurrently (the host's jobs must be done).
     pub fn rewind_frame_allocator(&self) -> Result<()> {

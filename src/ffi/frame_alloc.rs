@@ -18,7 +18,7 @@ use std::ffi::c_void;
 use super::error::arg;
 use super::object::{core_of, OnityRuntime};
 use super::status::OnityStatus;
-use crate::core::Lifetime;
+use crate::core::{Lifetime, Runtime};
 
 /// Allocates `size` bytes aligned to `align` (a power of two up to 4096)
 /// with an `OnityLifetime`, and writes the address to `*out_ptr`. Any thread;
@@ -42,17 +42,41 @@ pub extern "C" fn onity_frame_alloc(
         if out_ptr.is_null() {
             return Err(OnityStatus::NullPointer);
         }
-        // Documented: `*out_ptr` is NULL on every error after this point.
-        // SAFETY (both writes): checked non-null, provided by the caller.
-        unsafe { *out_ptr = std::ptr::null_mut() };
+        match Lifetime::from_u32(lifetime) {
+            Some(lt) if size <= usize::MAX as u64 => match rt.frame_alloc_fast(lt, size as usize, align as usize) {
+                Some(p) => {
+                    // SAFETY: checked non-null, provided by the caller.
+                    unsafe { *out_ptr = p as *mut c_void };
+                    Ok(())
+                }
+                None => alloc_checked(rt, size, align, lifetime, out_ptr),
+            },
+            _ => alloc_checked(rt, size, align, lifetime, out_ptr),
+        }
+    })
+}
+
+/// Every case of `onity_frame_alloc` but the fast path: `*out_ptr` is NULL
+/// on error (documented), the pointer on success.
+#[cold]
+#[inline(never)]
+fn alloc_checked(
+    rt: &Runtime,
+    size: u64,
+    align: u32,
+    lifetime: u32,
+    out_ptr: *mut *mut c_void,
+) -> Result<(), OnityStatus> {
+    let r = (|| {
         let lifetime = arg(Lifetime::from_u32(lifetime))?;
         if size > usize::MAX as u64 {
             return Err(OnityStatus::CountOutOfRange);
         }
-        let p = rt.frame_alloc(lifetime, size as usize, align as usize)?;
-        unsafe { *out_ptr = p as *mut c_void };
-        Ok(())
-    })
+        Ok(rt.frame_alloc(lifetime, size as usize, align as usize)?)
+    })();
+    // SAFETY: checked non-null by the caller, provided by the host.
+    unsafe { *out_ptr = r.map_or(std::ptr::null_mut(), |p| p as *mut c_void) };
+    r.map(|_| ())
 }
 
 /// Rewinds the frame allocator now (for `ONITY_FRAME_ALLOC_REWIND_MANUAL`

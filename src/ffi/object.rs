@@ -8,7 +8,10 @@ use super::status::OnityStatus;
 use super::types::OnityBatch;
 use crate::core;
 
-const MAGIC: u64 = 0x4f4e_4954_5952_5431; // "ONITYRT1"
+/// The first 8 bytes of a live runtime. Its upper half is all ones so that
+/// it is a sign-extended 32-bit immediate: the check is one compare with
+/// memory on x86_64 ("ONIT" in the low half).
+const MAGIC: u64 = 0xffff_ffff_4f4e_4954;
 const DEAD: u64 = 0xdead_dead_dead_dead;
 
 /// An Onity runtime. Opaque; create with `onity_runtime_create`.
@@ -76,11 +79,15 @@ impl OnityRuntime {
 #[inline(always)]
 pub(crate) unsafe fn runtime_ref<'a>(p: *const OnityRuntime) -> Result<&'a OnityRuntime, OnityStatus> {
     // A garbage pointer may be misaligned: check before making a reference,
-    // and read the magic (the first 8 bytes) without one. Null fails the
-    // alignment-and-magic test too; it is told apart off the fast path.
-    if (p as usize) % std::mem::align_of::<OnityRuntime>() != 0
-        || p.is_null()
-        || std::ptr::read_volatile(p as *const u64) != MAGIC
+    // and read the magic (the first 8 bytes) without one. Null and
+    // misaligned pointers fail one test: `p - ALIGN`, rotated left by one,
+    // has its low bits clear only when `p` is a non-null multiple of the
+    // alignment (null wraps to a value with the top bit set). Which error it
+    // is, is told apart off the fast path.
+    const ALIGN: usize = std::mem::align_of::<OnityRuntime>();
+    const _: () = assert!(ALIGN.is_power_of_two() && ALIGN >= 8);
+    if (p as usize).wrapping_sub(ALIGN).rotate_left(1) & (2 * ALIGN - 1) != 0
+        || std::ptr::read(p as *const u64) != MAGIC
     {
         return Err(bad_runtime(p));
     }

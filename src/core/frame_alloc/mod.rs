@@ -271,9 +271,20 @@ impl FrameAllocator {
     /// individually.
     #[inline]
     pub fn alloc(&self, lifetime: Lifetime, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
+        match self.alloc_fast(lifetime, size, align) {
+            Some(p) => Ok(p),
+            None => self.alloc_checked(lifetime, size, align),
+        }
+    }
+
+    /// The fast path of [`FrameAllocator::alloc`] alone: a bump in this
+    /// thread's current chunk, or `None` (anything else, errors included:
+    /// then call [`FrameAllocator::alloc`], which decides).
+    #[inline(always)]
+    pub fn alloc_fast(&self, lifetime: Lifetime, size: usize, align: usize) -> Option<NonNull<u8>> {
         // A power of two in 1..=MAX_ALIGN (align 0 fails the first test).
         if align.wrapping_sub(1) >= MAX_ALIGN || align & (align - 1) != 0 {
-            return Err(self.fail(AllocError::InvalidAlignment));
+            return None;
         }
         // The size is validated by `bump` (0 never fits; a size that fits is
         // below isize::MAX) and else by `alloc_slow`.
@@ -290,6 +301,32 @@ impl FrameAllocator {
             // matching stamp means the entry was renewed by `self` (alive: we
             // hold `&self`) in the current epoch: its chunk lies in one of our
             // live blocks and `slot` points at a slot owned by `self`.
+            unsafe {
+                let e = &mut (*cache).entries[0];
+                if e.stamp != stamp {
+                    return None;
+                }
+                let r = bump(&mut e.bumps[lifetime as usize], size, align);
+                if r.is_some() {
+                    (*e.slot).record_fast(lifetime as usize, size);
+                }
+                r
+            }
+        })
+    }
+
+    /// Every case of [`FrameAllocator::alloc`]: the checks in the documented
+    /// order, then the fast path again or the slow path.
+    #[cold]
+    #[inline(never)]
+    fn alloc_checked(&self, lifetime: Lifetime, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
+        if align.wrapping_sub(1) >= MAX_ALIGN || align & (align - 1) != 0 {
+            return Err(self.fail(AllocError::InvalidAlignment));
+        }
+        let stamp = self.hot.stamp.load(Ordering::Acquire);
+        CACHE.with(|cache| {
+            let cache = cache.get();
+            // SAFETY: as in `alloc_fast`.
             let hit = unsafe {
                 let e = &mut (*cache).entries[0];
                 if e.stamp == stamp {
