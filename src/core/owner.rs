@@ -98,6 +98,13 @@ impl OwnerCell {
         // A thread pointer is never 0, so a cleared cell matches nobody.
         HAS_THREAD_POINTER && thread_pointer() == self.0.load(Ordering::Relaxed)
     }
+
+    /// Whether the cell holds a live owner's thread pointer: then a thread
+    /// whose [`OwnerCell::is_current_fast`] is `false` is not the owner.
+    #[inline(always)]
+    pub fn is_set(&self) -> bool {
+        HAS_THREAD_POINTER && self.0.load(Ordering::Relaxed) != 0
+    }
 }
 
 /// A runtime's owner thread: its registration (for the exit guard) and id.

@@ -131,31 +131,81 @@ impl Runtime {
     /// Creates a manual completion source. Owner thread.
     #[inline(always)]
     pub fn create_task(&self) -> Result<u64> {
+        let mut h = 0;
+        self.create_task_with(|t| h = t)?;
+        Ok(h)
+    }
+
+    /// [`Runtime::create_task`], handing the handle to `take` (only on
+    /// success).
+    #[inline(always)]
+    pub fn create_task_with(&self, take: impl FnOnce(u64)) -> Result<()> {
         match self.rent_task_fast(MANUAL) {
-            Some(h) => Ok(h),
-            None => self.rent_task_slow(MANUAL),
+            Some(h) => {
+                take(h);
+                Ok(())
+            }
+            None => self.create_slow(|| self.rent_task_slow(MANUAL), take),
         }
+    }
+
+    /// The slow path of the `_with` constructors: `make`, then `take`.
+    #[cold]
+    #[inline(never)]
+    fn create_slow(&self, make: impl FnOnce() -> Result<u64>, take: impl FnOnce(u64)) -> Result<()> {
+        take(make()?);
+        Ok(())
     }
 
     /// Creates a task that has already completed (like UniTask's
     /// `FromResult`): no other thread can have seen it, so no atomic
     /// read-modify-write is needed. Owner thread.
-    #[inline(always)]
+    #[inline]
     pub fn create_completed(&self, state: TaskState, value: u64, error: i32) -> Result<u64> {
-        if state == TaskState::Pending {
-            self.check_owner_open()?;
-            return Err(Error::InvalidArgument);
+        let mut h = 0;
+        self.create_completed_with(state, value, error, |t| h = t)?;
+        Ok(h)
+    }
+
+    /// [`Runtime::create_completed`], handing the handle to `take` (only on
+    /// success).
+    #[inline(always)]
+    pub fn create_completed_with(
+        &self,
+        state: TaskState,
+        value: u64,
+        error: i32,
+        take: impl FnOnce(u64),
+    ) -> Result<()> {
+        if state != TaskState::Pending {
+            if let Some(h) = self.rent_task_fast(0) {
+                self.complete_new(h, state, value, error);
+                take(h);
+                return Ok(());
+            }
         }
-        let h = match self.rent_task_fast(0) {
-            Some(h) => h,
-            None => self.rent_task_slow(0)?,
-        };
+        self.create_slow(
+            || {
+                if state == TaskState::Pending {
+                    self.check_owner_open()?;
+                    return Err(Error::InvalidArgument);
+                }
+                let h = self.rent_task_slow(0)?;
+                self.complete_new(h, state, value, error);
+                Ok(h)
+            },
+            take,
+        )
+    }
+
+    /// Completes a task just rented on the owner thread.
+    #[inline(always)]
+    fn complete_new(&self, h: u64, state: TaskState, value: u64, error: i32) {
         let slot = self.slot(handle::index(h));
         // SAFETY: the slot was just rented on the owner thread; nobody else
         // holds its handle yet.
         unsafe { write_payload(slot, value, error) };
         slot.state.store((h & GEN_MASK) | slot::state_code(state), Ordering::Release);
-        Ok(h)
     }
 
     /// Completes a task. The first completion wins; later ones get
@@ -205,9 +255,22 @@ impl Runtime {
     }
 
     /// [`Runtime::publish`] off the fast owner check: queued for the owner,
-    /// unless this is the owner after all (see `owner.rs`).
+    /// unless this is the owner after all (the fallback of `owner.rs`, out
+    /// of line).
     #[inline(always)]
     fn publish_elsewhere(&self, slot: &TaskSlot, idx: u32, base: u64, code: u64) {
+        if self.tasks.header().is_set() {
+            // Another live thread owns the runtime.
+            slot.state.store(base | code | QUEUED, Ordering::Release);
+            self.queued.push(idx, &slot.next_queued);
+        } else {
+            self.publish_by_id(slot, idx, base, code);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn publish_by_id(&self, slot: &TaskSlot, idx: u32, base: u64, code: u64) {
         if self.is_owner_thread() {
             self.finish(slot, idx, base, code);
         } else {

@@ -74,10 +74,17 @@ impl<T> Out<T> {
     /// Writes the success value; the export then returns `OK`.
     #[inline(always)]
     pub fn set(self, v: T) -> Result<(), OnityStatus> {
+        self.put(v);
+        Ok(())
+    }
+
+    /// Writes the success value from inside a core call that hands it over
+    /// only on success (the `_with` operations).
+    #[inline(always)]
+    pub fn put(self, v: T) {
         // SAFETY: non-null (checked in `new`); the C caller provides a
         // writable `T` (the documented contract of every output).
         unsafe { self.0.write(v) };
-        Ok(())
     }
 }
 

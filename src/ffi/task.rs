@@ -21,7 +21,7 @@ pub extern "C" fn onity_task_create(runtime: *mut OnityRuntime, out_task: *mut u
     crate::ffi!({
         let rt = core_of(runtime)?;
         let out = Out::new(out_task)?;
-        out.set(rt.create_task()?)
+        Ok(rt.create_task_with(move |h| out.put(h))?)
     })
 }
 
@@ -34,7 +34,7 @@ pub extern "C" fn onity_task_from_result(runtime: *mut OnityRuntime, value: u64,
     crate::ffi!({
         let rt = core_of(runtime)?;
         let out = Out::new(out_task)?;
-        out.set(rt.create_completed(TaskState::Succeeded, value, 0)?)
+        Ok(rt.create_completed_with(TaskState::Succeeded, value, 0, move |h| out.put(h))?)
     })
 }
 
@@ -94,9 +94,9 @@ pub extern "C" fn onity_task_consume(
     out_outcome: *mut OnityOutcome,
 ) -> OnityStatus {
     crate::ffi!({
-        Ok(core_of(runtime)?.consume_with(task, |o| {
+        Ok(core_of(runtime)?.consume_with(task, move |o| {
             if let Some(out) = Out::optional(out_outcome) {
-                let _ = out.set(o.into());
+                out.put(o.into());
             }
         })?)
     })
