@@ -134,7 +134,7 @@ impl AllCoord {
         }
         self.h.done = true;
         Some(if self.first_fail == u32::MAX {
-            Outcome { state: TaskState::Succeeded, value: self.outcomes.len() as u64, error: 0, index: u32::MAX }
+            Outcome::new(TaskState::Succeeded, self.outcomes.len() as u64, 0, u32::MAX)
         } else {
             Outcome { index: self.first_fail, ..self.outcomes[self.first_fail as usize] }
         })

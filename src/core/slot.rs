@@ -174,14 +174,7 @@ impl TaskSlot {
         // SAFETY: the word is final and was loaded with Acquire, so the
         // payload writes of the completing thread are visible and no longer
         // change in this generation.
-        unsafe {
-            Outcome {
-                state: task_state(word),
-                value: *self.value.get(),
-                error: *self.error.get(),
-                index: self.aux.get(),
-            }
-        }
+        unsafe { Outcome::new(task_state(word), *self.value.get(), *self.error.get(), self.aux.get()) }
     }
 }
 

@@ -347,10 +347,25 @@ impl Runtime {
     /// completed (e.g. canceled by the user) or retired.
     #[inline(always)]
     pub(super) fn complete_owned(&self, h: u64, state: TaskState, value: u64, error: i32) {
+        self.complete_owned_with(h, state, value, error, |_| {});
+    }
+
+    /// [`Runtime::complete_owned`], calling `prepare` on the slot first
+    /// (only if it completes it).
+    #[inline(always)]
+    pub(super) fn complete_owned_with(
+        &self,
+        h: u64,
+        state: TaskState,
+        value: u64,
+        error: i32,
+        prepare: impl FnOnce(&TaskSlot),
+    ) {
         let idx = handle::index(h);
         let slot = self.slot(idx);
         let pending = (h & GEN_MASK) | PENDING;
         if slot.state.load(Ordering::Relaxed) == pending {
+            prepare(slot);
             // SAFETY: a pending task only the owner completes, on the owner.
             unsafe { write_payload(slot, value, error) };
             self.finish_awaited(slot, idx, h & GEN_MASK, slot::state_code(state));
@@ -384,8 +399,8 @@ impl Runtime {
                 let lane = unsafe { &*(a as *const Lane) };
                 self.call_user(lane.emit, lane.user, b, state);
             }
-            cont::ANY => self.on_any_input(a.cast(), b as u32, idx),
-            _ => self.on_all_input(a.cast(), b as u32, idx),
+            cont::ANY => self.on_any_input(a.cast(), b as u32, slot, idx),
+            _ => self.on_all_input(a.cast(), b as u32, slot, idx),
         }
     }
 

@@ -227,20 +227,32 @@ impl Lifetime {
 }
 
 /// What a consumed task produced.
+///
+/// `repr(C)`, laid out as the C ABI's `OnityOutcome` (asserted in
+/// `src/ffi/types.rs`), so the C layer hands the host arrays of outcomes
+/// (WhenAll results) with one copy.
+#[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Outcome {
-    pub state: TaskState,
     /// The result payload (`Succeeded`).
     pub value: u64,
     /// The error code (`Faulted`).
     pub error: i32,
+    pub state: TaskState,
     /// WhenAny: the winner's index. WhenAll: the index of the first input that
     /// failed or was canceled. Otherwise `u32::MAX`.
     pub index: u32,
+    /// Always 0.
+    pub reserved: u32,
 }
 
 impl Outcome {
-    pub const PENDING: Outcome = Outcome { state: TaskState::Pending, value: 0, error: 0, index: u32::MAX };
+    pub const PENDING: Outcome = Outcome::new(TaskState::Pending, 0, 0, u32::MAX);
+
+    #[inline(always)]
+    pub const fn new(state: TaskState, value: u64, error: i32, index: u32) -> Outcome {
+        Outcome { value, error, state, index, reserved: 0 }
+    }
 }
 
 /// A continuation: a C function pointer and its user pointer. It receives the

@@ -9,7 +9,7 @@ use super::combinator::{AllCoord, AnyCoord, Coordinator, Header};
 use super::error::{Error, Result};
 use super::handle;
 use super::runtime::Runtime;
-use super::slot::{self, cont, GEN_MASK, PENDING, STATE_MASK};
+use super::slot::{self, cont, TaskSlot, GEN_MASK, STATE_MASK};
 use super::types::{Outcome, TaskState, MAX_COMBINATOR_INPUTS};
 
 impl Runtime {
@@ -37,7 +37,9 @@ impl Runtime {
     /// the watch is registered).
     fn combine<C: Coordinator>(&self, inputs: &[u64], token: u64, kind: u8) -> Result<u64> {
         self.check_owner_open()?;
-        self.check_inputs(inputs)?;
+        // The slots of up to 32 inputs, found once by the check.
+        let mut slots = [std::ptr::null::<TaskSlot>(); 32];
+        let any_final = self.check_inputs(inputs, &mut slots)?;
         self.check_token(token)?;
         let out = self.rent_task(0)?;
         // SAFETY: owner thread, short borrow.
@@ -47,8 +49,15 @@ impl Runtime {
             self.slot(handle::index(out)).attached.set(cp.cast());
         }
         // Checked above: every input is a live task of ours.
-        for (i, &h) in inputs.iter().enumerate() {
-            self.slot(handle::index(h)).set_cont(kind, cp.cast(), i as u64);
+        if inputs.len() <= slots.len() {
+            for (i, &slot) in slots[..inputs.len()].iter().enumerate() {
+                // SAFETY: found by the check; slots never move.
+                unsafe { &*slot }.set_cont(kind, cp.cast(), i as u64);
+            }
+        } else {
+            for (i, &h) in inputs.iter().enumerate() {
+                self.slot(handle::index(h)).set_cont(kind, cp.cast(), i as u64);
+            }
         }
         if token != 0 {
             // SAFETY: owner thread, short borrow; the coordinator is live.
@@ -56,8 +65,10 @@ impl Runtime {
         }
         // Inputs completed before the combinator existed; those completed
         // off-thread whose completion is still queued count too (they read
-        // as completed); the drain then only frees their slot.
-        for &h in inputs {
+        // as completed); the drain then only frees their slot. None was at
+        // the check: one a worker completes since is as if it completed just
+        // after this call (its continuation runs at the next drain).
+        for &h in inputs.iter().filter(|_| any_final) {
             let idx = handle::index(h);
             let slot = self.slot(idx);
             let word = slot.state.load(Ordering::Acquire);
@@ -74,7 +85,9 @@ impl Runtime {
     }
 
     /// Checks combinator inputs: count, live unawaited tasks, no duplicates.
-    fn check_inputs(&self, inputs: &[u64]) -> Result<()> {
+    /// Returns whether any of them has completed; the slots of the first
+    /// `slots.len()` inputs are left in `slots`.
+    fn check_inputs(&self, inputs: &[u64], slots: &mut [*const TaskSlot]) -> Result<bool> {
         if inputs.is_empty() || inputs.len() > MAX_COMBINATOR_INPUTS as usize {
             return Err(Error::CountOutOfRange);
         }
@@ -96,23 +109,41 @@ impl Runtime {
                 unsafe { self.inner() }.comb.next_stamp().expect("a fresh stamp")
             }
         };
-        let mut dup = false;
-        for &h in inputs {
-            let (slot, _, _) = self.task_slot(h)?;
+        let (mut dup, mut any_final) = (false, false);
+        let mut check = |h: u64| -> Result<*const TaskSlot> {
+            let (slot, _, word) = self.task_slot(h)?;
             if slot.cont.get() != cont::NONE {
                 return Err(Error::AlreadyAwaited);
             }
             dup |= slot.next_free.get() == stamp;
+            any_final |= slot::is_final(word);
             slot.next_free.set(stamp);
+            Ok(slot)
+        };
+        if inputs.len() <= slots.len() {
+            for (s, &h) in slots.iter_mut().zip(inputs) {
+                *s = check(h)?;
+            }
+        } else {
+            for &h in inputs {
+                check(h)?;
+            }
         }
         if dup {
             return Err(Error::DuplicateInput);
         }
-        Ok(())
+        Ok(any_final)
     }
 
-    /// Per-input outcomes of a completed, unconsumed WhenAll task.
+    /// Per-input outcomes of a completed, unconsumed WhenAll task, copied
+    /// into `out` (whose length must be the input count).
     pub fn when_all_results(&self, h: u64, out: &mut [Outcome]) -> Result<()> {
+        self.when_all_results_with(h, out.len(), |r| out.copy_from_slice(r))
+    }
+
+    /// [`Runtime::when_all_results`], lending the outcomes to `read` (only
+    /// on success; `count` must be the input count).
+    pub fn when_all_results_with(&self, h: u64, count: usize, read: impl FnOnce(&[Outcome])) -> Result<()> {
         self.check_owner()?;
         let (slot, _, word) = self.task_slot(h)?;
         let cp = slot.attached.get() as *const AllCoord;
@@ -122,19 +153,20 @@ impl Runtime {
         if !slot::is_final(word) {
             return Err(Error::TaskPending);
         }
-        // SAFETY: attached coordinators live until the output is consumed.
+        // SAFETY: attached coordinators live until the output is consumed,
+        // and `read` cannot reach the runtime mutably (no host code runs).
         let c = unsafe { &*cp };
-        if out.len() != c.outcomes.len() {
+        if count != c.outcomes.len() {
             return Err(Error::CountOutOfRange);
         }
-        out.copy_from_slice(&c.outcomes);
+        read(&c.outcomes);
         Ok(())
     }
 
-    /// Consumes a completed input on behalf of a combinator.
-    #[inline]
-    fn consume_input(&self, idx: u32) -> Outcome {
-        let slot = self.slot(idx);
+    /// Consumes a completed input (`slot`, index `idx`) on behalf of a
+    /// combinator.
+    #[inline(always)]
+    fn consume_input(&self, slot: &TaskSlot, idx: u32) -> Outcome {
         let word = slot.state.load(Ordering::Acquire);
         self.take_outcome(slot, idx, word)
     }
@@ -143,16 +175,12 @@ impl Runtime {
     /// it completed already (canceled by the user).
     #[inline]
     fn complete_output(&self, out: u64, o: Outcome) {
-        let slot = self.slot(handle::index(out));
-        if slot.state.load(Ordering::Relaxed) == (out & GEN_MASK) | PENDING {
-            slot.aux.set(o.index);
-        }
-        self.complete_owned(out, o.state, o.value, o.error);
+        self.complete_owned_with(out, o.state, o.value, o.error, |slot| slot.aux.set(o.index));
     }
 
-    /// Input `i` (slot `idx`) of the WhenAny `cp` completed.
-    pub(super) fn on_any_input(&self, cp: *mut AnyCoord, i: u32, idx: u32) {
-        let outcome = self.consume_input(idx);
+    /// Input `i` (`slot`, index `idx`) of the WhenAny `cp` completed.
+    pub(super) fn on_any_input(&self, cp: *mut AnyCoord, i: u32, slot: &TaskSlot, idx: u32) {
+        let outcome = self.consume_input(slot, idx);
         // SAFETY: the coordinator lives while inputs remain; owner only.
         let c = unsafe { &mut *cp };
         let win = c.on_input(i, outcome);
@@ -172,9 +200,9 @@ impl Runtime {
         }
     }
 
-    /// Input `i` (slot `idx`) of the WhenAll `cp` completed.
-    pub(super) fn on_all_input(&self, cp: *mut AllCoord, i: u32, idx: u32) {
-        let outcome = self.consume_input(idx);
+    /// Input `i` (`slot`, index `idx`) of the WhenAll `cp` completed.
+    pub(super) fn on_all_input(&self, cp: *mut AllCoord, i: u32, slot: &TaskSlot, idx: u32) {
+        let outcome = self.consume_input(slot, idx);
         // SAFETY: the coordinator lives while inputs remain; owner only.
         let c = unsafe { &mut *cp };
         let finish = c.on_input(i, outcome);

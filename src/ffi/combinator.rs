@@ -10,7 +10,7 @@ use super::error::Out;
 use super::object::{core_of, OnityRuntime};
 use super::status::OnityStatus;
 use super::types::{OnityOutcome, ONITY_MAX_COMBINATOR_INPUTS};
-use crate::core::{Outcome, Runtime};
+use crate::core::Runtime;
 
 /// WhenAny and WhenAll: checks and converts, then `make`s the combinator.
 fn combine(
@@ -99,19 +99,14 @@ pub extern "C" fn onity_when_all_results(
         if count == 0 || count > ONITY_MAX_COMBINATOR_INPUTS {
             return Err(OnityStatus::CountOutOfRange);
         }
-        let mut small = [Outcome::PENDING; 32];
-        let mut large;
-        let buf: &mut [Outcome] = if count as usize <= small.len() {
-            &mut small[..count as usize]
-        } else {
-            large = vec![Outcome::PENDING; count as usize];
-            &mut large[..]
-        };
-        rt.when_all_results(task, buf)?;
-        for (i, o) in buf.iter().enumerate() {
-            // SAFETY: non-null, the caller provides `count` writable outcomes.
-            unsafe { out_outcomes.add(i).write((*o).into()) };
-        }
+        rt.when_all_results_with(task, count as usize, |outcomes| {
+            // SAFETY: non-null, the caller provides `count` writable outcomes
+            // (`outcomes` has `count` entries); the layouts are the same
+            // (asserted in types.rs) and a core state is a valid u32.
+            unsafe {
+                std::ptr::copy_nonoverlapping(outcomes.as_ptr() as *const OnityOutcome, out_outcomes, outcomes.len())
+            };
+        })?;
         Ok(())
     })
 }

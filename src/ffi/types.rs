@@ -169,6 +169,19 @@ pub struct OnityOutcome {
     pub reserved: u32,
 }
 
+// The core's outcome has this layout: arrays of them are handed over as they
+// are (`onity_when_all_results`).
+const _: () = {
+    use std::mem::{offset_of, size_of};
+    assert!(size_of::<OnityOutcome>() == size_of::<core::Outcome>());
+    assert!(offset_of!(OnityOutcome, value) == offset_of!(core::Outcome, value));
+    assert!(offset_of!(OnityOutcome, error) == offset_of!(core::Outcome, error));
+    assert!(offset_of!(OnityOutcome, state) == offset_of!(core::Outcome, state));
+    assert!(offset_of!(OnityOutcome, index) == offset_of!(core::Outcome, index));
+    assert!(offset_of!(OnityOutcome, reserved) == offset_of!(core::Outcome, reserved));
+    assert!(size_of::<core::TaskState>() == size_of::<u32>());
+};
+
 impl From<core::Outcome> for OnityOutcome {
     fn from(o: core::Outcome) -> Self {
         OnityOutcome { value: o.value, error: o.error, state: o.state as u32, index: o.index, reserved: 0 }
