@@ -239,7 +239,7 @@ impl Runtime {
     /// a callback wait). `frames` is used by DelayFrame, `seconds` and `clock`
     /// by Delay. Owner thread.
     #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
+    #[inline]
     pub fn wait(
         &self,
         kind: WaitKind,
@@ -250,6 +250,26 @@ impl Runtime {
         token: u64,
         target: WaitTarget,
     ) -> Result<u64> {
+        let mut h = 0;
+        self.wait_with(kind, timing, frames, seconds, clock, token, target, |t| h = t)?;
+        Ok(h)
+    }
+
+    /// [`Runtime::wait`], handing the task (0 for a callback wait) to `take`
+    /// (only on success).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub fn wait_with(
+        &self,
+        kind: WaitKind,
+        timing: Timing,
+        frames: u32,
+        seconds: f64,
+        clock: Clock,
+        token: u64,
+        target: WaitTarget,
+        take: impl FnOnce(u64),
+    ) -> Result<()> {
         let (func, user, arg) = match target {
             WaitTarget::Callback(f, user, arg) => (Some(f), user, arg),
             WaitTarget::Task => (None, std::ptr::null_mut(), 0),
@@ -264,18 +284,21 @@ impl Runtime {
                     Some(_) => arg,
                     None => match inner.tasks.pop(&self.tasks) {
                         Some((idx, slot)) => self.init_task(slot, idx, 0),
-                        None => return self.wait_slow(kind, timing, frames, seconds, clock, token, func, user, arg),
+                        None => {
+                            return self.wait_slow(kind, timing, frames, seconds, clock, token, func, user, arg, take)
+                        }
                     },
                 };
                 inner.timings.push_frame_wait(timing, kind, frames, arg, func, user);
-                return Ok(if func.is_none() { arg } else { 0 });
+                take(if func.is_none() { arg } else { 0 });
+                return Ok(());
             }
         }
-        self.wait_slow(kind, timing, frames, seconds, clock, token, func, user, arg)
+        self.wait_slow(kind, timing, frames, seconds, clock, token, func, user, arg, take)
     }
 
-    /// [`Runtime::wait`] with the target as (callback, user, argument); no
-    /// callback: a task wait.
+    /// [`Runtime::wait_with`] with the target as (callback, user, argument);
+    /// no callback: a task wait.
     #[allow(clippy::too_many_arguments)]
     #[cold]
     #[inline(never)]
@@ -290,7 +313,8 @@ impl Runtime {
         func: Option<CallbackFn>,
         user: *mut c_void,
         arg: u64,
-    ) -> Result<u64> {
+        take: impl FnOnce(u64),
+    ) -> Result<()> {
         self.check_owner_open()?;
         if kind == WaitKind::Delay && !(seconds.is_finite() && seconds >= 0.0) {
             return Err(Error::InvalidArgument);
@@ -302,7 +326,8 @@ impl Runtime {
         };
         // SAFETY: owner thread, short borrow (no user code below).
         unsafe { self.inner() }.timings.push(timing, kind, frames, seconds, clock, token, arg, func, user);
-        Ok(if func.is_none() { arg } else { 0 })
+        take(if func.is_none() { arg } else { 0 });
+        Ok(())
     }
 
     /// `Ok` when [`Runtime::tick`] may run now: owner thread, not inside a

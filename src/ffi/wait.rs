@@ -55,11 +55,11 @@ fn schedule(
         Target::Task(_) => WaitTarget::Task,
         Target::Callback(f, user) => WaitTarget::Callback(f.ok_or(OnityStatus::NullPointer)?, user, 0),
     };
-    let h = rt.wait(kind, t, frames, seconds, c, token, target)?;
-    match out {
-        Some(out) => out.set(h),
-        None => Ok(()),
-    }
+    Ok(rt.wait_with(kind, t, frames, seconds, c, token, target, move |h| {
+        if let Some(out) = out {
+            out.put(h);
+        }
+    })?)
 }
 
 /// Yield: a task that completes at the next run of `timing`. `token` is a
