@@ -36,9 +36,19 @@ macro_rules! ffi {
         )) {
             Ok(Ok(())) => $crate::ffi::status::OnityStatus::Ok,
             Ok(Err(status)) => status,
-            Err(_) => $crate::ffi::status::OnityStatus::Panic,
+            Err(payload) => $crate::ffi::panicked(payload),
         }
     }};
+}
+
+/// What [`ffi!`] returns for a caught panic. Out of line: the payload's drop
+/// would otherwise make every export keep registers for its landing pad.
+#[doc(hidden)]
+#[cold]
+#[inline(never)]
+pub fn panicked(payload: Box<dyn std::any::Any + Send>) -> OnityStatus {
+    drop(payload);
+    OnityStatus::Panic
 }
 
 pub mod batch;
@@ -63,3 +73,23 @@ pub use status::OnityStatus;
 pub use task::*;
 pub use types::*;
 pub use wait::*;
+
+#[cfg(test)]
+mod tests {
+    use super::OnityStatus;
+
+    /// The boundary turns a panic into `OnityStatus::Panic` (its drop is out
+    /// of line, see `panicked`).
+    #[test]
+    fn a_panic_becomes_the_panic_status() {
+        let status = crate::ffi!({
+            if std::hint::black_box(true) {
+                panic!("a panic the boundary catches (expected in this test)");
+            }
+            Ok(())
+        });
+        assert_eq!(status, OnityStatus::Panic);
+        assert_eq!(crate::ffi!({ Err(OnityStatus::Reentrant) }), OnityStatus::Reentrant);
+        assert_eq!(crate::ffi!({ Ok(()) }), OnityStatus::Ok);
+    }
+}
