@@ -150,7 +150,6 @@ use std::fmt;
 use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::thread;
 
 use blocks::Blocks;
 use config::{lock, round_up_sat, DEDICATED_HOME_BYTES, LINE, TRIM_WINDOW};
@@ -278,12 +277,15 @@ impl FrameAllocator {
     }
 
     /// The fast path of [`FrameAllocator::alloc`] alone: a bump in this
-    /// thread's current chunk, or `None` (anything else, errors included:
-    /// then call [`FrameAllocator::alloc`], which decides).
+    /// thread's current chunk for an alignment up to 64, or `None`
+    /// (anything else, errors included: then call [`FrameAllocator::alloc`],
+    /// which decides).
     #[inline(always)]
     pub fn alloc_fast(&self, lifetime: Lifetime, size: usize, align: usize) -> Option<NonNull<u8>> {
-        // A power of two in 1..=MAX_ALIGN (align 0 fails the first test).
-        if align.wrapping_sub(1) >= MAX_ALIGN || align & (align - 1) != 0 {
+        // A power of two in 1..=64 (align 0 fails the first test); larger
+        // alignments take `alloc`'s checked path (the bump then needs one
+        // more test).
+        if align.wrapping_sub(1) >= LINE || align & (align - 1) != 0 {
             return None;
         }
         // The size is validated by `bump` (0 never fits; a size that fits is
@@ -522,7 +524,9 @@ impl FrameAllocator {
     /// finished and before any job of the next frame starts.
     pub fn rewind(&self) {
         let mut st = lock(&self.rewind_state);
-        let me = thread::current().id();
+        // A plain per-thread counter (no thread handle: it costs an
+        // allocation on a thread's first use and a reference count per call).
+        let me = crate::core::owner::current_thread_id();
         match st.owner {
             None => st.owner = Some(me),
             Some(owner) => {

@@ -2,7 +2,6 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::thread::ThreadId;
 
 use super::blocks::{Arena, Blocks};
 use super::config::{OVERFLOW_ARENAS, RECENT_BYTES, TRIM_WINDOW};
@@ -50,7 +49,8 @@ pub(super) struct Totals {
 /// State only touched by `rewind` and `stats`.
 #[derive(Default)]
 pub(super) struct RewindState {
-    pub(super) owner: Option<ThreadId>,
+    /// The rewinding thread (`owner::current_thread_id`).
+    pub(super) owner: Option<u64>,
     /// Frame bytes total at the last rewind.
     pub(super) frame_base: u64,
     /// TwoFrames bytes total at the rewind before the last one.
