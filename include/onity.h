@@ -113,26 +113,6 @@ typedef uint32_t OnityStatus;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
-// State of a task, as returned by `onity_task_state` and given to
-// continuations. Passed as `uint32_t`.
-enum OnityTaskState
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  ONITY_TASK_STATE_PENDING = 0,
-  ONITY_TASK_STATE_SUCCEEDED = 1,
-  ONITY_TASK_STATE_FAULTED = 2,
-  ONITY_TASK_STATE_CANCELED = 3,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum OnityTaskState OnityTaskState;
-#else
-typedef uint32_t OnityTaskState;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
 // Player-loop timings, in the order Unity runs them in a frame (UniTask's
 // `PlayerLoopTiming`). Functions take them as `uint32_t`; other values are
 // rejected with `ONITY_STATUS_INVALID_ARGUMENT`.
@@ -186,6 +166,26 @@ enum OnityClock
 typedef enum OnityClock OnityClock;
 #else
 typedef uint32_t OnityClock;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+// State of a task, as returned by `onity_task_state` and given to
+// continuations. Passed as `uint32_t`.
+enum OnityTaskState
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  ONITY_TASK_STATE_PENDING = 0,
+  ONITY_TASK_STATE_SUCCEEDED = 1,
+  ONITY_TASK_STATE_FAULTED = 2,
+  ONITY_TASK_STATE_CANCELED = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum OnityTaskState OnityTaskState;
+#else
+typedef uint32_t OnityTaskState;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -521,8 +521,6 @@ typedef struct OnityStats {
 // `onity_runtime_destroy`, which returns `ONITY_STATUS_REENTRANT` while any
 // continuation or callback is running.
 typedef void (*OnityCallback)(void *user, uint64_t task, uint32_t state);
-
-
 
 #ifdef __cplusplus
 extern "C" {

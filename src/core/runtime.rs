@@ -283,7 +283,7 @@ impl Runtime {
                 let arg = match func {
                     Some(_) => arg,
                     None => match inner.tasks.pop(&self.tasks) {
-                        Some((idx, slot)) => self.init_task(slot, idx, 0),
+                        Some((idx, slot)) => self.init_task(slot, idx, slot::PENDING),
                         None => {
                             return self.wait_slow(kind, timing, frames, seconds, clock, token, func, user, arg, take)
                         }

@@ -118,15 +118,24 @@ pub mod cont {
     pub const ALL: u8 = 5;
 }
 
-/// A task slot: 64 bytes. The atomics are shared; `value` / `error` are
-/// written only by the thread that completes the task (the CAS winner for
-/// manual ones) before it publishes a final state; everything else is
-/// owner-only.
+/// What a completed task produced: laid out as the first 16 bytes of an
+/// [`Outcome`], so reading an outcome is one 16-byte copy.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Payload {
+    pub value: u64,
+    pub error: i32,
+    /// The final state (also in the state word's bits).
+    pub state: TaskState,
+}
+
+/// A task slot: 64 bytes. The atomics are shared; `payload` is written
+/// only by the thread that completes the task (the CAS winner for manual
+/// ones) before it publishes a final state; everything else is owner-only.
 #[repr(C)]
 pub struct TaskSlot {
     pub state: AtomicU64,
-    pub value: UnsafeCell<u64>,
-    pub error: UnsafeCell<i32>,
+    pub payload: UnsafeCell<Payload>,
     /// The outcome's index (combinator outputs), else `u32::MAX`.
     pub aux: Cell<u32>,
     pub next_queued: Link,
@@ -134,27 +143,26 @@ pub struct TaskSlot {
     /// duplicate-input stamp of combinator setup (high bit set, so a stale
     /// link, at most 2^22, never equals a stamp).
     pub next_free: Cell<u32>,
+    /// A [`cont`] value.
+    pub cont: Cell<u8>,
     pub cont_a: Cell<*mut c_void>,
     pub cont_b: Cell<u64>,
     /// The WhenAll coordinator whose output this task is (null otherwise).
     pub attached: Cell<*mut c_void>,
-    /// A [`cont`] value.
-    pub cont: Cell<u8>,
 }
 
 impl Default for TaskSlot {
     fn default() -> Self {
         TaskSlot {
             state: AtomicU64::new(0),
-            value: UnsafeCell::new(0),
-            error: UnsafeCell::new(0),
+            payload: UnsafeCell::new(Payload { value: 0, error: 0, state: TaskState::Pending }),
             aux: Cell::new(u32::MAX),
             next_queued: Link::new(0),
             next_free: Cell::new(0),
+            cont: Cell::new(cont::NONE),
             cont_a: Cell::new(ptr::null_mut()),
             cont_b: Cell::new(0),
             attached: Cell::new(ptr::null_mut()),
-            cont: Cell::new(cont::NONE),
         }
     }
 }
@@ -172,9 +180,22 @@ impl TaskSlot {
     #[inline(always)]
     pub fn outcome(&self, word: u64) -> Outcome {
         // SAFETY: the word is final and was loaded with Acquire, so the
-        // payload writes of the completing thread are visible and no longer
-        // change in this generation.
-        unsafe { Outcome::new(task_state(word), *self.value.get(), *self.error.get(), self.aux.get()) }
+        // payload the completing thread wrote before publishing it is
+        // visible and no longer changes in this generation.
+        let p = unsafe { *self.payload.get() };
+        debug_assert!(p.state == task_state(word));
+        Outcome::new(p.state, p.value, p.error, self.aux.get())
+    }
+
+    /// Writes the payload.
+    ///
+    /// # Safety
+    /// The caller is the task's only writer until it publishes a final state
+    /// `state` (it won the claim, or the task is the owner's alone and it
+    /// runs there, or it was just rented).
+    #[inline(always)]
+    pub unsafe fn write_payload(&self, value: u64, error: i32, state: TaskState) {
+        *self.payload.get() = Payload { value, error, state };
     }
 }
 

@@ -52,24 +52,26 @@ impl Runtime {
     pub(super) fn rent_task(&self, flags: u64) -> Result<u64> {
         // SAFETY: owner thread; no user code runs while borrowed.
         let (idx, slot) = unsafe { self.inner() }.tasks.rent(&self.tasks)?;
-        Ok(self.init_task(slot, idx, flags))
+        Ok(self.init_task(slot, idx, PENDING | flags))
     }
 
-    /// Makes a rented slot a pending task; returns its handle.
+    /// Makes a rented slot a live task whose state bits are `bits` (with
+    /// flags: `PENDING | MANUAL`, `PENDING`, or a final state once its
+    /// payload is written); returns its handle.
     #[inline(always)]
-    pub(super) fn init_task(&self, slot: &TaskSlot, idx: u32, flags: u64) -> u64 {
+    pub(super) fn init_task(&self, slot: &TaskSlot, idx: u32, bits: u64) -> u64 {
         // The generation is even (free) and below u32::MAX (retired slots
         // are never rented): the next one is odd and does not wrap.
         let gen = (slot.state.load(Ordering::Relaxed) & GEN_MASK) + GEN_ONE;
-        slot.state.store(gen | PENDING | flags, Ordering::Release);
+        slot.state.store(gen | bits, Ordering::Release);
         slot.aux.set(u32::MAX);
         gen | self.task_key | idx as u64
     }
 
-    /// A pending task from the free list, on the owner thread of an open
-    /// runtime; `None` sends the caller to its slow path.
+    /// A slot from the free list, on the owner thread of an open runtime;
+    /// `None` sends the caller to its slow path.
     #[inline(always)]
-    fn rent_task_fast(&self, flags: u64) -> Option<u64> {
+    fn rent_slot_fast(&self) -> Option<(u32, &TaskSlot)> {
         if !self.owner_fast() {
             return None;
         }
@@ -78,8 +80,14 @@ impl Runtime {
         if inner.closing {
             return None;
         }
-        let (idx, slot) = inner.tasks.pop(&self.tasks)?;
-        Some(self.init_task(slot, idx, flags))
+        inner.tasks.pop(&self.tasks)
+    }
+
+    /// A pending task from the free list (see [`Runtime::rent_slot_fast`]).
+    #[inline(always)]
+    fn rent_task_fast(&self, flags: u64) -> Option<u64> {
+        let (idx, slot) = self.rent_slot_fast()?;
+        Some(self.init_task(slot, idx, PENDING | flags))
     }
 
     #[cold]
@@ -178,14 +186,16 @@ impl Runtime {
         take: impl FnOnce(u64),
     ) -> Result<()> {
         if state != TaskState::Pending {
-            if let Some(h) = self.rent_task_fast(0) {
-                self.complete_new(h, state, value, error);
-                take(h);
+            if let Some((idx, slot)) = self.rent_slot_fast() {
+                // SAFETY: the slot was just rented on the owner thread;
+                // nobody else holds its handle yet.
+                unsafe { slot.write_payload(value, error, state) };
+                take(self.init_task(slot, idx, slot::state_code(state)));
                 return Ok(());
             }
         }
         self.create_slow(
-            || {
+            move || {
                 if state == TaskState::Pending {
                     self.check_owner_open()?;
                     return Err(Error::InvalidArgument);
@@ -204,7 +214,7 @@ impl Runtime {
         let slot = self.slot(handle::index(h));
         // SAFETY: the slot was just rented on the owner thread; nobody else
         // holds its handle yet.
-        unsafe { write_payload(slot, value, error) };
+        unsafe { slot.write_payload(value, error, state) };
         slot.state.store((h & GEN_MASK) | slot::state_code(state), Ordering::Release);
     }
 
@@ -230,7 +240,7 @@ impl Runtime {
                     Ordering::Relaxed,
                 );
                 if claim.is_ok() {
-                    self.publish(slot, idx, gen | MANUAL, slot::state_code(state), value, error);
+                    self.publish(slot, idx, gen | MANUAL, state, value, error);
                     return Ok(());
                 }
             }
@@ -243,10 +253,11 @@ impl Runtime {
     /// elsewhere the task is queued for the owner. `base` is the word
     /// without state bits.
     #[inline(always)]
-    fn publish(&self, slot: &TaskSlot, idx: u32, base: u64, code: u64, value: u64, error: i32) {
+    fn publish(&self, slot: &TaskSlot, idx: u32, base: u64, state: TaskState, value: u64, error: i32) {
+        let code = slot::state_code(state);
         // SAFETY: we claimed the task: we are the only writer until we
         // publish.
-        unsafe { write_payload(slot, value, error) };
+        unsafe { slot.write_payload(value, error, state) };
         if self.owner_fast() {
             self.finish(slot, idx, base, code);
         } else {
@@ -327,14 +338,14 @@ impl Runtime {
                 }
                 // Owner-only task on the owner thread: no other writer.
                 // SAFETY: as said.
-                unsafe { write_payload(slot, value, error) };
+                unsafe { slot.write_payload(value, error, state) };
                 self.finish(slot, idx, word & GEN_MASK, code);
                 return Ok(());
             }
             let claimed = (word & !STATE_MASK) | COMPLETING;
             match slot.state.compare_exchange_weak(word, claimed, Ordering::Acquire, Ordering::Acquire) {
                 Ok(_) => {
-                    self.publish(slot, idx, word & !STATE_MASK, code, value, error);
+                    self.publish(slot, idx, word & !STATE_MASK, state, value, error);
                     return Ok(());
                 }
                 Err(w) => word = w,
@@ -367,7 +378,7 @@ impl Runtime {
         if slot.state.load(Ordering::Relaxed) == pending {
             prepare(slot);
             // SAFETY: a pending task only the owner completes, on the owner.
-            unsafe { write_payload(slot, value, error) };
+            unsafe { slot.write_payload(value, error, state) };
             self.finish_awaited(slot, idx, h & GEN_MASK, slot::state_code(state));
         }
     }
@@ -545,15 +556,4 @@ impl Runtime {
             }
         }
     }
-}
-
-/// Writes a task's payload.
-///
-/// # Safety
-/// The caller is the task's only writer until it publishes a final state
-/// (it won the claim, or the task is the owner's alone and it runs there).
-#[inline(always)]
-unsafe fn write_payload(slot: &TaskSlot, value: u64, error: i32) {
-    *slot.value.get() = value;
-    *slot.error.get() = error;
 }
