@@ -4,29 +4,34 @@
 //! checks that it runs there, so the check is on every hot path. Reading a
 //! Rust `thread_local!` costs a call to `__tls_get_addr` in a shared library
 //! (the general-dynamic TLS model that `libonity.so` is built with), which
-//! is most of what a call through the C ABI cost; so where the CPU has a
+//! was most of what a call through the C ABI cost; so where the CPU has a
 //! thread pointer register the check compares that register instead.
 //!
 //! # The rule
 //!
-//! - x86_64 and aarch64 Linux (not under Miri): a thread is identified by
-//!   its thread pointer (`fs:0` / `tpidr_el0`: the address of its thread
-//!   control block). Live threads have distinct thread pointers, so while
-//!   the owner lives, `thread pointer == owner's` holds on the owner thread
-//!   and nowhere else: one load, one compare.
+//! A thread is identified by its *key*; the runtime keeps its owner's key in
+//! an [`OwnerCell`], and the check is `current key == cell` (one load, one
+//! compare).
+//!
+//! - x86_64 and aarch64 Linux (not under Miri): the key is the thread
+//!   pointer (`fs:0` / `tpidr_el0`: the address of the thread's control
+//!   block), read from a register. Live threads have distinct thread
+//!   pointers, so while the owner lives the check holds on the owner thread
+//!   and nowhere else.
 //! - A thread pointer is reused once its thread has exited (glibc caches
 //!   thread stacks and control blocks). So the owner thread gets a
 //!   thread-local guard when it creates its first runtime; when the thread
-//!   exits, the guard clears the owner of every runtime that thread still
-//!   owns (under the registry lock, which a runtime's drop also takes), so a
-//!   later thread that reuses the address is never taken for the owner. A
+//!   exits, the guard clears (to 0) the cell of every runtime that thread
+//!   still owns, under the registry lock, which a runtime's drop also takes.
+//!   A later thread that reuses the address is never taken for the owner: a
 //!   runtime whose owner exited refuses every owner-only call with
 //!   `WrongThread`, as before. (Issue 17 may build "destroy after the owner
-//!   exited" on [`Owner::has_exited`].)
-//! - Elsewhere (other OSes and CPUs, Miri), and when the guard cannot be
-//!   registered (a runtime created from a thread-local destructor), the
-//!   check falls back to a per-thread id from a `thread_local!`, never
-//!   reused.
+//!   exited" on [`Owner::has_exited`].) If the guard cannot be registered
+//!   (a runtime created from a thread-local destructor), the cell stays 0
+//!   and the owner is recognised by its id instead (below), off the fast
+//!   path.
+//! - Elsewhere (other OSes and CPUs, Miri) the key is a per-thread id from a
+//!   `thread_local!` counter, never reused: no guard is needed.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -80,30 +85,40 @@ pub fn thread_pointer() -> usize {
     }
 }
 
-/// Where a runtime keeps its owner's thread pointer: 0 when it is not used
-/// (no thread pointer on this platform, the guard could not be registered)
-/// or the owner has exited. It must not move while its [`Owner`] lives (the
-/// registry points at it); the runtime keeps it in the header of its task
-/// table, which every hot path reads anyway.
+/// The calling thread's key: its thread pointer, or its id where there is
+/// none. Never 0.
+#[inline(always)]
+pub fn current_key() -> usize {
+    if HAS_THREAD_POINTER {
+        thread_pointer()
+    } else {
+        current_thread_id() as usize
+    }
+}
+
+/// Where a runtime keeps its owner's key: 0 when the owner has exited (or
+/// its exit could not be watched). It must not move while its [`Owner`]
+/// lives (the registry points at it); the runtime keeps it in the header of
+/// its task table, which every hot path reads anyway.
 #[derive(Default)]
 pub struct OwnerCell(AtomicUsize);
 
 impl OwnerCell {
     /// The fast half of [`Owner::is_current`]: `true` means the calling
-    /// thread is the owner; `false` means "ask [`Owner::is_current`]"
-    /// (always `false` where thread pointers are not compared). Hot paths
-    /// take their slow path on `false`, so no value has to survive a call.
+    /// thread is the owner; `false` means "ask [`Owner::is_current`]". Hot
+    /// paths take their slow path on `false`, so no value has to survive a
+    /// call.
     #[inline(always)]
     pub fn is_current_fast(&self) -> bool {
-        // A thread pointer is never 0, so a cleared cell matches nobody.
-        HAS_THREAD_POINTER && thread_pointer() == self.0.load(Ordering::Relaxed)
+        // A key is never 0, so a cleared cell matches nobody.
+        current_key() == self.0.load(Ordering::Relaxed)
     }
 
-    /// Whether the cell holds a live owner's thread pointer: then a thread
-    /// whose [`OwnerCell::is_current_fast`] is `false` is not the owner.
+    /// Whether the cell holds a live owner's key: then a thread whose
+    /// [`OwnerCell::is_current_fast`] is `false` is not the owner.
     #[inline(always)]
     pub fn is_set(&self) -> bool {
-        HAS_THREAD_POINTER && self.0.load(Ordering::Relaxed) != 0
+        self.0.load(Ordering::Relaxed) != 0
     }
 }
 
@@ -157,8 +172,10 @@ impl Owner {
     /// `cell` does not move and outlives the returned `Owner`.
     pub unsafe fn register(cell: &OwnerCell) -> Owner {
         let owner = Owner { cell, id: current_thread_id() };
-        let tp = thread_pointer();
-        if HAS_THREAD_POINTER && EXIT_GUARD.try_with(|_| ()).is_ok() {
+        if !HAS_THREAD_POINTER {
+            cell.0.store(owner.id as usize, Ordering::Relaxed);
+        } else if EXIT_GUARD.try_with(|_| ()).is_ok() {
+            let tp = thread_pointer();
             cell.0.store(tp, Ordering::Relaxed);
             registry().push(Registered(cell, tp));
         }
@@ -168,15 +185,9 @@ impl Owner {
     /// Whether the calling thread is the owner.
     #[inline(always)]
     pub fn is_current(&self) -> bool {
-        if HAS_THREAD_POINTER {
-            // SAFETY: the cell outlives `self` (`register`'s contract).
-            let owner = unsafe { (*self.cell).0.load(Ordering::Relaxed) };
-            // A thread pointer is never 0: a cleared cell matches nobody,
-            // and only then is the id asked.
-            thread_pointer() == owner || (owner == 0 && self.is_current_by_id())
-        } else {
-            current_thread_id() == self.id
-        }
+        // SAFETY: the cell outlives `self` (`register`'s contract).
+        let cell = unsafe { &*self.cell };
+        cell.is_current_fast() || (!cell.is_set() && self.is_current_by_id())
     }
 
     #[cold]
@@ -189,14 +200,16 @@ impl Owner {
     /// pointers are compared; `false` elsewhere).
     pub fn has_exited(&self) -> bool {
         // SAFETY: as in `is_current`.
-        HAS_THREAD_POINTER && unsafe { (*self.cell).0.load(Ordering::Relaxed) } == 0 && !self.is_current_by_id()
+        HAS_THREAD_POINTER && unsafe { !(*self.cell).is_set() } && !self.is_current_by_id()
     }
 }
 
 impl Drop for Owner {
     fn drop(&mut self) {
-        let cell = self.cell;
-        registry().retain(|r| r.0 != cell);
+        if HAS_THREAD_POINTER {
+            let cell = self.cell;
+            registry().retain(|r| r.0 != cell);
+        }
     }
 }
 
@@ -210,12 +223,13 @@ mod tests {
         // SAFETY: the boxed cells outlive the owners (dropped first below).
         let here = unsafe { Owner::register(&here_cell) };
         assert!(here.is_current());
-        assert_eq!(here_cell.is_current_fast(), HAS_THREAD_POINTER);
+        assert!(here_cell.is_current_fast());
         let there_ptr = &*there_cell as *const OwnerCell as usize;
         // SAFETY: as above.
         let there =
             std::thread::spawn(move || unsafe { Owner::register(&*(there_ptr as *const OwnerCell)) }).join().unwrap();
         assert!(!there.is_current());
+        assert_eq!(there.has_exited(), HAS_THREAD_POINTER);
         let here_ref = &here;
         assert!(std::thread::scope(|s| s.spawn(|| !here_ref.is_current()).join().unwrap()));
         // The creating thread is gone: threads spawned now (which may reuse
