@@ -24,6 +24,10 @@
 #include <stdint.h>
 #include <stddef.h>
 
+// Record kinds of `OnityBatchRecord::kind`: the four `OnityWaitKind`
+// values, plus `ONITY_BATCH_TASK` (resume when the task in `arg` completes).
+#define ONITY_BATCH_TASK 4
+
 // ABI version of this header: `major << 16 | minor`. The major changes on
 // any incompatible change; the minor when functions or enum values are added.
 // Compare with `onity_abi_version()` at startup.
@@ -48,10 +52,6 @@
 
 // `OnityRuntimeConfig::frame_alloc_rewind_timing` value: no automatic rewind.
 #define ONITY_FRAME_ALLOC_REWIND_MANUAL 16
-
-// Record kinds of `OnityBatchRecord::kind`: the four `OnityWaitKind`
-// values, plus `ONITY_BATCH_TASK` (resume when the task in `arg` completes).
-#define ONITY_BATCH_TASK 4
 
 // Status returned by every fallible `onity_*` function. Values are explicit
 // and stable; new values are only ever appended.
@@ -146,14 +146,13 @@ typedef uint32_t OnityTiming;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
-// Clocks of time-based delays. Passed as `uint32_t`.
+// Clocks for `onity_delay`. Passed as `uint32_t`.
 enum OnityClock
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
   : uint32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
-  // Sum of `delta_time` of the frames begun since the delay was created
-  // (affected by time scale).
+  // Sum of `delta_time` of the frames begun since the delay was created.
   ONITY_CLOCK_SCALED = 0,
   // Sum of `unscaled_delta_time`.
   ONITY_CLOCK_UNSCALED = 1,
@@ -463,30 +462,26 @@ typedef struct OnityWaitStats {
   uint64_t canceled;
 } OnityWaitStats;
 
-// Counters of the frame allocator (a snapshot).
+// Counters of the frame allocator.
 typedef struct OnityFrameAllocStats {
-  // Requested bytes of live allocations: Frame allocations since the last
-  // rewind plus TwoFrames allocations since the rewind before it.
+  // Requested bytes of live allocations (this frame's, plus the two-frame
+  // allocations of the previous frame).
   uint64_t bytes_in_use;
   // Bytes carved out of blocks: live allocations with their padding, the
   // unused tails of threads' chunks, and the home chunks threads keep
-  // (also those of threads idle now, until reclaimed). At least
-  // `bytes_in_use`.
+  // (also those of threads idle now, until reclaimed).
   uint64_t bytes_claimed;
-  // Bytes reserved from the OS (sum of all blocks).
+  // Bytes reserved from the OS.
   uint64_t bytes_reserved;
-  // Blocks reserved from the OS (all arenas; kept across rewinds).
+  // Blocks reserved from the OS (kept across rewinds).
   uint64_t blocks;
-  // Highest `bytes_in_use` seen (sampled right before each rewind, where
-  // it peaks, and by every statistics call).
+  // Highest `bytes_in_use` seen.
   uint64_t high_water_bytes_in_use;
-  // Number of rewinds.
   uint64_t rewinds;
   // Blocks ever allocated: constant in a steady state (under
   // `frame_alloc_max_bytes`, possibly only from 8 rewinds after a heavier
   // frame: see the allocator's documentation).
   uint64_t os_allocations;
-  // Successful allocations since creation.
   uint64_t allocations;
   // Allocations the allocator refused (calls the C ABI rejects before it:
   // a NULL `out_ptr` or a bad lifetime, are not counted).

@@ -83,12 +83,11 @@ impl Timing {
     }
 }
 
-/// Clocks of time-based delays. Passed as `uint32_t`.
+/// Clocks for `onity_delay`. Passed as `uint32_t`.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Clock {
-    /// Sum of `delta_time` of the frames begun since the delay was created
-    /// (affected by time scale).
+    /// Sum of `delta_time` of the frames begun since the delay was created.
     Scaled = 0,
     /// Sum of `unscaled_delta_time`.
     Unscaled = 1,

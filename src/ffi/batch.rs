@@ -34,6 +34,11 @@ use super::status::OnityStatus;
 use super::types::{OnityBatch, OnityBatchRecord, OnityResume, OnityTaskState};
 use crate::core::{lane, LaneId, Request, Timing};
 
+/// Record kinds of `OnityBatchRecord::kind`: the four `OnityWaitKind`
+/// values, plus `ONITY_BATCH_TASK` (resume when the task in `arg` completes).
+pub const ONITY_BATCH_TASK: u8 = 4;
+const _: () = assert!(ONITY_BATCH_TASK == lane::REQUEST_TASK);
+
 /// The runtime-private part of a batch (`OnityBatch::internal`).
 struct BatchState {
     /// The host's record buffers, shared with it through `submit` and

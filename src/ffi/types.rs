@@ -6,7 +6,7 @@
 use std::ffi::c_void;
 
 use crate::core::frame_alloc::FrameAllocStats;
-use crate::core::{self, lane, Pool, PoolStats, WaitStats, POOL_COUNT, TIMING_COUNT, WAIT_KIND_COUNT};
+use crate::core::{self, Pool, PoolStats, WaitStats, POOL_COUNT, TIMING_COUNT, WAIT_KIND_COUNT};
 
 pub use crate::core::frame_alloc::FrameAllocStats as OnityFrameAllocStats;
 pub use crate::core::{
@@ -233,11 +233,6 @@ impl OnityStats {
         }
     }
 }
-
-/// Record kinds of `OnityBatchRecord::kind`: the four `OnityWaitKind`
-/// values, plus `ONITY_BATCH_TASK` (resume when the task in `arg` completes).
-pub const ONITY_BATCH_TASK: u8 = 4;
-const _: () = assert!(ONITY_BATCH_TASK == lane::REQUEST_TASK);
 
 /// One wait request written by the host into `OnityBatch::submit`. 32 bytes.
 #[repr(C)]

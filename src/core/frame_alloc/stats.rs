@@ -7,32 +7,36 @@ use super::blocks::{Arena, Blocks};
 use super::config::{OVERFLOW_ARENAS, RECENT_BYTES, TRIM_WINDOW};
 use super::per_thread::ThreadSlot;
 
-/// Counters of the frame allocator (a snapshot).
+/// Counters of the frame allocator.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct FrameAllocStats {
-    /// Requested bytes of live allocations: Frame allocations since the last
-    /// rewind plus TwoFrames allocations since the rewind before it.
+    /// Requested bytes of live allocations (this frame's, plus the two-frame
+    /// allocations of the previous frame).
+    // (Frame allocations since the last rewind plus TwoFrames allocations
+    // since the rewind before it.)
     pub bytes_in_use: u64,
     /// Bytes carved out of blocks: live allocations with their padding, the
     /// unused tails of threads' chunks, and the home chunks threads keep
-    /// (also those of threads idle now, until reclaimed). At least
-    /// `bytes_in_use`.
+    /// (also those of threads idle now, until reclaimed).
+    // (At least `bytes_in_use`.)
     pub bytes_claimed: u64,
-    /// Bytes reserved from the OS (sum of all blocks).
+    /// Bytes reserved from the OS.
+    // (The sum of all blocks.)
     pub bytes_reserved: u64,
-    /// Blocks reserved from the OS (all arenas; kept across rewinds).
+    /// Blocks reserved from the OS (kept across rewinds).
     pub blocks: u64,
-    /// Highest `bytes_in_use` seen (sampled right before each rewind, where
-    /// it peaks, and by every statistics call).
+    /// Highest `bytes_in_use` seen.
+    // (Sampled right before each rewind, where it peaks, and by every
+    // statistics call.)
     pub high_water_bytes_in_use: u64,
-    /// Number of rewinds.
+    // Number of rewinds.
     pub rewinds: u64,
     /// Blocks ever allocated: constant in a steady state (under
     /// `frame_alloc_max_bytes`, possibly only from 8 rewinds after a heavier
     /// frame: see the allocator's documentation).
     pub os_allocations: u64,
-    /// Successful allocations since creation.
+    // Successful allocations since creation.
     pub allocations: u64,
     /// Allocations the allocator refused (calls the C ABI rejects before it:
     /// a NULL `out_ptr` or a bad lifetime, are not counted).
