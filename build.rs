@@ -16,7 +16,13 @@ fn main() {
     // boundary (their one definition; cbindgen.toml renames them to their C
     // names and keeps the core's other public items out).
     let mut builder = cbindgen::Builder::new().with_config(config).with_src(crate_dir.join("src/ffi/mod.rs"));
-    for f in ["src/core/types.rs", "src/core/pool.rs", "src/core/stats.rs", "src/core/frame_alloc/stats.rs"] {
+    for f in [
+        "src/core/types.rs",
+        "src/core/pool.rs",
+        "src/core/stats.rs",
+        "src/core/lane.rs",
+        "src/core/frame_alloc/stats.rs",
+    ] {
         builder = builder.with_src(crate_dir.join(f));
     }
     match builder.generate() {

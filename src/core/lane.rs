@@ -2,7 +2,7 @@
 //! each, and the fast lane for the commonest of them.
 //!
 //! A batch files two kinds of records:
-//! - [`Request`]s (the C ABI's 32-byte `OnityBatchRecord`): any wait kind
+//! - [`Request`]s (32 bytes; the C ABI's `OnityBatchRecord`): any wait kind
 //!   with a token, or a task to watch. The runtime schedules them as
 //!   callback waits (and continuations) that call the batch's callback with
 //!   the record's id (`Runtime::file_requests`).
@@ -29,21 +29,32 @@ use super::types::{CallbackFn, WaitKind, TIMING_COUNT, WAIT_KIND_COUNT};
 /// values are the others).
 pub const REQUEST_TASK: u8 = 4;
 
-/// One wait request of a batch (the C ABI's 32-byte record, decoded):
-/// `kind` is a [`WaitKind`] value (then `timing` and `clock` are checked as
-/// for any wait, `arg` holds DelayFrame's frame count, at most `u32::MAX`,
-/// or Delay's seconds as IEEE-754 bits, and `token` is the cancellation
-/// token) or [`REQUEST_TASK`] (`arg` is the task to watch). `id` is what
-/// the batch's callback gets back.
+// The C ABI's `OnityBatchRecord`: this is its one definition, and the
+// runtime reads it from the host's buffer as it is.
+/// One wait request written by the host into `OnityBatch::submit`. 32 bytes.
+#[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct Request {
+    /// The host's id for the continuation; reported back in `OnityResume`.
     pub id: u64,
+    /// Cancellation token (0 for none).
     pub token: u64,
+    /// DelayFrame: the frame count (at most `UINT32_MAX`, else the record is
+    /// rejected with `COUNT_OUT_OF_RANGE`). Delay: the seconds as IEEE-754
+    /// double bits. `ONITY_BATCH_TASK`: the task handle. Otherwise ignored
+    /// (write 0).
     pub arg: u64,
+    /// An `OnityWaitKind` value, or `ONITY_BATCH_TASK`.
     pub kind: u8,
+    /// An `OnityTiming` value (ignored for `ONITY_BATCH_TASK`).
     pub timing: u8,
+    /// An `OnityClock` value. Only Delay uses it, but every wait kind checks
+    /// it (write 0 when unused); ignored for `ONITY_BATCH_TASK`.
     pub clock: u8,
+    pub reserved: [u8; 5],
 }
+
+const _: () = assert!(std::mem::size_of::<Request>() == 32);
 
 /// Bits of a fast record's delay field.
 pub const FAST_DELAY_BITS: u32 = 28;

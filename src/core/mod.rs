@@ -44,5 +44,5 @@ pub use lane::{LaneId, Request};
 pub use pool::PoolStats;
 pub use runtime::Runtime;
 pub use stats::{Stats, WaitStats};
-pub use timing::WaitTarget;
+pub use timing::{WaitSpec, WaitTarget};
 pub use types::*;

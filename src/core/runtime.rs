@@ -33,7 +33,7 @@ use super::handle::{self, Kind, MAX_SLOTS};
 use super::lane::Lanes;
 use super::owner::{Owner, OwnerCell};
 use super::slot::{self, CancelSlot, FreeList, TaskSlot};
-use super::timing::{self, Timings, WaitTarget};
+use super::timing::{self, Timings, WaitSpec, WaitTarget};
 use super::types::*;
 
 pub use super::timing::MAX_HOST_FRAME;
@@ -251,81 +251,62 @@ impl Runtime {
         target: WaitTarget,
     ) -> Result<u64> {
         let mut h = 0;
-        self.wait_with(kind, timing, frames, seconds, clock, token, target, |t| h = t)?;
+        self.wait_with(WaitSpec { kind, timing, frames, seconds, clock, token }, target, |t| h = t)?;
         Ok(h)
     }
 
     /// [`Runtime::wait`], handing the task (0 for a callback wait) to `take`
     /// (only on success).
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    pub fn wait_with(
-        &self,
-        kind: WaitKind,
-        timing: Timing,
-        frames: u32,
-        seconds: f64,
-        clock: Clock,
-        token: u64,
-        target: WaitTarget,
-        take: impl FnOnce(u64),
-    ) -> Result<()> {
+    pub fn wait_with(&self, spec: WaitSpec, target: WaitTarget, take: impl FnOnce(u64)) -> Result<()> {
         let (func, user, arg) = match target {
             WaitTarget::Callback(f, user, arg) => (Some(f), user, arg),
             WaitTarget::Task => (None, std::ptr::null_mut(), 0),
         };
         // Fast path: a frame wait without a token, on the owner thread of an
         // open runtime, into a queue with room (and, for a task, a free slot).
-        if token == 0 && kind != WaitKind::Delay && self.owner_fast() {
+        if spec.token == 0 && spec.kind != WaitKind::Delay && self.owner_fast() {
             // SAFETY: owner thread, short borrow (no user code below).
             let inner = unsafe { self.inner() };
-            if !inner.closing && inner.timings.has_room(timing) {
+            if !inner.closing && inner.timings.has_room(spec.timing) {
                 let arg = match func {
                     Some(_) => arg,
                     None => match inner.tasks.pop(&self.tasks) {
                         Some((idx, slot)) => self.init_task(slot, idx, slot::PENDING),
-                        None => {
-                            return self.wait_slow(kind, timing, frames, seconds, clock, token, func, user, arg, take)
-                        }
+                        None => return self.wait_slow(spec, func, user, arg, take),
                     },
                 };
-                inner.timings.push_frame_wait(timing, kind, frames, arg, func, user);
+                inner.timings.push_frame_wait(&spec, arg, func, user);
                 take(if func.is_none() { arg } else { 0 });
                 return Ok(());
             }
         }
-        self.wait_slow(kind, timing, frames, seconds, clock, token, func, user, arg, take)
+        self.wait_slow(spec, func, user, arg, take)
     }
 
     /// [`Runtime::wait_with`] with the target as (callback, user, argument);
     /// no callback: a task wait.
-    #[allow(clippy::too_many_arguments)]
     #[cold]
     #[inline(never)]
     fn wait_slow(
         &self,
-        kind: WaitKind,
-        timing: Timing,
-        frames: u32,
-        seconds: f64,
-        clock: Clock,
-        token: u64,
+        spec: WaitSpec,
         func: Option<CallbackFn>,
         user: *mut c_void,
         arg: u64,
         take: impl FnOnce(u64),
     ) -> Result<()> {
         self.check_owner_open()?;
-        if kind == WaitKind::Delay && !(seconds.is_finite() && seconds >= 0.0) {
+        if spec.kind == WaitKind::Delay && !(spec.seconds.is_finite() && spec.seconds >= 0.0) {
             return Err(Error::InvalidArgument);
         }
-        self.check_token(token)?;
+        self.check_token(spec.token)?;
         let arg = match func {
             None => self.rent_task(0)?,
             Some(_) => arg,
         };
         // SAFETY: owner thread, short borrow (no user code below).
-        unsafe { self.inner() }.timings.push(timing, kind, frames, seconds, clock, token, arg, func, user);
+        unsafe { self.inner() }.timings.push(&spec, arg, func, user);
         take(if func.is_none() { arg } else { 0 });
         Ok(())
     }

@@ -27,6 +27,19 @@ pub enum WaitTarget {
     Callback(CallbackFn, *mut c_void, u64),
 }
 
+/// What to wait for: a wait's kind and timing, its parameters (`frames`
+/// for DelayFrame, `seconds` and `clock` for Delay) and its cancellation
+/// token (0: none).
+#[derive(Debug, Clone, Copy)]
+pub struct WaitSpec {
+    pub kind: WaitKind,
+    pub timing: Timing,
+    pub frames: u32,
+    pub seconds: f64,
+    pub clock: Clock,
+    pub token: u64,
+}
+
 /// A queued wait: 48 bytes.
 #[derive(Clone, Copy)]
 pub struct Wait {
@@ -234,21 +247,10 @@ impl Timings {
         }
     }
 
-    /// Queues a wait on `timing`.
-    #[allow(clippy::too_many_arguments)]
+    /// Queues a wait.
     #[inline(always)]
-    pub fn push(
-        &mut self,
-        timing: Timing,
-        kind: WaitKind,
-        frames: u32,
-        seconds: f64,
-        clock: Clock,
-        token: u64,
-        arg: u64,
-        func: Option<CallbackFn>,
-        user: *mut c_void,
-    ) {
+    pub fn push(&mut self, spec: &WaitSpec, arg: u64, func: Option<CallbackFn>, user: *mut c_void) {
+        let WaitSpec { kind, timing, frames, seconds, clock, token } = *spec;
         let due_time = if kind == WaitKind::Delay { self.now.clocks[clock as usize] + seconds } else { 0.0 };
         let rec = Wait {
             arg,
@@ -278,17 +280,10 @@ impl Timings {
     /// [`Timings::push`] of a frame wait (not a Delay) without a token, into
     /// a queue that [`Timings::has_room`].
     #[inline(always)]
-    pub fn push_frame_wait(
-        &mut self,
-        timing: Timing,
-        kind: WaitKind,
-        frames: u32,
-        arg: u64,
-        func: Option<CallbackFn>,
-        user: *mut c_void,
-    ) {
-        debug_assert!(kind != WaitKind::Delay && self.has_room(timing));
-        let due_meta = Wait::meta(kind, self.now.due_frame(kind, frames), Clock::Scaled);
+    pub fn push_frame_wait(&mut self, spec: &WaitSpec, arg: u64, func: Option<CallbackFn>, user: *mut c_void) {
+        let (kind, timing) = (spec.kind, spec.timing);
+        debug_assert!(kind != WaitKind::Delay && spec.token == 0 && self.has_room(timing));
+        let due_meta = Wait::meta(kind, self.now.due_frame(kind, spec.frames), Clock::Scaled);
         let q = &mut self.queues[timing as usize].items;
         let len = q.len();
         if len < q.capacity() {

@@ -32,7 +32,7 @@ use super::error::{arg, status_code, Out};
 use super::object::{runtime_ref, OnityRuntime};
 use super::status::OnityStatus;
 use super::types::{OnityBatch, OnityBatchRecord, OnityResume, OnityTaskState};
-use crate::core::{lane, LaneId, Request, Timing};
+use crate::core::{lane, LaneId, Timing};
 
 /// Record kinds of `OnityBatchRecord::kind`: the four `OnityWaitKind`
 /// values, plus `ONITY_BATCH_TASK` (resume when the task in `arg` completes).
@@ -117,7 +117,7 @@ unsafe fn file(r: &OnityRuntime, b: *mut OnityBatch) {
     let reject =
         |id, e| push_resume(b, OnityResume { id, state: OnityTaskState::Faulted as u32, status: status_code(e) });
     // Owner thread (the caller checked): cannot fail.
-    let _ = r.rt.file_lane(lane, fast, requests.iter().map(Request::from), reject);
+    let _ = r.rt.file_lane(lane, fast, requests.iter().copied(), reject);
 }
 
 /// Files every batch's pending records, on the owner thread (elsewhere the

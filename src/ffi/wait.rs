@@ -21,7 +21,7 @@ use super::error::{arg, Out};
 use super::object::{core_of, OnityRuntime};
 use super::status::OnityStatus;
 use super::types::OnityCallback;
-use crate::core::{Clock, Timing, WaitKind, WaitTarget};
+use crate::core::{Clock, Timing, WaitKind, WaitSpec, WaitTarget};
 
 /// The output of a wait: the task (task forms), or nothing (callback forms).
 enum Target {
@@ -55,7 +55,8 @@ fn schedule(
         Target::Task(_) => WaitTarget::Task,
         Target::Callback(f, user) => WaitTarget::Callback(f.ok_or(OnityStatus::NullPointer)?, user, 0),
     };
-    Ok(rt.wait_with(kind, t, frames, seconds, c, token, target, move |h| {
+    let spec = WaitSpec { kind, timing: t, frames, seconds, clock: c, token };
+    Ok(rt.wait_with(spec, target, move |h| {
         if let Some(out) = out {
             out.put(h);
         }
