@@ -256,11 +256,6 @@ impl Lanes {
         &self.get_mut(id).out
     }
 
-    /// The last report of lane `id`.
-    pub fn report(&self, id: LaneId) -> &[u32] {
-        &self.get(id).out
-    }
-
     /// Moves every fast wait's due frame `by` frames later (filed before
     /// the first frame).
     pub fn rebase(&mut self, by: u64) {
@@ -276,10 +271,5 @@ impl Lanes {
                 }
             }
         }
-    }
-
-    /// The (callback, user) pairs of every lane.
-    pub fn targets(&self) -> impl Iterator<Item = (CallbackFn, *mut c_void)> + '_ {
-        self.list.iter().flatten().map(|l| (l.emit, l.user))
     }
 }
