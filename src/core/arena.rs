@@ -13,6 +13,7 @@
 //! with a header `H` of the owner's choosing: the runtime keeps its owner
 //! cell there, which every hot path reads along with the table.
 
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 
 use super::handle::MAX_SLOTS;
@@ -22,7 +23,11 @@ pub const CHUNK: usize = 1 << CHUNK_BITS;
 const CHUNKS: usize = (MAX_SLOTS as usize) >> CHUNK_BITS;
 
 pub struct Arena<T, H = ()> {
-    table: Box<Table<T, H>>,
+    /// The table, from `Box::into_raw` (freed in `Drop`). Not a `Box`: a
+    /// moved `Box` asserts uniqueness, which would invalidate the pointers
+    /// the runtime keeps into the header (the owner registry's), and the
+    /// table's address must stay valid for them.
+    table: NonNull<Table<T, H>>,
     /// Number of slots published to all threads.
     len: AtomicU32,
 }
@@ -37,7 +42,9 @@ impl<T: Default, H: Default> Arena<T, H> {
     pub fn new() -> Self {
         let table =
             Box::new(Table { header: H::default(), chunks: [const { AtomicPtr::new(std::ptr::null_mut()) }; CHUNKS] });
-        Arena { table, len: AtomicU32::new(0) }
+        // SAFETY (of every later dereference): allocated here, freed only in
+        // `Drop`.
+        Arena { table: NonNull::from(Box::leak(table)), len: AtomicU32::new(0) }
     }
 }
 
@@ -45,7 +52,13 @@ impl<T, H> Arena<T, H> {
     /// The header, in the table's allocation (its address never changes).
     #[inline(always)]
     pub fn header(&self) -> &H {
-        &self.table.header
+        &self.table().header
+    }
+
+    #[inline(always)]
+    fn table(&self) -> &Table<T, H> {
+        // SAFETY: see `new`.
+        unsafe { self.table.as_ref() }
     }
 
     /// Number of slots (all threads see at least this many).
@@ -65,7 +78,7 @@ impl<T, H> Arena<T, H> {
     fn chunk(&self, index: u32, order: Ordering) -> *mut T {
         // The mask keeps the index in the table whatever `index` is (a
         // handle's index is below MAX_SLOTS anyway): no bounds check.
-        self.table.chunks[(index >> CHUNK_BITS) as usize & (CHUNKS - 1)].load(order)
+        self.table().chunks[(index >> CHUNK_BITS) as usize & (CHUNKS - 1)].load(order)
     }
 
     /// Slot `index`, if it exists. Any thread.
@@ -104,7 +117,7 @@ impl<T: Default, H> Arena<T, H> {
         }
         let chunk: Box<[T]> = (0..CHUNK).map(|_| T::default()).collect();
         let ptr = Box::into_raw(chunk) as *mut T;
-        self.table.chunks[chunk_index].store(ptr, Ordering::Release);
+        self.table().chunks[chunk_index].store(ptr, Ordering::Release);
         self.len.store(len + CHUNK as u32, Ordering::Release);
         true
     }
@@ -118,12 +131,14 @@ impl<T: Default, H: Default> Default for Arena<T, H> {
 
 impl<T, H> Drop for Arena<T, H> {
     fn drop(&mut self) {
-        for c in self.table.chunks.iter() {
+        for c in self.table().chunks.iter() {
             let p = c.load(Ordering::Relaxed);
             if !p.is_null() {
                 // SAFETY: allocated in `grow` as a Box<[T]> of CHUNK elements.
                 unsafe { drop(Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, CHUNK))) };
             }
         }
+        // SAFETY: from `Box::leak` in `new`, freed once.
+        unsafe { drop(Box::from_raw(self.table.as_ptr())) };
     }
 }

@@ -52,7 +52,7 @@ impl Runtime {
     /// (`REQUEST_TASK`), calling the lane's callback with the record id.
     fn file_request(&self, id: LaneId, r: &Request) -> Result<()> {
         // SAFETY: owner thread (checked by the caller), short borrow.
-        let lane: *const Lane = unsafe { self.inner() }.lanes.get(id);
+        let lane: *const Lane = unsafe { self.inner() }.lanes.ptr(id).as_ptr();
         // SAFETY: lanes are boxed and live until `destroy_lane`.
         let (emit, user) = unsafe { ((*lane).emit, (*lane).user) };
         if r.kind == REQUEST_TASK {
@@ -101,7 +101,7 @@ impl Runtime {
         }
         // The waits dropped below lower `pending`: record its peak first.
         inner.timings.sample_high_water(&inner.lanes.counts);
-        let lane: *const Lane = inner.lanes.get(id);
+        let lane: *const Lane = inner.lanes.ptr(id).as_ptr();
         // SAFETY: live lane (removed below).
         let (emit, user) = unsafe { ((*lane).emit, (*lane).user) };
         inner.timings.forget(emit, user);
@@ -113,5 +113,41 @@ impl Runtime {
         }
         inner.lanes.remove(id);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::ffi::c_void;
+
+    use super::super::lane::{fast_record, Request, REQUEST_TASK};
+    use crate::core::{Config, Runtime, TaskState, Timing};
+
+    thread_local!(static LOG: RefCell<Vec<(u64, u32)>> = const { RefCell::new(Vec::new()) });
+
+    unsafe extern "C" fn emit(_user: *mut c_void, id: u64, state: u32) {
+        LOG.with(|l| l.borrow_mut().push((id, state)));
+    }
+
+    /// A task watched by a lane keeps a pointer to the lane; the lane then
+    /// runs (its tick mutates it) and another lane is added before the task
+    /// completes: the continuation still reaches the lane (Miri checks the
+    /// pointer stays valid).
+    #[test]
+    fn a_watched_task_reaches_its_lane_after_the_lane_changed() {
+        let rt = Runtime::new(Config::default());
+        let lane = rt.create_lane(emit, std::ptr::null_mut()).unwrap();
+        let t = rt.create_task().unwrap();
+        let watch = Request { id: 7, token: 0, arg: t, kind: REQUEST_TASK, timing: 0, clock: 0, reserved: [0; 5] };
+        let fast = [fast_record(1, Timing::Update as u32, 0).unwrap()];
+        rt.file_lane(lane, &fast, [watch].into_iter(), |_, e| panic!("{e}")).unwrap();
+        rt.tick_lane(lane, Timing::Update, |ids| assert_eq!(ids, [1])).unwrap();
+        let other = rt.create_lane(emit, std::ptr::null_mut()).unwrap();
+        rt.complete(t, TaskState::Succeeded, 5, 0, true).unwrap();
+        assert_eq!(LOG.with(|l| l.take()), vec![(7, TaskState::Succeeded as u32)]);
+        assert_eq!(rt.consume(t).unwrap().value, 5);
+        rt.destroy_lane(other).unwrap();
+        rt.destroy_lane(lane).unwrap();
     }
 }

@@ -20,6 +20,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::ffi::c_void;
+use std::ptr::NonNull;
 
 use super::error::{Error, Result};
 use super::timing::{rebased, Counts, Now};
@@ -113,7 +114,10 @@ fn append_ids(dst: &mut Vec<u32>, src: &mut Vec<u32>) {
 /// Every batch of a runtime.
 #[derive(Default)]
 pub struct Lanes {
-    list: Vec<Option<Box<Lane>>>,
+    /// Each from `Box::leak` (freed by `remove` or `Drop`). Raw, not `Box`:
+    /// the tasks a lane watches keep a pointer to it ([`Lanes::ptr`]) across
+    /// the lane's own mutations.
+    list: Vec<Option<NonNull<Lane>>>,
     /// Fast-lane waits, per kind (by record: see the module docs).
     pub counts: [Counts; WAIT_KIND_COUNT],
 }
@@ -132,6 +136,7 @@ impl Lanes {
             pending: 0,
             seq: 0,
         });
+        let lane = NonNull::from(Box::leak(lane));
         match self.list.iter().position(Option::is_none) {
             Some(i) => {
                 self.list[i] = Some(lane);
@@ -147,16 +152,26 @@ impl Lanes {
     /// The lane `id` (a live one: ids come from [`Lanes::create`] and their
     /// holder validated them).
     pub fn get(&self, id: LaneId) -> &Lane {
-        self.list[id as usize].as_deref().expect("live lane")
+        // SAFETY: a live lane (see `list`); shared borrow of `self`.
+        unsafe { self.ptr(id).as_ref() }
     }
 
     fn get_mut(&mut self, id: LaneId) -> &mut Lane {
-        self.list[id as usize].as_deref_mut().expect("live lane")
+        // SAFETY: a live lane (see `list`); exclusive borrow of `self`.
+        unsafe { self.ptr(id).as_mut() }
+    }
+
+    /// A pointer to lane `id`, valid until it is removed.
+    pub fn ptr(&self, id: LaneId) -> NonNull<Lane> {
+        self.list[id as usize].expect("live lane")
     }
 
     /// Removes lane `id`, counting its fast waits as canceled.
     pub fn remove(&mut self, id: LaneId) {
         if let Some(lane) = self.list[id as usize].take() {
+            // SAFETY: from `Box::leak` in `create`, freed once (taken out of
+            // the list).
+            let lane = unsafe { Box::from_raw(lane.as_ptr()) };
             for q in lane.queues.iter() {
                 self.counts[WaitKind::Yield as usize].canceled += q.yields.len() as u64;
                 self.counts[WaitKind::NextFrame as usize].canceled += q.next_ids.len() as u64;
@@ -170,7 +185,8 @@ impl Lanes {
         if recs.is_empty() {
             return;
         }
-        let lane = self.list[id as usize].as_deref_mut().expect("live lane");
+        // SAFETY: a live lane (see `list`); exclusive borrow of `self`.
+        let lane = unsafe { self.ptr(id).as_mut() };
         lane.pending += recs.len() as u64;
         let mut n = [0u64; 3];
         // Records come in runs with the same timing and delay (a loop of
@@ -219,7 +235,8 @@ impl Lanes {
     /// order), then NextFrame waits, then DelayFrame waits (each by due
     /// frame, then filing order). The report stays until the next run.
     pub fn run(&mut self, id: LaneId, timing: usize, fnum: u64) -> &[u32] {
-        let lane = self.list[id as usize].as_deref_mut().expect("live lane");
+        // SAFETY: a live lane (see `list`); exclusive borrow of `self`.
+        let lane = unsafe { self.ptr(id).as_mut() };
         lane.out.clear();
         if lane.pending != 0 {
             let q = &mut lane.queues[timing];
@@ -260,6 +277,8 @@ impl Lanes {
     /// the first frame).
     pub fn rebase(&mut self, by: u64) {
         for lane in self.list.iter_mut().flatten() {
+            // SAFETY: a live lane (see `list`); exclusive borrow of `self`.
+            let lane = unsafe { lane.as_mut() };
             for q in lane.queues.iter_mut() {
                 for run in q.next_runs.iter_mut() {
                     run.0 = rebased(run.0, by);
@@ -270,6 +289,15 @@ impl Lanes {
                         later.into_iter().map(|Reverse((due, seq, id))| Reverse((rebased(due, by), seq, id))).collect();
                 }
             }
+        }
+    }
+}
+
+impl Drop for Lanes {
+    fn drop(&mut self) {
+        for lane in self.list.drain(..).flatten() {
+            // SAFETY: from `Box::leak` in `create`, freed once.
+            drop(unsafe { Box::from_raw(lane.as_ptr()) });
         }
     }
 }
