@@ -70,6 +70,10 @@
  *   detached. Combinators taking task<>s by value own them; those taking a
  *   span leave them to you (keep the span alive while awaiting).
  * - Native handles follow the C rules: awaiting one consumes it.
+ * - A chain of coroutines awaiting each other completes, fails and is
+ *   canceled without a stack frame per level: at most 16 continuations nest
+ *   on a thread, the rest run in order from the outermost before it returns
+ *   (starting a chain recursively still nests, as any recursive function).
  * - Awaiters referring to locals (until's predicate) run while the coroutine
  *   is suspended, in the runtime's tick.
  * - Awaitables are meant to be awaited in the expression that makes them

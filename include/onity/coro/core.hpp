@@ -109,9 +109,10 @@ inline void report_misuse(Status s, const char *what) noexcept {
 struct core;
 struct cell;
 
-/* Told when a coroutine finishes: returns the coroutine to resume next (or a
- * null handle). `target` and `index` are what the awaiter registered. */
-using cont_fn = std::coroutine_handle<> (*)(void *target, cell *child, uint32_t index) noexcept;
+/* Told when a coroutine finishes (owner thread); resumes or finishes the
+ * awaiting coroutine through proceed(). `target` and `index` are what the
+ * awaiter registered. */
+using cont_fn = void (*)(void *target, cell *child, uint32_t index) noexcept;
 
 /* Where a coroutine is suspended (cell::wait). */
 enum : uint8_t {
@@ -159,6 +160,8 @@ struct alignas(16) cell {
     uint64_t bridge = 0;  // a native task completed with the outcome
     uint64_t value = 0;   // the result as 64 bits (for the bridge)
     std::atomic<cell *> qnext{nullptr};
+    cell *step_next = nullptr;  // the thread's step queue (see proceed)
+    int32_t step_error = 0;
     uint32_t cont_index = 0;
     uint32_t refs = 1;
     std::atomic<uint32_t> cancel_word{0};  // cancel_requested_bit | live cancel_guards
@@ -168,6 +171,8 @@ struct alignas(16) cell {
     uint8_t body_state = ONITY_TASK_STATE_PENDING;  // how the body ended (co_return, exception)
     uint8_t wait = wait_none;
     uint8_t qmode = 0;
+    uint8_t step = 0;  // queued step (step_*), 0: not queued
+    uint8_t step_state = 0;
     bool frame_alive = true;
     bool handle_held = false;
     bool has_exception = false;
@@ -446,8 +451,7 @@ inline void publish(cell *c) noexcept {
 inline void notify(cell *c, bool observed) noexcept {
     if (cont_fn f = c->cont) {
         c->cont = nullptr;
-        std::coroutine_handle<> next = f(c->cont_target, c, c->cont_index);
-        if (next) next.resume();
+        f(c->cont_target, c, c->cont_index);
         return;
     }
     if (!observed && c->state == ONITY_TASK_STATE_FAULTED) {
@@ -494,6 +498,93 @@ inline void complete_at_final(cell *c) noexcept {
     unref(c);
 }
 
+/* Acts on a cancellation request: finishes the coroutine if it is suspended
+ * in a native wait, passes the request on to what it awaits if it awaits
+ * task<>s. Nothing if it finished or a guard is alive meanwhile. */
+inline void cancel_now(cell *c) noexcept {
+    if (c->state != ONITY_TASK_STATE_PENDING || !cancel_pending(c)) return;
+    if (c->wait == wait_native) {
+        finish(c, ONITY_TASK_STATE_CANCELED, 0);
+    } else if (c->wait == wait_nested) {
+        nested *n = static_cast<nested *>(c->awaiting);
+        if (n->cancel_fn) n->cancel_fn(n);
+    }
+}
+
+/* ---- steps: chains of coroutines without recursion -------------------------
+ * A coroutine's completion resumes or finishes the coroutine awaiting it, and
+ * that one's completion the next; a cancellation is passed down to what a
+ * coroutine awaits. Along a chain of N coroutines awaiting each other that
+ * would nest N deep on the stack (10,000 levels overflow a 1 MiB stack).
+ * proceed() runs a step at once up to max_nesting steps deep on the thread
+ * and queues deeper ones (FIFO) for the outermost step, which runs them
+ * before it returns: the stack stays bounded, and whoever called into the
+ * layer (a tick, cancel(), a native completion) finds everything done when
+ * its call returns. Owner thread; one queue per thread, reached through a
+ * volatile function pointer like the current runtime (see this_thread()). */
+inline constexpr uint32_t max_nesting = 16;
+enum : uint8_t { step_resume = 1, step_finish, step_cancel };
+struct step_queue {
+    uint32_t depth = 0;
+    cell *head = nullptr;
+    cell *tail = nullptr;
+};
+inline thread_local step_queue tls_steps;
+inline step_queue &tls_steps_slot() noexcept { return tls_steps; }
+inline step_queue &(*volatile g_steps_slot)() noexcept = &tls_steps_slot;
+
+inline void perform(cell *c, uint8_t step, uint8_t state, int32_t error) noexcept {
+    if (step == step_cancel) {
+        cancel_now(c);
+    } else if (c->frame_alive && c->state == ONITY_TASK_STATE_PENDING && c->wait == wait_none) {
+        if (step == step_resume)
+            frame_of(c).resume();
+        else
+            finish(c, state, error);
+    }
+}
+
+inline void run_steps(step_queue &q) noexcept {
+    q.depth++;
+    while (cell *c = q.head) {
+        q.head = c->step_next;
+        if (!q.head) q.tail = nullptr;
+        const uint8_t step = c->step;
+        c->step = 0;
+        perform(c, step, c->step_state, c->step_error);
+        unref(c);  // the queue's pin
+    }
+    q.depth--;
+}
+
+/* Resumes `c` (step_resume), finishes it with state / error (step_finish)
+ * or acts on its cancellation (step_cancel): now, or queued when the thread
+ * is max_nesting steps deep. A queued cell is pinned; a step that arrives
+ * while its cancellation is queued replaces that (it sees the request). */
+inline void proceed(cell *c, uint8_t step, uint8_t state, int32_t error) noexcept {
+    step_queue &q = g_steps_slot();
+    if (q.depth >= max_nesting) {
+        if (c->step) {
+            if (step == step_cancel) return;
+        } else {
+            c->refs++;
+            c->step_next = nullptr;
+            if (q.tail)
+                q.tail->step_next = c;
+            else
+                q.head = c;
+            q.tail = c;
+        }
+        c->step = step;
+        c->step_state = state;
+        c->step_error = error;
+        return;
+    }
+    q.depth++;
+    perform(c, step, state, error);
+    if (--q.depth == 0 && q.head) run_steps(q);
+}
+
 /* Requests the cancellation of a coroutine (owner thread): it finishes
  * canceled now if suspended in a native wait, the request is passed on to the
  * coroutines it awaits, and otherwise (running, in a foreign awaiter, queued
@@ -502,12 +593,7 @@ inline void complete_at_final(cell *c) noexcept {
 inline void request_cancel(cell *c) noexcept {
     if (!c || c->state != ONITY_TASK_STATE_PENDING) return;
     if (c->cancel_word.fetch_or(cancel_requested_bit, std::memory_order_relaxed) != 0) return;  // guarded, or again
-    if (c->wait == wait_native) {
-        finish(c, ONITY_TASK_STATE_CANCELED, 0);
-    } else if (c->wait == wait_nested) {
-        nested *n = static_cast<nested *>(c->awaiting);
-        if (n->cancel_fn) n->cancel_fn(n);
-    }
+    if (c->wait == wait_native || c->wait == wait_nested) proceed(c, step_cancel, 0, 0);
 }
 
 /* The coroutine's token is canceled (outside guards). One C call, made only

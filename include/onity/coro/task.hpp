@@ -256,18 +256,15 @@ inline bool propagates(const cell *child) noexcept {
 
 /* The continuation of a coroutine awaiting something that finished: resume
  * it, or finish it (a propagated failure, or a cancellation requested while
- * it waited). */
-inline std::coroutine_handle<> resume_or_finish(cell *p, bool fail, uint8_t state, int32_t error) noexcept {
+ * it waited), as a step (see proceed). */
+inline void resume_or_finish(cell *p, bool fail, uint8_t state, int32_t error) noexcept {
     p->wait = wait_none;
-    if (fail) {
-        finish(p, state, error);
-        return {};
-    }
-    if (cancel_pending(p) || token_canceled(p)) {
-        finish(p, ONITY_TASK_STATE_CANCELED, 0);
-        return {};
-    }
-    return frame_of(p);
+    if (fail)
+        proceed(p, step_finish, state, error);
+    else if (cancel_pending(p) || token_canceled(p))
+        proceed(p, step_finish, ONITY_TASK_STATE_CANCELED, 0);
+    else
+        proceed(p, step_resume, 0, 0);
 }
 
 template <class T>
@@ -361,9 +358,9 @@ struct task_awaiter : nested {
     }
 
   private:
-    static std::coroutine_handle<> on_done(void *target, cell *child, uint32_t) noexcept {
+    static void on_done(void *target, cell *child, uint32_t) noexcept {
         task_awaiter *a = static_cast<task_awaiter *>(target);
-        return resume_or_finish(a->parent, !Try && propagates(child), child->state, child->error);
+        resume_or_finish(a->parent, !Try && propagates(child), child->state, child->error);
     }
     static void cancel_child(nested *self) noexcept {
         request_cancel(static_cast<task_awaiter *>(self)->t->c_);

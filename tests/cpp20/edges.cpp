@@ -1,0 +1,124 @@
+// edges.cpp: what a hostile reading of the layer turned up: chains of
+// coroutines awaiting each other 10,000+ deep (completion, failure,
+// exception, cancellation and runtime destruction travel the whole chain)
+// on a thread with a small stack.
+#include <pthread.h>
+
+#include "check.hpp"
+
+using namespace onity;
+using t20::host;
+
+namespace {
+
+/* Runs fn() on a new thread with a stack of `bytes` (the owner thread of
+ * whatever fn creates): a recursion per level of a chain overflows it. */
+template <class F>
+void on_small_stack(std::size_t bytes, F fn) {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, bytes);
+    pthread_t th;
+    auto trampoline = [](void *p) -> void * {
+        onity::set_misuse_handler(&t20::record_misuse);
+        (*static_cast<F *>(p))();
+        return nullptr;
+    };
+    CHECK_EQ(pthread_create(&th, &attr, trampoline, &fn), 0);
+    pthread_join(th, nullptr);
+    pthread_attr_destroy(&attr);
+}
+
+constexpr std::size_t kSmallStack = 256 * 1024;
+
+int depth() { return t20::small ? 10000 : 100000; }
+
+struct counted {
+    int *n;
+    ~counted() { ++*n; }
+};
+
+enum chain_end { end_value, end_fail, end_throw, end_wait_forever };
+
+/* The bottom of a chain: waits a frame (with the token), then ends as `how`. */
+task<int> bottom(chain_end how, Token tok, int *dtors) {
+    counted c{dtors};
+    co_await next_frame(Timing::Update, tok);
+    if (how == end_fail) co_await this_coroutine::fail(3);
+#if ONITY_CORO_EXCEPTIONS
+    if (how == end_throw) throw 7;
+#endif
+    if (how == end_wait_forever) co_await delay(1e9);
+    co_return 0;
+}
+/* A level above it: awaits it (level % 3: directly, through when_any of
+ * one, through race of one). */
+task<int> level(task<int> below, int d, int *dtors) {
+    counted c{dtors};
+    if (d % 3 == 1) co_return 1 + (co_await when_any(std::move(below))).value;
+    if (d % 3 == 2) co_return 1 + (co_await race(std::move(below))).value;
+    co_return 1 + co_await std::move(below);
+}
+/* n levels over a bottom, built from the bottom up (a coroutine that started
+ * its own child would recurse n deep when it starts, as any function). */
+task<int> chain(int n, chain_end how, Token tok, int *dtors) {
+    task<int> t = bottom(how, tok, dtors);
+    for (int d = 1; d <= n; d++) t = level(std::move(t), d, dtors);
+    return t;
+}
+
+#if ONITY_CORO_EXCEPTIONS
+task<int> catches(task<int> t) {
+    try {
+        co_return co_await std::move(t);
+    } catch (int e) {
+        co_return -e;
+    }
+}
+#endif
+
+}  // namespace
+
+/* A chain completes, fails, throws, is canceled (task<>::cancel at the top,
+ * or the bottom's token) and is ended by the runtime's destruction: each
+ * travels the whole chain without a stack frame per level. */
+TEST(deep_chains_do_not_grow_the_stack) {
+    for (int mode = 0; mode < 6; mode++) {
+#if !ONITY_CORO_EXCEPTIONS
+        if (mode == 2) continue;
+#endif
+        on_small_stack(kSmallStack, [mode] {
+            const int n = depth();
+            host h;
+            CancelSource src = h.rt.create_cancel_source().unwrap();
+            int dtors = 0;
+            const chain_end how = mode == 0 ? end_value : mode == 1 ? end_fail : mode == 2 ? end_throw : end_wait_forever;
+            task<int> t = chain(n, how, mode == 4 ? src.token() : Token(), &dtors);
+#if ONITY_CORO_EXCEPTIONS
+            if (mode == 2) t = catches(std::move(t));
+#endif
+            CHECK(!t.done());
+            h.frame_all();
+            if (mode == 3) t.cancel();
+            if (mode == 4) {
+                src.cancel().unwrap();
+                h.frame_all();
+            }
+            if (mode == 5) {
+                src.reset();
+                h.destroy();
+            }
+            CHECK(t.done());
+            switch (mode) {
+                case 0: CHECK(t.state() == TaskState::Succeeded && *t.result() == n); break;
+                case 1: CHECK(t.state() == TaskState::Faulted && t.error() == 3); break;
+                case 2: CHECK(t.state() == TaskState::Succeeded && *t.result() == -7); break;
+                default: CHECK(t.state() == TaskState::Canceled); break;
+            }
+            CHECK_EQ(dtors, n + 1);
+            t.reset();
+            CHECK_EQ(h.stats().live_frames, 0u);
+            CHECK_EQ(t20::misuse.count, 0);
+        });
+    }
+}
