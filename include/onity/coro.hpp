@@ -96,7 +96,9 @@
  *
  * Costs: one C call per frame wait (the callback form), none per resume; a
  * frame from the runtime's pool (no heap allocation after warm-up); no
- * std::function anywhere.
+ * std::function anywhere. Every frame is 128-byte aligned (locals up to
+ * alignas(128) may live across a co_await; C++20 compilers do not tell
+ * operator new a frame's alignment, so more than that is not supported).
  */
 #ifndef ONITY_CORO_HPP
 #define ONITY_CORO_HPP

@@ -150,7 +150,7 @@ struct nested {
  * because the owner reads and writes it meanwhile. The owner alone sets
  * `state`, so it never sees a coroutine finished before its completion runs
  * on the owner. */
-struct alignas(16) cell {
+struct alignas(128) cell {
     core *owner = nullptr;  // null: started without a runtime
     void *awaiting = nullptr;
     cont_fn cont = nullptr;
@@ -178,7 +178,13 @@ struct alignas(16) cell {
     bool has_exception = false;
     uint32_t magic = cell_magic;
 };
-static_assert(sizeof(cell) % 16 == 0, "the frame after a cell must keep 16-byte alignment");
+/* The frame starts right after its cell, so every frame is aligned to
+ * frame_align: C++20 compilers call the promise's operator new(size_t) whatever
+ * the frame's alignment (SIMD or cache-line locals kept across a suspension),
+ * so the layer gives every frame the most any common local needs. */
+inline constexpr std::size_t frame_align = 128;
+static_assert(alignof(cell) == frame_align && sizeof(cell) == frame_align, "a frame starts frame_align-aligned after its cell");
+inline constexpr std::align_val_t frame_align_val{frame_align};
 
 inline constexpr uint32_t cancel_requested_bit = 1u << 31;
 
@@ -198,9 +204,9 @@ inline std::coroutine_handle<> frame_of(cell *c) noexcept { return std::coroutin
 /* ---- frame pool ------------------------------------------------------------ */
 
 /* Size classes of 128 << k bytes (cell included), k < 8; blocks come in
- * chunks of max(4, 32 KiB / block) from global operator new and are never
- * returned before the pool dies. Larger frames use global operator new and
- * are counted as the oversize class. Owner thread. */
+ * chunks of max(4, 32 KiB / block) from global operator new (frame_align-
+ * aligned) and are never returned before the pool dies. Larger frames use
+ * global operator new and are counted as the oversize class. Owner thread. */
 class frame_pool {
   public:
     static constexpr uint32_t class_count = 8;
@@ -215,7 +221,7 @@ class frame_pool {
         while (chunks_) {
             chunk *next = chunks_->next;
             ONITY_CORO_UNPOISON(chunks_, chunks_->bytes);
-            ::operator delete(static_cast<void *>(chunks_));
+            ::operator delete(static_cast<void *>(chunks_), frame_align_val);
             chunks_ = next;
         }
     }
@@ -227,7 +233,7 @@ class frame_pool {
             s.cold_allocations++;
             bump_live(s);
             cls = class_oversize;
-            return ::operator new(bytes);
+            return ::operator new(bytes, frame_align_val);
         }
         const uint32_t k = class_for(bytes);
         if (!free_[k]) grow(k);
@@ -248,7 +254,7 @@ class frame_pool {
             s.returns++;
             s.discards++;
             s.live--;
-            ::operator delete(p);
+            ::operator delete(p, frame_align_val);
             return;
         }
         node *n = static_cast<node *>(p);
@@ -268,7 +274,7 @@ class frame_pool {
     struct node {
         node *next;
     };
-    struct alignas(16) chunk {
+    struct alignas(frame_align) chunk {  // blocks follow, each frame_align-aligned
         chunk *next;
         std::size_t bytes;
     };
@@ -285,7 +291,7 @@ class frame_pool {
         std::size_t n = 32768 / block;
         if (n < 4) n = 4;
         const std::size_t bytes = sizeof(chunk) + n * block;
-        char *mem = static_cast<char *>(::operator new(bytes));
+        char *mem = static_cast<char *>(::operator new(bytes, frame_align_val));
         chunk *ch = ::new (mem) chunk{chunks_, bytes};
         chunks_ = ch;
         char *first = mem + sizeof(chunk);
@@ -373,7 +379,7 @@ inline void *alloc_frame(std::size_t n) {
     core *k = current_core();
     const std::size_t bytes = sizeof(cell) + n;
     uint8_t cls = class_heap;
-    void *block = k ? k->pool.rent(bytes, cls) : ::operator new(bytes);
+    void *block = k ? k->pool.rent(bytes, cls) : ::operator new(bytes, frame_align_val);
     cell *c = ::new (block) cell();
     c->owner = k;
     c->cls = cls;
@@ -392,7 +398,7 @@ inline void unref(cell *c) noexcept {
     if (--c->refs != 0) return;
     core *k = c->owner;
     if (!k) {
-        ::operator delete(static_cast<void *>(c));
+        ::operator delete(static_cast<void *>(c), frame_align_val);
         return;
     }
     k->pool.give_back(c, c->cls);

@@ -145,6 +145,13 @@ struct promise_base {
 
     static void *operator new(std::size_t n) { return alloc_frame(n); }
     static void operator delete(void *p) noexcept { free_frame(p); }
+    /* Compilers that pass an over-aligned frame's alignment (C++23, P2014):
+     * up to frame_align as every frame; more is refused. */
+    static void *operator new(std::size_t n, std::align_val_t a) {
+        if (static_cast<std::size_t>(a) > frame_align) fatal("a coroutine frame aligned to more than 128 bytes");
+        return alloc_frame(n);
+    }
+    static void operator delete(void *p, std::align_val_t) noexcept { free_frame(p); }
 
     initial_awaiter initial_suspend() const noexcept { return {cell_}; }
     final_awaiter final_suspend() const noexcept { return {cell_}; }
