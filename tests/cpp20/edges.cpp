@@ -169,3 +169,39 @@ TEST(over_aligned_frames) {
     CHECK(none.done() && none.error() == status_error(Status::InvalidRuntime));
     CHECK_EQ(t20::misuse.count, 1);
 }
+
+namespace {
+task<> until_canceling(task<> *target, bool met, int *after) {
+    co_await until([target, met] {
+        target->cancel();  // its own coroutine, or one that awaits it
+        return met;
+    });
+    ++*after;
+}
+task<> awaits(task<> child, int *after) {
+    co_await std::move(child);
+    ++*after;
+}
+}  // namespace
+
+/* An until / while_ predicate that cancels its own coroutine (directly, or
+ * through a coroutine awaiting it): the coroutine finishes canceled there,
+ * as a cancel() while it waits does, whether the predicate held or not. */
+TEST(cancel_from_inside_a_predicate) {
+    for (int how = 0; how < 4; how++) {  // bit 0: the predicate holds; bit 1: cancels the parent
+        host h;
+        int after = 0, parent_after = 0;
+        task<> self, parent;
+        self = until_canceling(how & 2 ? &parent : &self, how & 1, &after);
+        if (how & 2) parent = awaits(std::move(self), &parent_after);
+        task<> &top = how & 2 ? parent : self;
+        h.frame_all();
+        CHECK(top.done() && top.state() == TaskState::Canceled);
+        CHECK_EQ(after, 0);
+        CHECK_EQ(parent_after, 0);
+        h.frames(2);
+        top.reset();
+        CHECK_EQ(h.stats().live_blocks, 0u);
+        CHECK_EQ(t20::misuse.count, 0);
+    }
+}

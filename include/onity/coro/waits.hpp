@@ -225,6 +225,12 @@ struct until_wait : std::conditional_t<Try, wait_outcome<true>, no_outcome> {
 #else
         met = static_cast<bool>(a->pred()) == a->want;
 #endif
+        if (cancel_pending(c)) {
+            // Canceled by the predicate (its own coroutine, or one awaiting
+            // it): as a cancel() during the wait.
+            finish(c, ONITY_TASK_STATE_CANCELED, 0);
+            return;
+        }
         if (met) {
             frame_of(c).resume();
             return;
