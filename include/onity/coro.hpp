@@ -84,7 +84,7 @@
  *   suspension (do the same in coroutines that hop threads).
  *
  * Misuse (starting without a current runtime, an await off the owner thread,
- * awaiting a task<> twice, an empty, stale, foreign or busy handle, bad
+ * awaiting a task<> of a runtime another thread owns, awaiting a task<> twice, an empty, stale, foreign or busy handle, bad
  * arguments, destroying or canceling a task<> off the owner thread) calls the
  * misuse handler (set_misuse_handler; default: print, and abort unless
  * NDEBUG), and the coroutine finishes faulted with status_error(status) at

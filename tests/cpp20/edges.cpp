@@ -4,6 +4,10 @@
 // on a thread with a small stack.
 #include <pthread.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include "check.hpp"
 
 using namespace onity;
@@ -204,4 +208,53 @@ TEST(cancel_from_inside_a_predicate) {
         CHECK_EQ(h.stats().live_blocks, 0u);
         CHECK_EQ(t20::misuse.count, 0);
     }
+}
+
+namespace {
+task<> pending_until(const std::atomic<bool> *stop) {
+    co_await until([stop] { return stop->load(); });
+}
+task<> awaits_ref(task<> *t, int *after) {
+    co_await *t;
+    ++*after;
+}
+task<> awaits_any(std::span<task<>> ts, int *after) {
+    co_await when_any(ts);
+    ++*after;
+}
+}  // namespace
+
+/* A task<> of a runtime that another thread owns cannot be awaited (its
+ * completion would resume the awaiting coroutine on that thread): reported
+ * as WRONG_THREAD, the awaiting coroutine finishes faulted, the task<> is
+ * left alone. */
+TEST(awaiting_a_task_of_another_threads_runtime) {
+    std::atomic<int> phase{0};
+    std::atomic<bool> stop{false};
+    task<> foreign[1];
+    std::thread owner([&] {
+        host a;
+        foreign[0] = pending_until(&stop);
+        phase = 1;
+        while (phase.load() != 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        stop = true;
+        a.frame_all();
+        CHECK(foreign[0].done() && foreign[0].state() == TaskState::Succeeded);
+        foreign[0].reset();
+        CHECK_EQ(a.stats().live_blocks, 0u);
+    });
+    while (phase.load() != 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    {
+        host b;
+        int after = 0;
+        task<> p1 = awaits_ref(&foreign[0], &after);
+        task<> p2 = awaits_any(std::span<task<>>(foreign), &after);
+        CHECK_EQ(t20::misuse.count, 2);
+        CHECK(t20::misuse.last == Status::WrongThread);
+        CHECK(p1.done() && p1.error() == status_error(Status::WrongThread));
+        CHECK(p2.done() && p2.error() == status_error(Status::WrongThread));
+        CHECK_EQ(after, 0);
+    }
+    phase = 2;
+    owner.join();
 }

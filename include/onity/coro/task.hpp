@@ -299,7 +299,7 @@ struct task_awaiter : nested {
 
     bool await_ready() const noexcept {
         const cell *c = t->c_;
-        return c && c->state != ONITY_TASK_STATE_PENDING && !t->awaited_ && (Try || !propagates(c));
+        return c && c->state != ONITY_TASK_STATE_PENDING && !t->awaited_ && (Try || !propagates(c)) && on_owner(c);
     }
     template <class P>
     bool await_suspend(std::coroutine_handle<P> h) noexcept {
@@ -314,6 +314,17 @@ struct task_awaiter : nested {
             }
         }
         cell *c = t->c_;
+        if (c && !t->awaited_ && !on_owner(c)) {
+            // Its completion would resume this coroutine on that thread.
+            report_misuse(Status::WrongThread, "awaiting an onity::task of a runtime another thread owns");
+            if constexpr (Try) {
+                failed_ = Status::WrongThread;
+                return false;
+            } else {
+                finish(p, ONITY_TASK_STATE_FAULTED, status_error(Status::WrongThread));
+                return true;
+            }
+        }
         if (!c || t->awaited_ || c->cont) {
             const Status s = (t->awaited_ || (c && c->cont)) ? Status::AlreadyAwaited : Status::InvalidHandle;
             report_misuse(s, c ? "awaiting an onity::task twice" : "awaiting an empty onity::task");
