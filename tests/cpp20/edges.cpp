@@ -258,3 +258,41 @@ TEST(awaiting_a_task_of_another_threads_runtime) {
     phase = 2;
     owner.join();
 }
+
+namespace {
+task<int> frame_later(int v) {
+    co_await next_frame();
+    co_return v;
+}
+task<> awaits_lvalue(task<int> *t, int *got) { *got = co_await *t; }
+task<> tries_lvalue(task<int> *t, int *got) {
+    task_result<int> r = co_await try_await(*t);
+    *got = r.succeeded() ? r.value() : -1;
+}
+}  // namespace
+
+/* co_await on a task<> lvalue takes the coroutine from it: moving the
+ * task<> (a vector growing, say) or destroying it while a coroutine awaits
+ * it changes nothing for the await. */
+TEST(task_moved_or_destroyed_while_awaited) {
+    for (int how = 0; how < 4; how++) {  // bit 0: destroyed (else moved); bit 1: try_await
+        host h;
+        std::vector<task<int>> v;
+        v.push_back(frame_later(7));
+        int got = 0;
+        task<> p = how & 2 ? tries_lvalue(&v[0], &got) : awaits_lvalue(&v[0], &got);
+        CHECK(!v[0].valid());  // taken by the await
+        if (how & 1) {
+            v.clear();
+        } else {
+            for (int i = 0; i < 64; i++) v.push_back(task<int>());  // reallocates: v[0] moves
+        }
+        h.frame_all();
+        CHECK(p.done() && p.state() == TaskState::Succeeded);
+        CHECK_EQ(got, 7);
+        p.reset();
+        v.clear();
+        CHECK_EQ(h.stats().live_blocks, 0u);
+        CHECK_EQ(t20::misuse.count, 0);
+    }
+}

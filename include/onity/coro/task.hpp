@@ -284,7 +284,10 @@ T take_value(cell *c) {
  * returns task_result<T>). */
 template <class T, bool Try>
 struct task_awaiter : nested {
-    task<T> owned;  // try_await(task&&) takes the task (the awaiter may outlive the expression)
+    // The awaited coroutine's handle once the await suspends (taken from *t,
+    // which may move or die meanwhile), or from the start for
+    // try_await(task&&) (the awaiter may outlive the expression).
+    task<T> owned;
     task<T> *t;
     cell *parent = nullptr;
 
@@ -344,6 +347,11 @@ struct task_awaiter : nested {
             finish(p, c->state, c->error);
             return true;
         }
+        if (t != &owned) {
+            owned = std::move(*t);
+            t->awaited_ = true;
+            t = &owned;
+        }
         parent = p;
         c->cont = &on_done;
         c->cont_target = this;
@@ -393,9 +401,11 @@ struct task_awaiter : nested {
 /*
  * The coroutine return type. Eager: the body runs at the call up to its first
  * suspension. The task<> is a handle (move-only) to the coroutine's outcome:
- * co_await it once (it then lets go), forget() it, turn it into a native task
- * handle with native(), or let it go out of scope (the coroutine runs on,
- * detached; same as forget()). Owner thread only.
+ * co_await it once (the await takes the coroutine: the task<> is empty from
+ * then on, and may move or die meanwhile; cancel the awaiting coroutine to
+ * cancel both), forget() it, turn it into a native task handle with
+ * native(), or let it go out of scope (the coroutine runs on, detached; same
+ * as forget()). Owner thread only.
  *
  * Outcome: the runtime's (TaskState): Succeeded with the co_returned value,
  * Faulted with an error code (this_coroutine::fail(code), a misused await:
