@@ -53,7 +53,9 @@
  *   token).
  * - Destroying the runtime finishes every suspended coroutine canceled, runs
  *   each continuation once, and returns every frame (valgrind-checked); a
- *   coroutine started afterwards ends canceled at its first wait.
+ *   coroutine started afterwards ends canceled at its first wait; one that a
+ *   worker thread hands over afterwards (a misused await there, or its end)
+ *   is finished when the coro_runtime detaches.
  *
  * Threads and lifetimes
  * - coro_runtime::attach(rt) on the runtime's owner thread makes it that

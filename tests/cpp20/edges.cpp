@@ -133,6 +133,10 @@ template <std::size_t A>
 struct alignas(A) wide {
     unsigned char bytes[A];
 };
+/* Opaque to the optimizer: keeps `pad` (the frame's size) alive. */
+[[gnu::noinline]] unsigned char first_of(const unsigned char *p, std::size_t n) {
+    return n ? p[0] : 0;
+}
 template <std::size_t A, std::size_t Pad>
 task<int> keeps_aligned(int *misaligned) {
     unsigned char pad[Pad] = {};
@@ -141,7 +145,7 @@ task<int> keeps_aligned(int *misaligned) {
     volatile uintptr_t at = reinterpret_cast<uintptr_t>(&w);  // the address as the program sees it
     co_await next_frame();
     if (at % A != 0 || reinterpret_cast<uintptr_t>(&w) % A != 0) ++*misaligned;
-    w.bytes[A - 1] = pad[0];
+    w.bytes[A - 1] = first_of(pad, Pad);
     co_return w.bytes[A - 1];
 }
 template <std::size_t A, std::size_t... Pads>
@@ -295,4 +299,73 @@ TEST(task_moved_or_destroyed_while_awaited) {
         CHECK_EQ(h.stats().live_blocks, 0u);
         CHECK_EQ(t20::misuse.count, 0);
     }
+}
+
+namespace {
+/* A job system's awaiter: resumes the coroutine on a new thread once `go`. */
+struct resume_on_thread {
+    std::thread *th;
+    const std::atomic<bool> *go;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h) const {
+        const std::atomic<bool> *g = go;
+        *th = std::thread([h, g] {
+            while (!g->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            h.resume();
+        });
+    }
+    void await_resume() const noexcept {}
+};
+struct where_destroyed {
+    std::thread::id *at;
+    ~where_destroyed() { *at = t20::thread_id(); }
+};
+task<> waits_on_a_worker(std::thread *th, const std::atomic<bool> *go, std::thread::id *at, int *after) {
+    where_destroyed w{at};
+    co_await resume_on_thread{th, go};
+    co_await next_frame();  // on the worker, after the runtime is gone
+    ++*after;
+}
+}  // namespace
+
+/* A coroutine that a job system resumed on a worker awaits a frame after the
+ * runtime was destroyed: WRONG_THREAD, and the coroutine is finished on the
+ * owner (when the layer detaches), never on the worker (its frame belongs to
+ * the owner's pool). */
+TEST(worker_await_after_the_runtime_is_destroyed) {
+    host h;
+    std::thread th;
+    std::atomic<bool> go{false};
+    std::thread::id at;
+    int after = 0;
+    task<> t = waits_on_a_worker(&th, &go, &at, &after);
+    h.destroy();
+    go = true;
+    th.join();
+    CHECK_EQ(t20::misuse.count, 1);
+    CHECK(t20::misuse.last == Status::WrongThread);
+    CHECK(!t.done());  // handed to the owner
+    h.co.detach();
+    CHECK(t.done() && t.state() == TaskState::Faulted && t.error() == status_error(Status::WrongThread));
+    CHECK(at == t20::thread_id());
+    CHECK_EQ(after, 0);
+}
+
+/* The same with nobody holding the coroutine: the layer's state goes with
+ * the last block, after detach() is done with it. */
+TEST(worker_await_after_the_runtime_is_destroyed_forgotten) {
+    host h;
+    std::thread th;
+    std::atomic<bool> go{false};
+    std::thread::id at;
+    int after = 0;
+    waits_on_a_worker(&th, &go, &at, &after).forget();
+    h.destroy();
+    go = true;
+    th.join();
+    CHECK_EQ(t20::misuse.count, 1);
+    h.co.detach();
+    CHECK(at == t20::thread_id());
+    CHECK_EQ(after, 0);
+    CHECK_EQ(t20::unobserved_faults, 1);
 }

@@ -726,6 +726,14 @@ class coro_runtime {
             onity_task_cancel(k->rt, b);
             return;
         }
+        // Runtime gone: coroutines handed over by other threads since (a
+        // misused await, or one finishing there) are finished here.
+        if (k->closed) {
+            detail::pin(k);  // the drain may return the last block
+            detail::drain_inbox(k, true);
+            detail::unpin(k);  // last use of k
+            return;
+        }
         detail::maybe_retire(k);
     }
 

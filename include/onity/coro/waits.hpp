@@ -38,7 +38,11 @@ namespace detail {
 template <bool Try>
 bool await_failed(cell *c, OnityStatus s, const char *what, uint8_t &st, int32_t &err) noexcept {
     core *k = c->owner;
-    if (s == ONITY_STATUS_REENTRANT || !k->rt) {
+    if (!k->on_owner()) {
+        // Another thread (whatever the runtime says, or if it is gone): the
+        // coroutine is finished on the owner, never here.
+        s = ONITY_STATUS_WRONG_THREAD;
+    } else if (s == ONITY_STATUS_REENTRANT || !k->rt) {
         // The runtime is being (or was) destroyed: the wait ends canceled, as
         // the waits the destruction cancels.
         if constexpr (Try) {
