@@ -41,7 +41,8 @@
  *   (at the next run of its timing; awaits of handles: at the owner's next
  *   tick or drain) and the coroutine finishes canceled there. Awaits of
  *   task<>s and of combinators over them check the token (one C call) when
- *   they suspend and when what they await completes.
+ *   they start (also of one already complete) and when what they await
+ *   completes.
  * - task<>::cancel() finishes a coroutine suspended in a runtime wait at once
  *   (the C API cannot withdraw a callback wait: its record stays in the
  *   runtime, and keeps the coroutine's pool block, until it would have come

@@ -369,3 +369,35 @@ TEST(worker_await_after_the_runtime_is_destroyed_forgotten) {
     CHECK_EQ(after, 0);
     CHECK_EQ(t20::unobserved_faults, 1);
 }
+
+namespace {
+task<int> done_now(int v) { co_return v; }
+task<> canceled_then_awaits_done(Token, task<> *self, CancelSource *src, bool by_token, bool via_any, int *after) {
+    co_await next_frame();
+    if (by_token)
+        src->cancel().unwrap();
+    else
+        self->cancel();  // recorded: it is running
+    int v = via_any ? (co_await when_any(done_now(1))).value : co_await done_now(1);
+    *after += v;
+}
+}  // namespace
+
+/* A coroutine canceled while it runs (cancel(), its token) finishes
+ * canceled at its next await, also when that awaits a task<> already
+ * complete (no suspension), as it does at a combinator over one. */
+TEST(cancel_seen_at_an_await_of_a_completed_task) {
+    for (int how = 0; how < 4; how++) {  // bit 0: by the token; bit 1: through when_any
+        host h;
+        CancelSource src = h.rt.create_cancel_source().unwrap();
+        int after = 0;
+        task<> t;
+        t = canceled_then_awaits_done(src.token(), &t, &src, how & 1, how & 2, &after);
+        h.frame_all();
+        CHECK(t.done() && t.state() == TaskState::Canceled);
+        CHECK_EQ(after, 0);
+        t.reset();
+        src.reset();
+        CHECK_EQ(t20::misuse.count, 0);
+    }
+}

@@ -300,10 +300,9 @@ struct task_awaiter : nested {
         if (c && c->cont_target == this) c->cont = nullptr;
     }
 
-    bool await_ready() const noexcept {
-        const cell *c = t->c_;
-        return c && c->state != ONITY_TASK_STATE_PENDING && !t->awaited_ && (Try || !propagates(c)) && on_owner(c);
-    }
+    // Always through await_suspend, which goes on at once (returns false) when
+    // the task is complete: a cancellation is seen there too.
+    bool await_ready() const noexcept { return false; }
     template <class P>
     bool await_suspend(std::coroutine_handle<P> h) noexcept {
         cell *p = cell_of(h);
@@ -343,8 +342,9 @@ struct task_awaiter : nested {
             finish(p, ONITY_TASK_STATE_CANCELED, 0);
             return true;
         }
-        if (c->state != ONITY_TASK_STATE_PENDING) {  // a failure to propagate
-            finish(p, c->state, c->error);
+        if (c->state != ONITY_TASK_STATE_PENDING) {
+            if (Try || !propagates(c)) return false;  // complete: await_resume takes it
+            finish(p, c->state, c->error);            // a failure to propagate
             return true;
         }
         if (t != &owned) {
