@@ -401,3 +401,26 @@ TEST(cancel_seen_at_an_await_of_a_completed_task) {
         CHECK_EQ(t20::misuse.count, 0);
     }
 }
+
+/* The native handle of a coroutine (native(), complete_into()) is its
+ * holder's: completed (canceled) and consumed before the coroutine ends, it
+ * is gone when the coroutine's outcome comes; that outcome is dropped, as a
+ * later completion of any task is, with no misuse. */
+TEST(native_handle_given_up_before_the_coroutine_ends) {
+    for (int how = 0; how < 2; how++) {
+        host h;
+        Task n;
+        if (how == 0) {
+            n = frame_later(7).native().unwrap();
+        } else {
+            n = h.rt.create_task().unwrap();
+            CHECK(frame_later(7).complete_into(n).ok());
+        }
+        h.rt.cancel(n).unwrap();
+        CHECK(h.rt.consume(n).unwrap().canceled());
+        h.frame_all();
+        CHECK_EQ(t20::misuse.count, 0);
+        CHECK_EQ(h.stats().live_blocks, 0u);
+        CHECK_EQ(h.stats().succeeded, 1u);
+    }
+}

@@ -447,8 +447,10 @@ inline void publish(cell *c) noexcept {
     else
         s = onity_task_cancel(rt, b);
     // ALREADY_COMPLETED: canceled by the runtime's destruction, or completed
-    // by someone else first (the first completion wins, as in C).
-    if (s != ONITY_STATUS_OK && s != ONITY_STATUS_ALREADY_COMPLETED)
+    // by someone else first (the first completion wins, as in C);
+    // STALE_HANDLE: that, and consumed since by its holder (the handle was
+    // live when it was bound).
+    if (s != ONITY_STATUS_OK && s != ONITY_STATUS_ALREADY_COMPLETED && s != ONITY_STATUS_STALE_HANDLE)
         report_misuse(static_cast<Status>(s), "completing the native task bound to a coroutine");
 }
 

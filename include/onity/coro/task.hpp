@@ -467,7 +467,9 @@ class [[nodiscard]] task {
 
     /* A native task handle that completes with this coroutine's outcome (its
      * value as 64 bits), for C code, onity_when_any / _when_all or the C#
-     * binding. Consumes this task<>. The handle is the caller's to consume.
+     * binding. Consumes this task<>. The handle is the caller's to consume;
+     * completing or canceling (and consuming) it first drops the coroutine's
+     * outcome (the coroutine runs on: cancel it yourself).
      * Errors: InvalidHandle (empty), AlreadyAwaited, InvalidRuntime (no or
      * destroyed runtime), and onity_task_create's. */
     Result<Task> native() && noexcept {
