@@ -424,3 +424,31 @@ TEST(native_handle_given_up_before_the_coroutine_ends) {
         CHECK_EQ(h.stats().succeeded, 1u);
     }
 }
+
+namespace {
+task<> sleeper_forever() { co_await delay(1e9); }
+/* Awaits `below`, then cancels its own victim: it must be done at once,
+ * however deep in a chain of continuations this runs. */
+task<int> cancels_on_the_way_up(task<int> below, task<> *victim, int *not_at_once) {
+    const int v = co_await std::move(below);
+    victim->cancel();
+    if (!victim->done()) ++*not_at_once;
+    co_return v + 1;
+}
+}  // namespace
+
+/* task<>::cancel() finishes a coroutine suspended in a runtime wait at once,
+ * also when called by a coroutine resumed deep in a chain of continuations. */
+TEST(cancel_at_once_deep_in_a_chain) {
+    host h;
+    const int n = 64;
+    std::vector<task<>> victims(n);
+    for (task<> &v : victims) v = sleeper_forever();
+    int not_at_once = 0, dtors = 0;
+    task<int> t = bottom(end_value, Token(), &dtors);
+    for (int d = 0; d < n; d++) t = cancels_on_the_way_up(std::move(t), &victims[d], &not_at_once);
+    h.frame_all();
+    CHECK(t.done() && *t.result() == n);
+    CHECK_EQ(not_at_once, 0);
+    for (task<> &v : victims) CHECK(v.state() == TaskState::Canceled);
+}
