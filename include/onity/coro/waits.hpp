@@ -291,11 +291,16 @@ struct handle_wait {
             else
                 s = onity_when_all(rt, list, static_cast<uint32_t>(N), tok, &w);
         } else {
-            Handles in(inputs, count);
+            // The caller's Tasks as the C API reads them (a Task is its
+            // handle): no copy, so no allocation however many there are.
+            static_assert(sizeof(Task) == sizeof(uint64_t) && std::is_standard_layout_v<Task>);
+            static const uint64_t none = 0;
+            const uint64_t *in = count ? reinterpret_cast<const uint64_t *>(inputs) : &none;
+            const uint32_t n = count > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(count);  // C: COUNT_OUT_OF_RANGE
             if constexpr (Mode == hw_any)
-                s = onity_when_any(rt, in.data(), in.count(), tok, &w);
+                s = onity_when_any(rt, in, n, tok, &w);
             else
-                s = onity_when_all(rt, in.data(), in.count(), tok, &w);
+                s = onity_when_all(rt, in, n, tok, &w);
         }
         if (s == ONITY_STATUS_OK) {
             c->awaiting = this;
@@ -339,7 +344,6 @@ struct handle_wait {
     std::size_t size() const noexcept { return N > 0 ? N : count; }
 
   private:
-    using Handles = ::onity::detail::Handles;
     static void on_done(void *user, uint64_t t, uint32_t state) noexcept {
         cell *c = static_cast<cell *>(user);
         OnityRuntime *rt = c->owner ? c->owner->rt : nullptr;
