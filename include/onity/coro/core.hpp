@@ -623,13 +623,17 @@ inline bool on_owner(const cell *c) noexcept { return !c->owner || c->owner->on_
 
 /* Queues `c` for the owner and rings the bell (a manual task whose
  * continuation drains the inbox at the owner's next tick or drain). After
- * this, the caller must not touch `c`. */
+ * this, the caller must not touch `c`. Once the runtime is gone (no bell,
+ * for good) the owner drains the inbox when the layer detaches, and may free
+ * `k` then: nothing here touches `k` after the push in that case. */
 inline void push_to_owner(core *k, cell *c, uint8_t mode) noexcept {
     c->qmode = mode;
+    const bool ring = k->bell.load(std::memory_order_acquire) != 0;
     cell *head = k->inbox.load(std::memory_order_relaxed);
     do {
         c->qnext.store(head, std::memory_order_relaxed);
     } while (!k->inbox.compare_exchange_weak(head, c, std::memory_order_release, std::memory_order_relaxed));
+    if (!ring) return;
     if (!k->rung.exchange(true, std::memory_order_acq_rel)) {
         const uint64_t b = k->bell.load(std::memory_order_acquire);
         if (b) onity_task_set_result(k->rt_any, b, 0);
