@@ -452,3 +452,34 @@ TEST(cancel_at_once_deep_in_a_chain) {
     CHECK_EQ(not_at_once, 0);
     for (task<> &v : victims) CHECK(v.state() == TaskState::Canceled);
 }
+
+namespace {
+task<> awaits_itself(task<> *self, bool via_any, int *after) {
+    co_await next_frame();
+    if (via_any)
+        co_await when_any(std::span<task<>>(self, 1));
+    else
+        co_await *self;  // would wait for itself forever
+    ++*after;
+}
+}  // namespace
+
+/* A coroutine awaiting its own task<> (directly or in a combinator) would
+ * wait forever, beyond cancel() and the runtime's destruction: misuse
+ * (INVALID_ARGUMENT), it finishes faulted there. */
+TEST(coroutine_awaiting_itself) {
+    for (bool via_any : {false, true}) {
+        host h;
+        int after = 0;
+        task<> t;
+        t = awaits_itself(&t, via_any, &after);
+        const int before = t20::misuse.count;
+        h.frame_all();
+        CHECK_EQ(t20::misuse.count, before + 1);
+        CHECK(t20::misuse.last == Status::InvalidArgument);
+        CHECK(t.done() && t.error() == status_error(Status::InvalidArgument));
+        CHECK_EQ(after, 0);
+        t.reset();
+        CHECK_EQ(h.stats().live_blocks, 0u);
+    }
+}

@@ -65,11 +65,13 @@ struct combo : nested {
                 bad = Status::InvalidHandle;
             else if (!on_owner(k))
                 bad = Status::WrongThread;  // its completion would resume the awaiting coroutine there
+            else if (k == p)
+                bad = Status::InvalidArgument;  // the awaiting coroutine itself: it would wait forever
             else if (k->cont)
                 bad = Status::AlreadyAwaited;
         }
         if (bad != Status::Ok) {
-            report_misuse(bad, "when_any / when_all / race over an empty, awaited, moved-from or other thread's task (or none)");
+            report_misuse(bad, "when_any / when_all / race over an empty, awaited, moved-from, other thread's or own task (or none)");
             if constexpr (Try) {
                 failed_ = bad;
                 return false;

@@ -327,6 +327,18 @@ struct task_awaiter : nested {
                 return true;
             }
         }
+        if (c == p) {
+            // It would wait for itself forever (beyond cancel() and the
+            // runtime's destruction).
+            report_misuse(Status::InvalidArgument, "a coroutine awaiting its own onity::task");
+            if constexpr (Try) {
+                failed_ = Status::InvalidArgument;
+                return false;
+            } else {
+                finish(p, ONITY_TASK_STATE_FAULTED, status_error(Status::InvalidArgument));
+                return true;
+            }
+        }
         if (!c || t->awaited_ || c->cont) {
             const Status s = (t->awaited_ || (c && c->cont)) ? Status::AlreadyAwaited : Status::InvalidHandle;
             report_misuse(s, c ? "awaiting an onity::task twice" : "awaiting an empty onity::task");
