@@ -1,6 +1,9 @@
 /*
  * onity/coro.hpp: C++20 coroutines on the Onity runtime (header-only, over
- * onity.h / onity.hpp). Needs -std=c++20; works with and without exceptions.
+ * onity.h / onity.hpp). Needs -std=c++20; works with and without exceptions,
+ * also mixed in one program (a coroutine built without exceptions must not
+ * await one that throws; an until / while_ predicate type shared by both
+ * kinds of translation units must not throw).
  *
  *     onity::coro_runtime co = onity::coro_runtime::attach(rt.raw()).unwrap();
  *
@@ -87,7 +90,8 @@
  *   suspension (do the same in coroutines that hop threads).
  *
  * Misuse (starting without a current runtime, an await off the owner thread,
- * awaiting a task<> of a runtime another thread owns, awaiting a task<> twice, an empty, stale, foreign or busy handle, bad
+ * awaiting a task<> of a runtime another thread owns, awaiting a task<> twice
+ * or from its own coroutine, an empty, stale, foreign or busy handle, bad
  * arguments, destroying or canceling a task<> off the owner thread) calls the
  * misuse handler (set_misuse_handler; default: print, and abort unless
  * NDEBUG), and the coroutine finishes faulted with status_error(status) at

@@ -27,8 +27,12 @@
 
 #include "../../onity.hpp"
 
-#if defined(__cpp_exceptions)
+/* Exceptions on or off changes no type's layout and no inline function of the
+ * layer but until's predicate check (a program may mix translation units
+ * built both ways, as engines mix modules): std::exception_ptr is there
+ * either way. */
 #include <exception>
+#if defined(__cpp_exceptions)
 #define ONITY_CORO_EXCEPTIONS 1
 #else
 #define ONITY_CORO_EXCEPTIONS 0

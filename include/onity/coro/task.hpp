@@ -129,9 +129,7 @@ struct final_awaiter {
 
 struct promise_base {
     cell *cell_;
-#if ONITY_CORO_EXCEPTIONS
-    std::exception_ptr exception_;
-#endif
+    std::exception_ptr exception_;  // in every mode: one layout for all translation units
 
     promise_base() noexcept : cell_(take_cell()) {}
     /* The coroutine's parameters: the first onity::Token among them becomes
@@ -155,15 +153,13 @@ struct promise_base {
 
     initial_awaiter initial_suspend() const noexcept { return {cell_}; }
     final_awaiter final_suspend() const noexcept { return {cell_}; }
+    /* The same in every mode (never called in a coroutine built without
+     * exceptions: nothing can throw into it). */
     void unhandled_exception() noexcept {
-#if ONITY_CORO_EXCEPTIONS
         exception_ = std::current_exception();
         cell_->has_exception = true;
         cell_->body_state = ONITY_TASK_STATE_FAULTED;
         cell_->error = error_exception;
-#else
-        fatal("unhandled_exception without exception support");
-#endif
     }
 
   protected:
@@ -242,7 +238,8 @@ inline void release_handle(cell *c) noexcept {
     unref(c);
 }
 
-#if ONITY_CORO_EXCEPTIONS
+/* The same in every mode (only a coroutine built with exceptions can have
+ * one; a coroutine built without them must not await it). */
 template <class T>
 void rethrow_if_exception(cell *c) {
     if (c->has_exception && c->frame_alive) {
@@ -250,10 +247,6 @@ void rethrow_if_exception(cell *c) {
         if (e) std::rethrow_exception(e);
     }
 }
-#else
-template <class T>
-void rethrow_if_exception(cell *) noexcept {}
-#endif
 
 /* A failure the awaiting coroutine propagates by finishing the same way
  * (exceptions are rethrown in await_resume instead). */
