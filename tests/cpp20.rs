@@ -7,6 +7,8 @@
 //!   misuse, 10,000 coroutines for 1,000 frames);
 //! - `tests/cpp20/alloc.cpp`: zero heap allocations per coroutine and per await
 //!   after warm-up (global operator new replaced and counted);
+//! - `tests/cpp20/mixed/`: two translation units, one built without
+//!   exceptions, sharing coroutines;
 //! - `examples/cpp/game_loop.cpp`: the example game loop;
 //! - `benches/cpp/coro_bench.cpp` in its `check` mode (no allocation in the
 //!   measured frames), so the benchmark cannot rot.
