@@ -11,9 +11,20 @@ fn main() {
     let crate_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("onity.h");
     let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("cbindgen.toml");
-    // Only the C layer is parsed (src/ffi/mod.rs and the modules it
-    // declares): the core's public Rust items are not ABI.
-    let builder = cbindgen::Builder::new().with_config(config).with_src(crate_dir.join("src/ffi/mod.rs"));
+    // The C layer (src/ffi/mod.rs and the modules it declares), plus the
+    // core files that define the enums and counter structs crossing the
+    // boundary (their one definition; cbindgen.toml renames them to their C
+    // names and keeps the core's other public items out).
+    let mut builder = cbindgen::Builder::new().with_config(config).with_src(crate_dir.join("src/ffi/mod.rs"));
+    for f in [
+        "src/core/types.rs",
+        "src/core/pool.rs",
+        "src/core/stats.rs",
+        "src/core/lane.rs",
+        "src/core/frame_alloc/stats.rs",
+    ] {
+        builder = builder.with_src(crate_dir.join(f));
+    }
     match builder.generate() {
         Ok(bindings) => {
             bindings.write_to_file(&out);

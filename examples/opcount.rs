@@ -2,15 +2,60 @@
 //! `scripts/opcount.sh` can count instructions per operation with callgrind
 //! (repeatable whatever else the machine is doing, unlike wall time).
 //!
+//! Every export is called through a function pointer the compiler cannot see
+//! through (as a host calls a DLL), so nothing of the library is inlined into
+//! the caller. `scripts/opcount_host.c` runs the same scenarios from C
+//! through `libonity.so`.
+//!
 //!     cargo run --release --example opcount -- SCENARIO ITERATIONS
 
 use std::ffi::c_void;
 use std::hint::black_box;
 use std::ptr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Barrier;
 
+use onity::core::frame_alloc::{FrameAllocConfig, FrameAllocator, Lifetime};
 use onity::ffi::*;
 
 const UPDATE: u32 = OnityTiming::Update as u32;
+/// Tasks of the frame-wait scenarios (one op = one task-frame).
+const TASKS: u64 = 4096;
+/// Allocations per frame of the frame-allocator scenarios.
+const ALLOCS: u64 = 150;
+/// Tasks per cross-thread round.
+const CROSS: usize = 4096;
+
+type Rt = *mut OnityRuntime;
+
+/// The exports the scenarios call, as function pointers.
+#[derive(Clone, Copy)]
+struct Api {
+    create: extern "C" fn(Rt, *mut u64) -> OnityStatus,
+    from_result: extern "C" fn(Rt, u64, *mut u64) -> OnityStatus,
+    set_result: extern "C" fn(Rt, u64, u64) -> OnityStatus,
+    consume: extern "C" fn(Rt, u64, *mut OnityOutcome) -> OnityStatus,
+    on_complete: extern "C" fn(Rt, u64, OnityCallback, *mut c_void) -> OnityStatus,
+    next_frame: extern "C" fn(Rt, u32, u64, *mut u64) -> OnityStatus,
+    next_frame_then: extern "C" fn(Rt, u32, u64, OnityCallback, *mut c_void) -> OnityStatus,
+    yield_then: extern "C" fn(Rt, u32, u64, OnityCallback, *mut c_void) -> OnityStatus,
+    when_any: extern "C" fn(Rt, *const u64, u32, u64, *mut u64) -> OnityStatus,
+    when_all: extern "C" fn(Rt, *const u64, u32, u64, *mut u64) -> OnityStatus,
+    when_all_results: extern "C" fn(Rt, u64, *mut OnityOutcome, u32) -> OnityStatus,
+    frame_begin: extern "C" fn(Rt, *const OnityFrameInfo) -> OnityStatus,
+    tick: extern "C" fn(Rt, u32) -> OnityStatus,
+    drain: extern "C" fn(Rt) -> OnityStatus,
+    frame_alloc: extern "C" fn(Rt, u64, u32, u32, *mut *mut c_void) -> OnityStatus,
+    frame_alloc_rewind: extern "C" fn(Rt) -> OnityStatus,
+}
+
+/// What the re-registering continuations get as `user`.
+struct Ctx {
+    rt: Rt,
+    api: Api,
+}
+
+const OUTCOME: OnityOutcome = OnityOutcome { value: 0, error: 0, state: 0, index: 0, reserved: 0 };
 
 fn frame_info(n: u64) -> OnityFrameInfo {
     OnityFrameInfo {
@@ -24,70 +69,191 @@ fn frame_info(n: u64) -> OnityFrameInfo {
 }
 
 unsafe extern "C" fn next_frame_then_cb(user: *mut c_void, _task: u64, _state: u32) {
-    onity_next_frame_then(user as *mut OnityRuntime, UPDATE, 0, Some(next_frame_then_cb), user);
+    let c = &*(user as *const Ctx);
+    (c.api.next_frame_then)(c.rt, UPDATE, 0, Some(next_frame_then_cb), user);
+}
+
+unsafe extern "C" fn yield_then_cb(user: *mut c_void, _task: u64, _state: u32) {
+    let c = &*(user as *const Ctx);
+    (c.api.yield_then)(c.rt, UPDATE, 0, Some(yield_then_cb), user);
 }
 
 unsafe extern "C" fn next_frame_task_cb(user: *mut c_void, task: u64, _state: u32) {
-    let rt = user as *mut OnityRuntime;
-    onity_task_consume(rt, task, ptr::null_mut());
+    let c = &*(user as *const Ctx);
+    let mut o = OUTCOME;
+    (c.api.consume)(c.rt, task, &mut o);
     let mut h = 0;
-    onity_next_frame(rt, UPDATE, 0, &mut h);
-    onity_task_on_complete(rt, h, Some(next_frame_task_cb), user);
+    (c.api.next_frame)(c.rt, UPDATE, 0, &mut h);
+    (c.api.on_complete)(c.rt, h, Some(next_frame_task_cb), user);
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let scenario = args.get(1).map(String::as_str).unwrap_or("completed");
     let n: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1000);
+    let api = black_box(Api {
+        create: onity_task_create,
+        from_result: onity_task_from_result,
+        set_result: onity_task_set_result,
+        consume: onity_task_consume,
+        on_complete: onity_task_on_complete,
+        next_frame: onity_next_frame,
+        next_frame_then: onity_next_frame_then,
+        yield_then: onity_yield_then,
+        when_any: onity_when_any,
+        when_all: onity_when_all,
+        when_all_results: onity_when_all_results,
+        frame_begin: onity_runtime_frame_begin,
+        tick: onity_runtime_tick,
+        drain: onity_runtime_drain,
+        frame_alloc: onity_frame_alloc,
+        frame_alloc_rewind: onity_frame_alloc_rewind,
+    });
+    if scenario == "frame_alloc_core" {
+        return frame_alloc_core(n);
+    }
     let mut rt = ptr::null_mut();
-    let cfg = OnityRuntimeConfig { task_capacity: 65_536, ..OnityRuntimeConfig::default() };
+    let mut cfg = OnityRuntimeConfig { task_capacity: 65_536, ..OnityRuntimeConfig::default() };
+    if scenario == "frame_alloc" {
+        cfg.frame_alloc_rewind_timing = ONITY_FRAME_ALLOC_REWIND_MANUAL;
+    }
     assert_eq!(onity_runtime_create(&cfg, &mut rt), OnityStatus::Ok);
-    const TASKS: u64 = 4096;
+    let ctx = Ctx { rt, api };
+    let user = &ctx as *const Ctx as *mut c_void;
     match scenario {
         // One op = create, set result, consume.
         "completed" => {
             for i in 0..n {
                 let mut h = 0;
-                onity_task_create(rt, &mut h);
-                onity_task_set_result(rt, h, i);
-                let mut o = OnityOutcome { value: 0, error: 0, state: 0, index: 0, reserved: 0 };
-                onity_task_consume(rt, h, &mut o);
+                (api.create)(rt, &mut h);
+                (api.set_result)(rt, h, i);
+                let mut o = OUTCOME;
+                (api.consume)(rt, h, &mut o);
                 black_box(o.value);
             }
         }
-        // One op = a frame of 4096 NextFrame resumptions (divide by 4096).
-        "next_frame_callback" | "next_frame_task" => {
-            let task = scenario == "next_frame_task";
+        // One op = from_result, consume.
+        "from_result" => {
+            for i in 0..n {
+                let mut h = 0;
+                (api.from_result)(rt, i, &mut h);
+                let mut o = OUTCOME;
+                (api.consume)(rt, h, &mut o);
+                black_box(o.value);
+            }
+        }
+        // One op = a frame of 4096 resumptions (divide by 4096).
+        "next_frame_callback" | "yield_callback" | "next_frame_task" => {
             for _ in 0..TASKS {
-                if task {
-                    let mut h = 0;
-                    onity_next_frame(rt, UPDATE, 0, &mut h);
-                    onity_task_on_complete(rt, h, Some(next_frame_task_cb), rt as *mut c_void);
-                } else {
-                    onity_next_frame_then(rt, UPDATE, 0, Some(next_frame_then_cb), rt as *mut c_void);
+                match scenario {
+                    "next_frame_task" => {
+                        let mut h = 0;
+                        (api.next_frame)(rt, UPDATE, 0, &mut h);
+                        (api.on_complete)(rt, h, Some(next_frame_task_cb), user);
+                    }
+                    "yield_callback" => {
+                        (api.yield_then)(rt, UPDATE, 0, Some(yield_then_cb), user);
+                    }
+                    _ => {
+                        (api.next_frame_then)(rt, UPDATE, 0, Some(next_frame_then_cb), user);
+                    }
                 }
             }
             for f in 1..=n {
-                onity_runtime_frame_begin(rt, &frame_info(f));
-                onity_runtime_tick(rt, UPDATE);
+                (api.frame_begin)(rt, &frame_info(f));
+                (api.tick)(rt, UPDATE);
             }
         }
-        // One op = a WhenAny over 32 inputs completed in reverse.
-        "when_any_32" => {
+        // One op = a WhenAny / WhenAll over 32 inputs completed in reverse
+        // (WhenAll: and its 32 results read).
+        "when_any_32" | "when_all_32" => {
+            let all = scenario == "when_all_32";
             let mut ins = [0u64; 32];
+            let mut outs = [OUTCOME; 32];
             for _ in 0..n {
                 for h in ins.iter_mut() {
-                    onity_task_create(rt, h);
+                    (api.create)(rt, h);
                 }
-                let mut any = 0;
-                onity_when_any(rt, ins.as_ptr(), 32, 0, &mut any);
+                let mut out = 0;
+                if all {
+                    (api.when_all)(rt, ins.as_ptr(), 32, 0, &mut out);
+                } else {
+                    (api.when_any)(rt, ins.as_ptr(), 32, 0, &mut out);
+                }
                 for (i, h) in ins.iter().enumerate().rev() {
-                    onity_task_set_result(rt, *h, i as u64);
+                    (api.set_result)(rt, *h, i as u64);
                 }
-                onity_task_consume(rt, any, ptr::null_mut());
+                if all {
+                    (api.when_all_results)(rt, out, outs.as_mut_ptr(), 32);
+                }
+                (api.consume)(rt, out, ptr::null_mut());
+            }
+            black_box(outs);
+        }
+        // One op = a task the owner creates, a worker completes, the owner
+        // drains and consumes (4096 per round).
+        "cross_thread" => cross_thread(&ctx, n),
+        // One op = one 1024-byte allocation plus 1/150 of a rewind.
+        "frame_alloc" => {
+            for _ in 0..n {
+                for _ in 0..ALLOCS {
+                    let mut p = ptr::null_mut();
+                    (api.frame_alloc)(rt, 1024, 16, 0, &mut p);
+                    // SAFETY: 1024 bytes were just allocated.
+                    unsafe { ptr::write_volatile(p as *mut u8, 1) };
+                }
+                (api.frame_alloc_rewind)(rt);
             }
         }
         other => panic!("unknown scenario {other}"),
     }
     assert_eq!(onity_runtime_destroy(rt), OnityStatus::Ok);
+}
+
+/// `n` rounds of `CROSS` tasks: created on the owner, completed by one
+/// persistent worker, drained and consumed on the owner. The threads hand
+/// over through a barrier (blocking, not spinning: callgrind counts every
+/// spin, and the number of spins would vary from run to run).
+fn cross_thread(ctx: &Ctx, n: u64) {
+    let (rt, api) = (ctx.rt as usize, ctx.api);
+    let slots: Vec<AtomicU64> = (0..CROSS).map(|_| AtomicU64::new(0)).collect();
+    let barrier = Barrier::new(2);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            for _ in 0..n {
+                barrier.wait(); // the owner created this round's tasks
+                for h in &slots {
+                    (api.set_result)(rt as Rt, h.load(Ordering::Relaxed), 1);
+                }
+                barrier.wait(); // completed
+            }
+        });
+        for _ in 0..n {
+            for s in &slots {
+                let mut h = 0;
+                (api.create)(rt as Rt, &mut h);
+                s.store(h, Ordering::Relaxed);
+            }
+            barrier.wait();
+            barrier.wait();
+            (api.drain)(rt as Rt);
+            for s in &slots {
+                (api.consume)(rt as Rt, s.load(Ordering::Relaxed), ptr::null_mut());
+            }
+        }
+    });
+}
+
+/// The frame allocator's own Rust path (no C ABI): one op = one 1024-byte
+/// allocation plus 1/150 of a rewind.
+fn frame_alloc_core(n: u64) {
+    let fa = black_box(FrameAllocator::new(FrameAllocConfig::default()));
+    for _ in 0..n {
+        for _ in 0..ALLOCS {
+            let p = fa.alloc(black_box(Lifetime::Frame), black_box(1024), 16).unwrap();
+            // SAFETY: 1024 bytes were just allocated.
+            unsafe { ptr::write_volatile(p.as_ptr(), 1) };
+        }
+        fa.rewind();
+    }
 }

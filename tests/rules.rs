@@ -669,17 +669,26 @@ fn cancel_then_destroy_in_a_continuation_of_the_same_timing() {
     assert_eq!(rt.consume(after).unwrap().state, TaskState::Canceled, "after");
 }
 
-/// Wait high-water marks: pending waits dropped by `forget_callbacks_for`
-/// (what `onity_batch_destroy` does) were never sampled, so a peak of 3
-/// pending waits reads as 0.
+/// Wait high-water marks: pending waits dropped by `destroy_lane` (what
+/// `onity_batch_destroy` does) were never sampled, so a peak of 3 pending
+/// waits reads as 0. (Ported from the removed `forget_callbacks_for`: the
+/// waits are a batch's requests, filed through its lane.)
 #[test]
 fn wait_high_water_counts_waits_forgotten_before_any_tick() {
     let rt = Runtime::new(Config::default());
     let key = 0x1234 as *mut c_void;
-    for _ in 0..3 {
-        rt.wait(WaitKind::Yield, Timing::Update, 0, 0.0, Clock::Scaled, 0, WaitTarget::Callback(nop, key, 0)).unwrap();
-    }
-    rt.forget_callbacks_for(key).unwrap();
+    let lane = rt.create_lane(nop, key).unwrap();
+    let yield_ = |id| Request {
+        id,
+        token: 0,
+        arg: 0,
+        kind: WaitKind::Yield as u8,
+        timing: Timing::Update as u8,
+        clock: 0,
+        reserved: [0; 5],
+    };
+    rt.file_lane(lane, &[], (0..3).map(yield_), |_, e| panic!("{e}")).unwrap();
+    rt.destroy_lane(lane).unwrap();
     let s = rt.stats().unwrap();
     let y = s.waits[WaitKind::Yield as usize];
     assert_eq!((y.scheduled, y.canceled, y.pending), (3, 3, 0));

@@ -2,10 +2,18 @@
 //!
 //! Slots live in fixed-size chunks that are allocated by the owner thread and
 //! freed only when the arena is dropped, so any thread may read a slot by
-//! index without a lock: it loads the published length, then the chunk
-//! pointer. This is what lets worker threads complete tasks with a single CAS
-//! on the slot's state word while the owner keeps growing the table.
+//! index without a lock: it loads the chunk pointer, which is published
+//! (Release) only once the chunk is initialised. This is what lets worker
+//! threads complete tasks with a single CAS on the slot's state word while
+//! the owner keeps growing the table.
+//!
+//! The chunk table has a fixed size (one entry per possible chunk), so a
+//! lookup by a handle's index (below [`MAX_SLOTS`] by construction) needs no
+//! bounds check: one load and a null test. The table's allocation starts
+//! with a header `H` of the owner's choosing: the runtime keeps its owner
+//! cell there, which every hot path reads along with the table.
 
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 
 use super::handle::MAX_SLOTS;
@@ -14,16 +22,43 @@ pub const CHUNK_BITS: u32 = 10;
 pub const CHUNK: usize = 1 << CHUNK_BITS;
 const CHUNKS: usize = (MAX_SLOTS as usize) >> CHUNK_BITS;
 
-pub struct Arena<T> {
-    chunks: Box<[AtomicPtr<T>]>,
+pub struct Arena<T, H = ()> {
+    /// The table, from `Box::into_raw` (freed in `Drop`). Not a `Box`: a
+    /// moved `Box` asserts uniqueness, which would invalidate the pointers
+    /// the runtime keeps into the header (the owner registry's), and the
+    /// table's address must stay valid for them.
+    table: NonNull<Table<T, H>>,
     /// Number of slots published to all threads.
     len: AtomicU32,
 }
 
-impl<T: Default> Arena<T> {
+#[repr(C)]
+struct Table<T, H> {
+    header: H,
+    chunks: [AtomicPtr<T>; CHUNKS],
+}
+
+impl<T: Default, H: Default> Arena<T, H> {
     pub fn new() -> Self {
-        let chunks = (0..CHUNKS).map(|_| AtomicPtr::new(std::ptr::null_mut())).collect();
-        Arena { chunks, len: AtomicU32::new(0) }
+        let table =
+            Box::new(Table { header: H::default(), chunks: [const { AtomicPtr::new(std::ptr::null_mut()) }; CHUNKS] });
+        // SAFETY (of every later dereference): allocated here, freed only in
+        // `Drop`.
+        Arena { table: NonNull::from(Box::leak(table)), len: AtomicU32::new(0) }
+    }
+}
+
+impl<T, H> Arena<T, H> {
+    /// The header, in the table's allocation (its address never changes).
+    #[inline(always)]
+    pub fn header(&self) -> &H {
+        &self.table().header
+    }
+
+    #[inline(always)]
+    fn table(&self) -> &Table<T, H> {
+        // SAFETY: see `new`.
+        unsafe { self.table.as_ref() }
     }
 
     /// Number of slots (all threads see at least this many).
@@ -38,30 +73,40 @@ impl<T: Default> Arena<T> {
         self.len() == 0
     }
 
+    /// The chunk holding slot `index` (null if not allocated yet).
+    #[inline(always)]
+    fn chunk(&self, index: u32, order: Ordering) -> *mut T {
+        // The mask keeps the index in the table whatever `index` is (a
+        // handle's index is below MAX_SLOTS anyway): no bounds check.
+        self.table().chunks[(index >> CHUNK_BITS) as usize & (CHUNKS - 1)].load(order)
+    }
+
     /// Slot `index`, if it exists. Any thread.
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, index: u32) -> Option<&T> {
-        if index >= self.len.load(Ordering::Acquire) {
+        if index >= MAX_SLOTS {
             return None;
         }
-        // SAFETY: `len` is published (Release) after the chunk pointer is
-        // stored, so the chunk exists; chunks are never freed before drop.
-        unsafe {
-            let chunk = self.chunks[(index >> CHUNK_BITS) as usize].load(Ordering::Acquire);
-            Some(&*chunk.add(index as usize & (CHUNK - 1)))
+        let chunk = self.chunk(index, Ordering::Acquire);
+        if chunk.is_null() {
+            return None;
         }
+        // SAFETY: a non-null chunk pointer was published (Release) after the
+        // chunk was initialised; chunks are never freed before drop.
+        Some(unsafe { &*chunk.add(index as usize & (CHUNK - 1)) })
     }
 
     /// Slot `index`, known to exist (owner-side fast path).
     ///
     /// # Safety
     /// `index < self.len()`.
-    #[inline]
+    #[inline(always)]
     pub unsafe fn get_unchecked(&self, index: u32) -> &T {
-        let chunk = self.chunks[(index >> CHUNK_BITS) as usize].load(Ordering::Relaxed);
-        &*chunk.add(index as usize & (CHUNK - 1))
+        &*self.chunk(index, Ordering::Relaxed).add(index as usize & (CHUNK - 1))
     }
+}
 
+impl<T: Default, H> Arena<T, H> {
     /// Adds one chunk of default slots. Owner thread only (single writer).
     /// Returns false when the table is full.
     pub fn grow(&self) -> bool {
@@ -72,26 +117,28 @@ impl<T: Default> Arena<T> {
         }
         let chunk: Box<[T]> = (0..CHUNK).map(|_| T::default()).collect();
         let ptr = Box::into_raw(chunk) as *mut T;
-        self.chunks[chunk_index].store(ptr, Ordering::Release);
+        self.table().chunks[chunk_index].store(ptr, Ordering::Release);
         self.len.store(len + CHUNK as u32, Ordering::Release);
         true
     }
 }
 
-impl<T: Default> Default for Arena<T> {
+impl<T: Default, H: Default> Default for Arena<T, H> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<T> Drop for Arena<T> {
+impl<T, H> Drop for Arena<T, H> {
     fn drop(&mut self) {
-        for c in self.chunks.iter() {
+        for c in self.table().chunks.iter() {
             let p = c.load(Ordering::Relaxed);
             if !p.is_null() {
                 // SAFETY: allocated in `grow` as a Box<[T]> of CHUNK elements.
                 unsafe { drop(Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, CHUNK))) };
             }
         }
+        // SAFETY: from `Box::leak` in `new`, freed once.
+        unsafe { drop(Box::from_raw(self.table.as_ptr())) };
     }
 }

@@ -13,6 +13,13 @@
 //! free, so `0` (generation 0) is never a valid handle and a handle made of
 //! garbage only matches a live slot by chance of 1 in 2^31. Each runtime has
 //! its own 8-bit tag, which catches handles passed to the wrong runtime.
+//!
+//! The upper half of a handle is the upper half of its live slot's state
+//! word (see [`super::slot`]), so checking a handle is: one compare of bits
+//! 22-31 against the runtime's [`key`], the slot lookup, one compare of the
+//! upper halves and the slot's state. When that fails, [`why_invalid`]
+//! finds which error it is, in the documented order (off the fast path).
+//! Issue 17's per-runtime epoch belongs here (in the key or beside it).
 
 use super::error::{Error, Result};
 
@@ -20,6 +27,8 @@ pub const INDEX_BITS: u32 = 22;
 /// Maximum number of slots of one kind in one runtime.
 pub const MAX_SLOTS: u32 = 1 << INDEX_BITS;
 const INDEX_MASK: u64 = (MAX_SLOTS as u64) - 1;
+/// Bits 22-31: kind and runtime tag.
+const KEY_MASK: u64 = 0x3ff << INDEX_BITS;
 
 /// What a handle refers to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +41,26 @@ pub enum Kind {
 #[inline]
 pub fn encode(gen: u32, tag: u8, kind: Kind, index: u32) -> u64 {
     debug_assert!(index < MAX_SLOTS && gen & 1 == 1);
-    ((gen as u64) << 32) | ((tag as u64) << 24) | ((kind as u64) << 22) | index as u64
+    ((gen as u64) << 32) | key(tag, kind) | index as u64
+}
+
+/// Bits 22-31 of every handle of `kind` that runtime `tag` issues (the rest
+/// of the handle is 0).
+#[inline]
+pub const fn key(tag: u8, kind: Kind) -> u64 {
+    ((tag as u64) << 24) | ((kind as u64) << INDEX_BITS)
+}
+
+/// Whether `handle` carries `key` (its kind and runtime).
+#[inline(always)]
+pub fn has_key(handle: u64, key: u64) -> bool {
+    handle & KEY_MASK == key
+}
+
+/// The slot index of a handle.
+#[inline(always)]
+pub fn index(handle: u64) -> u32 {
+    (handle & INDEX_MASK) as u32
 }
 
 /// Splits a handle into (generation, index) after checking kind and runtime tag.
@@ -48,23 +76,24 @@ pub fn decode(handle: u64, tag: u8, kind: Kind) -> Result<(u32, u32)> {
     Ok((gen, (handle & INDEX_MASK) as u32))
 }
 
-/// A small, cheap, unique id for the calling thread (never 0).
-#[inline]
-pub fn current_thread_id() -> u64 {
-    use std::cell::Cell;
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    thread_local!(static ID: Cell<u64> = const { Cell::new(0) });
-    ID.with(|id| {
-        let v = id.get();
-        if v != 0 {
-            v
-        } else {
-            let v = NEXT.fetch_add(1, Ordering::Relaxed);
-            id.set(v);
-            v
-        }
-    })
+/// Why `handle` (of `kind`, for runtime `tag`) does not name a live slot:
+/// `InvalidHandle` (malformed, wrong kind, index past the table),
+/// `ForeignHandle`, or `StaleHandle`. `slot_live(index, gen)` tells whether
+/// that slot exists and is live with that generation. The slow half of every
+/// handle check.
+#[cold]
+#[inline(never)]
+pub fn why_invalid(handle: u64, tag: u8, kind: Kind, slot_live: impl FnOnce(u32, u32) -> Option<bool>) -> Error {
+    match decode(handle, tag, kind) {
+        Err(e) => e,
+        Ok((gen, idx)) => match slot_live(idx, gen) {
+            None => Error::InvalidHandle,
+            Some(false) => Error::StaleHandle,
+            // Live after all (the caller's fast check saw an older state):
+            // report what a retry would not fix either.
+            Some(true) => Error::StaleHandle,
+        },
+    }
 }
 
 #[cfg(test)]
@@ -80,5 +109,14 @@ mod tests {
         assert_eq!(decode(0, 3, Kind::Task), Err(Error::InvalidHandle));
         // even generation: never live
         assert_eq!(decode(h & !(1 << 32), 3, Kind::Task), Err(Error::InvalidHandle));
+    }
+
+    #[test]
+    fn key_and_index_split_what_decode_checks() {
+        let h = encode(7, 3, Kind::Task, 12345);
+        assert!(has_key(h, key(3, Kind::Task)));
+        assert!(!has_key(h, key(4, Kind::Task)));
+        assert!(!has_key(h, key(3, Kind::CancelSource)));
+        assert_eq!(index(h), 12345);
     }
 }

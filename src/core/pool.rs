@@ -1,9 +1,9 @@
 //! Bounded object pools and their counters.
 
-/// Counters every pool reports. `live` and `high_water` count objects handed
-/// out; `idle` objects kept for reuse; `capacity` is the most idle objects
-/// kept. A rent with nothing idle is a cold allocation; a return with the
-/// idle list full is a discard (the object is freed).
+/// Counters of one pool. `live` objects are handed out, `idle` ones kept for
+/// reuse (at most `capacity`). A rent with nothing idle is a cold allocation;
+/// a return with the idle list full is a discard.
+#[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PoolStats {
     pub capacity: u64,

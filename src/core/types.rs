@@ -1,11 +1,20 @@
-//! Plain value types of the runtime API.
+//! Plain value types of the runtime API, and the enums that cross the C
+//! boundary.
+//!
+//! This file is the one definition of those enums ([`Timing`], [`Clock`],
+//! [`TaskState`], [`Pool`], [`WaitKind`], [`Lifetime`]): cbindgen renders
+//! them into `include/onity.h` as `OnityTiming`, `OnityClock`, ... (see
+//! `build.rs` and `cbindgen.toml`), `src/ffi` re-exports them under those
+//! names, and the C++ wrapper and the C# binding are generated from the
+//! header or checked against it by tests.
 
-use std::ffi::c_void;
+use std::ffi::{c_void, CStr};
 
-/// The 16 player-loop phases, in UniTask's `PlayerLoopTiming` order (which is
-/// the order Unity runs them in a frame).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Player-loop timings, in the order Unity runs them in a frame (UniTask's
+/// `PlayerLoopTiming`). Functions take them as `uint32_t`; other values are
+/// rejected with `ONITY_STATUS_INVALID_ARGUMENT`.
 #[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Timing {
     Initialization = 0,
     LastInitialization = 1,
@@ -25,46 +34,75 @@ pub enum Timing {
     LastTimeUpdate = 15,
 }
 
+/// Number of timings.
 pub const TIMING_COUNT: usize = 16;
 
 impl Timing {
-    pub const ALL: [Timing; TIMING_COUNT] = [
-        Timing::Initialization,
-        Timing::LastInitialization,
-        Timing::EarlyUpdate,
-        Timing::LastEarlyUpdate,
-        Timing::FixedUpdate,
-        Timing::LastFixedUpdate,
-        Timing::PreUpdate,
-        Timing::LastPreUpdate,
-        Timing::Update,
-        Timing::LastUpdate,
-        Timing::PreLateUpdate,
-        Timing::LastPreLateUpdate,
-        Timing::PostLateUpdate,
-        Timing::LastPostLateUpdate,
-        Timing::TimeUpdate,
-        Timing::LastTimeUpdate,
+    /// Every timing, in value order.
+    ///
+    /// cbindgen:ignore
+    pub const ALL: [Timing; TIMING_COUNT] = {
+        let mut all = [Timing::Initialization; TIMING_COUNT];
+        let mut i = 0;
+        while i < TIMING_COUNT {
+            // SAFETY: `Timing` is `repr(u32)` with the values 0..16.
+            all[i] = unsafe { std::mem::transmute::<u32, Timing>(i as u32) };
+            i += 1;
+        }
+        all
+    };
+
+    const NAMES: [&'static CStr; TIMING_COUNT] = [
+        c"Initialization",
+        c"LastInitialization",
+        c"EarlyUpdate",
+        c"LastEarlyUpdate",
+        c"FixedUpdate",
+        c"LastFixedUpdate",
+        c"PreUpdate",
+        c"LastPreUpdate",
+        c"Update",
+        c"LastUpdate",
+        c"PreLateUpdate",
+        c"LastPreLateUpdate",
+        c"PostLateUpdate",
+        c"LastPostLateUpdate",
+        c"TimeUpdate",
+        c"LastTimeUpdate",
     ];
 
+    #[inline(always)]
     pub fn from_u32(v: u32) -> Option<Timing> {
-        Self::ALL.get(v as usize).copied()
+        // SAFETY: `Timing` is `repr(u32)` with the values 0..16.
+        (v < TIMING_COUNT as u32).then(|| unsafe { std::mem::transmute::<u32, Timing>(v) })
+    }
+
+    /// The timing's name ("Update", ...).
+    pub fn name(self) -> &'static CStr {
+        Self::NAMES[self as usize]
     }
 }
 
-/// Which clock a time-based delay counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Clocks for `onity_delay`. Passed as `uint32_t`.
 #[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Clock {
-    /// Sum of the frames' `delta_time` (affected by time scale).
+    /// Sum of `delta_time` of the frames begun since the delay was created.
     Scaled = 0,
-    /// Sum of the frames' `unscaled_delta_time`.
+    /// Sum of `unscaled_delta_time`.
     Unscaled = 1,
-    /// The host's real-time clock as given at each frame begin.
+    /// `realtime` of the current frame minus `realtime` of the creation frame
+    /// (of the first frame, for a delay created before any frame began).
     Realtime = 2,
 }
 
 impl Clock {
+    /// Every clock, in value order.
+    ///
+    /// cbindgen:ignore
+    pub const ALL: [Clock; 3] = [Clock::Scaled, Clock::Unscaled, Clock::Realtime];
+
+    #[inline(always)]
     pub fn from_u32(v: u32) -> Option<Clock> {
         match v {
             0 => Some(Clock::Scaled),
@@ -75,21 +113,10 @@ impl Clock {
     }
 }
 
-/// The kinds of frame waits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
-pub enum WaitKind {
-    Yield = 0,
-    NextFrame = 1,
-    DelayFrame = 2,
-    Delay = 3,
-}
-
-pub const WAIT_KIND_COUNT: usize = 4;
-
-/// Observable state of a task.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// State of a task, as returned by `onity_task_state` and given to
+/// continuations. Passed as `uint32_t`.
 #[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskState {
     Pending = 0,
     Succeeded = 1,
@@ -97,21 +124,134 @@ pub enum TaskState {
     Canceled = 3,
 }
 
+/// Wait kinds, indices into `OnityStats::waits`.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitKind {
+    Yield = 0,
+    NextFrame = 1,
+    DelayFrame = 2,
+    Delay = 3,
+}
+
+/// Number of wait kinds.
+pub const WAIT_KIND_COUNT: usize = 4;
+
+impl WaitKind {
+    /// Every wait kind, in value order.
+    ///
+    /// cbindgen:ignore
+    pub const ALL: [WaitKind; WAIT_KIND_COUNT] =
+        [WaitKind::Yield, WaitKind::NextFrame, WaitKind::DelayFrame, WaitKind::Delay];
+
+    #[inline(always)]
+    pub fn from_u32(v: u32) -> Option<WaitKind> {
+        // SAFETY: `WaitKind` is `repr(u32)` with the values 0..4.
+        (v < WAIT_KIND_COUNT as u32).then(|| unsafe { std::mem::transmute::<u32, WaitKind>(v) })
+    }
+}
+
+/// Indices into `OnityStats::pools`.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pool {
+    /// Task slots. Slots are never freed while the runtime lives (a slot's
+    /// generation must outlive every handle to it). `capacity` is the number
+    /// of slots allocated (in chunks of 1024; at least the configured
+    /// `task_capacity`, which are allocated up front); a rent of a never-used
+    /// slot beyond the configured capacity is a cold allocation; a slot whose
+    /// 32-bit generation is exhausted is retired for good (a discard).
+    Tasks = 0,
+    /// Cancellation source slots (same rules as tasks).
+    CancelSources = 1,
+    /// Wait records in the 16 timing queues: `live` records queued, `idle`
+    /// spare record storage, `cold_allocations` queue growths, `discards`
+    /// records of storage released when a queue shrinks back to `capacity / 16`.
+    WaitRecords = 2,
+    /// WhenAny coordinators for 1-16 inputs (256 kept by default).
+    WhenAny16 = 3,
+    /// WhenAny coordinators for 17-32 inputs (128 kept by default).
+    WhenAny32 = 4,
+    /// WhenAny coordinators for more than 32 inputs (never pooled).
+    WhenAnyLarge = 5,
+    /// WhenAll coordinators for 1-16 inputs.
+    WhenAll16 = 6,
+    /// WhenAll coordinators for 17-32 inputs.
+    WhenAll32 = 7,
+    /// WhenAll coordinators for more than 32 inputs (never pooled).
+    WhenAllLarge = 8,
+}
+
+/// Number of pools.
+pub const POOL_COUNT: usize = 9;
+
+impl Pool {
+    const NAMES: [&'static CStr; POOL_COUNT] = [
+        c"tasks",
+        c"cancel_sources",
+        c"wait_records",
+        c"when_any_16",
+        c"when_any_32",
+        c"when_any_large",
+        c"when_all_16",
+        c"when_all_32",
+        c"when_all_large",
+    ];
+
+    /// The pool's name ("tasks", ...), or `None` for a value out of range.
+    pub fn name_of(v: u32) -> Option<&'static CStr> {
+        Self::NAMES.get(v as usize).copied()
+    }
+}
+
+/// Lifetimes of frame allocations. Passed as `uint32_t`.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Lifetime {
+    /// Valid until the next rewind.
+    Frame = 0,
+    /// Valid until the second rewind from now.
+    TwoFrames = 1,
+}
+
+impl Lifetime {
+    #[inline]
+    pub fn from_u32(v: u32) -> Option<Lifetime> {
+        match v {
+            0 => Some(Lifetime::Frame),
+            1 => Some(Lifetime::TwoFrames),
+            _ => None,
+        }
+    }
+}
+
 /// What a consumed task produced.
+///
+/// `repr(C)`, laid out as the C ABI's `OnityOutcome` (asserted in
+/// `src/ffi/types.rs`), so the C layer hands the host arrays of outcomes
+/// (WhenAll results) with one copy.
+#[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Outcome {
-    pub state: TaskState,
     /// The result payload (`Succeeded`).
     pub value: u64,
     /// The error code (`Faulted`).
     pub error: i32,
+    pub state: TaskState,
     /// WhenAny: the winner's index. WhenAll: the index of the first input that
     /// failed or was canceled. Otherwise `u32::MAX`.
     pub index: u32,
+    /// Always 0.
+    pub reserved: u32,
 }
 
 impl Outcome {
-    pub const PENDING: Outcome = Outcome { state: TaskState::Pending, value: 0, error: 0, index: u32::MAX };
+    pub const PENDING: Outcome = Outcome::new(TaskState::Pending, 0, 0, u32::MAX);
+
+    #[inline(always)]
+    pub const fn new(state: TaskState, value: u64, error: i32, index: u32) -> Outcome {
+        Outcome { value, error, state, index, reserved: 0 }
+    }
 }
 
 /// A continuation: a C function pointer and its user pointer. It receives the
@@ -125,40 +265,6 @@ pub struct FrameInfo {
     pub delta_time: f64,
     pub unscaled_delta_time: f64,
     pub realtime: f64,
-}
-
-/// Runtime configuration. Capacities are the most idle objects each pool keeps.
-#[derive(Debug, Clone, Copy)]
-pub struct Config {
-    /// Task slots allocated up front (and the task pool's capacity).
-    pub task_capacity: u32,
-    /// Cancellation source slots allocated up front.
-    pub cancel_capacity: u32,
-    /// Wait records whose storage each timing queue keeps after a burst.
-    pub wait_capacity: u32,
-    /// Pooled WhenAny / WhenAll coordinators for up to 16 inputs.
-    pub combinator16_capacity: u32,
-    /// Pooled WhenAny / WhenAll coordinators for 17 to 32 inputs.
-    pub combinator32_capacity: u32,
-    /// The frame allocator's configuration.
-    pub frame_alloc: crate::core::frame_alloc::FrameAllocConfig,
-    /// The timing at whose first run in each frame the frame allocator is
-    /// rewound; `None`: only by an explicit `rewind_frame_allocator`.
-    pub frame_alloc_rewind_timing: Option<Timing>,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            task_capacity: 4096,
-            cancel_capacity: 256,
-            wait_capacity: 8192,
-            combinator16_capacity: 256,
-            combinator32_capacity: 128,
-            frame_alloc: Default::default(),
-            frame_alloc_rewind_timing: Some(Timing::Initialization),
-        }
-    }
 }
 
 /// Most inputs a WhenAny / WhenAll accepts.

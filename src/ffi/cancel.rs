@@ -1,7 +1,8 @@
 //! Cancellation sources. A source's handle is also its token: pass it to
 //! waits and combinators. 0 means "no token".
 
-use super::runtime::{rt, OnityRuntime};
+use super::error::Out;
+use super::object::{core_of, OnityRuntime};
 use super::status::OnityStatus;
 
 /// Creates a cancellation source and writes its handle (= its token) to
@@ -9,13 +10,10 @@ use super::status::OnityStatus;
 /// `EXHAUSTED`, `REENTRANT`.
 #[no_mangle]
 pub extern "C" fn onity_cancel_source_create(runtime: *mut OnityRuntime, out_source: *mut u64) -> OnityStatus {
-    crate::ffi_guard!({
-        let rt = rt!(runtime);
-        crate::check_ptr!(out_source);
-        let h = crate::tri!(rt.create_cancel_source());
-        // SAFETY: checked non-null.
-        unsafe { *out_source = h };
-        OnityStatus::Ok
+    crate::ffi!({
+        let rt = core_of(runtime)?;
+        let out = Out::new(out_source)?;
+        out.set(rt.create_cancel_source()?)
     })
 }
 
@@ -26,11 +24,7 @@ pub extern "C" fn onity_cancel_source_create(runtime: *mut OnityRuntime, out_sou
 /// Errors: `INVALID_HANDLE`, `STALE_HANDLE` (destroyed), `FOREIGN_HANDLE`.
 #[no_mangle]
 pub extern "C" fn onity_cancel_source_cancel(runtime: *mut OnityRuntime, source: u64) -> OnityStatus {
-    crate::ffi_guard!({
-        let rt = rt!(runtime);
-        crate::tri!(rt.cancel(source));
-        OnityStatus::Ok
-    })
+    crate::ffi!({ Ok(core_of(runtime)?.cancel(source)?) })
 }
 
 /// Writes 1 to `*out_canceled` if the source is canceled, else 0. Any thread.
@@ -41,13 +35,10 @@ pub extern "C" fn onity_cancel_source_is_canceled(
     source: u64,
     out_canceled: *mut u32,
 ) -> OnityStatus {
-    crate::ffi_guard!({
-        let rt = rt!(runtime);
-        crate::check_ptr!(out_canceled);
-        let c = crate::tri!(rt.is_canceled(source));
-        // SAFETY: checked non-null.
-        unsafe { *out_canceled = c as u32 };
-        OnityStatus::Ok
+    crate::ffi!({
+        let rt = core_of(runtime)?;
+        let out = Out::new(out_canceled)?;
+        out.set(rt.is_canceled(source)? as u32)
     })
 }
 
@@ -57,9 +48,5 @@ pub extern "C" fn onity_cancel_source_is_canceled(
 /// `STALE_HANDLE`, `FOREIGN_HANDLE`, `WRONG_THREAD`.
 #[no_mangle]
 pub extern "C" fn onity_cancel_source_destroy(runtime: *mut OnityRuntime, source: u64) -> OnityStatus {
-    crate::ffi_guard!({
-        let rt = rt!(runtime);
-        crate::tri!(rt.destroy_cancel_source(source));
-        OnityStatus::Ok
-    })
+    crate::ffi!({ Ok(core_of(runtime)?.destroy_cancel_source(source)?) })
 }

@@ -6,11 +6,28 @@
 //! Coordinators are pooled in buckets: up to 16 inputs (256 kept), up to 32
 //! (128 kept), larger ones are never pooled.
 
-use super::runtime::{rt, OnityRuntime};
+use super::error::Out;
+use super::object::{core_of, OnityRuntime};
 use super::status::OnityStatus;
 use super::types::{OnityOutcome, ONITY_MAX_COMBINATOR_INPUTS};
-use crate::core::Outcome;
+use crate::core::Runtime;
 
+/// WhenAny and WhenAll: checks and converts, then `make`s the combinator.
+fn combine(
+    runtime: *mut OnityRuntime,
+    tasks: *const u64,
+    count: u32,
+    token: u64,
+    out_task: *mut u64,
+    make: fn(&Runtime, &[u64], u64) -> crate::core::Result<u64>,
+) -> Result<(), OnityStatus> {
+    let rt = core_of(runtime)?;
+    let out = Out::new(out_task)?;
+    out.set(make(rt, inputs(tasks, count)?, token)?)
+}
+
+/// The inputs of a combinator as a slice: `NullPointer`, or
+/// `CountOutOfRange` before a slice of a bad length is ever made.
 fn inputs<'a>(tasks: *const u64, count: u32) -> Result<&'a [u64], OnityStatus> {
     if tasks.is_null() {
         return Err(OnityStatus::NullPointer);
@@ -40,18 +57,7 @@ pub extern "C" fn onity_when_any(
     token: u64,
     out_task: *mut u64,
 ) -> OnityStatus {
-    crate::ffi_guard!({
-        let rt = rt!(runtime);
-        crate::check_ptr!(out_task);
-        let ins = match inputs(tasks, count) {
-            Ok(i) => i,
-            Err(s) => return s,
-        };
-        let h = crate::tri!(rt.when_any(ins, token));
-        // SAFETY: checked non-null.
-        unsafe { *out_task = h };
-        OnityStatus::Ok
-    })
+    crate::ffi!({ combine(runtime, tasks, count, token, out_task, Runtime::when_any) })
 }
 
 /// WhenAll: writes to `*out_task` a task that completes once every input has.
@@ -70,18 +76,7 @@ pub extern "C" fn onity_when_all(
     token: u64,
     out_task: *mut u64,
 ) -> OnityStatus {
-    crate::ffi_guard!({
-        let rt = rt!(runtime);
-        crate::check_ptr!(out_task);
-        let ins = match inputs(tasks, count) {
-            Ok(i) => i,
-            Err(s) => return s,
-        };
-        let h = crate::tri!(rt.when_all(ins, token));
-        // SAFETY: checked non-null.
-        unsafe { *out_task = h };
-        OnityStatus::Ok
-    })
+    crate::ffi!({ combine(runtime, tasks, count, token, out_task, Runtime::when_all) })
 }
 
 /// Copies the outcome of each input of a completed, not yet consumed WhenAll
@@ -96,25 +91,22 @@ pub extern "C" fn onity_when_all_results(
     out_outcomes: *mut OnityOutcome,
     count: u32,
 ) -> OnityStatus {
-    crate::ffi_guard!({
-        let rt = rt!(runtime);
-        crate::check_ptr!(out_outcomes);
+    crate::ffi!({
+        let rt = core_of(runtime)?;
+        if out_outcomes.is_null() {
+            return Err(OnityStatus::NullPointer);
+        }
         if count == 0 || count > ONITY_MAX_COMBINATOR_INPUTS {
-            return OnityStatus::CountOutOfRange;
+            return Err(OnityStatus::CountOutOfRange);
         }
-        let mut tmp = [Outcome::PENDING; 32];
-        let mut big;
-        let buf: &mut [Outcome] = if count as usize <= tmp.len() {
-            &mut tmp[..count as usize]
-        } else {
-            big = vec![Outcome::PENDING; count as usize];
-            &mut big[..]
-        };
-        crate::tri!(rt.when_all_results(task, buf));
-        for (i, o) in buf.iter().enumerate() {
-            // SAFETY: non-null, the caller provides `count` writable outcomes.
-            unsafe { out_outcomes.add(i).write((*o).into()) };
-        }
-        OnityStatus::Ok
+        rt.when_all_results_with(task, count as usize, |outcomes| {
+            // SAFETY: non-null, the caller provides `count` writable outcomes
+            // (`outcomes` has `count` entries); the layouts are the same
+            // (asserted in types.rs) and a core state is a valid u32.
+            unsafe {
+                std::ptr::copy_nonoverlapping(outcomes.as_ptr() as *const OnityOutcome, out_outcomes, outcomes.len())
+            };
+        })?;
+        Ok(())
     })
 }

@@ -15,31 +15,10 @@
 
 use std::ffi::c_void;
 
-use super::runtime::{rt, OnityRuntime};
+use super::error::arg;
+use super::object::{core_of, OnityRuntime};
 use super::status::OnityStatus;
-use crate::core::frame_alloc::{AllocError, Lifetime};
-
-/// Lifetimes of frame allocations. Passed as `uint32_t`.
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OnityLifetime {
-    /// Valid until the next rewind.
-    Frame = 0,
-    /// Valid until the second rewind from now.
-    TwoFrames = 1,
-}
-
-impl From<AllocError> for OnityStatus {
-    fn from(e: AllocError) -> Self {
-        match e {
-            AllocError::ZeroSize => OnityStatus::InvalidArgument,
-            AllocError::InvalidAlignment => OnityStatus::InvalidAlignment,
-            AllocError::TooLarge => OnityStatus::CountOutOfRange,
-            AllocError::Exhausted => OnityStatus::Exhausted,
-            AllocError::OutOfMemory => OnityStatus::OutOfMemory,
-        }
-    }
-}
+use crate::core::{Lifetime, Runtime};
 
 /// Allocates `size` bytes aligned to `align` (a power of two up to 4096)
 /// with an `OnityLifetime`, and writes the address to `*out_ptr`. Any thread;
@@ -58,24 +37,46 @@ pub extern "C" fn onity_frame_alloc(
     lifetime: u32,
     out_ptr: *mut *mut c_void,
 ) -> OnityStatus {
-    crate::ffi_guard!({
-        let rt = rt!(runtime);
-        crate::check_ptr!(out_ptr);
-        // SAFETY: checked non-null.
-        unsafe { *out_ptr = std::ptr::null_mut() };
-        let lifetime = match lifetime {
-            0 => Lifetime::Frame,
-            1 => Lifetime::TwoFrames,
-            _ => return OnityStatus::InvalidArgument,
-        };
-        if size > usize::MAX as u64 {
-            return OnityStatus::CountOutOfRange;
+    crate::ffi!({
+        let rt = core_of(runtime)?;
+        if out_ptr.is_null() {
+            return Err(OnityStatus::NullPointer);
         }
-        let p = crate::tri!(rt.frame_alloc(lifetime, size as usize, align as usize));
-        // SAFETY: checked non-null.
-        unsafe { *out_ptr = p as *mut c_void };
-        OnityStatus::Ok
+        match Lifetime::from_u32(lifetime) {
+            Some(lt) if size <= usize::MAX as u64 => match rt.frame_alloc_fast(lt, size as usize, align as usize) {
+                Some(p) => {
+                    // SAFETY: checked non-null, provided by the caller.
+                    unsafe { *out_ptr = p as *mut c_void };
+                    Ok(())
+                }
+                None => alloc_checked(rt, size, align, lifetime, out_ptr),
+            },
+            _ => alloc_checked(rt, size, align, lifetime, out_ptr),
+        }
     })
+}
+
+/// Every case of `onity_frame_alloc` but the fast path: `*out_ptr` is NULL
+/// on error (documented), the pointer on success.
+#[cold]
+#[inline(never)]
+fn alloc_checked(
+    rt: &Runtime,
+    size: u64,
+    align: u32,
+    lifetime: u32,
+    out_ptr: *mut *mut c_void,
+) -> Result<(), OnityStatus> {
+    let r = (|| {
+        let lifetime = arg(Lifetime::from_u32(lifetime))?;
+        if size > usize::MAX as u64 {
+            return Err(OnityStatus::CountOutOfRange);
+        }
+        Ok(rt.frame_alloc(lifetime, size as usize, align as usize)?)
+    })();
+    // SAFETY: checked non-null by the caller, provided by the host.
+    unsafe { *out_ptr = r.map_or(std::ptr::null_mut(), |p| p as *mut c_void) };
+    r.map(|_| ())
 }
 
 /// Rewinds the frame allocator now (for `ONITY_FRAME_ALLOC_REWIND_MANUAL`
@@ -83,9 +84,5 @@ pub extern "C" fn onity_frame_alloc(
 /// may be allocating. Errors: `WRONG_THREAD`, `REENTRANT`.
 #[no_mangle]
 pub extern "C" fn onity_frame_alloc_rewind(runtime: *mut OnityRuntime) -> OnityStatus {
-    crate::ffi_guard!({
-        let rt = rt!(runtime);
-        crate::tri!(rt.rewind_frame_allocator());
-        OnityStatus::Ok
-    })
+    crate::ffi!({ Ok(core_of(runtime)?.rewind_frame_allocator()?) })
 }

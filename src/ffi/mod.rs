@@ -1,55 +1,62 @@
-//! The C ABI: one module per C type, every export behind [`ffi_guard!`].
+//! The C ABI: checks and conversions only; what the runtime does is in
+//! [`crate::core`].
 //!
-//! Conventions (after rustls-ffi):
-//! - Fallible functions return [`OnityStatus`]; outputs go through
-//!   out-parameters that are written only on success.
-//! - Every pointer is checked for null, every handle decoded and checked
-//!   against its slot's generation before use.
-//! - A panic never unwinds into the caller: it becomes [`OnityStatus::Panic`].
-//! - Enum-valued inputs are plain `u32` and validated; Rust enums never cross
-//!   the boundary as inputs.
+//! | file | what |
+//! |---|---|
+//! | `object.rs` | the opaque `OnityRuntime` and the check of a runtime pointer |
+//! | `error.rs` | the one mapping from core errors to `OnityStatus`, and outputs written only on success |
+//! | `status.rs` | `OnityStatus` and its texts |
+//! | `types.rs` | every `#[repr(C)]` type, the boundary enums' C names, constants |
+//! | `runtime.rs`, `task.rs`, `wait.rs`, `cancel.rs`, `combinator.rs`, `frame_alloc.rs`, `batch.rs` | the exports, one file per C type or family |
+//!
+//! Conventions (after rustls-ffi and wasmtime's C API):
+//! - Every export is a body behind [`ffi!`]: it returns
+//!   `Result<(), OnityStatus>`, `?` turns a core error into its status
+//!   ([`error`]), and a panic never unwinds into the caller: it becomes
+//!   [`OnityStatus::Panic`].
+//! - Outputs go through [`error::Out`], checked for null before anything
+//!   happens and written only with a success value.
+//! - Every handle is decoded and checked against its slot's generation by
+//!   the core; enum-valued inputs are plain `u32` and converted here (the
+//!   enums themselves are defined once, in `src/core/types.rs`).
 
 // Exported functions take raw pointers from C and check them (null, magic);
 // they cannot be `unsafe fn` without changing nothing for C callers.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
-/// Runs `body` (a block evaluating to `OnityStatus`) behind a panic boundary.
+/// Runs `body` (a block evaluating to `Result<(), OnityStatus>`) behind a
+/// panic boundary and returns its status. The happy path costs nothing: the
+/// boundary is a landing pad, off the path.
 #[macro_export]
 #[doc(hidden)]
-macro_rules! ffi_guard {
+macro_rules! ffi {
     ($body:block) => {{
-        match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| -> $crate::ffi::OnityStatus { $body })) {
-            Ok(status) => status,
-            Err(_) => $crate::ffi::OnityStatus::Panic,
+        match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(
+            || -> ::std::result::Result<(), $crate::ffi::status::OnityStatus> { $body },
+        )) {
+            Ok(Ok(())) => $crate::ffi::status::OnityStatus::Ok,
+            Ok(Err(status)) => status,
+            Err(payload) => $crate::ffi::panicked(payload),
         }
     }};
 }
 
-/// Returns `OnityStatus::NullPointer` from the enclosing closure if a pointer is null.
-#[macro_export]
+/// What [`ffi!`] returns for a caught panic. Out of line: the payload's drop
+/// would otherwise make every export keep registers for its landing pad.
 #[doc(hidden)]
-macro_rules! check_ptr {
-    ($($p:expr),+) => {
-        $( if $p.is_null() { return $crate::ffi::OnityStatus::NullPointer; } )+
-    };
-}
-
-/// Unwraps a core `Result`, returning the mapped status on error.
-#[macro_export]
-#[doc(hidden)]
-macro_rules! tri {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(e) => return $crate::ffi::OnityStatus::from(e),
-        }
-    };
+#[cold]
+#[inline(never)]
+pub fn panicked(payload: Box<dyn std::any::Any + Send>) -> OnityStatus {
+    drop(payload);
+    OnityStatus::Panic
 }
 
 pub mod batch;
 pub mod cancel;
 pub mod combinator;
+pub mod error;
 pub mod frame_alloc;
+pub mod object;
 pub mod runtime;
 pub mod status;
 pub mod task;
@@ -60,8 +67,29 @@ pub use batch::*;
 pub use cancel::*;
 pub use combinator::*;
 pub use frame_alloc::*;
+pub use object::OnityRuntime;
 pub use runtime::*;
 pub use status::OnityStatus;
 pub use task::*;
 pub use types::*;
 pub use wait::*;
+
+#[cfg(test)]
+mod tests {
+    use super::OnityStatus;
+
+    /// The boundary turns a panic into `OnityStatus::Panic` (its drop is out
+    /// of line, see `panicked`).
+    #[test]
+    fn a_panic_becomes_the_panic_status() {
+        let status = crate::ffi!({
+            if std::hint::black_box(true) {
+                panic!("a panic the boundary catches (expected in this test)");
+            }
+            Ok(())
+        });
+        assert_eq!(status, OnityStatus::Panic);
+        assert_eq!(crate::ffi!({ Err(OnityStatus::Reentrant) }), OnityStatus::Reentrant);
+        assert_eq!(crate::ffi!({ Ok(()) }), OnityStatus::Ok);
+    }
+}

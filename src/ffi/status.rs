@@ -51,7 +51,7 @@ pub enum OnityStatus {
     OutOfMemory = 19,
 }
 
-/// Every status, in value order.
+/// Every status, in value order (checked below: entry `i` has value `i`).
 pub(crate) const ALL_STATUSES: [OnityStatus; 20] = [
     OnityStatus::Ok,
     OnityStatus::NullPointer,
@@ -74,6 +74,14 @@ pub(crate) const ALL_STATUSES: [OnityStatus; 20] = [
     OnityStatus::InvalidAlignment,
     OnityStatus::OutOfMemory,
 ];
+
+const _: () = {
+    let mut i = 0;
+    while i < ALL_STATUSES.len() {
+        assert!(ALL_STATUSES[i] as usize == i);
+        i += 1;
+    }
+};
 
 impl OnityStatus {
     /// The status with this value, if any.

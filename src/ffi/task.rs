@@ -6,7 +6,8 @@
 
 use std::ffi::c_void;
 
-use super::runtime::{rt, OnityRuntime};
+use super::error::Out;
+use super::object::{core_of, OnityRuntime};
 use super::status::OnityStatus;
 use super::types::*;
 use crate::core::TaskState;
@@ -17,13 +18,10 @@ use crate::core::TaskState;
 /// `REENTRANT` (runtime being destroyed).
 #[no_mangle]
 pub extern "C" fn onity_task_create(runtime: *mut OnityRuntime, out_task: *mut u64) -> OnityStatus {
-    crate::ffi_guard!({
-        let rt = rt!(runtime);
-        crate::check_ptr!(out_task);
-        let h = crate::tri!(rt.create_task());
-        // SAFETY: checked non-null.
-        unsafe { *out_task = h };
-        OnityStatus::Ok
+    crate::ffi!({
+        let rt = core_of(runtime)?;
+        let out = Out::new(out_task)?;
+        Ok(rt.create_task_with(move |h| out.put(h))?)
     })
 }
 
@@ -33,13 +31,10 @@ pub extern "C" fn onity_task_create(runtime: *mut OnityRuntime, out_task: *mut u
 /// `EXHAUSTED`, `REENTRANT`.
 #[no_mangle]
 pub extern "C" fn onity_task_from_result(runtime: *mut OnityRuntime, value: u64, out_task: *mut u64) -> OnityStatus {
-    crate::ffi_guard!({
-        let rt = rt!(runtime);
-        crate::check_ptr!(out_task);
-        let h = crate::tri!(rt.create_completed(TaskState::Succeeded, value, 0));
-        // SAFETY: checked non-null.
-        unsafe { *out_task = h };
-        OnityStatus::Ok
+    crate::ffi!({
+        let rt = core_of(runtime)?;
+        let out = Out::new(out_task)?;
+        Ok(rt.create_completed_with(TaskState::Succeeded, value, 0, move |h| out.put(h))?)
     })
 }
 
@@ -50,22 +45,14 @@ pub extern "C" fn onity_task_from_result(runtime: *mut OnityRuntime, value: u64,
 /// `STALE_HANDLE`, `FOREIGN_HANDLE`, `ALREADY_COMPLETED`.
 #[no_mangle]
 pub extern "C" fn onity_task_set_result(runtime: *mut OnityRuntime, task: u64, value: u64) -> OnityStatus {
-    crate::ffi_guard!({
-        let rt = rt!(runtime);
-        crate::tri!(rt.complete(task, TaskState::Succeeded, value, 0, true));
-        OnityStatus::Ok
-    })
+    crate::ffi!({ Ok(core_of(runtime)?.complete(task, TaskState::Succeeded, value, 0, true)?) })
 }
 
 /// Completes a manual task with an error code. Any thread. Same rules as
 /// `onity_task_set_result`.
 #[no_mangle]
 pub extern "C" fn onity_task_set_error(runtime: *mut OnityRuntime, task: u64, error: i32) -> OnityStatus {
-    crate::ffi_guard!({
-        let rt = rt!(runtime);
-        crate::tri!(rt.complete(task, TaskState::Faulted, 0, error, true));
-        OnityStatus::Ok
-    })
+    crate::ffi!({ Ok(core_of(runtime)?.complete(task, TaskState::Faulted, 0, error, true)?) })
 }
 
 /// Completes any pending task (manual, wait or combinator output) as
@@ -77,11 +64,7 @@ pub extern "C" fn onity_task_set_error(runtime: *mut OnityRuntime, task: u64, er
 /// `FOREIGN_HANDLE`, `ALREADY_COMPLETED`, `WRONG_THREAD`.
 #[no_mangle]
 pub extern "C" fn onity_task_cancel(runtime: *mut OnityRuntime, task: u64) -> OnityStatus {
-    crate::ffi_guard!({
-        let rt = rt!(runtime);
-        crate::tri!(rt.complete(task, TaskState::Canceled, 0, 0, false));
-        OnityStatus::Ok
-    })
+    crate::ffi!({ Ok(core_of(runtime)?.complete(task, TaskState::Canceled, 0, 0, false)?) })
 }
 
 /// Writes the task's `OnityTaskState` to `*out_state`. Any thread. A task
@@ -90,13 +73,10 @@ pub extern "C" fn onity_task_cancel(runtime: *mut OnityRuntime, task: u64) -> On
 /// `STALE_HANDLE` (consumed), `FOREIGN_HANDLE`.
 #[no_mangle]
 pub extern "C" fn onity_task_state(runtime: *mut OnityRuntime, task: u64, out_state: *mut u32) -> OnityStatus {
-    crate::ffi_guard!({
-        let rt = rt!(runtime);
-        crate::check_ptr!(out_state);
-        let s = crate::tri!(rt.task_state(task));
-        // SAFETY: checked non-null.
-        unsafe { *out_state = s as u32 };
-        OnityStatus::Ok
+    crate::ffi!({
+        let rt = core_of(runtime)?;
+        let out = Out::new(out_state)?;
+        out.set(rt.task_state(task)? as u32)
     })
 }
 
@@ -113,14 +93,12 @@ pub extern "C" fn onity_task_consume(
     task: u64,
     out_outcome: *mut OnityOutcome,
 ) -> OnityStatus {
-    crate::ffi_guard!({
-        let rt = rt!(runtime);
-        let o = crate::tri!(rt.consume(task));
-        if !out_outcome.is_null() {
-            // SAFETY: non-null, provided by the caller.
-            unsafe { out_outcome.write(o.into()) };
-        }
-        OnityStatus::Ok
+    crate::ffi!({
+        Ok(core_of(runtime)?.consume_with(task, move |o| {
+            if let Some(out) = Out::optional(out_outcome) {
+                out.put(o.into());
+            }
+        })?)
     })
 }
 
@@ -138,10 +116,9 @@ pub extern "C" fn onity_task_on_complete(
     callback: OnityCallback,
     user: *mut c_void,
 ) -> OnityStatus {
-    crate::ffi_guard!({
-        let rt = rt!(runtime);
-        let Some(f) = callback else { return OnityStatus::NullPointer };
-        crate::tri!(rt.on_complete(task, f, user));
-        OnityStatus::Ok
+    crate::ffi!({
+        let rt = core_of(runtime)?;
+        let f = callback.ok_or(OnityStatus::NullPointer)?;
+        Ok(rt.on_complete(task, f, user)?)
     })
 }

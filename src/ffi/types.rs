@@ -1,9 +1,19 @@
-//! `#[repr(C)]` types of the C ABI.
+//! `#[repr(C)]` types of the C ABI, its constants, and the C names of the
+//! enums and counter structs the core defines (`src/core/types.rs`,
+//! `pool.rs`, `stats.rs`, `frame_alloc/stats.rs`: their one definition,
+//! which cbindgen renders into the header under these names).
 
 use std::ffi::c_void;
 
-use super::status::OnityStatus;
-use crate::core;
+use crate::core::frame_alloc::FrameAllocStats;
+use crate::core::{self, Pool, PoolStats, Request, WaitStats, POOL_COUNT, TIMING_COUNT, WAIT_KIND_COUNT};
+
+pub use crate::core::frame_alloc::FrameAllocStats as OnityFrameAllocStats;
+pub use crate::core::{
+    Clock as OnityClock, Lifetime as OnityLifetime, Pool as OnityPool, PoolStats as OnityPoolStats,
+    Request as OnityBatchRecord, TaskState as OnityTaskState, Timing as OnityTiming, WaitKind as OnityWaitKind,
+    WaitStats as OnityWaitStats,
+};
 
 /// ABI version of this header: `major << 16 | minor`. The major changes on
 /// any incompatible change; the minor when functions or enum values are added.
@@ -17,103 +27,17 @@ pub const ONITY_ABI_VERSION: u32 = 0x0001_0001;
 /// continuation or callback is running.
 pub type OnityCallback = Option<unsafe extern "C" fn(user: *mut c_void, task: u64, state: u32)>;
 
-/// Player-loop timings, in the order Unity runs them in a frame (UniTask's
-/// `PlayerLoopTiming`). Functions take them as `uint32_t`; other values are
-/// rejected with `ONITY_STATUS_INVALID_ARGUMENT`.
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OnityTiming {
-    Initialization = 0,
-    LastInitialization = 1,
-    EarlyUpdate = 2,
-    LastEarlyUpdate = 3,
-    FixedUpdate = 4,
-    LastFixedUpdate = 5,
-    PreUpdate = 6,
-    LastPreUpdate = 7,
-    Update = 8,
-    LastUpdate = 9,
-    PreLateUpdate = 10,
-    LastPreLateUpdate = 11,
-    PostLateUpdate = 12,
-    LastPostLateUpdate = 13,
-    TimeUpdate = 14,
-    LastTimeUpdate = 15,
-}
-
 /// Number of timings.
 pub const ONITY_TIMING_COUNT: u32 = 16;
-
-/// Clocks for `onity_delay`. Passed as `uint32_t`.
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OnityClock {
-    /// Sum of `delta_time` of the frames begun since the delay was created.
-    Scaled = 0,
-    /// Sum of `unscaled_delta_time`.
-    Unscaled = 1,
-    /// `realtime` of the current frame minus `realtime` of the creation frame
-    /// (of the first frame, for a delay created before any frame began).
-    Realtime = 2,
-}
-
-/// State of a task, as returned by `onity_task_state` and given to
-/// continuations. Passed as `uint32_t`.
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OnityTaskState {
-    Pending = 0,
-    Succeeded = 1,
-    Faulted = 2,
-    Canceled = 3,
-}
-
-/// Indices into `OnityStats::pools`.
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OnityPool {
-    /// Task slots. Slots are never freed while the runtime lives (a slot's
-    /// generation must outlive every handle to it). `capacity` is the number
-    /// of slots allocated (in chunks of 1024; at least the configured
-    /// `task_capacity`, which are allocated up front); a rent of a never-used
-    /// slot beyond the configured capacity is a cold allocation; a slot whose
-    /// 32-bit generation is exhausted is retired for good (a discard).
-    Tasks = 0,
-    /// Cancellation source slots (same rules as tasks).
-    CancelSources = 1,
-    /// Wait records in the 16 timing queues: `live` records queued, `idle`
-    /// spare record storage, `cold_allocations` queue growths, `discards`
-    /// records of storage released when a queue shrinks back to `capacity / 16`.
-    WaitRecords = 2,
-    /// WhenAny coordinators for 1-16 inputs (256 kept by default).
-    WhenAny16 = 3,
-    /// WhenAny coordinators for 17-32 inputs (128 kept by default).
-    WhenAny32 = 4,
-    /// WhenAny coordinators for more than 32 inputs (never pooled).
-    WhenAnyLarge = 5,
-    /// WhenAll coordinators for 1-16 inputs.
-    WhenAll16 = 6,
-    /// WhenAll coordinators for 17-32 inputs.
-    WhenAll32 = 7,
-    /// WhenAll coordinators for more than 32 inputs (never pooled).
-    WhenAllLarge = 8,
-}
+const _: () = assert!(ONITY_TIMING_COUNT as usize == TIMING_COUNT);
 
 /// Number of entries in `OnityStats::pools`.
 pub const ONITY_POOL_COUNT: usize = 9;
-
-/// Wait kinds, indices into `OnityStats::waits`.
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OnityWaitKind {
-    Yield = 0,
-    NextFrame = 1,
-    DelayFrame = 2,
-    Delay = 3,
-}
+const _: () = assert!(ONITY_POOL_COUNT == POOL_COUNT);
 
 /// Number of entries in `OnityStats::waits`.
 pub const ONITY_WAIT_KIND_COUNT: usize = 4;
+const _: () = assert!(ONITY_WAIT_KIND_COUNT == WAIT_KIND_COUNT);
 
 /// Most inputs `onity_when_any` / `onity_when_all` accept.
 pub const ONITY_MAX_COMBINATOR_INPUTS: u32 = 4096;
@@ -246,52 +170,23 @@ pub struct OnityOutcome {
     pub reserved: u32,
 }
 
+// The core's outcome has this layout: arrays of them are handed over as they
+// are (`onity_when_all_results`).
+const _: () = {
+    use std::mem::{offset_of, size_of};
+    assert!(size_of::<OnityOutcome>() == size_of::<core::Outcome>());
+    assert!(offset_of!(OnityOutcome, value) == offset_of!(core::Outcome, value));
+    assert!(offset_of!(OnityOutcome, error) == offset_of!(core::Outcome, error));
+    assert!(offset_of!(OnityOutcome, state) == offset_of!(core::Outcome, state));
+    assert!(offset_of!(OnityOutcome, index) == offset_of!(core::Outcome, index));
+    assert!(offset_of!(OnityOutcome, reserved) == offset_of!(core::Outcome, reserved));
+    assert!(size_of::<core::TaskState>() == size_of::<u32>());
+};
+
 impl From<core::Outcome> for OnityOutcome {
     fn from(o: core::Outcome) -> Self {
         OnityOutcome { value: o.value, error: o.error, state: o.state as u32, index: o.index, reserved: 0 }
     }
-}
-
-/// Counters of one pool. `live` objects are handed out, `idle` ones kept for
-/// reuse (at most `capacity`). A rent with nothing idle is a cold allocation;
-/// a return with the idle list full is a discard.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct OnityPoolStats {
-    pub capacity: u64,
-    pub idle: u64,
-    pub live: u64,
-    pub high_water: u64,
-    pub rents: u64,
-    pub returns: u64,
-    pub cold_allocations: u64,
-    pub discards: u64,
-}
-
-impl From<core::PoolStats> for OnityPoolStats {
-    fn from(p: core::PoolStats) -> Self {
-        OnityPoolStats {
-            capacity: p.capacity,
-            idle: p.idle,
-            live: p.live,
-            high_water: p.high_water,
-            rents: p.rents,
-            returns: p.returns,
-            cold_allocations: p.cold_allocations,
-            discards: p.discards,
-        }
-    }
-}
-
-/// Counters of one wait kind.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct OnityWaitStats {
-    pub pending: u64,
-    pub high_water: u64,
-    pub scheduled: u64,
-    pub completed: u64,
-    pub canceled: u64,
 }
 
 /// Everything `onity_runtime_stats` reports.
@@ -303,9 +198,9 @@ pub struct OnityStats {
     /// `ONITY_POOL_COUNT`.
     pub pool_count: u32,
     /// Indexed by `OnityPool`.
-    pub pools: [OnityPoolStats; ONITY_POOL_COUNT],
+    pub pools: [PoolStats; ONITY_POOL_COUNT],
     /// Indexed by `OnityWaitKind`.
-    pub waits: [OnityWaitStats; ONITY_WAIT_KIND_COUNT],
+    pub waits: [WaitStats; ONITY_WAIT_KIND_COUNT],
     /// Tasks created and not consumed.
     pub live_tasks: u64,
     /// Tasks completed but not consumed: a growing number is a leak.
@@ -315,87 +210,99 @@ pub struct OnityStats {
     /// The current frame number.
     pub frame: u64,
     /// The frame allocator.
-    pub frame_alloc: OnityFrameAllocStats,
-}
-
-/// Counters of the frame allocator.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct OnityFrameAllocStats {
-    /// Requested bytes of live allocations (this frame's, plus the two-frame
-    /// allocations of the previous frame).
-    pub bytes_in_use: u64,
-    /// Bytes carved out of blocks: live allocations with their padding, the
-    /// unused tails of threads' chunks, and the home chunks threads keep
-    /// (also those of threads idle now, until reclaimed).
-    pub bytes_claimed: u64,
-    /// Bytes reserved from the OS.
-    pub bytes_reserved: u64,
-    /// Blocks reserved from the OS (kept across rewinds).
-    pub blocks: u64,
-    /// Highest `bytes_in_use` seen.
-    pub high_water_bytes_in_use: u64,
-    pub rewinds: u64,
-    /// Blocks ever allocated: constant in a steady state (under
-    /// `frame_alloc_max_bytes`, possibly only from 8 rewinds after a heavier
-    /// frame: see the allocator's documentation).
-    pub os_allocations: u64,
-    pub allocations: u64,
-    /// Allocations the allocator refused (calls the C ABI rejects before it:
-    /// a NULL `out_ptr` or a bad lifetime, are not counted).
-    pub failed_allocations: u64,
+    pub frame_alloc: FrameAllocStats,
 }
 
 impl OnityStats {
-    pub(crate) fn from_core(s: &core::Stats) -> Self {
-        let w = |w: core::WaitStats| OnityWaitStats {
-            pending: w.pending,
-            high_water: w.high_water,
-            scheduled: w.scheduled,
-            completed: w.completed,
-            canceled: w.canceled,
-        };
+    pub(crate) fn from_core(s: &core::Stats, frame_alloc: OnityFrameAllocStats) -> Self {
+        let mut pools = [OnityPoolStats::default(); ONITY_POOL_COUNT];
+        pools[Pool::Tasks as usize] = s.tasks;
+        pools[Pool::CancelSources as usize] = s.cancel_sources;
+        pools[Pool::WaitRecords as usize] = s.wait_records;
+        pools[Pool::WhenAny16 as usize..=Pool::WhenAnyLarge as usize].copy_from_slice(&s.when_any);
+        pools[Pool::WhenAll16 as usize..=Pool::WhenAllLarge as usize].copy_from_slice(&s.when_all);
         OnityStats {
             size: std::mem::size_of::<OnityStats>() as u32,
             pool_count: ONITY_POOL_COUNT as u32,
-            pools: [
-                s.tasks.into(),
-                s.cancel_sources.into(),
-                s.wait_records.into(),
-                s.when_any[0].into(),
-                s.when_any[1].into(),
-                s.when_any[2].into(),
-                s.when_all[0].into(),
-                s.when_all[1].into(),
-                s.when_all[2].into(),
-            ],
-            waits: [w(s.waits[0]), w(s.waits[1]), w(s.waits[2]), w(s.waits[3])],
+            pools,
+            waits: s.waits,
             live_tasks: s.live_tasks,
             completed_unconsumed: s.completed_unconsumed,
             cross_thread_queued: s.cross_thread_queued,
             frame: s.frame,
-            frame_alloc: OnityFrameAllocStats::default(),
+            frame_alloc,
         }
     }
 }
 
-impl From<core::Error> for OnityStatus {
-    fn from(e: core::Error) -> Self {
-        use core::Error as E;
-        match e {
-            E::InvalidHandle => OnityStatus::InvalidHandle,
-            E::StaleHandle => OnityStatus::StaleHandle,
-            E::ForeignHandle => OnityStatus::ForeignHandle,
-            E::WrongThread => OnityStatus::WrongThread,
-            E::InvalidArgument => OnityStatus::InvalidArgument,
-            E::CountOutOfRange => OnityStatus::CountOutOfRange,
-            E::DuplicateInput => OnityStatus::DuplicateInput,
-            E::TaskPending => OnityStatus::TaskPending,
-            E::AlreadyCompleted => OnityStatus::AlreadyCompleted,
-            E::AlreadyAwaited => OnityStatus::AlreadyAwaited,
-            E::Reentrant => OnityStatus::Reentrant,
-            E::FrameOrder => OnityStatus::FrameOrder,
-            E::Exhausted => OnityStatus::Exhausted,
-        }
-    }
+/// One resumption reported to the host. 16 bytes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OnityResume {
+    /// The record's id.
+    pub id: u64,
+    /// `OnityTaskState`: SUCCEEDED (due), CANCELED (token canceled or runtime
+    /// destroyed), FAULTED (record rejected; see `status`). For
+    /// `ONITY_BATCH_TASK` the task's own final state (consume the task).
+    pub state: u32,
+    /// `ONITY_STATUS_OK`, or why the record was rejected (bad timing, stale
+    /// token, task already awaited, ...). A rejected `ONITY_BATCH_TASK`
+    /// record leaves its task with the host, which still has to consume it.
+    pub status: u32,
 }
+
+/// A batch. Allocated by `onity_batch_create`; the host reads and writes the
+/// public fields directly, on the owner thread, between calls.
+#[repr(C)]
+#[derive(Debug)]
+pub struct OnityBatch {
+    /// `sizeof(OnityBatch)`.
+    pub size: u32,
+    /// Capacity of `submit` in records (fixed at creation).
+    pub submit_capacity: u32,
+    /// Where the host writes records. Call `onity_batch_flush` when full.
+    pub submit: *mut Request,
+    /// Number of records written and not yet filed. The host increments it;
+    /// the runtime resets it to 0 when it files them. A count above the
+    /// capacity is read as the capacity (the runtime never reads past its
+    /// buffer; records written past it were never in it).
+    pub submit_count: u32,
+    /// Resumptions the host has processed (it sets this, typically to
+    /// `resumed_count`); dropped by the next `onity_batch_tick` or
+    /// `onity_batch_drain` (also one that then fails on its arguments), not
+    /// by `onity_batch_flush`.
+    pub resumed_consumed: u32,
+    /// Resumptions. Any call on this runtime may append to it and move it
+    /// (re-read the pointer after every call, including calls made from a
+    /// continuation); only `onity_batch_tick` and `onity_batch_drain` drop
+    /// entries, and only the `resumed_consumed` first ones.
+    pub resumed: *const OnityResume,
+    /// Number of entries in `resumed`.
+    pub resumed_count: u32,
+    pub reserved: u32,
+    /// Runtime-private state.
+    pub internal: *mut c_void,
+    /// ABI 1.1. Fast-lane records (`u64` each, see
+    /// [`onity_batch_fast_record`]), written by the host like `submit`.
+    pub fast_submit: *mut u64,
+    /// Capacity of `fast_submit` in records (equal to `submit_capacity`).
+    /// Call `onity_batch_flush` when full.
+    pub fast_capacity: u32,
+    /// Number of fast records written and not yet filed (the host
+    /// increments it; the runtime resets it to 0 when it files them). A
+    /// count above the capacity is read as the capacity.
+    pub fast_count: u32,
+    /// Ids of the fast-lane waits found due by the last successful
+    /// `onity_batch_tick` of this batch, in this order: Yields (in the order
+    /// they were filed), then NextFrame waits, then DelayFrame waits (each by
+    /// due frame, then filing order). Read it after `onity_batch_tick`
+    /// returns OK; it stays valid (and unchanged) until the next successful
+    /// `onity_batch_tick` of this batch: drains, flushes, failed ticks and
+    /// any other call leave it alone.
+    pub fast_resumed: *const u32,
+    /// Number of ids in `fast_resumed`.
+    pub fast_resumed_count: u32,
+    pub reserved2: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<OnityResume>() == 16);

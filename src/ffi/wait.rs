@@ -17,47 +17,50 @@
 
 use std::ffi::c_void;
 
-use super::runtime::{rt, timing, OnityRuntime};
+use super::error::{arg, Out};
+use super::object::{core_of, OnityRuntime};
 use super::status::OnityStatus;
 use super::types::OnityCallback;
-use crate::core::{Clock, WaitKind, WaitTarget};
+use crate::core::{Clock, Timing, WaitKind, WaitSpec, WaitTarget};
 
+/// The output of a wait: the task (task forms), or nothing (callback forms).
+enum Target {
+    Task(*mut u64),
+    Callback(OnityCallback, *mut c_void),
+}
+
+/// Every wait export: converts, then schedules. Errors in this order: a
+/// null output (task forms), the runtime pointer, the timing, the clock, a
+/// null callback (callback forms), then the core's checks.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn schedule(
     runtime: *mut OnityRuntime,
     kind: WaitKind,
-    timing_v: u32,
+    timing: u32,
     frames: u32,
     seconds: f64,
     clock: u32,
     token: u64,
-    target: Result<WaitTarget, OnityStatus>,
-    out_task: *mut u64,
-) -> OnityStatus {
-    let rt = rt!(runtime);
-    let t = match timing(timing_v) {
-        Ok(t) => t,
-        Err(s) => return s,
+    target: Target,
+) -> Result<(), OnityStatus> {
+    let out = match target {
+        Target::Task(p) => Some(Out::new(p)?),
+        Target::Callback(..) => None,
     };
-    let Some(c) = Clock::from_u32(clock) else { return OnityStatus::InvalidArgument };
+    let rt = core_of(runtime)?;
+    let t = arg(Timing::from_u32(timing))?;
+    let c = arg(Clock::from_u32(clock))?;
     let target = match target {
-        Ok(t) => t,
-        Err(s) => return s,
+        Target::Task(_) => WaitTarget::Task,
+        Target::Callback(f, user) => WaitTarget::Callback(f.ok_or(OnityStatus::NullPointer)?, user, 0),
     };
-    let h = crate::tri!(rt.wait(kind, t, frames, seconds, c, token, target));
-    if !out_task.is_null() {
-        // SAFETY: non-null, provided by the caller.
-        unsafe { *out_task = h };
-    }
-    OnityStatus::Ok
-}
-
-fn cb(callback: OnityCallback, user: *mut c_void) -> Result<WaitTarget, OnityStatus> {
-    match callback {
-        Some(f) => Ok(WaitTarget::Callback(f, user, 0)),
-        None => Err(OnityStatus::NullPointer),
-    }
+    let spec = WaitSpec { kind, timing: t, frames, seconds, clock: c, token };
+    Ok(rt.wait_with(spec, target, move |h| {
+        if let Some(out) = out {
+            out.put(h);
+        }
+    })?)
 }
 
 /// Yield: a task that completes at the next run of `timing`. `token` is a
@@ -66,10 +69,7 @@ fn cb(callback: OnityCallback, user: *mut c_void) -> Result<WaitTarget, OnitySta
 /// `STALE_HANDLE` / `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT`.
 #[no_mangle]
 pub extern "C" fn onity_yield(runtime: *mut OnityRuntime, timing: u32, token: u64, out_task: *mut u64) -> OnityStatus {
-    crate::ffi_guard!({
-        crate::check_ptr!(out_task);
-        schedule(runtime, WaitKind::Yield, timing, 0, 0.0, 0, token, Ok(WaitTarget::Task), out_task)
-    })
+    crate::ffi!({ schedule(runtime, WaitKind::Yield, timing, 0, 0.0, 0, token, Target::Task(out_task)) })
 }
 
 /// NextFrame: a task that completes at the first run of `timing` in a later
@@ -82,10 +82,7 @@ pub extern "C" fn onity_next_frame(
     token: u64,
     out_task: *mut u64,
 ) -> OnityStatus {
-    crate::ffi_guard!({
-        crate::check_ptr!(out_task);
-        schedule(runtime, WaitKind::NextFrame, timing, 0, 0.0, 0, token, Ok(WaitTarget::Task), out_task)
-    })
+    crate::ffi!({ schedule(runtime, WaitKind::NextFrame, timing, 0, 0.0, 0, token, Target::Task(out_task)) })
 }
 
 /// DelayFrame: a task that completes at the first run of `timing` in a frame
@@ -100,10 +97,7 @@ pub extern "C" fn onity_delay_frame(
     token: u64,
     out_task: *mut u64,
 ) -> OnityStatus {
-    crate::ffi_guard!({
-        crate::check_ptr!(out_task);
-        schedule(runtime, WaitKind::DelayFrame, timing, frames, 0.0, 0, token, Ok(WaitTarget::Task), out_task)
-    })
+    crate::ffi!({ schedule(runtime, WaitKind::DelayFrame, timing, frames, 0.0, 0, token, Target::Task(out_task)) })
 }
 
 /// Delay: a task that completes at the first run of `timing`, in a later
@@ -119,10 +113,7 @@ pub extern "C" fn onity_delay(
     token: u64,
     out_task: *mut u64,
 ) -> OnityStatus {
-    crate::ffi_guard!({
-        crate::check_ptr!(out_task);
-        schedule(runtime, WaitKind::Delay, timing, 0, seconds, clock, token, Ok(WaitTarget::Task), out_task)
-    })
+    crate::ffi!({ schedule(runtime, WaitKind::Delay, timing, 0, seconds, clock, token, Target::Task(out_task)) })
 }
 
 /// Callback form of `onity_yield`: `callback(user, 0, state)` runs at the
@@ -137,9 +128,7 @@ pub extern "C" fn onity_yield_then(
     callback: OnityCallback,
     user: *mut c_void,
 ) -> OnityStatus {
-    crate::ffi_guard!({
-        schedule(runtime, WaitKind::Yield, timing, 0, 0.0, 0, token, cb(callback, user), std::ptr::null_mut())
-    })
+    crate::ffi!({ schedule(runtime, WaitKind::Yield, timing, 0, 0.0, 0, token, Target::Callback(callback, user)) })
 }
 
 /// Callback form of `onity_next_frame` (see `onity_yield_then`). Owner thread;
@@ -152,9 +141,7 @@ pub extern "C" fn onity_next_frame_then(
     callback: OnityCallback,
     user: *mut c_void,
 ) -> OnityStatus {
-    crate::ffi_guard!({
-        schedule(runtime, WaitKind::NextFrame, timing, 0, 0.0, 0, token, cb(callback, user), std::ptr::null_mut())
-    })
+    crate::ffi!({ schedule(runtime, WaitKind::NextFrame, timing, 0, 0.0, 0, token, Target::Callback(callback, user)) })
 }
 
 /// Callback form of `onity_delay_frame` (see `onity_yield_then`). Owner
@@ -168,8 +155,8 @@ pub extern "C" fn onity_delay_frame_then(
     callback: OnityCallback,
     user: *mut c_void,
 ) -> OnityStatus {
-    crate::ffi_guard!({
-        schedule(runtime, WaitKind::DelayFrame, timing, frames, 0.0, 0, token, cb(callback, user), std::ptr::null_mut())
+    crate::ffi!({
+        schedule(runtime, WaitKind::DelayFrame, timing, frames, 0.0, 0, token, Target::Callback(callback, user))
     })
 }
 
@@ -185,7 +172,7 @@ pub extern "C" fn onity_delay_then(
     callback: OnityCallback,
     user: *mut c_void,
 ) -> OnityStatus {
-    crate::ffi_guard!({
-        schedule(runtime, WaitKind::Delay, timing, 0, seconds, clock, token, cb(callback, user), std::ptr::null_mut())
+    crate::ffi!({
+        schedule(runtime, WaitKind::Delay, timing, 0, seconds, clock, token, Target::Callback(callback, user))
     })
 }

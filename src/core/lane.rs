@@ -1,0 +1,303 @@
+//! Batches: the waits a host files through shared memory instead of one call
+//! each, and the fast lane for the commonest of them.
+//!
+//! A batch files two kinds of records:
+//! - [`Request`]s (32 bytes; the C ABI's `OnityBatchRecord`): any wait kind
+//!   with a token, or a task to watch. The runtime schedules them as
+//!   callback waits (and continuations) that call the batch's callback with
+//!   the record's id (`Runtime::file_requests`).
+//! - Fast records (one `u64`: id, timing, delay in frames; see
+//!   [`fast_record`]): Yield, NextFrame and DelayFrame without a token. They
+//!   never enter the timing queues: each batch keeps them per timing in a
+//!   [`Lane`], and its own tick reports the due ones as a list of ids.
+//!
+//! The runtime owns every lane: it files them with its own frame counter,
+//! rebases them at the first frame with the queues ([`super::timing::rebased`]),
+//! and counts them in its wait statistics (by record: delay 0 as a Yield, 1
+//! as a NextFrame, more as a DelayFrame) but not in the wait-record pool,
+//! whose storage they do not use.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::ffi::c_void;
+use std::ptr::NonNull;
+
+use super::error::{Error, Result};
+use super::timing::{rebased, Counts, Now};
+use super::types::{CallbackFn, WaitKind, TIMING_COUNT, WAIT_KIND_COUNT};
+
+/// Record kind of a [`Request`] that watches a task (the four [`WaitKind`]
+/// values are the others).
+pub const REQUEST_TASK: u8 = 4;
+
+// The C ABI's `OnityBatchRecord`: this is its one definition, and the
+// runtime reads it from the host's buffer as it is.
+/// One wait request written by the host into `OnityBatch::submit`. 32 bytes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct Request {
+    /// The host's id for the continuation; reported back in `OnityResume`.
+    pub id: u64,
+    /// Cancellation token (0 for none).
+    pub token: u64,
+    /// DelayFrame: the frame count (at most `UINT32_MAX`, else the record is
+    /// rejected with `COUNT_OUT_OF_RANGE`). Delay: the seconds as IEEE-754
+    /// double bits. `ONITY_BATCH_TASK`: the task handle. Otherwise ignored
+    /// (write 0).
+    pub arg: u64,
+    /// An `OnityWaitKind` value, or `ONITY_BATCH_TASK`.
+    pub kind: u8,
+    /// An `OnityTiming` value (ignored for `ONITY_BATCH_TASK`).
+    pub timing: u8,
+    /// An `OnityClock` value. Only Delay uses it, but every wait kind checks
+    /// it (write 0 when unused); ignored for `ONITY_BATCH_TASK`.
+    pub clock: u8,
+    pub reserved: [u8; 5],
+}
+
+const _: () = assert!(std::mem::size_of::<Request>() == 32);
+
+/// Bits of a fast record's delay field.
+pub const FAST_DELAY_BITS: u32 = 28;
+
+/// A fast record: `id` (bits 0-31), `timing` (bits 32-35) and
+/// `delay_frames` (bits 36-63): 0 = Yield, 1 = NextFrame, n = DelayFrame(n).
+/// `InvalidArgument` for a timing >= 16, `CountOutOfRange` for a delay >=
+/// 2^28.
+pub fn fast_record(id: u32, timing: u32, delay_frames: u32) -> Result<u64> {
+    if timing >= TIMING_COUNT as u32 {
+        return Err(Error::InvalidArgument);
+    }
+    if delay_frames >= 1 << FAST_DELAY_BITS {
+        return Err(Error::CountOutOfRange);
+    }
+    Ok(id as u64 | (timing as u64) << 32 | (delay_frames as u64) << 36)
+}
+
+/// One timing's fast-lane waits of one batch.
+#[derive(Default)]
+struct FastQueue {
+    /// Yields: due at the next run of the timing.
+    yields: Vec<u32>,
+    /// NextFrame waits in filing order...
+    next_ids: Vec<u32>,
+    /// ...as runs of (due frame, count); due frames increase.
+    next_runs: VecDeque<(u64, usize)>,
+    /// DelayFrame(n > 1) waits: (due frame, filing sequence, id).
+    later: BinaryHeap<Reverse<(u64, u64, u32)>>,
+}
+
+/// One batch: what its waits call, and its fast lane.
+pub struct Lane {
+    /// The callback the batch's queued waits and watched tasks call, with
+    /// `user` and the record id.
+    pub emit: CallbackFn,
+    pub user: *mut c_void,
+    queues: Vec<FastQueue>,
+    /// Ids found due by the last run (see [`Lanes::run`]).
+    out: Vec<u32>,
+    /// Fast waits filed and not yet reported.
+    pending: u64,
+    seq: u64,
+}
+
+/// Appends `src` to `dst`, by swapping the buffers when `dst` is empty.
+fn append_ids(dst: &mut Vec<u32>, src: &mut Vec<u32>) {
+    if dst.is_empty() {
+        std::mem::swap(dst, src);
+    } else {
+        dst.extend_from_slice(src);
+        src.clear();
+    }
+}
+
+/// Every batch of a runtime.
+#[derive(Default)]
+pub struct Lanes {
+    /// Each from `Box::leak` (freed by `remove` or `Drop`). Raw, not `Box`:
+    /// the tasks a lane watches keep a pointer to it ([`Lanes::ptr`]) across
+    /// the lane's own mutations.
+    list: Vec<Option<NonNull<Lane>>>,
+    /// Fast-lane waits, per kind (by record: see the module docs).
+    pub counts: [Counts; WAIT_KIND_COUNT],
+}
+
+/// A batch's lane in [`Lanes`].
+pub type LaneId = u32;
+
+impl Lanes {
+    /// Adds a batch whose waits call `emit(user, id, state)`.
+    pub fn create(&mut self, emit: CallbackFn, user: *mut c_void) -> LaneId {
+        let lane = Box::new(Lane {
+            emit,
+            user,
+            queues: (0..TIMING_COUNT).map(|_| FastQueue::default()).collect(),
+            out: Vec::with_capacity(1024),
+            pending: 0,
+            seq: 0,
+        });
+        let lane = NonNull::from(Box::leak(lane));
+        match self.list.iter().position(Option::is_none) {
+            Some(i) => {
+                self.list[i] = Some(lane);
+                i as LaneId
+            }
+            None => {
+                self.list.push(Some(lane));
+                (self.list.len() - 1) as LaneId
+            }
+        }
+    }
+
+    /// The lane `id` (a live one: ids come from [`Lanes::create`] and their
+    /// holder validated them).
+    pub fn get(&self, id: LaneId) -> &Lane {
+        // SAFETY: a live lane (see `list`); shared borrow of `self`.
+        unsafe { self.ptr(id).as_ref() }
+    }
+
+    fn get_mut(&mut self, id: LaneId) -> &mut Lane {
+        // SAFETY: a live lane (see `list`); exclusive borrow of `self`.
+        unsafe { self.ptr(id).as_mut() }
+    }
+
+    /// A pointer to lane `id`, valid until it is removed.
+    pub fn ptr(&self, id: LaneId) -> NonNull<Lane> {
+        self.list[id as usize].expect("live lane")
+    }
+
+    /// Removes lane `id`, counting its fast waits as canceled.
+    pub fn remove(&mut self, id: LaneId) {
+        if let Some(lane) = self.list[id as usize].take() {
+            // SAFETY: from `Box::leak` in `create`, freed once (taken out of
+            // the list).
+            let lane = unsafe { Box::from_raw(lane.as_ptr()) };
+            for q in lane.queues.iter() {
+                self.counts[WaitKind::Yield as usize].canceled += q.yields.len() as u64;
+                self.counts[WaitKind::NextFrame as usize].canceled += q.next_ids.len() as u64;
+                self.counts[WaitKind::DelayFrame as usize].canceled += q.later.len() as u64;
+            }
+        }
+    }
+
+    /// Files fast records in lane `id`, with due frames from `now`.
+    pub fn file(&mut self, id: LaneId, recs: &[u64], now: &Now) {
+        if recs.is_empty() {
+            return;
+        }
+        // SAFETY: a live lane (see `list`); exclusive borrow of `self`.
+        let lane = unsafe { self.ptr(id).as_mut() };
+        lane.pending += recs.len() as u64;
+        let mut n = [0u64; 3];
+        // Records come in runs with the same timing and delay (a loop of
+        // awaits): file a run at once.
+        let mut i = 0;
+        while i < recs.len() {
+            let hi = recs[i] >> 32;
+            let mut j = i + 1;
+            while j < recs.len() && recs[j] >> 32 == hi {
+                j += 1;
+            }
+            let run = &recs[i..j];
+            let q = &mut lane.queues[(hi & 0xF) as usize];
+            match hi >> 4 {
+                0 => {
+                    n[0] += run.len() as u64;
+                    q.yields.extend(run.iter().map(|&r| r as u32));
+                }
+                1 => {
+                    n[1] += run.len() as u64;
+                    q.next_ids.extend(run.iter().map(|&r| r as u32));
+                    let due_frame = now.due_frame(WaitKind::NextFrame, 0);
+                    match q.next_runs.back_mut() {
+                        Some((due, count)) if *due == due_frame => *count += run.len(),
+                        _ => q.next_runs.push_back((due_frame, run.len())),
+                    }
+                }
+                delay => {
+                    n[2] += run.len() as u64;
+                    let due = now.due_frame(WaitKind::DelayFrame, delay as u32);
+                    for &r in run {
+                        lane.seq += 1;
+                        q.later.push(Reverse((due, lane.seq, r as u32)));
+                    }
+                }
+            }
+            i = j;
+        }
+        for (k, n) in n.into_iter().enumerate() {
+            self.counts[k].scheduled += n;
+        }
+    }
+
+    /// Moves the fast waits of `timing` in lane `id` that are due at frame
+    /// `fnum` into the lane's report, which it returns: Yields (in filing
+    /// order), then NextFrame waits, then DelayFrame waits (each by due
+    /// frame, then filing order). The report stays until the next run.
+    pub fn run(&mut self, id: LaneId, timing: usize, fnum: u64) -> &[u32] {
+        // SAFETY: a live lane (see `list`); exclusive borrow of `self`.
+        let lane = unsafe { self.ptr(id).as_mut() };
+        lane.out.clear();
+        if lane.pending != 0 {
+            let q = &mut lane.queues[timing];
+            append_ids(&mut lane.out, &mut q.yields);
+            let yields = lane.out.len() as u64;
+            let mut due_n = 0usize;
+            while let Some(&(due, count)) = q.next_runs.front() {
+                if due > fnum {
+                    break;
+                }
+                due_n += count;
+                q.next_runs.pop_front();
+            }
+            if due_n == q.next_ids.len() {
+                append_ids(&mut lane.out, &mut q.next_ids);
+            } else if due_n > 0 {
+                lane.out.extend_from_slice(&q.next_ids[..due_n]);
+                q.next_ids.drain(..due_n);
+            }
+            let nexts = lane.out.len() as u64 - yields;
+            while let Some(&Reverse((due, _, id))) = q.later.peek() {
+                if due > fnum {
+                    break;
+                }
+                lane.out.push(id);
+                q.later.pop();
+            }
+            let total = lane.out.len() as u64;
+            lane.pending -= total;
+            self.counts[WaitKind::Yield as usize].completed += yields;
+            self.counts[WaitKind::NextFrame as usize].completed += nexts;
+            self.counts[WaitKind::DelayFrame as usize].completed += total - yields - nexts;
+        }
+        &self.get_mut(id).out
+    }
+
+    /// Moves every fast wait's due frame `by` frames later (filed before
+    /// the first frame).
+    pub fn rebase(&mut self, by: u64) {
+        for lane in self.list.iter_mut().flatten() {
+            // SAFETY: a live lane (see `list`); exclusive borrow of `self`.
+            let lane = unsafe { lane.as_mut() };
+            for q in lane.queues.iter_mut() {
+                for run in q.next_runs.iter_mut() {
+                    run.0 = rebased(run.0, by);
+                }
+                if !q.later.is_empty() {
+                    let later = std::mem::take(&mut q.later);
+                    q.later =
+                        later.into_iter().map(|Reverse((due, seq, id))| Reverse((rebased(due, by), seq, id))).collect();
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Lanes {
+    fn drop(&mut self) {
+        for lane in self.list.drain(..).flatten() {
+            // SAFETY: from `Box::leak` in `create`, freed once.
+            drop(unsafe { Box::from_raw(lane.as_ptr()) });
+        }
+    }
+}

@@ -1,0 +1,244 @@
+//! The owner-thread check.
+//!
+//! A runtime belongs to the thread that created it. Every owner-only call
+//! checks that it runs there, so the check is on every hot path. Reading a
+//! Rust `thread_local!` costs a call to `__tls_get_addr` in a shared library
+//! (the general-dynamic TLS model that `libonity.so` is built with), which
+//! was most of what a call through the C ABI cost; so where the CPU has a
+//! thread pointer register the check compares that register instead.
+//!
+//! # The rule
+//!
+//! A thread is identified by its *key*; the runtime keeps its owner's key in
+//! an [`OwnerCell`], and the check is `current key == cell` (one load, one
+//! compare).
+//!
+//! - x86_64 and aarch64 Linux (not under Miri): the key is the thread
+//!   pointer (`fs:0` / `tpidr_el0`: the address of the thread's control
+//!   block), read from a register. Live threads have distinct thread
+//!   pointers, so while the owner lives the check holds on the owner thread
+//!   and nowhere else.
+//! - A thread pointer is reused once its thread has exited (glibc caches
+//!   thread stacks and control blocks). So the owner thread gets a
+//!   thread-local guard when it creates its first runtime; when the thread
+//!   exits, the guard clears (to 0) the cell of every runtime that thread
+//!   still owns, under the registry lock, which a runtime's drop also takes.
+//!   A later thread that reuses the address is never taken for the owner: a
+//!   runtime whose owner exited refuses every owner-only call with
+//!   `WrongThread`, as before. (Issue 17 may build "destroy after the owner
+//!   exited" on [`Owner::has_exited`].) If the guard cannot be registered
+//!   (a runtime created from a thread-local destructor), the cell stays 0
+//!   and the owner is recognised by its id instead (below), off the fast
+//!   path.
+//! - Elsewhere (other OSes and CPUs, Miri) the key is a per-thread id from a
+//!   `thread_local!` counter, never reused: no guard is needed.
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// A small, cheap, unique id for the calling thread (never 0, never reused).
+#[inline]
+pub fn current_thread_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    thread_local!(static ID: Cell<u64> = const { Cell::new(0) });
+    ID.with(|id| {
+        let v = id.get();
+        if v != 0 {
+            v
+        } else {
+            let v = NEXT.fetch_add(1, Ordering::Relaxed);
+            id.set(v);
+            v
+        }
+    })
+}
+
+/// Whether this build compares thread pointers (see the module docs).
+pub const HAS_THREAD_POINTER: bool =
+    cfg!(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"), not(miri)));
+
+/// The calling thread's thread pointer (0 where [`HAS_THREAD_POINTER`] is
+/// false).
+#[inline(always)]
+pub fn thread_pointer() -> usize {
+    #[cfg(all(target_os = "linux", target_arch = "x86_64", not(miri)))]
+    {
+        let tp: usize;
+        // SAFETY: on x86_64 Linux (glibc and musl) `fs:0` holds the thread
+        // control block's own address, readable by the thread at any time.
+        unsafe {
+            std::arch::asm!("mov {}, qword ptr fs:[0]", out(reg) tp, options(nostack, readonly, preserves_flags, pure))
+        };
+        tp
+    }
+    #[cfg(all(target_os = "linux", target_arch = "aarch64", not(miri)))]
+    {
+        let tp: usize;
+        // SAFETY: reading tpidr_el0 (the thread pointer) has no side effect.
+        unsafe { std::arch::asm!("mrs {}, tpidr_el0", out(reg) tp, options(nomem, nostack, preserves_flags, pure)) };
+        tp
+    }
+    #[cfg(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"), not(miri))))]
+    {
+        0
+    }
+}
+
+/// The calling thread's key: its thread pointer, or its id where there is
+/// none. Never 0.
+#[inline(always)]
+pub fn current_key() -> usize {
+    if HAS_THREAD_POINTER {
+        thread_pointer()
+    } else {
+        current_thread_id() as usize
+    }
+}
+
+/// Where a runtime keeps its owner's key: 0 when the owner has exited (or
+/// its exit could not be watched). It must not move while its [`Owner`]
+/// lives (the registry points at it); the runtime keeps it in the header of
+/// its task table, which every hot path reads anyway.
+#[derive(Default)]
+pub struct OwnerCell(AtomicUsize);
+
+impl OwnerCell {
+    /// The fast half of [`Owner::is_current`]: `true` means the calling
+    /// thread is the owner; `false` means "ask [`Owner::is_current`]". Hot
+    /// paths take their slow path on `false`, so no value has to survive a
+    /// call.
+    #[inline(always)]
+    pub fn is_current_fast(&self) -> bool {
+        // A key is never 0, so a cleared cell matches nobody.
+        current_key() == self.0.load(Ordering::Relaxed)
+    }
+
+    /// Whether the cell holds a live owner's key: then a thread whose
+    /// [`OwnerCell::is_current_fast`] is `false` is not the owner.
+    #[inline(always)]
+    pub fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed) != 0
+    }
+}
+
+/// A runtime's owner thread: its registration (for the exit guard) and id.
+pub struct Owner {
+    cell: *const OwnerCell,
+    /// The owner's [`current_thread_id`].
+    id: u64,
+}
+
+// SAFETY: `cell` is only read (atomically), and the registry's clearing of
+// it is synchronised by the registry lock (see `Registered`).
+unsafe impl Send for Owner {}
+unsafe impl Sync for Owner {}
+
+/// Cells of live owners, with the thread pointer of their thread.
+struct Registered(*const OwnerCell, usize);
+// SAFETY: the pointer is only dereferenced under `REGISTRY`'s lock, while
+// the runtime that owns the cell is alive (its drop unregisters first).
+unsafe impl Send for Registered {}
+
+static REGISTRY: Mutex<Vec<Registered>> = Mutex::new(Vec::new());
+
+fn registry() -> std::sync::MutexGuard<'static, Vec<Registered>> {
+    REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Clears the owner cells of the exiting thread's runtimes.
+struct ExitGuard;
+
+impl Drop for ExitGuard {
+    fn drop(&mut self) {
+        let tp = thread_pointer();
+        registry().retain(|r| {
+            if r.1 != tp {
+                return true;
+            }
+            // SAFETY: registered cells are alive (see `Registered`).
+            unsafe { (*r.0).0.store(0, Ordering::Relaxed) };
+            false
+        });
+    }
+}
+
+thread_local!(static EXIT_GUARD: ExitGuard = const { ExitGuard });
+
+impl Owner {
+    /// Makes the calling thread the owner of `cell`.
+    ///
+    /// # Safety
+    /// `cell` does not move and outlives the returned `Owner`.
+    pub unsafe fn register(cell: &OwnerCell) -> Owner {
+        let owner = Owner { cell, id: current_thread_id() };
+        if !HAS_THREAD_POINTER {
+            cell.0.store(owner.id as usize, Ordering::Relaxed);
+        } else if EXIT_GUARD.try_with(|_| ()).is_ok() {
+            let tp = thread_pointer();
+            cell.0.store(tp, Ordering::Relaxed);
+            registry().push(Registered(cell, tp));
+        }
+        owner
+    }
+
+    /// Whether the calling thread is the owner.
+    #[inline(always)]
+    pub fn is_current(&self) -> bool {
+        // SAFETY: the cell outlives `self` (`register`'s contract).
+        let cell = unsafe { &*self.cell };
+        cell.is_current_fast() || (!cell.is_set() && self.is_current_by_id())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn is_current_by_id(&self) -> bool {
+        current_thread_id() == self.id
+    }
+
+    /// Whether the owner thread has exited (only known where thread
+    /// pointers are compared; `false` elsewhere).
+    pub fn has_exited(&self) -> bool {
+        // SAFETY: as in `is_current`.
+        HAS_THREAD_POINTER && unsafe { !(*self.cell).is_set() } && !self.is_current_by_id()
+    }
+}
+
+impl Drop for Owner {
+    fn drop(&mut self) {
+        if HAS_THREAD_POINTER {
+            let cell = self.cell;
+            registry().retain(|r| r.0 != cell);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_creating_thread_is_the_owner_even_after_it_exits() {
+        let (here_cell, there_cell) = (Box::new(OwnerCell::default()), Box::new(OwnerCell::default()));
+        // SAFETY: the boxed cells outlive the owners (dropped first below).
+        let here = unsafe { Owner::register(&here_cell) };
+        assert!(here.is_current());
+        assert!(here_cell.is_current_fast());
+        let there_ptr = &*there_cell as *const OwnerCell as usize;
+        // SAFETY: as above.
+        let there =
+            std::thread::spawn(move || unsafe { Owner::register(&*(there_ptr as *const OwnerCell)) }).join().unwrap();
+        assert!(!there.is_current());
+        assert_eq!(there.has_exited(), HAS_THREAD_POINTER);
+        let here_ref = &here;
+        assert!(std::thread::scope(|s| s.spawn(|| !here_ref.is_current()).join().unwrap()));
+        // The creating thread is gone: threads spawned now (which may reuse
+        // its thread control block) are not the owner either.
+        for _ in 0..8 {
+            let t = &there;
+            let c = &*there_cell;
+            assert!(std::thread::scope(|s| s.spawn(|| !t.is_current() && !c.is_current_fast()).join().unwrap()));
+        }
+        drop((here, there));
+    }
+}

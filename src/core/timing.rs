@@ -1,0 +1,462 @@
+//! Frame waits: the wait records, the 16 timing queues, the frame and the
+//! clocks they are measured on, when a wait is due, running a timing, the
+//! first-frame rebase and re-pointing the tokens of a destroyed source.
+//!
+//! A queue is a vector scanned at each run of its timing, so waits due in
+//! the same run resume in the order they were scheduled. Everything that
+//! depends on that representation is behind [`Timings::push`],
+//! [`Timings::start_run`] / [`run`] / [`Timings::finish_run`],
+//! [`Timings::rebase`], [`Timings::repoint`] and [`Timings::forget`]:
+//! frame-indexed buckets or a timing wheel (issue 17) replace the inside of
+//! these without touching their callers.
+
+use std::ffi::c_void;
+use std::ptr;
+
+use super::error::{Error, Result};
+use super::pool::PoolStats;
+use super::types::{CallbackFn, Clock, FrameInfo, TaskState, Timing, WaitKind, TIMING_COUNT, WAIT_KIND_COUNT};
+
+/// What a wait completes when it is due.
+#[derive(Clone, Copy)]
+pub enum WaitTarget {
+    /// Complete this task (created by the wait).
+    Task,
+    /// Call `f(user, arg, state)` (a "callback wait": no task, nothing to
+    /// consume). The C API passes `arg = 0`; batches pass their record id.
+    Callback(CallbackFn, *mut c_void, u64),
+}
+
+/// What to wait for: a wait's kind and timing, its parameters (`frames`
+/// for DelayFrame, `seconds` and `clock` for Delay) and its cancellation
+/// token (0: none).
+#[derive(Debug, Clone, Copy)]
+pub struct WaitSpec {
+    pub kind: WaitKind,
+    pub timing: Timing,
+    pub frames: u32,
+    pub seconds: f64,
+    pub clock: Clock,
+    pub token: u64,
+}
+
+/// A queued wait: 48 bytes.
+#[derive(Clone, Copy)]
+pub struct Wait {
+    /// Task handle (task waits) or the callback's `task` argument.
+    pub arg: u64,
+    /// The callback of a callback wait; `None`: complete the task `arg`.
+    pub func: Option<CallbackFn>,
+    pub user: *mut c_void,
+    /// Cancellation token, 0 for none.
+    pub token: u64,
+    /// `due frame << 4 | kind << 2 | clock`: due at frame `f` when
+    /// `due_meta <= f << 4 | 15` (one compare; see [`Now::key`]).
+    due_meta: u64,
+    /// Delay: the clock value at which it is due.
+    due_time: f64,
+}
+
+/// The kind bits of `due_meta`, and their value for a Delay.
+const KIND_BITS: u64 = 3 << 2;
+const DELAY_BITS: u64 = (WaitKind::Delay as u64) << 2;
+
+/// Host frame numbers must stay below this (see [`Timings::begin_frame`]):
+/// due frames (at most `frame + 1 + u32::MAX`) then fit in 60 bits.
+pub const MAX_HOST_FRAME: u64 = 1 << 59;
+
+impl Wait {
+    #[inline(always)]
+    fn meta(kind: WaitKind, due_frame: u64, clock: Clock) -> u64 {
+        due_frame << 4 | (kind as u64) << 2 | clock as u64
+    }
+
+    #[inline(always)]
+    fn due_frame(&self) -> u64 {
+        self.due_meta >> 4
+    }
+
+    #[inline(always)]
+    fn kind_index(&self) -> usize {
+        (self.due_meta >> 2) as usize & 3
+    }
+
+    #[inline(always)]
+    pub fn kind(&self) -> WaitKind {
+        WaitKind::ALL[self.kind_index()]
+    }
+
+    #[inline(always)]
+    fn clock(&self) -> usize {
+        (self.due_meta & 3) as usize
+    }
+
+    /// Whether it is due at `now` (`key` = [`Now::key`]; a canceled wait is
+    /// due at once too: the caller checks its token).
+    #[inline(always)]
+    fn is_due(&self, now: &Now, key: u64) -> bool {
+        self.due_meta <= key && (self.due_meta & KIND_BITS != DELAY_BITS || now.clocks[self.clock()] >= self.due_time)
+    }
+}
+
+/// The frame and clocks waits are measured on.
+#[derive(Clone, Copy, Default)]
+pub struct Now {
+    /// Internal frame number: host frame + 1, 0 before the first frame.
+    pub fnum: u64,
+    /// Scaled, unscaled and real-time clocks.
+    pub clocks: [f64; 3],
+}
+
+impl Now {
+    /// `fnum << 4 | 15`: a wait's `due_meta` is at most this when its due
+    /// frame has come (the low bits hold its kind and clock).
+    #[inline(always)]
+    fn key(&self) -> u64 {
+        self.fnum << 4 | 15
+    }
+
+    /// The due frame of a frame wait scheduled now: the next run (Yield),
+    /// the first run in a later frame (NextFrame, Delay: which also waits
+    /// for its clock), the first run at least `frames` frames later
+    /// (DelayFrame). Used by the queues and the batch fast lanes alike.
+    #[inline(always)]
+    pub fn due_frame(&self, kind: WaitKind, frames: u32) -> u64 {
+        // `fnum` < 2^59 + 1 (see MAX_HOST_FRAME): no overflow, and the sum
+        // fits 60 bits (`due_meta` keeps it shifted by 4).
+        match kind {
+            WaitKind::Yield => 0,
+            WaitKind::NextFrame | WaitKind::Delay => self.fnum + 1,
+            WaitKind::DelayFrame => self.fnum + frames as u64,
+        }
+    }
+}
+
+/// A due frame computed before the first frame, counted from the frame
+/// before the first one (`by` = the first frame's host number). Every lane
+/// rebases with this.
+#[inline]
+pub fn rebased(due: u64, by: u64) -> u64 {
+    due + by
+}
+
+/// Counters of the waits of one kind kept in one place (the queues, or the
+/// batches' fast lanes). Pending is derived.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub scheduled: u64,
+    pub completed: u64,
+    pub canceled: u64,
+}
+
+impl Counts {
+    #[inline]
+    pub fn pending(&self) -> u64 {
+        self.scheduled - self.completed - self.canceled
+    }
+}
+
+#[derive(Default)]
+struct Queue {
+    items: Vec<Wait>,
+    /// Storage for the next run (always empty).
+    spare: Vec<Wait>,
+}
+
+/// The 16 timing queues, the frame and the clocks.
+pub struct Timings {
+    queues: [Queue; TIMING_COUNT],
+    pub now: Now,
+    /// The host's frame number (as given to frame begin).
+    pub host_frame: u64,
+    /// Waits in the queues, per kind.
+    pub counts: [Counts; WAIT_KIND_COUNT],
+    /// Highest pending waits per kind (queues and fast lanes), sampled.
+    pub high_water: [u64; WAIT_KIND_COUNT],
+    /// Wait-record storage; `capacity`, `high_water`, `cold_allocations`
+    /// and `discards` are kept here, the rest is derived.
+    pub storage: PoolStats,
+    /// Most records of storage a queue vector keeps after a burst.
+    cap: usize,
+    /// The records [`run`] holds in its local vector while it runs host
+    /// code (base, len), so [`Timings::repoint`] reaches them too.
+    running: (*mut Wait, usize),
+}
+
+impl Timings {
+    pub fn new(wait_capacity: u32) -> Timings {
+        let mut queues: [Queue; TIMING_COUNT] = Default::default();
+        let per_queue = (wait_capacity as usize).min(1 << 20);
+        for q in queues.iter_mut() {
+            q.items = Vec::with_capacity(per_queue.min(256));
+            q.spare = Vec::with_capacity(per_queue.min(256));
+        }
+        Timings {
+            queues,
+            now: Now::default(),
+            host_frame: 0,
+            counts: Default::default(),
+            high_water: [0; WAIT_KIND_COUNT],
+            storage: PoolStats { capacity: wait_capacity as u64 * TIMING_COUNT as u64, ..Default::default() },
+            cap: wait_capacity as usize,
+            running: (ptr::null_mut(), 0),
+        }
+    }
+
+    /// Checks and applies a frame begin. Returns `Some(frame)` for the first
+    /// frame: every due frame computed before it must be rebased by that
+    /// much ([`rebased`]); the queues are rebased already.
+    pub fn begin_frame(&mut self, info: &FrameInfo) -> Result<Option<u64>> {
+        let ok = |v: f64| v.is_finite() && v >= 0.0;
+        if !ok(info.delta_time) || !ok(info.unscaled_delta_time) || !info.realtime.is_finite() {
+            return Err(Error::InvalidArgument);
+        }
+        if self.now.fnum != 0 && info.frame <= self.host_frame {
+            return Err(Error::FrameOrder);
+        }
+        if info.frame >= MAX_HOST_FRAME {
+            return Err(Error::InvalidArgument);
+        }
+        let first = self.now.fnum == 0;
+        if first {
+            self.rebase(info.frame, info.realtime);
+        }
+        self.host_frame = info.frame;
+        self.now.fnum = info.frame + 1;
+        self.now.clocks[Clock::Scaled as usize] += info.delta_time;
+        self.now.clocks[Clock::Unscaled as usize] += info.unscaled_delta_time;
+        self.now.clocks[Clock::Realtime as usize] = info.realtime;
+        Ok(first.then_some(info.frame))
+    }
+
+    /// Waits made before the first frame count from the frame before it:
+    /// their due frames were computed from counter 0, the first frame's
+    /// counter is `frame + 1` (NextFrame: the first frame, DelayFrame(n):
+    /// the n-th). Realtime delays count from the first frame's realtime
+    /// (they were given realtime 0 as their creation time).
+    fn rebase(&mut self, frame: u64, realtime: f64) {
+        for q in self.queues.iter_mut() {
+            for w in q.items.iter_mut() {
+                if w.kind() != WaitKind::Yield {
+                    w.due_meta = Wait::meta(w.kind(), rebased(w.due_frame(), frame), Clock::ALL[w.clock()]);
+                }
+                if w.kind() == WaitKind::Delay && w.clock() == Clock::Realtime as usize {
+                    w.due_time += realtime;
+                }
+            }
+        }
+    }
+
+    /// Queues a wait.
+    #[inline(always)]
+    pub fn push(&mut self, spec: &WaitSpec, arg: u64, func: Option<CallbackFn>, user: *mut c_void) {
+        let WaitSpec { kind, timing, frames, seconds, clock, token } = *spec;
+        let due_time = if kind == WaitKind::Delay { self.now.clocks[clock as usize] + seconds } else { 0.0 };
+        let rec = Wait {
+            arg,
+            func,
+            user,
+            token,
+            due_meta: Wait::meta(kind, self.now.due_frame(kind, frames), clock),
+            due_time,
+        };
+        let q = &mut self.queues[timing as usize].items;
+        if q.len() == q.capacity() {
+            self.storage.cold_allocations += 1;
+        }
+        q.push(rec);
+        // Only `scheduled` is counted here; pending and high water are
+        // derived at each run (see `sample_high_water`).
+        self.counts[kind as usize].scheduled += 1;
+    }
+
+    /// Whether `timing`'s queue has room for a wait without growing.
+    #[inline(always)]
+    pub fn has_room(&self, timing: Timing) -> bool {
+        let q = &self.queues[timing as usize].items;
+        q.len() < q.capacity()
+    }
+
+    /// [`Timings::push`] of a frame wait (not a Delay) without a token, into
+    /// a queue that [`Timings::has_room`].
+    #[inline(always)]
+    pub fn push_frame_wait(&mut self, spec: &WaitSpec, arg: u64, func: Option<CallbackFn>, user: *mut c_void) {
+        let (kind, timing) = (spec.kind, spec.timing);
+        debug_assert!(kind != WaitKind::Delay && spec.token == 0 && self.has_room(timing));
+        let due_meta = Wait::meta(kind, self.now.due_frame(kind, spec.frames), Clock::Scaled);
+        let q = &mut self.queues[timing as usize].items;
+        let len = q.len();
+        if len < q.capacity() {
+            // SAFETY: `len < capacity`: the slot at `len` is allocated; it is
+            // initialised before the length covers it.
+            unsafe {
+                q.as_mut_ptr().add(len).write(Wait { arg, func, user, token: 0, due_meta, due_time: 0.0 });
+                q.set_len(len + 1);
+            }
+            self.counts[kind as usize].scheduled += 1;
+        }
+    }
+
+    /// Updates the high-water marks, with `lanes` the fast lanes' counts.
+    /// Pending waits only grow between runs, so sampling at the start of
+    /// every run (and in statistics, and before waits are dropped) sees the
+    /// peaks.
+    pub fn sample_high_water(&mut self, lanes: &[Counts; WAIT_KIND_COUNT]) {
+        let mut queued = 0;
+        for ((hw, q), l) in self.high_water.iter_mut().zip(&self.counts).zip(lanes) {
+            queued += q.pending();
+            *hw = (*hw).max(q.pending() + l.pending());
+        }
+        self.storage.high_water = self.storage.high_water.max(queued);
+    }
+
+    /// Starts a run of `timing`: takes its waits (those scheduled from now
+    /// on go to the queue, for the next run).
+    pub fn start_run(&mut self, timing: usize) -> (Vec<Wait>, Now) {
+        let q = &mut self.queues[timing];
+        let spare = std::mem::take(&mut q.spare);
+        (std::mem::replace(&mut q.items, spare), self.now)
+    }
+
+    /// Ends a run of `timing` started by [`Timings::start_run`]: `items`
+    /// holds the waits kept (not due), `done` / `canceled` how many of each
+    /// kind resumed.
+    pub fn finish_run(&mut self, timing: usize, mut items: Vec<Wait>, tally: &Tally) {
+        self.clear_running();
+        for k in 0..WAIT_KIND_COUNT {
+            self.counts[k].completed += tally.done[k];
+            self.counts[k].canceled += tally.canceled[k];
+        }
+        let cap = self.cap;
+        let q = &mut self.queues[timing];
+        // `q.items` holds the waits scheduled while this ran; the kept ones
+        // are older and go first. When nothing was kept (the common case of
+        // every wait resuming and re-scheduling) no record is copied.
+        if !items.is_empty() {
+            if !q.items.is_empty() {
+                if items.capacity() - items.len() < q.items.len() {
+                    self.storage.cold_allocations += 1;
+                }
+                items.extend_from_slice(&q.items);
+                q.items.clear();
+            }
+            std::mem::swap(&mut items, &mut q.items);
+        }
+        // Keep at most `cap` records of storage per vector after a burst.
+        for v in [&mut items, &mut q.items] {
+            if v.capacity() > cap && v.len() <= cap {
+                self.storage.discards += (v.capacity() - cap.max(v.len())) as u64;
+                v.shrink_to(cap);
+            }
+        }
+        q.spare = items;
+    }
+
+    /// Forgets the records of the run in progress (it ended).
+    pub fn clear_running(&mut self) {
+        self.running = (ptr::null_mut(), 0);
+    }
+
+    /// Re-points every wait holding `token` at `to` (the queues and the run
+    /// in progress).
+    pub fn repoint(&mut self, token: u64, to: u64) {
+        for q in self.queues.iter_mut() {
+            for w in q.items.iter_mut() {
+                if w.token == token {
+                    w.token = to;
+                }
+            }
+        }
+        let (base, len) = self.running;
+        for i in 0..len {
+            // SAFETY: `run`'s local vector, alive and not borrowed while host
+            // code runs; it reads each record after this returns.
+            unsafe {
+                if (*base.add(i)).token == token {
+                    (*base.add(i)).token = to;
+                }
+            }
+        }
+    }
+
+    /// Drops every queued callback wait calling `func` with `user`, counted
+    /// as canceled. Not during a run.
+    pub fn forget(&mut self, func: CallbackFn, user: *mut c_void) {
+        let counts = &mut self.counts;
+        for q in self.queues.iter_mut() {
+            q.items.retain(|w| {
+                let drop_it = w.func.is_some_and(|f| f as usize == func as usize) && w.user == user;
+                if drop_it {
+                    counts[w.kind() as usize].canceled += 1;
+                }
+                !drop_it
+            });
+        }
+    }
+
+    /// Records of storage kept for later waits (all queues).
+    pub fn idle_records(&self) -> u64 {
+        self.queues.iter().map(|q| (q.items.capacity() - q.items.len() + q.spare.capacity()) as u64).sum()
+    }
+}
+
+/// How many waits of each kind a run resumed.
+#[derive(Default)]
+pub struct Tally {
+    pub done: [u64; WAIT_KIND_COUNT],
+    pub canceled: [u64; WAIT_KIND_COUNT],
+}
+
+/// Runs the waits `items` taken by [`Timings::start_run`], in the order they
+/// were scheduled: each one due at `now` (or, with `CANCEL_ALL`, every one),
+/// or whose token is `canceled`, is removed and `resume`d (task handle or
+/// callback argument, callback, user pointer, state: `Canceled` for the
+/// latter); the others stay in `items`. `timings` is the
+/// queue set (its `running` field lets `repoint` reach the records while
+/// `resume` runs host code).
+///
+/// # Safety
+/// `timings` must be valid for writes whenever this function touches it:
+/// before the first and after the last `resume` call (it is the owner's
+/// state, which host code may reach only through `resume`).
+pub unsafe fn run<const CANCEL_ALL: bool>(
+    timings: *mut Timings,
+    items: &mut Vec<Wait>,
+    now: &Now,
+    canceled: impl Fn(u64) -> bool,
+    mut resume: impl FnMut(u64, Option<CallbackFn>, *mut c_void, TaskState),
+) -> Tally {
+    let len = items.len();
+    let base = items.as_mut_ptr();
+    let key = now.key();
+    (*timings).running = (base, len);
+    let mut kept = 0usize;
+    let mut tally = Tally::default();
+    for i in 0..len {
+        // SAFETY: i < len; records are read through `base` only (repoint
+        // writes through the same pointer while `resume` runs).
+        let rec = unsafe { &*base.add(i) };
+        let is_canceled = CANCEL_ALL || (rec.token != 0 && canceled(rec.token));
+        if !is_canceled && !rec.is_due(now, key) {
+            // SAFETY: kept <= i < len; copy within the local vector.
+            unsafe { *base.add(kept) = *rec };
+            kept += 1;
+            continue;
+        }
+        let kind = rec.kind_index();
+        let state = if is_canceled {
+            tally.canceled[kind] += 1;
+            TaskState::Canceled
+        } else {
+            tally.done[kind] += 1;
+            TaskState::Succeeded
+        };
+        // Copied out first: `resume` runs host code, which may re-point
+        // the record's token through `base`.
+        let (arg, func, user) = (rec.arg, rec.func, rec.user);
+        resume(arg, func, user, state);
+    }
+    // SAFETY: the first `kept` elements are initialised copies.
+    unsafe { items.set_len(kept) };
+    tally
+}

@@ -1,0 +1,95 @@
+//! The one mapping from core errors to [`OnityStatus`], and the one way an
+//! export writes an output (after wasmtime's `handle_result` and rustls-ffi's
+//! `error.rs`).
+//!
+//! An export's body returns `Result<(), OnityStatus>`: `?` on a core result
+//! maps its error here, and outputs are [`Out`]s, checked for null before
+//! the operation runs and written only by [`Out::set`] with the success
+//! value, so an output is never written on error, by construction.
+
+use super::status::OnityStatus;
+use crate::core::frame_alloc::AllocError;
+use crate::core::Error;
+
+impl From<Error> for OnityStatus {
+    #[inline]
+    fn from(e: Error) -> Self {
+        match e {
+            Error::InvalidHandle => OnityStatus::InvalidHandle,
+            Error::StaleHandle => OnityStatus::StaleHandle,
+            Error::ForeignHandle => OnityStatus::ForeignHandle,
+            Error::WrongThread => OnityStatus::WrongThread,
+            Error::InvalidArgument => OnityStatus::InvalidArgument,
+            Error::CountOutOfRange => OnityStatus::CountOutOfRange,
+            Error::DuplicateInput => OnityStatus::DuplicateInput,
+            Error::TaskPending => OnityStatus::TaskPending,
+            Error::AlreadyCompleted => OnityStatus::AlreadyCompleted,
+            Error::AlreadyAwaited => OnityStatus::AlreadyAwaited,
+            Error::Reentrant => OnityStatus::Reentrant,
+            Error::FrameOrder => OnityStatus::FrameOrder,
+            Error::Exhausted => OnityStatus::Exhausted,
+        }
+    }
+}
+
+impl From<AllocError> for OnityStatus {
+    #[inline]
+    fn from(e: AllocError) -> Self {
+        match e {
+            AllocError::ZeroSize => OnityStatus::InvalidArgument,
+            AllocError::InvalidAlignment => OnityStatus::InvalidAlignment,
+            AllocError::TooLarge => OnityStatus::CountOutOfRange,
+            AllocError::Exhausted => OnityStatus::Exhausted,
+            AllocError::OutOfMemory => OnityStatus::OutOfMemory,
+        }
+    }
+}
+
+/// The status of a rejected record of a batch (`OnityResume::status`).
+pub(crate) fn status_code(e: Error) -> u32 {
+    OnityStatus::from(e) as u32
+}
+
+/// An output parameter: a checked non-null pointer, written once, with a
+/// success value.
+pub(crate) struct Out<T>(*mut T);
+
+impl<T> Out<T> {
+    /// `NullPointer` for a null pointer.
+    #[inline(always)]
+    pub fn new(p: *mut T) -> Result<Out<T>, OnityStatus> {
+        if p.is_null() {
+            Err(OnityStatus::NullPointer)
+        } else {
+            Ok(Out(p))
+        }
+    }
+
+    /// An output the caller may omit (null): `None` then.
+    #[inline(always)]
+    pub fn optional(p: *mut T) -> Option<Out<T>> {
+        (!p.is_null()).then_some(Out(p))
+    }
+
+    /// Writes the success value; the export then returns `OK`.
+    #[inline(always)]
+    pub fn set(self, v: T) -> Result<(), OnityStatus> {
+        self.put(v);
+        Ok(())
+    }
+
+    /// Writes the success value from inside a core call that hands it over
+    /// only on success (the `_with` operations).
+    #[inline(always)]
+    pub fn put(self, v: T) {
+        // SAFETY: non-null (checked in `new`); the C caller provides a
+        // writable `T` (the documented contract of every output).
+        unsafe { self.0.write(v) };
+    }
+}
+
+/// An enum-valued input: `InvalidArgument` when it is out of range.
+#[inline(always)]
+pub(crate) fn arg<T>(v: Option<T>) -> Result<T, OnityStatus> {
+    v.ok_or(OnityStatus::InvalidArgument)
+}
