@@ -28,7 +28,6 @@ fn stale_or_foreign(s: S) -> bool {
 /// runtimes (each holding a task of its own in the same slot), is
 /// STALE_HANDLE or FOREIGN_HANDLE, and no later runtime issues it again.
 #[test]
-#[ignore = "issue 17: fixed in phase B"]
 fn defect1_task_handles_never_alias_across_runtimes() {
     let a = small_runtime();
     let mut h = 0;
@@ -54,7 +53,6 @@ fn defect1_task_handles_never_alias_across_runtimes() {
 
 /// The same for cancellation sources.
 #[test]
-#[ignore = "issue 17: fixed in phase B"]
 fn defect1_cancel_source_handles_never_alias_across_runtimes() {
     let a = small_runtime();
     let mut s0 = 0;
@@ -140,7 +138,6 @@ fn defect2_tick_cost_with_a_million_far_future_delay_waits() {
 struct Zeroed([u8; 256]);
 
 #[test]
-#[ignore = "issue 17: fixed in phase B"]
 fn defect3_frame_alloc_sets_out_ptr_null_with_a_bad_runtime() {
     let fake = Zeroed([0; 256]);
     for (rt, want) in
@@ -197,7 +194,6 @@ fn defect4_wait_record_idle_never_exceeds_capacity() {
 /// and destroyed on a pthread, on the main thread, and allocated from by a
 /// pthread that exits.
 #[test]
-#[ignore = "issue 17: fixed in phase B"]
 fn defect5_a_rewind_on_a_thread_leaves_nothing_for_valgrind() {
     assert!(valgrind_available(), "valgrind is needed (apt-get install valgrind)");
     let exe = build_c("issue17/rewind_on_thread.c", "rewind_on_thread");
@@ -219,7 +215,6 @@ fn defect5_a_rewind_on_a_thread_leaves_nothing_for_valgrind() {
 /// phase B choose "destroy from any thread once the owner exited" or a
 /// documented forced destroy; this test calls the former.)
 #[test]
-#[ignore = "issue 17: fixed in phase B"]
 fn defect6_a_runtime_whose_owner_exited_can_be_destroyed() {
     for i in 0..300 {
         let p = std::thread::spawn(|| {

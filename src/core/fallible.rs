@@ -49,6 +49,14 @@ pub fn try_slice<T>(len: usize, mut make: impl FnMut() -> T) -> Result<NonNull<T
     Ok(p)
 }
 
+/// A `Box<[T]>` of `len` elements, each `make()`; or `OutOfMemory`.
+pub fn try_boxed_slice<T>(len: usize, make: impl FnMut() -> T) -> Result<Box<[T]>> {
+    let p = try_slice(len, make)?;
+    // SAFETY: `try_slice` made `len` initialised elements with the layout a
+    // `Box<[T]>` of that length uses.
+    Ok(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(p.as_ptr(), len)) })
+}
+
 /// Room for `extra` more elements in `v`, or `OutOfMemory`.
 #[inline]
 pub fn reserve<T>(v: &mut Vec<T>, extra: usize) -> Result<()> {

@@ -126,7 +126,7 @@ impl Runtime {
             cancels.grow()?;
         }
         let comb = Combinators::try_new(cfg.combinator16_capacity, cfg.combinator32_capacity)?;
-        let frame_alloc = FrameAllocator::try_new(cfg.frame_alloc).map_err(|_| Error::OutOfMemory)?;
+        let frame_alloc = FrameAllocator::try_new(cfg.frame_alloc)?;
         let timings = Timings::new(cfg.wait_capacity);
         let tags::Claim { tag, floors } = claim.0;
         std::mem::forget(claim); // the runtime's drop releases it
@@ -455,11 +455,15 @@ impl Runtime {
     /// `u32::MAX`; none from an input canceled below), then every wait
     /// (callback waits are called with `Canceled`), then every other
     /// pending task. From then on calls that add work fail with
-    /// `Reentrant`. Owner thread; refused (`Reentrant`) while a tick or any
-    /// host callback is running, or when already closed. `Drop` does not
-    /// call it (see there).
+    /// `Reentrant`. Owner thread, or any thread once the owner thread has
+    /// exited (then continuations run on the calling thread, and calls they
+    /// make to this runtime get `WrongThread`); refused (`Reentrant`) while
+    /// a tick or any host callback is running, or when already closed.
+    /// `Drop` does not call it (see there).
     pub fn close(&self) -> Result<()> {
-        self.check_owner()?;
+        if !self.is_owner_thread() && !self.owner.has_exited() {
+            return Err(Error::WrongThread);
+        }
         {
             // SAFETY: owner thread, short borrow.
             let inner = unsafe { self.inner() };
@@ -502,9 +506,6 @@ impl Drop for Runtime {
         // SAFETY: indices below `fresh` were handed out: they exist.
         let source_gen = |i| unsafe { (self.cancels.get_unchecked(i).state.load(Ordering::Relaxed) >> 32) as u32 };
         let max_source = (0..fresh_sources).map(source_gen).max();
-        tags::release(
-            self.tag,
-            [max_task.unwrap_or(self.floors[0]), max_source.unwrap_or(self.floors[1])],
-        );
+        tags::release(self.tag, [max_task.unwrap_or(self.floors[0]), max_source.unwrap_or(self.floors[1])]);
     }
 }

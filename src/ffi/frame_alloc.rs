@@ -28,7 +28,8 @@ use crate::core::{Lifetime, Runtime};
 /// (size too large to serve: with its alignment padding, rounded up to a
 /// 4096-byte block, above `INTPTR_MAX`), `EXHAUSTED`
 /// (`frame_alloc_max_bytes` reached; space returns after rewinds),
-/// `OUT_OF_MEMORY`. On error `*out_ptr` is set to NULL.
+/// `OUT_OF_MEMORY`, `INVALID_RUNTIME`. On every error but a NULL `out_ptr`,
+/// `*out_ptr` is set to NULL (also for a NULL or invalid runtime).
 #[no_mangle]
 pub extern "C" fn onity_frame_alloc(
     runtime: *mut OnityRuntime,
@@ -38,7 +39,10 @@ pub extern "C" fn onity_frame_alloc(
     out_ptr: *mut *mut c_void,
 ) -> OnityStatus {
     crate::ffi!({
-        let rt = core_of(runtime)?;
+        let rt = match core_of(runtime) {
+            Ok(rt) => rt,
+            Err(e) => return Err(bad_runtime(e, out_ptr)),
+        };
         if out_ptr.is_null() {
             return Err(OnityStatus::NullPointer);
         }
@@ -54,6 +58,18 @@ pub extern "C" fn onity_frame_alloc(
             _ => alloc_checked(rt, size, align, lifetime, out_ptr),
         }
     })
+}
+
+/// A NULL or invalid runtime: `*out_ptr` (when not NULL) is set to
+/// NULL like on every other error.
+#[cold]
+#[inline(never)]
+fn bad_runtime(e: OnityStatus, out_ptr: *mut *mut c_void) -> OnityStatus {
+    if !out_ptr.is_null() {
+        // SAFETY: non-null, provided by the host.
+        unsafe { *out_ptr = std::ptr::null_mut() };
+    }
+    e
 }
 
 /// Every case of `onity_frame_alloc` but the fast path: `*out_ptr` is NULL

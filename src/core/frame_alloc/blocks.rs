@@ -6,6 +6,8 @@ use std::ptr;
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use super::super::error::Result as CoreResult;
+use super::super::fallible;
 use super::config::{
     lock, round_up_sat, AllocError, FrameAllocConfig, ARENAS, MAX_ALIGN, MAX_BLOCKS_PER_ARENA, MAX_GROWTH_BLOCK_BYTES,
     POISON_BYTE,
@@ -35,14 +37,16 @@ pub(super) struct Arena {
 }
 
 impl Arena {
-    pub(super) fn new() -> Self {
-        Arena {
+    /// `OutOfMemory` when its block tables cannot be allocated.
+    pub(super) fn try_new() -> CoreResult<Self> {
+        Ok(Arena {
             head: ArenaHead { current: AtomicUsize::new(0), count: AtomicUsize::new(0) },
-            meta: (0..MAX_BLOCKS_PER_ARENA)
-                .map(|_| BlockMeta { base: AtomicPtr::new(ptr::null_mut()), size: AtomicUsize::new(0) })
-                .collect(),
-            used: (0..MAX_BLOCKS_PER_ARENA).map(|_| AtomicUsize::new(0)).collect(),
-        }
+            meta: fallible::try_boxed_slice(MAX_BLOCKS_PER_ARENA, || BlockMeta {
+                base: AtomicPtr::new(ptr::null_mut()),
+                size: AtomicUsize::new(0),
+            })?,
+            used: fallible::try_boxed_slice(MAX_BLOCKS_PER_ARENA, || AtomicUsize::new(0))?,
+        })
     }
 
     /// Carves between `need` and `want` bytes (multiples of 64) from block
@@ -180,9 +184,10 @@ pub(super) struct Blocks {
 impl Blocks {
     /// No block yet; `cfg` is normalised, `min_chunk` the allocator's
     /// smallest chunk.
-    pub(super) fn new(cfg: &FrameAllocConfig, min_chunk: usize) -> Blocks {
-        Blocks {
-            arenas: [Arena::new(), Arena::new(), Arena::new(), Arena::new()],
+    /// `OutOfMemory` when the block tables cannot be allocated.
+    pub(super) fn try_new(cfg: &FrameAllocConfig, min_chunk: usize) -> CoreResult<Blocks> {
+        Ok(Blocks {
+            arenas: [Arena::try_new()?, Arena::try_new()?, Arena::try_new()?, Arena::try_new()?],
             grow: Mutex::new(()),
             bytes_reserved: AtomicU64::new(0),
             blocks: AtomicU64::new(0),
@@ -192,7 +197,7 @@ impl Blocks {
             poison: cfg.poison_on_rewind,
             prefault: cfg.prefault,
             min_chunk,
-        }
+        })
     }
 
     /// A block of its own for a large home chunk of `size` bytes.
