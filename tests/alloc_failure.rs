@@ -628,17 +628,13 @@ case_tests! {
     runtime_create => "runtime_create";
     #[ignore = "issue 17: fixed in phase B"]
     runtime_destroy => "runtime_destroy";
-    #[ignore = "issue 17: fixed in phase B"]
     task_create_grows_the_slot_table => "task_create_grows_the_slot_table";
-    #[ignore = "issue 17: fixed in phase B"]
     cancel_source_create_grows_the_slot_table => "cancel_source_create_grows_the_slot_table";
     #[ignore = "issue 17: fixed in phase B"]
     yield_grows_a_timing_queue => "yield_grows_a_timing_queue";
     #[ignore = "issue 17: fixed in phase B"]
     delay_frame_then_grows_a_timing_queue => "delay_frame_then_grows_a_timing_queue";
-    #[ignore = "issue 17: fixed in phase B"]
     when_any_with_a_token => "when_any_with_a_token";
-    #[ignore = "issue 17: fixed in phase B"]
     when_all_of_40_inputs => "when_all_of_40_inputs";
     #[ignore = "issue 17: fixed in phase B"]
     when_all_results_of_40_inputs => "when_all_results_of_40_inputs";

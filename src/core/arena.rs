@@ -144,7 +144,9 @@ impl<T: Default, H: Default> Default for Arena<T, H> {
 
 impl<T, H> Drop for Arena<T, H> {
     fn drop(&mut self) {
-        for c in self.table().chunks.iter() {
+        // Chunks are added in order: those past `len` were never allocated.
+        let used = (*self.len.get_mut() as usize).div_ceil(CHUNK);
+        for c in self.table().chunks[..used].iter() {
             let p = c.load(Ordering::Relaxed);
             if !p.is_null() {
                 // SAFETY: allocated in `grow` as a Box<[T]> of CHUNK elements
