@@ -141,7 +141,9 @@ pub extern "C" fn onity_runtime_create(
             frame_alloc_rewind_timing: rewind_timing,
         };
         let rt = crate::core::Runtime::try_new(core_cfg)?;
-        out.set(Box::into_raw(Box::new(OnityRuntime::new(rt))))
+        // Out of memory here drops `rt` (never shared: nothing to close).
+        let obj = crate::core::fallible::try_box(|| OnityRuntime::new(rt))?;
+        out.set(Box::into_raw(obj))
     })
 }
 

@@ -142,24 +142,23 @@ impl Arena {
         used_blocks
     }
 
-    /// Unpublishes the blocks from index `keep` on and returns them as
-    /// `(base, size)` for the caller to free (rewind path, after `reset`,
-    /// under the grow lock).
-    pub(super) fn trim(&self, keep: usize) -> Vec<(*mut u8, usize)> {
+    /// Unpublishes the blocks from index `keep` on and hands each to `free`
+    /// as `(base, size)` (rewind path, after `reset`, under the grow lock).
+    pub(super) fn trim(&self, keep: usize, mut free: impl FnMut(*mut u8, usize)) {
         let n = self.head.count.load(Ordering::Relaxed);
         if keep >= n {
-            return Vec::new();
+            return;
         }
         self.head.count.store(keep, Ordering::Release);
-        (keep..n)
-            .map(|i| {
-                self.used[i].store(0, Ordering::Relaxed);
-                (
-                    self.meta[i].base.swap(ptr::null_mut(), Ordering::Relaxed),
-                    self.meta[i].size.swap(0, Ordering::Relaxed),
-                )
-            })
-            .collect()
+        // No list of the blocks: nothing here allocates (a rewind cannot
+        // fail on memory).
+        for i in keep..n {
+            self.used[i].store(0, Ordering::Relaxed);
+            free(
+                self.meta[i].base.swap(ptr::null_mut(), Ordering::Relaxed),
+                self.meta[i].size.swap(0, Ordering::Relaxed),
+            );
+        }
     }
 }
 

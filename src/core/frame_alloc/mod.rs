@@ -565,14 +565,14 @@ impl FrameAllocator {
             // frame does not pin its memory).
             let keep = st.recent_used[a].iter().copied().max().unwrap_or(0);
             let _g = lock(&self.blocks.grow);
-            for (base, size) in self.blocks.arenas[a].trim(keep) {
+            self.blocks.arenas[a].trim(keep, |base, size| {
                 // SAFETY: an overflow block from `os_alloc(size)`, unpublished
                 // by `trim`, freed once. Nothing in it is alive: this rewind
                 // ended the lifetime of everything in the arena, no allocation
                 // runs concurrently (rewind contract), and thread-cache chunks
                 // into it belong to older epochs, never used again.
                 unsafe { self.blocks.os_free(base, size) };
-            }
+            });
         }
         // Home chunks: poisoned every rewind if configured; checked for
         // reclaim every HOME_RECLAIM_FRAMES rewinds only, so that most
