@@ -127,12 +127,11 @@ struct Ctx {
     batch: *mut OnityBatch,
     tasks: Vec<u64>,
     token: u64,
-    outcomes: Vec<OnityOutcome>,
 }
 
 impl Ctx {
     fn new(rt: *mut OnityRuntime) -> Ctx {
-        Ctx { rt, batch: ptr::null_mut(), tasks: Vec::new(), token: 0, outcomes: Vec::new() }
+        Ctx { rt, batch: ptr::null_mut(), tasks: Vec::new(), token: 0 }
     }
 }
 
