@@ -30,6 +30,14 @@ use crate::core::{Lifetime, Runtime};
 /// (`frame_alloc_max_bytes` reached; space returns after rewinds),
 /// `OUT_OF_MEMORY`, `INVALID_RUNTIME`. On every error but a NULL `out_ptr`,
 /// `*out_ptr` is set to NULL (also for a NULL or invalid runtime).
+/// Rewinds happen inside `onity_runtime_tick` (the first run of
+/// `frame_alloc_rewind_timing` in each frame) and in
+/// `onity_frame_alloc_rewind`. Worker threads must have finished the frame's
+/// allocations before the owner makes that call, and must not allocate until
+/// it returns; the host makes the hand-off a happens-before edge (join the
+/// jobs, a mutex, a release/acquire flag). Memory allocated before a rewind
+/// is invalid after it (`FRAME`) or after the next one (`TWO_FRAMES`), on
+/// every thread.
 #[no_mangle]
 pub extern "C" fn onity_frame_alloc(
     runtime: *mut OnityRuntime,
