@@ -239,6 +239,28 @@ fn defect6_a_runtime_whose_owner_exited_can_be_destroyed() {
     assert_eq!(onity_runtime_destroy(rt), S::Ok);
 }
 
+/// Only destruction is allowed from another thread, and only once the owner
+/// exited: while it lives, destroy from elsewhere is WRONG_THREAD (nothing
+/// destroyed); after it exited, other owner-only calls stay WRONG_THREAD.
+#[test]
+fn defect6_only_destroy_and_only_after_the_owner_exited() {
+    let (tx, rx) = std::sync::mpsc::channel::<usize>();
+    let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+    let owner = std::thread::spawn(move || {
+        let rt = small_runtime();
+        tx.send(rt as usize).unwrap();
+        go_rx.recv().unwrap();
+    });
+    let rt = rx.recv().unwrap() as *mut OnityRuntime;
+    assert_eq!(onity_runtime_destroy(rt), S::WrongThread, "the owner is alive");
+    go_tx.send(()).unwrap();
+    owner.join().unwrap();
+    let mut h = 0;
+    assert_eq!(onity_task_create(rt, &mut h), S::WrongThread);
+    assert_eq!(onity_runtime_tick(rt, UPDATE), S::WrongThread);
+    assert_eq!(onity_runtime_destroy(rt), S::Ok);
+}
+
 // ---- #7: bad runtime pointers are refused without a read --------------------------
 
 /// A destroyed runtime: INVALID_RUNTIME, and valgrind sees no read of the
