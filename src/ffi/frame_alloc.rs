@@ -46,33 +46,40 @@ pub extern "C" fn onity_frame_alloc(
     lifetime: u32,
     out_ptr: *mut *mut c_void,
 ) -> OnityStatus {
-    crate::ffi!({
-        let rt = match core_of(runtime) {
-            Ok(rt) => rt,
-            Err(e) => return Err(bad_runtime(e, out_ptr)),
-        };
-        if out_ptr.is_null() {
-            return Err(OnityStatus::NullPointer);
-        }
-        match Lifetime::from_u32(lifetime) {
-            Some(lt) if size <= usize::MAX as u64 => match rt.frame_alloc_fast(lt, size as usize, align as usize) {
-                Some(p) => {
-                    // SAFETY: checked non-null, provided by the caller.
-                    unsafe { *out_ptr = p as *mut c_void };
-                    Ok(())
-                }
-                None => alloc_checked(rt, size, align, lifetime, out_ptr),
-            },
-            _ => alloc_checked(rt, size, align, lifetime, out_ptr),
-        }
-    })
+    // Every error sets `*out_ptr` to NULL, a bad runtime's too: done on the
+    // way out (cold), so the fast path is the one without that case.
+    crate::ffi!({ frame_alloc(runtime, size, align, lifetime, out_ptr).map_err(|e| null_out(e, out_ptr)) })
 }
 
-/// A NULL or invalid runtime: `*out_ptr` (when not NULL) is set to
-/// NULL like on every other error.
+#[inline(always)]
+fn frame_alloc(
+    runtime: *mut OnityRuntime,
+    size: u64,
+    align: u32,
+    lifetime: u32,
+    out_ptr: *mut *mut c_void,
+) -> Result<(), OnityStatus> {
+    let rt = core_of(runtime)?;
+    if out_ptr.is_null() {
+        return Err(OnityStatus::NullPointer);
+    }
+    match Lifetime::from_u32(lifetime) {
+        Some(lt) if size <= usize::MAX as u64 => match rt.frame_alloc_fast(lt, size as usize, align as usize) {
+            Some(p) => {
+                // SAFETY: checked non-null, provided by the caller.
+                unsafe { *out_ptr = p as *mut c_void };
+                Ok(())
+            }
+            None => alloc_checked(rt, size, align, lifetime, out_ptr),
+        },
+        _ => alloc_checked(rt, size, align, lifetime, out_ptr),
+    }
+}
+
+/// An error: `*out_ptr` (when not NULL) is set to NULL.
 #[cold]
 #[inline(never)]
-fn bad_runtime(e: OnityStatus, out_ptr: *mut *mut c_void) -> OnityStatus {
+fn null_out(e: OnityStatus, out_ptr: *mut *mut c_void) -> OnityStatus {
     if !out_ptr.is_null() {
         // SAFETY: non-null, provided by the host.
         unsafe { *out_ptr = std::ptr::null_mut() };
