@@ -5,14 +5,23 @@
  * Functions documented "any thread" may be called from any thread, including
  * threads the runtime has never seen; all others return
  * ONITY_STATUS_WRONG_THREAD elsewhere. Continuations always run on the owner.
+ * Once the owner thread has exited, onity_runtime_destroy is allowed from any
+ * thread (nothing else is).
  *
  * Handles: tasks and cancellation sources are 64-bit generational handles;
  * 0 is never valid; a consumed or destroyed object's handle is rejected with
- * ONITY_STATUS_STALE_HANDLE, never undefined behaviour.
+ * ONITY_STATUS_STALE_HANDLE, never undefined behaviour. A handle is issued
+ * once in the process lifetime: a destroyed runtime's handles are
+ * STALE_HANDLE or FOREIGN_HANDLE to every later runtime, however many are
+ * created.
  *
  * Errors: every fallible function returns an OnityStatus; outputs are written
  * only on ONITY_STATUS_OK (onity_frame_alloc also sets *out_ptr to NULL on
- * error). onity_status_text renders any status.
+ * error). onity_status_text renders any status. Every function taking a
+ * runtime checks it first: NULL_POINTER when null, INVALID_RUNTIME when it is
+ * not a live runtime; the error lists below do not repeat them. Functions
+ * that allocate return OUT_OF_MEMORY when the system allocator refuses, and
+ * change nothing then.
  */
 
 
@@ -84,7 +93,7 @@ enum OnityStatus
   ONITY_STATUS_TASK_PENDING = 9,
   // The task has already completed: the first completion wins.
   ONITY_STATUS_ALREADY_COMPLETED = 10,
-  // The task already has a continuation, or is owned by a combinator.
+  // The task has (or had) a continuation, or is owned by a combinator.
   ONITY_STATUS_ALREADY_AWAITED = 11,
   // The config or struct `size` field does not match a known layout.
   ONITY_STATUS_SIZE_MISMATCH = 12,
@@ -377,11 +386,15 @@ typedef struct OnityOutcome {
 typedef struct OnityRuntimeConfig {
   // `sizeof(OnityRuntimeConfig)`, or `ONITY_RUNTIME_CONFIG_SIZE_1_0`.
   uint32_t size;
-  // Task slots allocated up front. Default 4096.
+  // Task slots allocated up front (about 80 bytes each), at most 4,194,304
+  // (`EXHAUSTED` beyond that many live tasks); larger values act as
+  // 4,194,304. Default 4096.
   uint32_t task_capacity;
-  // Cancellation source slots allocated up front. Default 256.
+  // Cancellation source slots allocated up front (16 bytes each), at most
+  // 4,194,304; larger values act as 4,194,304. Default 256.
   uint32_t cancel_capacity;
-  // Wait records of storage each timing queue keeps after a burst. Default 8192.
+  // Wait records of storage each timing queue keeps after a burst. Default
+  // 8192. No upper bound: it is only storage kept after a burst.
   uint32_t wait_capacity;
   // WhenAny / WhenAll coordinators kept for up to 16 inputs. Default 256.
   uint32_t combinator16_capacity;
@@ -397,9 +410,14 @@ typedef struct OnityRuntimeConfig {
   uint32_t frame_alloc_poison;
   // Size of the frame allocator's first block per lifetime (bytes, rounded
   // up to 4096; blocks double from there up to 64 MiB). Default 256 KiB.
+  // Keep it at most 64 MiB: a first block the OS refuses makes every new
+  // block cost a failed request before the fallback.
   uint64_t frame_alloc_first_block_bytes;
   // Smallest chunk a thread claims at once (bytes; below 64, 0 included,
-  // it is 64, and it is rounded up to 64). Default 16 KiB.
+  // it is 64, and it is rounded up to 64). Default 16 KiB. Above 64 MiB,
+  // raise `frame_alloc_max_chunk_bytes` too (to at least this, or 0):
+  // `onity_runtime_config_init` sets it to 64 MiB, and a chunk larger than
+  // the largest chunk is `INVALID_ARGUMENT`.
   uint64_t frame_alloc_chunk_bytes;
   // Cap on bytes the frame allocator reserves from the OS; 0 = none.
   uint64_t frame_alloc_max_bytes;
@@ -428,6 +446,7 @@ typedef struct OnityRuntimeConfig {
 typedef struct OnityFrameInfo {
   // `sizeof(OnityFrameInfo)`.
   uint32_t size;
+  // Ignored; write 0 (a later version may give it a meaning).
   uint32_t reserved;
   // Frame number (e.g. Unity's `Time.frameCount`); must increase.
   uint64_t frame;
@@ -435,7 +454,10 @@ typedef struct OnityFrameInfo {
   double delta_time;
   // Unscaled seconds since the previous frame (`Time.unscaledDeltaTime`).
   double unscaled_delta_time;
-  // Absolute real-time seconds (`Time.realtimeSinceStartupAsDouble`).
+  // Absolute real-time seconds (`Time.realtimeSinceStartupAsDouble`),
+  // finite (else `INVALID_ARGUMENT`). It may go backwards (a clock
+  // reset); `ONITY_CLOCK_REALTIME` delays then wait until it is again
+  // their creation value plus their seconds.
   double realtime;
 } OnityFrameInfo;
 
@@ -473,12 +495,14 @@ typedef struct OnityFrameAllocStats {
   uint64_t bytes_claimed;
   // Bytes reserved from the OS.
   uint64_t bytes_reserved;
-  // Blocks reserved from the OS (kept across rewinds).
+  // Blocks held now (kept across rewinds; those no recent frame needed
+  // are returned to the OS).
   uint64_t blocks;
   // Highest `bytes_in_use` seen.
   uint64_t high_water_bytes_in_use;
   uint64_t rewinds;
-  // Blocks ever allocated: constant in a steady state (under
+  // Blocks allocated since creation (cumulative; growing in a steady
+  // state means frames keep needing new blocks): constant in a steady state (under
   // `frame_alloc_max_bytes`, possibly only from 8 rewinds after a heavier
   // frame: see the allocator's documentation).
   uint64_t os_allocations;
@@ -513,8 +537,10 @@ typedef struct OnityStats {
 // A continuation. `task` is the completed task's handle (0 for callback
 // waits, which have no task); `state` is its `OnityTaskState`. It runs on the
 // owner thread. It may call any `onity_*` function except
-// `onity_runtime_destroy`, which returns `ONITY_STATUS_REENTRANT` while any
-// continuation or callback is running.
+// `onity_runtime_destroy` of its own runtime, which returns
+// `ONITY_STATUS_REENTRANT` while any of that runtime's continuations,
+// callbacks or ticks is running. Destroying another runtime from it is
+// allowed.
 typedef void (*OnityCallback)(void *user, uint64_t task, uint32_t state);
 
 #ifdef __cplusplus
@@ -582,7 +608,10 @@ OnityStatus onity_cancel_source_create(struct OnityRuntime *runtime, uint64_t *o
 // Cancels a source. Any thread; canceling twice is fine. Waits holding the
 // token complete canceled at the next run of their timing; combinators
 // complete canceled at the owner's next tick (any timing) or drain, or at
-// once when created with an already-canceled token.
+// once when created with an already-canceled token. Combinators canceled by
+// the same tick or drain complete in creation order, so a combinator whose
+// input is another of them completes with that input's cancellation
+// (`index` = the input).
 // Errors: `INVALID_HANDLE`, `STALE_HANDLE` (destroyed), `FOREIGN_HANDLE`.
 OnityStatus onity_cancel_source_cancel(struct OnityRuntime *runtime, uint64_t source);
 
@@ -604,10 +633,16 @@ OnityStatus onity_cancel_source_destroy(struct OnityRuntime *runtime, uint64_t s
 // completed (including on other threads, not yet drained), the first of
 // them in array order wins at once. With a token,
 // it completes canceled (index `UINT32_MAX`) if the token is canceled first.
-// Owner thread. Errors: `NULL_POINTER`, `COUNT_OUT_OF_RANGE` (0 or more than
+// An input canceled with `onity_task_cancel` is an input that completed
+// canceled: if it is the first, the WhenAny completes canceled with `index`
+// = its position. Each input is consumed by the combinator when it
+// completes: from then on its handle is `STALE_HANDLE` everywhere (a second
+// `set_result` too). Pending inputs can still be completed, canceled and
+// read with `onity_task_state`. Owner thread. Errors: `NULL_POINTER`, `COUNT_OUT_OF_RANGE` (0 or more than
 // `ONITY_MAX_COMBINATOR_INPUTS`), `DUPLICATE_INPUT`, `ALREADY_AWAITED` (an
 // input has a continuation or belongs to another combinator), handle errors
-// for inputs and token, `WRONG_THREAD`, `REENTRANT`. On error nothing changes.
+// for inputs and token, `WRONG_THREAD`, `REENTRANT`, `EXHAUSTED`,
+// `OUT_OF_MEMORY`. On error nothing changes.
 OnityStatus onity_when_any(struct OnityRuntime *runtime,
                            const uint64_t *tasks,
                            uint32_t count,
@@ -620,8 +655,8 @@ OnityStatus onity_when_any(struct OnityRuntime *runtime,
 // complete when the WhenAll is made count in array order) that faulted or
 // was canceled, with `index` = that input. Read every input's outcome with
 // `onity_when_all_results` before consuming it. Owner thread; the inputs
-// belong to the WhenAll from the call on. Token and errors as
-// `onity_when_any`.
+// belong to the WhenAll from the call on, and are consumed (retired) as they
+// complete, as for `onity_when_any`. Token and errors as `onity_when_any`.
 OnityStatus onity_when_all(struct OnityRuntime *runtime,
                            const uint64_t *tasks,
                            uint32_t count,
@@ -646,7 +681,16 @@ OnityStatus onity_when_all_results(struct OnityRuntime *runtime,
 // (size too large to serve: with its alignment padding, rounded up to a
 // 4096-byte block, above `INTPTR_MAX`), `EXHAUSTED`
 // (`frame_alloc_max_bytes` reached; space returns after rewinds),
-// `OUT_OF_MEMORY`. On error `*out_ptr` is set to NULL.
+// `OUT_OF_MEMORY`, `INVALID_RUNTIME`. On every error but a NULL `out_ptr`,
+// `*out_ptr` is set to NULL (also for a NULL or invalid runtime).
+// Rewinds happen inside `onity_runtime_tick` (the first run of
+// `frame_alloc_rewind_timing` in each frame) and in
+// `onity_frame_alloc_rewind`. Worker threads must have finished the frame's
+// allocations before the owner makes that call, and must not allocate until
+// it returns; the host makes the hand-off a happens-before edge (join the
+// jobs, a mutex, a release/acquire flag). Memory allocated before a rewind
+// is invalid after it (`FRAME`) or after the next one (`TWO_FRAMES`), on
+// every thread.
 OnityStatus onity_frame_alloc(struct OnityRuntime *runtime,
                               uint64_t size,
                               uint32_t align,
@@ -703,22 +747,30 @@ OnityStatus onity_runtime_config_init(struct OnityRuntimeConfig *config, uint32_
 OnityStatus onity_runtime_create(const struct OnityRuntimeConfig *config,
                                  struct OnityRuntime **out_runtime);
 
-// Destroys a runtime. Owner thread only, and not from inside a tick, a
-// continuation or a callback (those get `REENTRANT`).
-// Everything in flight is cancelled first: every pending wait completes
-// canceled (callback waits are called with `ONITY_TASK_STATE_CANCELED`), then every
-// pending task is canceled and its continuation runs; tasks never consumed
-// are released. After this returns `ONITY_STATUS_OK` the pointer and every
-// handle of the runtime are invalid; worker threads must have stopped
-// completing its tasks. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
-// `WRONG_THREAD`, `REENTRANT` (called from a continuation or callback, or
-// during a tick); on error nothing is destroyed.
+// Destroys a runtime. Owner thread, or any thread once the owner thread has
+// exited (a runtime a thread left behind: its continuations then run on the
+// calling thread, and calls they make to this runtime get `WRONG_THREAD`);
+// not from inside a tick, a continuation or a callback of this runtime
+// (those get `REENTRANT`; destroying another runtime there is allowed).
+// Everything in flight is cancelled first: the continuations of tasks
+// completed on other threads run (as a drain), every pending WhenAny /
+// WhenAll completes canceled (`index` `UINT32_MAX`, never from an input
+// canceled below), every pending wait completes canceled (callback waits
+// are called with `ONITY_TASK_STATE_CANCELED`), then every other pending
+// task is canceled and its continuation runs; tasks never consumed are
+// released. After this returns `ONITY_STATUS_OK` the pointer and every
+// handle of the runtime are invalid (its handles are never issued again);
+// worker threads must have stopped completing its tasks. Errors:
+// `WRONG_THREAD` (another thread while the owner lives), `REENTRANT`
+// (called from a continuation or callback of this runtime, during one of
+// its ticks, or while it is being destroyed); on error nothing is
+// destroyed.
 OnityStatus onity_runtime_destroy(struct OnityRuntime *runtime);
 
 // Begins a frame: sets the frame number (must increase strictly) and
 // advances the clocks (`delta_time`, `unscaled_delta_time` >= 0 and finite;
-// `realtime` is the host's absolute real-time clock; `frame` < 2^59, else
-// `INVALID_ARGUMENT`). Owner thread.
+// `realtime` is the host's absolute real-time clock, finite; `frame` < 2^59,
+// else `INVALID_ARGUMENT`; see `OnityFrameInfo`). Owner thread.
 // Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT`, `FRAME_ORDER`,
 // `WRONG_THREAD`, `REENTRANT` (inside a tick).
 OnityStatus onity_runtime_frame_begin(struct OnityRuntime *runtime,
@@ -732,14 +784,21 @@ OnityStatus onity_runtime_frame_begin(struct OnityRuntime *runtime,
 // timing; the continuations run first (off-thread completions, canceled
 // combinators) come before this run's waits, so a Yield of this timing they
 // schedule resumes in this run. A timing may
-// run several times per frame (FixedUpdate) or not at all. Owner thread.
+// run several times per frame (FixedUpdate) or not at all. May be called
+// before the first frame (Yields of the timing resume; frame waits count
+// from the first frame) and from a continuation that runs outside a tick
+// (it runs the timing there, nested); inside a tick it is `REENTRANT`.
+// Rewinds of the frame allocator happen here (the first run of
+// `frame_alloc_rewind_timing` in each frame): see `onity_frame_alloc`.
+// Owner thread.
 // Errors: `INVALID_ARGUMENT` (timing >= 16), `WRONG_THREAD`, `REENTRANT`
 // (called from a continuation during a tick, or while destroying).
 OnityStatus onity_runtime_tick(struct OnityRuntime *runtime, uint32_t timing);
 
 // Runs the continuations of tasks completed on other threads (in
 // completion order) and cancels combinators whose token was canceled,
-// without ticking a timing. Owner thread. Errors: `WRONG_THREAD`.
+// without ticking a timing. Allowed inside a tick (from a continuation).
+// Owner thread. Errors: `WRONG_THREAD`.
 OnityStatus onity_runtime_drain(struct OnityRuntime *runtime);
 
 // Fills `stats` (set `stats->size = sizeof(OnityStats)` first) with every
@@ -768,8 +827,10 @@ OnityStatus onity_task_create(struct OnityRuntime *runtime, uint64_t *out_task);
 
 // Creates a task that has already succeeded with `value` (like UniTask's
 // `FromResult`), for functions that may finish synchronously. Consume it as
-// any task. Owner thread. Errors: `NULL_POINTER`, `WRONG_THREAD`,
-// `EXHAUSTED`, `REENTRANT`.
+// any task. It is not a manual source: `set_result` / `set_error` on it
+// return `INVALID_HANDLE`, `onity_task_cancel` returns `ALREADY_COMPLETED`.
+// Owner thread. Errors: `NULL_POINTER`, `WRONG_THREAD`, `EXHAUSTED`,
+// `OUT_OF_MEMORY`, `REENTRANT`.
 OnityStatus onity_task_from_result(struct OnityRuntime *runtime,
                                    uint64_t value,
                                    uint64_t *out_task);
@@ -803,7 +864,8 @@ OnityStatus onity_task_state(struct OnityRuntime *runtime, uint64_t task, uint32
 // Consumes a completed task: writes its outcome to `*out_outcome` (which may
 // be null to discard it) and retires the handle. Exactly once per task.
 // Owner thread. Errors: `TASK_PENDING`, `STALE_HANDLE` (already consumed),
-// `ALREADY_AWAITED` (owned by a WhenAny/WhenAll, which consumes it, or by a
+// `ALREADY_AWAITED` (checked before `TASK_PENDING`; owned by a
+// WhenAny/WhenAll, which consumes it, or by a
 // continuation registered with `onity_task_on_complete` that has not run
 // yet: it runs at the owner's next drain or tick and may consume it then),
 // `INVALID_HANDLE`, `FOREIGN_HANDLE`, `WRONG_THREAD`.
@@ -815,7 +877,9 @@ OnityStatus onity_task_consume(struct OnityRuntime *runtime,
 // thread once the task completes: inline when completed on the owner thread,
 // at the next tick or drain when completed elsewhere, and immediately (before
 // this returns) if the task has already completed (on any thread). The continuation usually
-// consumes the task. Errors: `NULL_POINTER` (callback), `ALREADY_AWAITED`
+// consumes the task. A task takes one continuation in its lifetime: once
+// registered (also after it ran), `on_complete` and the combinators return
+// `ALREADY_AWAITED` for it; only `onity_task_consume` remains. Errors: `NULL_POINTER` (callback), `ALREADY_AWAITED`
 // (a continuation exists or a combinator owns the task), `INVALID_HANDLE`,
 // `STALE_HANDLE`, `FOREIGN_HANDLE`, `WRONG_THREAD`.
 OnityStatus onity_task_on_complete(struct OnityRuntime *runtime,
@@ -824,7 +888,9 @@ OnityStatus onity_task_on_complete(struct OnityRuntime *runtime,
                                    void *user);
 
 // Yield: a task that completes at the next run of `timing`. `token` is a
-// cancellation token (0 for none). Owner thread.
+// cancellation token (0 for none). The task succeeds with value 0 (index
+// `UINT32_MAX`), or is canceled (the same fields); so do the tasks of the
+// other waits. Owner thread.
 // Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (timing), `INVALID_HANDLE` /
 // `STALE_HANDLE` / `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT`.
 OnityStatus onity_yield(struct OnityRuntime *runtime,

@@ -365,3 +365,63 @@ fn gap14_blocks_and_os_allocations() {
     assert!(heavy.os_allocations >= heavy.blocks);
     assert_eq!(onity_runtime_destroy(rt), S::Ok);
 }
+
+/// Gap 15 (decided in phase B): combinators canceled by the same poll
+/// complete in creation order, whatever other combinators did before: an
+/// outer WhenAny whose input is another canceled WhenAny reports that
+/// input's index, also after an unrelated watched combinator completed
+/// (which used to reorder the watch list).
+#[test]
+fn gap15_combinators_canceled_by_one_poll_complete_in_creation_order() {
+    for with_x in [false, true] {
+        let rt = runtime();
+        let (mut t, mut t2) = (0, 0);
+        assert_eq!(onity_cancel_source_create(rt, &mut t), S::Ok);
+        assert_eq!(onity_cancel_source_create(rt, &mut t2), S::Ok);
+        let xin = task(rt);
+        let mut x = 0;
+        if with_x {
+            assert_eq!(onity_when_any(rt, &xin, 1, t2, &mut x), S::Ok);
+        }
+        let bin = task(rt);
+        let mut b = 0;
+        assert_eq!(onity_when_any(rt, &bin, 1, t, &mut b), S::Ok);
+        let ins = [task(rt), task(rt), b];
+        let mut a = 0;
+        assert_eq!(onity_when_any(rt, ins.as_ptr(), 3, t, &mut a), S::Ok);
+        if with_x {
+            assert_eq!(onity_task_set_result(rt, xin, 1), S::Ok);
+        }
+        assert_eq!(onity_cancel_source_cancel(rt, t), S::Ok);
+        assert_eq!(onity_runtime_drain(rt), S::Ok);
+        let mut o = outcome();
+        assert_eq!(onity_task_consume(rt, a, &mut o), S::Ok);
+        assert_eq!((o.state, o.index), (CANCELED, 2), "with X: {with_x}");
+        assert_eq!(onity_runtime_destroy(rt), S::Ok);
+    }
+}
+
+unsafe extern "C" fn consume_into(user: *mut c_void, task: u64, _state: u32) {
+    let (rt, out) = *(user as *const (*mut OnityRuntime, *mut OnityOutcome));
+    assert_eq!(onity_task_consume(rt, task, out), S::Ok);
+}
+
+/// Gap 16 (decided in phase B): destroy completes a pending WhenAll /
+/// WhenAny canceled (`index` UINT32_MAX) before it cancels their inputs, so
+/// an input's earlier failure or cancellation never shows, whatever the
+/// slot order.
+#[test]
+fn gap16_destroy_cancels_a_pending_combinator_first() {
+    for faulted_first in [false, true] {
+        let rt = runtime();
+        let ins = [task(rt), task(rt)];
+        let mut all = 0;
+        assert_eq!(onity_when_all(rt, ins.as_ptr(), 2, 0, &mut all), S::Ok);
+        let mut o = outcome();
+        let ctx = (rt, &mut o as *mut OnityOutcome);
+        assert_eq!(onity_task_on_complete(rt, all, Some(consume_into), &ctx as *const _ as *mut c_void), S::Ok);
+        assert_eq!(onity_task_set_error(rt, ins[if faulted_first { 0 } else { 1 }], 42), S::Ok);
+        assert_eq!(onity_runtime_destroy(rt), S::Ok);
+        assert_eq!((o.state, o.error, o.index), (CANCELED, 0, u32::MAX), "faulted first: {faulted_first}");
+    }
+}

@@ -507,21 +507,48 @@ impl Sim {
     }
 
     /// Cancels the combinators whose token is canceled (tick / drain), in
-    /// the runtime's watch-list order (swap-remove, rescan from the start).
+    /// creation order (the runtime's rule: an input combinator canceled by
+    /// the same poll goes first, so the outer one reports its index).
     fn poll(&mut self) {
-        let mut i = 0;
-        while i < self.watches.len() {
-            let c = self.watches[i];
-            if !self.tok(self.combs[c].token) {
-                i += 1;
-                continue;
-            }
+        loop {
+            let first = self.watches.iter().copied().filter(|&c| self.tok(self.combs[c].token)).min();
+            let Some(c) = first else { return };
             self.cov("combinator canceled by token");
             self.combs[c].done = true;
-            self.watches.swap_remove(i);
+            self.unwatch(c);
             let out = self.combs[c].out;
             self.complete(out, Out::new(CANCELED, 0, 0));
-            i = 0;
+        }
+    }
+
+    /// Destroy's first step after the drain: every combinator a pending
+    /// input still points at is marked done (none completes from an input
+    /// canceled later), then, walking the inputs in slot order, its output
+    /// is canceled if still pending (`index` UINT32_MAX).
+    fn cancel_combinators(&mut self) {
+        let by_slot = |m: &Self| {
+            let mut v: Vec<usize> = (0..m.tasks.len()).filter(|&i| !m.tasks[i].retired).collect();
+            v.sort_by_key(|&i| m.tasks[i].h & (MAX_SLOTS - 1));
+            v
+        };
+        for i in by_slot(self) {
+            if let (Cont::Comb { c, .. }, None) = (self.tasks[i].cont, self.tasks[i].out) {
+                if !self.combs[c].done {
+                    self.combs[c].done = true;
+                    self.unwatch(c);
+                }
+            }
+        }
+        for i in by_slot(self) {
+            if self.tasks[i].retired {
+                continue;
+            }
+            if let (Cont::Comb { c, .. }, None) = (self.tasks[i].cont, self.tasks[i].out) {
+                let out = self.combs[c].out;
+                if !self.tasks[out].retired && self.tasks[out].out.is_none() {
+                    self.complete(out, Out::new(CANCELED, 0, 0));
+                }
+            }
         }
     }
 
@@ -2115,9 +2142,10 @@ impl Sim {
         self.closing = true;
         // Null and foreign-thread destroys change nothing.
         assert_eq!(onity_runtime_destroy(ptr::null_mut()), S::NullPointer);
-        // The model: drain, cancel every wait (timing order, FIFO), then every
-        // pending task in slot order.
+        // The model: drain, cancel pending combinators, every wait (timing
+        // order, FIFO), then every pending task in slot order.
         self.drain_queued();
+        self.cancel_combinators();
         for t in 0..16 {
             self.run_queue(t, true);
         }

@@ -13,9 +13,12 @@
 //! with a header `H` of the owner's choosing: the runtime keeps its owner
 //! cell there, which every hot path reads along with the table.
 
-use std::ptr::NonNull;
+use std::alloc::{self, Layout};
+use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 
+use super::error::{Error, Result};
+use super::fallible;
 use super::handle::MAX_SLOTS;
 
 pub const CHUNK_BITS: u32 = 10;
@@ -23,7 +26,7 @@ pub const CHUNK: usize = 1 << CHUNK_BITS;
 const CHUNKS: usize = (MAX_SLOTS as usize) >> CHUNK_BITS;
 
 pub struct Arena<T, H = ()> {
-    /// The table, from `Box::into_raw` (freed in `Drop`). Not a `Box`: a
+    /// The table, allocated in `try_new` (freed in `Drop`). Not a `Box`: a
     /// moved `Box` asserts uniqueness, which would invalidate the pointers
     /// the runtime keeps into the header (the owner registry's), and the
     /// table's address must stay valid for them.
@@ -39,12 +42,22 @@ struct Table<T, H> {
 }
 
 impl<T: Default, H: Default> Arena<T, H> {
+    /// An empty arena: `OutOfMemory` when its table cannot be allocated.
+    pub fn try_new() -> Result<Self> {
+        let layout = Layout::new::<Table<T, H>>();
+        // SAFETY: the table is not zero-sized (it holds CHUNKS pointers).
+        let table = unsafe { alloc::alloc_zeroed(layout) } as *mut Table<T, H>;
+        let table = NonNull::new(table).ok_or(Error::OutOfMemory)?;
+        // SAFETY: a fresh allocation of `Table`'s layout: the chunk pointers
+        // are null (all-zero `AtomicPtr`s); the header is written here. Freed
+        // in `Drop` (SAFETY of every later dereference).
+        unsafe { ptr::addr_of_mut!((*table.as_ptr()).header).write(H::default()) };
+        Ok(Arena { table, len: AtomicU32::new(0) })
+    }
+
+    /// [`Arena::try_new`], panicking when out of memory.
     pub fn new() -> Self {
-        let table =
-            Box::new(Table { header: H::default(), chunks: [const { AtomicPtr::new(std::ptr::null_mut()) }; CHUNKS] });
-        // SAFETY (of every later dereference): allocated here, freed only in
-        // `Drop`.
-        Arena { table: NonNull::from(Box::leak(table)), len: AtomicU32::new(0) }
+        Self::try_new().expect("out of memory")
     }
 }
 
@@ -108,18 +121,18 @@ impl<T, H> Arena<T, H> {
 
 impl<T: Default, H> Arena<T, H> {
     /// Adds one chunk of default slots. Owner thread only (single writer).
-    /// Returns false when the table is full.
-    pub fn grow(&self) -> bool {
+    /// `Exhausted` when the table is full, `OutOfMemory` when the chunk
+    /// cannot be allocated (nothing changes then).
+    pub fn grow(&self) -> Result<()> {
         let len = self.len.load(Ordering::Relaxed);
         let chunk_index = (len as usize) >> CHUNK_BITS;
         if chunk_index >= CHUNKS {
-            return false;
+            return Err(Error::Exhausted);
         }
-        let chunk: Box<[T]> = (0..CHUNK).map(|_| T::default()).collect();
-        let ptr = Box::into_raw(chunk) as *mut T;
-        self.table().chunks[chunk_index].store(ptr, Ordering::Release);
+        let chunk = fallible::try_slice(CHUNK, T::default)?;
+        self.table().chunks[chunk_index].store(chunk.as_ptr(), Ordering::Release);
         self.len.store(len + CHUNK as u32, Ordering::Release);
-        true
+        Ok(())
     }
 }
 
@@ -131,14 +144,21 @@ impl<T: Default, H: Default> Default for Arena<T, H> {
 
 impl<T, H> Drop for Arena<T, H> {
     fn drop(&mut self) {
-        for c in self.table().chunks.iter() {
+        // Chunks are added in order: those past `len` were never allocated.
+        let used = (*self.len.get_mut() as usize).div_ceil(CHUNK);
+        for c in self.table().chunks[..used].iter() {
             let p = c.load(Ordering::Relaxed);
             if !p.is_null() {
-                // SAFETY: allocated in `grow` as a Box<[T]> of CHUNK elements.
+                // SAFETY: allocated in `grow` as a Box<[T]> of CHUNK elements
+                // would be (`fallible::try_slice`).
                 unsafe { drop(Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, CHUNK))) };
             }
         }
-        // SAFETY: from `Box::leak` in `new`, freed once.
-        unsafe { drop(Box::from_raw(self.table.as_ptr())) };
+        // SAFETY: allocated with this layout in `try_new`, its header
+        // initialised; dropped and freed once.
+        unsafe {
+            ptr::drop_in_place(ptr::addr_of_mut!((*self.table.as_ptr()).header));
+            alloc::dealloc(self.table.as_ptr() as *mut u8, Layout::new::<Table<T, H>>());
+        }
     }
 }

@@ -43,7 +43,7 @@ impl Runtime {
     #[cold]
     #[inline(never)]
     fn cancel_error(&self, h: u64) -> Error {
-        handle::why_invalid(h, self.tag, Kind::CancelSource, |idx, gen| {
+        handle::why_invalid(h, self.tag, Kind::CancelSource, self.floors[1], |idx, gen| {
             let word = self.cancels.get(idx)?.state.load(Ordering::Acquire);
             Some(word >> 32 == gen as u64 && word & CS_DEAD == 0)
         })

@@ -8,6 +8,8 @@
 //! the output. Both kinds start with a [`Header`], so setup, watches and
 //! cancellation are written once for both.
 
+use super::error::Result;
+use super::fallible;
 use super::pool::{BoxPool, PoolStats};
 use super::types::{Outcome, TaskState};
 
@@ -29,11 +31,16 @@ pub struct Header {
     pub done: bool,
     /// Pool bucket (0: up to 16 inputs, 1: up to 32, 2: larger).
     pub bucket: u8,
+    /// Creation order (a runtime-wide counter): combinators canceled by the
+    /// same poll complete in this order.
+    pub seq: u64,
 }
 
 impl Header {
-    fn reset(&mut self, n: usize, out: u64, token: u64) {
-        *self = Header { out, token, remaining: n as u32, watch: NO_WATCH, done: false, bucket: bucket_of(n) };
+    const EMPTY: Header = Header { out: 0, token: 0, remaining: 0, watch: NO_WATCH, done: false, bucket: 0, seq: 0 };
+
+    fn reset(&mut self, n: usize, out: u64, token: u64, seq: u64) {
+        *self = Header { out, token, remaining: n as u32, watch: NO_WATCH, done: false, bucket: bucket_of(n), seq };
     }
 }
 
@@ -58,23 +65,24 @@ pub struct AllCoord {
 
 /// A coordinator kind.
 pub trait Coordinator: Sized {
-    /// A new coordinator with room for `cap` inputs.
-    fn new(cap: usize) -> Self;
+    /// A new coordinator with room for `cap` inputs (`OutOfMemory`).
+    fn make(cap: usize) -> Result<Box<Self>>;
     fn header(&mut self) -> &mut Header;
-    /// Prepares it for `n` inputs.
-    fn reset(&mut self, n: usize, out: u64, token: u64);
+    /// Prepares it for `n` inputs (at most the `cap` it was made with: no
+    /// allocation).
+    fn reset(&mut self, n: usize, out: u64, token: u64, seq: u64);
     fn pools(c: &mut Combinators) -> &mut [BoxPool<Self>; 3];
 }
 
 impl Coordinator for AnyCoord {
-    fn new(_cap: usize) -> Self {
-        AnyCoord { h: Header { out: 0, token: 0, remaining: 0, watch: NO_WATCH, done: false, bucket: 0 } }
+    fn make(_cap: usize) -> Result<Box<Self>> {
+        fallible::try_box(|| AnyCoord { h: Header::EMPTY })
     }
     fn header(&mut self) -> &mut Header {
         &mut self.h
     }
-    fn reset(&mut self, n: usize, out: u64, token: u64) {
-        self.h.reset(n, out, token);
+    fn reset(&mut self, n: usize, out: u64, token: u64, seq: u64) {
+        self.h.reset(n, out, token, seq);
     }
     fn pools(c: &mut Combinators) -> &mut [BoxPool<Self>; 3] {
         &mut c.any
@@ -82,20 +90,17 @@ impl Coordinator for AnyCoord {
 }
 
 impl Coordinator for AllCoord {
-    fn new(cap: usize) -> Self {
-        AllCoord {
-            h: Header { out: 0, token: 0, remaining: 0, watch: NO_WATCH, done: false, bucket: 0 },
-            outcomes: Vec::with_capacity(cap),
-            out_released: false,
-            first_fail: u32::MAX,
-        }
+    fn make(cap: usize) -> Result<Box<Self>> {
+        let outcomes = fallible::vec_with_capacity(cap)?;
+        fallible::try_box(move || AllCoord { h: Header::EMPTY, outcomes, out_released: false, first_fail: u32::MAX })
     }
     fn header(&mut self) -> &mut Header {
         &mut self.h
     }
-    fn reset(&mut self, n: usize, out: u64, token: u64) {
-        self.h.reset(n, out, token);
+    fn reset(&mut self, n: usize, out: u64, token: u64, seq: u64) {
+        self.h.reset(n, out, token, seq);
         self.outcomes.clear();
+        debug_assert!(self.outcomes.capacity() >= n, "made for fewer inputs");
         self.outcomes.resize(n, Outcome::PENDING);
         self.out_released = false;
         self.first_fail = u32::MAX;
@@ -162,26 +167,57 @@ pub struct Combinators {
     pub seen_epoch: u64,
     /// Stamp for duplicate detection in combinator inputs.
     stamp: u32,
+    /// Combinators created so far (their `Header::seq`).
+    created: u64,
+}
+
+/// A coordinator taken from its pool (or made) by [`Combinators::prepare`],
+/// not yet counted: [`Combinators::commit`] or [`Combinators::undo`] it.
+pub struct Prepared<C> {
+    b: Box<C>,
+    cold: bool,
+    n: usize,
 }
 
 impl Combinators {
-    pub fn new(c16: u32, c32: u32) -> Combinators {
+    /// `OutOfMemory` when the pools' idle lists or the watch list cannot
+    /// be reserved.
+    pub fn try_new(c16: u32, c32: u32) -> Result<Combinators> {
         let (c16, c32) = (c16 as usize, c32 as usize);
-        Combinators {
-            any: [BoxPool::new(c16), BoxPool::new(c32), BoxPool::new(0)],
-            all: [BoxPool::new(c16), BoxPool::new(c32), BoxPool::new(0)],
-            watches: Vec::with_capacity(64),
+        Ok(Combinators {
+            any: [BoxPool::try_new(c16)?, BoxPool::try_new(c32)?, BoxPool::try_new(0)?],
+            all: [BoxPool::try_new(c16)?, BoxPool::try_new(c32)?, BoxPool::try_new(0)?],
+            watches: fallible::vec_with_capacity(64)?,
             seen_epoch: 0,
             stamp: 0,
-        }
+            created: 0,
+        })
     }
 
-    /// Rents a coordinator for `n` inputs.
-    pub fn rent<C: Coordinator>(&mut self, n: usize, out: u64, token: u64) -> *mut C {
+    /// Everything a combinator of `n` inputs needs that may allocate: a
+    /// coordinator (idle, or made: `OutOfMemory`), and room in the watch
+    /// list when it has a token. Nothing is counted until `commit`.
+    pub fn prepare<C: Coordinator>(&mut self, n: usize, token: u64) -> Result<Prepared<C>> {
+        if token != 0 {
+            fallible::reserve(&mut self.watches, 1)?;
+        }
         let bucket = bucket_of(n) as usize;
         let cap = [16usize, 32, n][bucket];
-        let mut b = C::pools(self)[bucket].rent(|| C::new(cap));
-        b.reset(n, out, token);
+        let (b, cold) = C::pools(self)[bucket].take(|| C::make(cap))?;
+        Ok(Prepared { b, cold, n })
+    }
+
+    /// Gives back a prepared coordinator unused (nothing was counted).
+    pub fn undo<C: Coordinator>(&mut self, p: Prepared<C>) {
+        C::pools(self)[bucket_of(p.n) as usize].put_back(p.b, p.cold);
+    }
+
+    /// Rents the prepared coordinator for output `out` and `token`.
+    pub fn commit<C: Coordinator>(&mut self, p: Prepared<C>, out: u64, token: u64) -> *mut C {
+        let Prepared { mut b, cold, n } = p;
+        C::pools(self)[bucket_of(n) as usize].count_rent(cold);
+        self.created += 1;
+        b.reset(n, out, token, self.created);
         Box::into_raw(b)
     }
 
@@ -203,12 +239,14 @@ impl Combinators {
         (self.stamp != 0).then_some(self.stamp | 0x8000_0000)
     }
 
-    /// Watches `h` (a coordinator with a token).
+    /// Watches `h` (a coordinator with a token), in the room `prepare`
+    /// reserved.
     ///
     /// # Safety
     /// `h` is a live coordinator's header; it stays watched until
     /// [`Combinators::unwatch`].
     pub unsafe fn watch(&mut self, h: *mut Header) {
+        debug_assert!(self.watches.len() < self.watches.capacity(), "room reserved by prepare");
         (*h).watch = self.watches.len() as u32;
         self.watches.push(h);
     }

@@ -11,15 +11,19 @@
 //!
 //! A slot's generation is odd while the slot is live and even while it is
 //! free, so `0` (generation 0) is never a valid handle and a handle made of
-//! garbage only matches a live slot by chance of 1 in 2^31. Each runtime has
-//! its own 8-bit tag, which catches handles passed to the wrong runtime.
+//! garbage only matches a live slot by chance of 1 in 2^31. Each live
+//! runtime has its own 8-bit tag, which catches handles passed to the wrong
+//! runtime; tags are reused, and a runtime's slots start above every
+//! generation earlier runtimes with its tag reached (`tags.rs`), so a handle
+//! is issued once in the process lifetime and a dead runtime's handle is
+//! `StaleHandle` on a later runtime with its tag (`ForeignHandle` on the
+//! others).
 //!
 //! The upper half of a handle is the upper half of its live slot's state
 //! word (see [`super::slot`]), so checking a handle is: one compare of bits
 //! 22-31 against the runtime's [`key`], the slot lookup, one compare of the
 //! upper halves and the slot's state. When that fails, [`why_invalid`]
 //! finds which error it is, in the documented order (off the fast path).
-//! Issue 17's per-runtime epoch belongs here (in the key or beside it).
 
 use super::error::{Error, Result};
 
@@ -76,16 +80,25 @@ pub fn decode(handle: u64, tag: u8, kind: Kind) -> Result<(u32, u32)> {
     Ok((gen, (handle & INDEX_MASK) as u32))
 }
 
-/// Why `handle` (of `kind`, for runtime `tag`) does not name a live slot:
-/// `InvalidHandle` (malformed, wrong kind, index past the table),
-/// `ForeignHandle`, or `StaleHandle`. `slot_live(index, gen)` tells whether
-/// that slot exists and is live with that generation. The slow half of every
+/// Why `handle` (of `kind`, for runtime `tag` whose slots of that kind
+/// start at generation `floor`) does not name a live slot: `InvalidHandle`
+/// (malformed, wrong kind, index past the table), `ForeignHandle`, or
+/// `StaleHandle` (also: issued by an earlier runtime with this tag, its
+/// generation below the floor). `slot_live(index, gen)` tells whether that
+/// slot exists and is live with that generation. The slow half of every
 /// handle check.
 #[cold]
 #[inline(never)]
-pub fn why_invalid(handle: u64, tag: u8, kind: Kind, slot_live: impl FnOnce(u32, u32) -> Option<bool>) -> Error {
+pub fn why_invalid(
+    handle: u64,
+    tag: u8,
+    kind: Kind,
+    floor: u32,
+    slot_live: impl FnOnce(u32, u32) -> Option<bool>,
+) -> Error {
     match decode(handle, tag, kind) {
         Err(e) => e,
+        Ok((gen, _)) if gen < floor => Error::StaleHandle,
         Ok((gen, idx)) => match slot_live(idx, gen) {
             None => Error::InvalidHandle,
             Some(false) => Error::StaleHandle,
@@ -109,6 +122,14 @@ mod tests {
         assert_eq!(decode(0, 3, Kind::Task), Err(Error::InvalidHandle));
         // even generation: never live
         assert_eq!(decode(h & !(1 << 32), 3, Kind::Task), Err(Error::InvalidHandle));
+    }
+
+    #[test]
+    fn below_the_floor_is_stale_whatever_the_index() {
+        let h = encode(7, 3, Kind::Task, MAX_SLOTS - 1);
+        assert_eq!(why_invalid(h, 3, Kind::Task, 8, |_, _| None), Error::StaleHandle);
+        assert_eq!(why_invalid(h, 3, Kind::Task, 6, |_, _| None), Error::InvalidHandle);
+        assert_eq!(why_invalid(h, 4, Kind::Task, 8, |_, _| None), Error::ForeignHandle);
     }
 
     #[test]

@@ -14,6 +14,8 @@
 //! | `combinator.rs` | WhenAny / WhenAll coordinators, watches, pools |
 //! | `handle.rs` | generational handles |
 //! | `owner.rs` | the owner-thread check |
+//! | `tags.rs` | runtime tags and the generation floors that keep handles unique over the process lifetime |
+//! | `fallible.rs` | allocation that returns `OutOfMemory` instead of aborting |
 //! | `arena.rs`, `pool.rs`, `completion_stack.rs` | slot tables, object pools, the cross-thread stack |
 //! | `frame_alloc/` | the rewindable frame allocator |
 //! | `types.rs`, `config.rs`, `error.rs` | value types and the enums that cross the C boundary, configuration, errors |
@@ -25,6 +27,7 @@ pub mod combinator;
 pub mod completion_stack;
 pub mod config;
 pub mod error;
+pub mod fallible;
 pub mod frame_alloc;
 pub mod handle;
 pub mod lane;
@@ -33,6 +36,7 @@ pub mod pool;
 pub mod runtime;
 pub mod slot;
 pub mod stats;
+pub mod tags;
 mod task;
 pub mod timing;
 pub mod types;

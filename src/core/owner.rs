@@ -25,13 +25,24 @@
 //!   still owns, under the registry lock, which a runtime's drop also takes.
 //!   A later thread that reuses the address is never taken for the owner: a
 //!   runtime whose owner exited refuses every owner-only call with
-//!   `WrongThread`, as before. (Issue 17 may build "destroy after the owner
-//!   exited" on [`Owner::has_exited`].) If the guard cannot be registered
-//!   (a runtime created from a thread-local destructor), the cell stays 0
-//!   and the owner is recognised by its id instead (below), off the fast
-//!   path.
+//!   `WrongThread`, except destruction (below). If the guard cannot be
+//!   registered (a runtime created from a thread-local destructor), the
+//!   cell stays 0 and the owner is recognised by its id instead (below),
+//!   off the fast path.
 //! - Elsewhere (other OSes and CPUs, Miri) the key is a per-thread id from a
-//!   `thread_local!` counter, never reused: no guard is needed.
+//!   `thread_local!` counter, never reused. The same guard clears the cell
+//!   when the owner exits, so that [`Owner::has_exited`] is known there
+//!   too.
+//!
+//! # An owner that exited
+//!
+//! [`Owner::has_exited`] is true once the guard of the owner thread ran
+//! (the thread is gone, so nothing of the runtime can run there). The
+//! runtime then allows destruction from any thread (issue 17 #6): no other
+//! owner-only call. The check takes the registry lock that the guard
+//! released, so everything the owner wrote happens before the destroying
+//! thread reads it. A runtime whose exit could not be watched (no guard)
+//! is never taken for orphaned.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -127,6 +138,9 @@ pub struct Owner {
     cell: *const OwnerCell,
     /// The owner's [`current_thread_id`].
     id: u64,
+    /// Whether the exit guard watches the owner thread (see the module
+    /// documentation).
+    watched: bool,
 }
 
 // SAFETY: `cell` is only read (atomically), and the registry's clearing of
@@ -134,7 +148,7 @@ pub struct Owner {
 unsafe impl Send for Owner {}
 unsafe impl Sync for Owner {}
 
-/// Cells of live owners, with the thread pointer of their thread.
+/// Cells of live owners, with the key of their thread.
 struct Registered(*const OwnerCell, usize);
 // SAFETY: the pointer is only dereferenced under `REGISTRY`'s lock, while
 // the runtime that owns the cell is alive (its drop unregisters first).
@@ -151,9 +165,11 @@ struct ExitGuard;
 
 impl Drop for ExitGuard {
     fn drop(&mut self) {
-        let tp = thread_pointer();
+        // Both keys are still this thread's while its thread-local
+        // destructors run (the id's thread-local has no destructor).
+        let key = current_key();
         registry().retain(|r| {
-            if r.1 != tp {
+            if r.1 != key {
                 return true;
             }
             // SAFETY: registered cells are alive (see `Registered`).
@@ -171,15 +187,16 @@ impl Owner {
     /// # Safety
     /// `cell` does not move and outlives the returned `Owner`.
     pub unsafe fn register(cell: &OwnerCell) -> Owner {
-        let owner = Owner { cell, id: current_thread_id() };
-        if !HAS_THREAD_POINTER {
-            cell.0.store(owner.id as usize, Ordering::Relaxed);
-        } else if EXIT_GUARD.try_with(|_| ()).is_ok() {
-            let tp = thread_pointer();
-            cell.0.store(tp, Ordering::Relaxed);
-            registry().push(Registered(cell, tp));
+        let id = current_thread_id();
+        let watched = EXIT_GUARD.try_with(|_| ()).is_ok();
+        let key = current_key();
+        if watched || !HAS_THREAD_POINTER {
+            cell.0.store(key, Ordering::Relaxed);
         }
-        owner
+        if watched {
+            registry().push(Registered(cell, key));
+        }
+        Owner { cell, id, watched }
     }
 
     /// Whether the calling thread is the owner.
@@ -196,17 +213,21 @@ impl Owner {
         current_thread_id() == self.id
     }
 
-    /// Whether the owner thread has exited (only known where thread
-    /// pointers are compared; `false` elsewhere).
+    /// Whether the owner thread has exited: its exit guard ran (see the
+    /// module documentation). `false` while it lives, and for an owner
+    /// whose exit could not be watched. Takes the registry lock (cold).
+    #[cold]
+    #[inline(never)]
     pub fn has_exited(&self) -> bool {
+        let _sync = registry();
         // SAFETY: as in `is_current`.
-        HAS_THREAD_POINTER && unsafe { !(*self.cell).is_set() } && !self.is_current_by_id()
+        self.watched && unsafe { !(*self.cell).is_set() }
     }
 }
 
 impl Drop for Owner {
     fn drop(&mut self) {
-        if HAS_THREAD_POINTER {
+        if self.watched {
             let cell = self.cell;
             registry().retain(|r| r.0 != cell);
         }
@@ -229,7 +250,8 @@ mod tests {
         let there =
             std::thread::spawn(move || unsafe { Owner::register(&*(there_ptr as *const OwnerCell)) }).join().unwrap();
         assert!(!there.is_current());
-        assert_eq!(there.has_exited(), HAS_THREAD_POINTER);
+        assert!(there.has_exited());
+        assert!(!here.has_exited());
         let here_ref = &here;
         assert!(std::thread::scope(|s| s.spawn(|| !here_ref.is_current()).join().unwrap()));
         // The creating thread is gone: threads spawned now (which may reuse

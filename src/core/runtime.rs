@@ -21,7 +21,7 @@
 
 use std::cell::UnsafeCell;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::arena::Arena;
 use super::combinator::Combinators;
@@ -33,6 +33,7 @@ use super::handle::{self, Kind, MAX_SLOTS};
 use super::lane::Lanes;
 use super::owner::{Owner, OwnerCell};
 use super::slot::{self, CancelSlot, FreeList, TaskSlot};
+use super::tags;
 use super::timing::{self, Timings, WaitSpec, WaitTarget};
 use super::types::*;
 
@@ -54,20 +55,13 @@ pub(super) struct Inner {
     pub last_rewind_fnum: u64,
 }
 
-static NEXT_TAG: AtomicU8 = AtomicU8::new(1);
-/// Tags of live runtimes: two live runtimes never share a tag, so a handle
-/// of one is always `ForeignHandle` to the other.
-static TAG_IN_USE: [AtomicBool; 256] = [const { AtomicBool::new(false) }; 256];
+/// A claimed tag, released unchanged if the runtime is never made.
+struct TagGuard(tags::Claim);
 
-/// Claims a tag no live runtime has (round robin, never 0).
-fn claim_tag() -> Option<u8> {
-    for _ in 0..256 {
-        let t = NEXT_TAG.fetch_add(1, Ordering::Relaxed);
-        if t != 0 && TAG_IN_USE[t as usize].compare_exchange(false, true, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
-            return Some(t);
-        }
+impl Drop for TagGuard {
+    fn drop(&mut self) {
+        tags::release(self.0.tag, self.0.floors);
     }
-    None
 }
 
 /// A frame-based task runtime. See the module documentation.
@@ -75,7 +69,10 @@ pub struct Runtime {
     /// Declared before `tasks`, whose table holds its cell: unregistered
     /// before that is freed.
     pub(super) owner: Owner,
+    /// The runtime's tag (`tags.rs`), unique among live runtimes.
     pub(super) tag: u8,
+    /// The generation its task and source slots start at (`tags.rs`).
+    pub(super) floors: [u32; 2],
     /// `handle::key` of this runtime's tasks and cancellation sources.
     pub(super) task_key: u64,
     pub(super) cancel_key: u64,
@@ -107,55 +104,66 @@ impl Drop for TickGuard<'_> {
 
 impl Runtime {
     /// Creates a runtime owned by the calling thread.
-    /// Panics when 255 runtimes are alive or the configuration is invalid
-    /// (see [`Runtime::try_new`]).
+    /// Panics when 255 runtimes are alive, the configuration is invalid or
+    /// memory runs out (see [`Runtime::try_new`]).
     pub fn new(cfg: Config) -> Runtime {
-        Self::try_new(cfg).expect("runtime configuration invalid, or 255 runtimes alive")
+        Self::try_new(cfg).expect("runtime configuration invalid, 255 runtimes alive, or out of memory")
     }
 
     /// Creates a runtime owned by the calling thread: `InvalidArgument` when
     /// the configuration breaks a rule of [`Config::validated`], `Exhausted`
-    /// when 255 runtimes are alive (each needs its own handle tag).
+    /// when 255 runtimes are alive (each needs its own handle tag),
+    /// `OutOfMemory` when an allocation fails (nothing is kept then).
     pub fn try_new(cfg: Config) -> Result<Runtime> {
         let cfg = cfg.validated()?;
-        let tasks = Arena::new();
+        let claim = TagGuard(tags::claim().ok_or(Error::Exhausted)?);
+        let tasks = Arena::try_new()?;
         while tasks.len() < cfg.task_capacity.min(MAX_SLOTS) {
-            tasks.grow();
+            tasks.grow()?;
         }
-        let cancels = Arena::new();
+        let cancels = Arena::try_new()?;
         while cancels.len() < cfg.cancel_capacity.min(MAX_SLOTS) {
-            cancels.grow();
+            cancels.grow()?;
         }
+        let comb = Combinators::try_new(cfg.combinator16_capacity, cfg.combinator32_capacity)?;
+        let frame_alloc = FrameAllocator::try_new(cfg.frame_alloc)?;
+        let timings = Timings::new(cfg.wait_capacity);
+        let tags::Claim { tag, floors } = claim.0;
+        std::mem::forget(claim); // the runtime's drop releases it
         let inner = Inner {
             cfg,
-            tasks: FreeList::new(cfg.task_capacity),
-            cancels: FreeList::new(cfg.cancel_capacity),
-            timings: Timings::new(cfg.wait_capacity),
+            tasks: FreeList::new(cfg.task_capacity, floors[0]),
+            cancels: FreeList::new(cfg.cancel_capacity, floors[1]),
+            timings,
             lanes: Lanes::default(),
-            comb: Combinators::new(cfg.combinator16_capacity, cfg.combinator32_capacity),
+            comb,
             ticking: false,
             closing: false,
             depth: 0,
             last_rewind_fnum: 0,
         };
-        // Last, so nothing above can leave the tag claimed (dropping the
-        // runtime releases it).
-        let tag = claim_tag().ok_or(Error::Exhausted)?;
         // SAFETY: the cell is in the table's allocation, which never moves
         // and is freed after `owner` (field order).
         let owner = unsafe { Owner::register(tasks.header()) };
         Ok(Runtime {
             owner,
             tag,
+            floors,
             task_key: handle::key(tag, Kind::Task),
             cancel_key: handle::key(tag, Kind::CancelSource),
             tasks,
             cancels,
             queued: CompletionStack::new(),
             cancel_epoch: AtomicU64::new(0),
-            frame_alloc: FrameAllocator::new(cfg.frame_alloc),
+            frame_alloc,
             inner: UnsafeCell::new(inner),
         })
+    }
+
+    /// This runtime's tag: unique among live runtimes, bits 24-31 of its
+    /// handles.
+    pub fn tag(&self) -> u8 {
+        self.tag
     }
 
     /// # Safety
@@ -441,14 +449,21 @@ impl Runtime {
 
     // ---- shutdown -------------------------------------------------------
 
-    /// Cancels everything in flight: every wait completes canceled (callback
-    /// waits are called with `Canceled`), then every pending task is
-    /// canceled, running continuations. From then on calls that add work
-    /// fail with `Reentrant`. Owner thread; refused (`Reentrant`) while a
-    /// tick or any host callback is running, or when already closed. `Drop`
-    /// does not call it (see there).
+    /// Cancels everything in flight, running continuations: first the
+    /// continuations of tasks completed on other threads run (as a drain),
+    /// then every pending WhenAny / WhenAll completes canceled (`index`
+    /// `u32::MAX`; none from an input canceled below), then every wait
+    /// (callback waits are called with `Canceled`), then every other
+    /// pending task. From then on calls that add work fail with
+    /// `Reentrant`. Owner thread, or any thread once the owner thread has
+    /// exited (then continuations run on the calling thread, and calls they
+    /// make to this runtime get `WrongThread`); refused (`Reentrant`) while
+    /// a tick or any host callback is running, or when already closed.
+    /// `Drop` does not call it (see there).
     pub fn close(&self) -> Result<()> {
-        self.check_owner()?;
+        if !self.is_owner_thread() && !self.owner.has_exited() {
+            return Err(Error::WrongThread);
+        }
         {
             // SAFETY: owner thread, short borrow.
             let inner = unsafe { self.inner() };
@@ -458,6 +473,7 @@ impl Runtime {
             inner.closing = true;
         }
         self.drain_queued();
+        self.cancel_combinators();
         for t in 0..TIMING_COUNT {
             self.run_queue::<true>(t);
         }
@@ -481,7 +497,15 @@ impl Drop for Runtime {
     /// API's `onity_runtime_destroy` does). Continuations may hold pointers
     /// to the runtime, which must not be used under the `&mut self` of drop.
     fn drop(&mut self) {
-        TAG_IN_USE[self.tag as usize].store(false, Ordering::Release);
         self.free_coordinators();
+        // The highest generation each slot kind reached: the next runtime
+        // with this tag starts above it (handles never repeat).
+        let inner = self.inner.get_mut();
+        let (fresh_tasks, fresh_sources) = (inner.tasks.fresh(), inner.cancels.fresh());
+        let max_task = (0..fresh_tasks).map(|i| (self.slot(i).state.load(Ordering::Relaxed) >> 32) as u32).max();
+        // SAFETY: indices below `fresh` were handed out: they exist.
+        let source_gen = |i| unsafe { (self.cancels.get_unchecked(i).state.load(Ordering::Relaxed) >> 32) as u32 };
+        let max_source = (0..fresh_sources).map(source_gen).max();
+        tags::release(self.tag, [max_task.unwrap_or(self.floors[0]), max_source.unwrap_or(self.floors[1])]);
     }
 }

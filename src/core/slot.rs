@@ -25,7 +25,7 @@ use std::sync::atomic::AtomicU64;
 
 use super::arena::Arena;
 use super::completion_stack::Link;
-use super::error::{Error, Result};
+use super::error::Result;
 use super::pool::PoolStats;
 use super::types::{Outcome, TaskState};
 
@@ -229,6 +229,8 @@ unsafe impl Send for CancelSlot {}
 /// A slot a [`FreeList`] can link.
 pub trait Linked: Default {
     fn link(&self) -> &Cell<u32>;
+    /// The state word (generation in its upper half).
+    fn word(&self) -> &AtomicU64;
 }
 
 impl Linked for TaskSlot {
@@ -236,12 +238,20 @@ impl Linked for TaskSlot {
     fn link(&self) -> &Cell<u32> {
         &self.next_free
     }
+    #[inline(always)]
+    fn word(&self) -> &AtomicU64 {
+        &self.state
+    }
 }
 
 impl Linked for CancelSlot {
     #[inline(always)]
     fn link(&self) -> &Cell<u32> {
         &self.next_free
+    }
+    #[inline(always)]
+    fn word(&self) -> &AtomicU64 {
+        &self.state
     }
 }
 
@@ -264,10 +274,16 @@ pub struct FreeList {
     retired: u64,
     /// The configured capacity: fresh slots past it are cold allocations.
     capacity: u64,
+    /// The state word a slot starts with when first handed out: its
+    /// runtime tag's generation floor (see `tags.rs`), free.
+    floor: u64,
 }
 
 impl FreeList {
-    pub fn new(capacity: u32) -> FreeList {
+    /// A list for a table of `capacity` slots (configured), whose slots
+    /// start at generation `floor` (even).
+    pub fn new(capacity: u32, floor: u32) -> FreeList {
+        debug_assert!(floor % 2 == 0);
         FreeList {
             head: 0,
             fresh: 0,
@@ -277,6 +293,7 @@ impl FreeList {
             parked: 0,
             retired: 0,
             capacity: capacity as u64,
+            floor: (floor as u64) << 32,
         }
     }
 
@@ -316,8 +333,9 @@ impl FreeList {
     }
 
     /// Takes a free slot (most recently freed first), else a fresh one,
-    /// growing the table; `Exhausted` when it is full. Returns its index and
-    /// the slot.
+    /// growing the table; `Exhausted` when it is full, `OutOfMemory` when
+    /// it cannot grow (nothing changes then). Returns its index and the
+    /// slot.
     #[inline(always)]
     pub fn rent<'a, T: Linked, H>(&mut self, arena: &'a Arena<T, H>) -> Result<(u32, &'a T)> {
         match self.pop(arena) {
@@ -333,13 +351,17 @@ impl FreeList {
     #[cold]
     #[inline(never)]
     fn rent_fresh<'a, T: Linked, H>(&mut self, arena: &'a Arena<T, H>) -> Result<(u32, &'a T)> {
-        if self.fresh >= arena.len() && !arena.grow() {
-            return Err(Error::Exhausted);
+        if self.fresh >= arena.len() {
+            arena.grow()?;
         }
         self.fresh += 1;
         let idx = self.fresh - 1;
         // SAFETY: `idx < arena.len()` (grown above if needed).
-        Ok((idx, unsafe { arena.get_unchecked(idx) }))
+        let slot = unsafe { arena.get_unchecked(idx) };
+        // Never handed out: it starts at the floor (no handle can name it
+        // yet, so a plain store).
+        slot.word().store(self.floor, std::sync::atomic::Ordering::Relaxed);
+        Ok((idx, slot))
     }
 
     /// Returns slot `idx` to the list.

@@ -40,7 +40,7 @@ impl Runtime {
     #[cold]
     #[inline(never)]
     fn task_error(&self, h: u64) -> Error {
-        handle::why_invalid(h, self.tag, Kind::Task, |idx, gen| {
+        handle::why_invalid(h, self.tag, Kind::Task, self.floors[0], |idx, gen| {
             let word = self.tasks.get(idx)?.state.load(Ordering::Acquire);
             Some(word >> 32 == gen as u64 && word & STATE_MASK != FREE)
         })

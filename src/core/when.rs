@@ -41,9 +41,19 @@ impl Runtime {
         let mut slots = [std::ptr::null::<TaskSlot>(); 32];
         let any_final = self.check_inputs(inputs, &mut slots)?;
         self.check_token(token)?;
-        let out = self.rent_task(0)?;
+        // What may fail on memory, before anything changes: the coordinator
+        // (and room to watch it), then the output task.
+        // SAFETY (both borrows): owner thread, short borrow.
+        let prepared = unsafe { self.inner() }.comb.prepare::<C>(inputs.len(), token)?;
+        let out = match self.rent_task(0) {
+            Ok(out) => out,
+            Err(e) => {
+                unsafe { self.inner() }.comb.undo(prepared);
+                return Err(e);
+            }
+        };
         // SAFETY: owner thread, short borrow.
-        let cp: *mut C = unsafe { self.inner() }.comb.rent::<C>(inputs.len(), out, token);
+        let cp: *mut C = unsafe { self.inner() }.comb.commit(prepared, out, token);
         let header: *mut Header = cp.cast();
         if kind == cont::ALL {
             self.slot(handle::index(out)).attached.set(cp.cast());
@@ -247,59 +257,118 @@ impl Runtime {
     }
 
     /// Cancels the watched combinators whose token is canceled (only `only`,
-    /// if given).
+    /// if given), in creation order: inputs exist before the combinators
+    /// that take them, so a combinator whose input is another one canceled
+    /// by the same poll always completes with that input's cancellation
+    /// (its index). The order does not depend on other combinators.
     fn cancel_watches(&self, only: Option<*mut Header>) {
-        let mut i = 0usize;
-        // SAFETY (every `inner` borrow): owner thread, short borrow.
-        while let Some(w) = unsafe { self.inner() }.comb.watched(i) {
-            // SAFETY: watched coordinators are live.
-            let (token, out) = unsafe { ((*w).token, (*w).out) };
-            if only.is_some_and(|o| o != w) || !self.token_canceled(token) {
+        loop {
+            // The first-created watched combinator whose token is canceled.
+            // Rescanned after each completion: its continuation ran host
+            // code, which may have created, completed or freed others.
+            let mut first: Option<(u64, *mut Header)> = None;
+            let mut i = 0;
+            // SAFETY (every `inner` borrow): owner thread, short borrow.
+            while let Some(w) = unsafe { self.inner() }.comb.watched(i) {
                 i += 1;
-                continue;
+                // SAFETY: watched coordinators are live.
+                let (token, seq) = unsafe { ((*w).token, (*w).seq) };
+                if only.is_some_and(|o| o != w) || first.is_some_and(|(s, _)| s < seq) || !self.token_canceled(token) {
+                    continue;
+                }
+                first = Some((seq, w));
             }
+            let Some((_, w)) = first else { return };
             // SAFETY: as above; mark done and stop watching, then complete.
-            unsafe {
+            let out = unsafe {
                 (*w).done = true;
                 self.inner().comb.unwatch(w);
-            }
+                (*w).out
+            };
             self.complete_owned(out, TaskState::Canceled, 0, 0);
-            // The completion ran host code, which may have removed other
-            // watches (swap_remove moves the last one to a lower index):
-            // rescan from the start so none is skipped.
-            i = 0;
         }
     }
 
-    /// Frees the coordinators still referenced by slots (WhenAll outputs
-    /// never consumed; inputs a worker was still completing). Drop only.
+    /// Destruction: every combinator whose output is pending completes
+    /// canceled (`index` `u32::MAX`), before anything else is canceled. All
+    /// are marked done first, so none completes from an input canceled
+    /// meanwhile (an input's failure, a nested combinator's cancellation);
+    /// then their outputs are canceled, running continuations. Every slot
+    /// of a pending combinator's input points at it (its continuation), and
+    /// a coordinator lives while any input does, so walking the slots finds
+    /// each one; none is created while closing. No allocation.
+    pub(super) fn cancel_combinators(&self) {
+        // SAFETY: owner thread, short borrow.
+        let fresh = unsafe { self.inner() }.tasks.fresh();
+        for idx in 0..fresh {
+            let slot = self.slot(idx);
+            if matches!(slot.cont.get(), cont::ANY | cont::ALL) {
+                let h = slot.cont_a.get() as *mut Header;
+                // SAFETY: a live coordinator (see above); owner thread, short
+                // borrows, no host code runs in this pass.
+                unsafe {
+                    if !(*h).done {
+                        (*h).done = true;
+                        self.inner().comb.unwatch(h);
+                    }
+                }
+            }
+        }
+        for idx in 0..fresh {
+            let slot = self.slot(idx);
+            if matches!(slot.cont.get(), cont::ANY | cont::ALL) {
+                let h = slot.cont_a.get() as *mut Header;
+                // SAFETY: as above: host code run by an earlier completion may
+                // have freed coordinators, but only those no input refers to.
+                let out = unsafe { (*h).out };
+                // Ignored when it completed already (this pass, or the host).
+                self.complete_owned(out, TaskState::Canceled, 0, 0);
+            }
+        }
+    }
+
+    /// Frees the coordinators still referenced by slots (inputs not done,
+    /// WhenAll outputs never consumed). Drop only; no allocation. A
+    /// coordinator is referenced by each input still pointing at it (as
+    /// many as its `remaining`) and, for a WhenAll, by its output until
+    /// that is consumed: each reference found is taken off, and the last one
+    /// frees it.
     pub(super) fn free_coordinators(&mut self) {
         // SAFETY: `&mut self`: no other access.
         let fresh = unsafe { self.inner() }.tasks.fresh();
-        let mut anys: Vec<*mut AnyCoord> = Vec::new();
-        let mut alls: Vec<*mut AllCoord> = Vec::new();
         for idx in 0..fresh {
             let s = self.slot(idx);
-            match s.cont.get() {
-                cont::ANY => anys.push(s.cont_a.get().cast()),
-                cont::ALL => alls.push(s.cont_a.get().cast()),
-                _ => {}
+            let (kind, a, attached) = (s.cont.get(), s.cont_a.get(), s.attached.get());
+            s.cont.set(cont::NONE);
+            s.attached.set(std::ptr::null_mut());
+            // SAFETY (each): the pointer is a live coordinator of that kind
+            // (references are taken off as found, so none is seen freed).
+            unsafe {
+                match kind {
+                    cont::ANY => {
+                        let c = a as *mut AnyCoord;
+                        (*c).h.remaining -= 1;
+                        if (*c).h.remaining == 0 {
+                            drop(Box::from_raw(c));
+                        }
+                    }
+                    cont::ALL => {
+                        let c = a as *mut AllCoord;
+                        (*c).h.remaining -= 1;
+                        if (*c).h.remaining == 0 && (*c).out_released {
+                            drop(Box::from_raw(c));
+                        }
+                    }
+                    _ => {}
+                }
+                if !attached.is_null() {
+                    let c = attached as *mut AllCoord;
+                    (*c).out_released = true;
+                    if (*c).h.remaining == 0 {
+                        drop(Box::from_raw(c));
+                    }
+                }
             }
-            if !s.attached.get().is_null() {
-                alls.push(s.attached.get().cast());
-            }
-        }
-        anys.sort_unstable();
-        anys.dedup();
-        alls.sort_unstable();
-        alls.dedup();
-        for p in anys {
-            // SAFETY: each coordinator pointer is unique after dedup and owned.
-            unsafe { drop(Box::from_raw(p)) };
-        }
-        for p in alls {
-            // SAFETY: as above.
-            unsafe { drop(Box::from_raw(p)) };
         }
     }
 }

@@ -20,7 +20,10 @@ pub extern "C" fn onity_cancel_source_create(runtime: *mut OnityRuntime, out_sou
 /// Cancels a source. Any thread; canceling twice is fine. Waits holding the
 /// token complete canceled at the next run of their timing; combinators
 /// complete canceled at the owner's next tick (any timing) or drain, or at
-/// once when created with an already-canceled token.
+/// once when created with an already-canceled token. Combinators canceled by
+/// the same tick or drain complete in creation order, so a combinator whose
+/// input is another of them completes with that input's cancellation
+/// (`index` = the input).
 /// Errors: `INVALID_HANDLE`, `STALE_HANDLE` (destroyed), `FOREIGN_HANDLE`.
 #[no_mangle]
 pub extern "C" fn onity_cancel_source_cancel(runtime: *mut OnityRuntime, source: u64) -> OnityStatus {

@@ -45,10 +45,16 @@ fn inputs<'a>(tasks: *const u64, count: u32) -> Result<&'a [u64], OnityStatus> {
 /// completed (including on other threads, not yet drained), the first of
 /// them in array order wins at once. With a token,
 /// it completes canceled (index `UINT32_MAX`) if the token is canceled first.
-/// Owner thread. Errors: `NULL_POINTER`, `COUNT_OUT_OF_RANGE` (0 or more than
+/// An input canceled with `onity_task_cancel` is an input that completed
+/// canceled: if it is the first, the WhenAny completes canceled with `index`
+/// = its position. Each input is consumed by the combinator when it
+/// completes: from then on its handle is `STALE_HANDLE` everywhere (a second
+/// `set_result` too). Pending inputs can still be completed, canceled and
+/// read with `onity_task_state`. Owner thread. Errors: `NULL_POINTER`, `COUNT_OUT_OF_RANGE` (0 or more than
 /// `ONITY_MAX_COMBINATOR_INPUTS`), `DUPLICATE_INPUT`, `ALREADY_AWAITED` (an
 /// input has a continuation or belongs to another combinator), handle errors
-/// for inputs and token, `WRONG_THREAD`, `REENTRANT`. On error nothing changes.
+/// for inputs and token, `WRONG_THREAD`, `REENTRANT`, `EXHAUSTED`,
+/// `OUT_OF_MEMORY`. On error nothing changes.
 #[no_mangle]
 pub extern "C" fn onity_when_any(
     runtime: *mut OnityRuntime,
@@ -66,8 +72,8 @@ pub extern "C" fn onity_when_any(
 /// complete when the WhenAll is made count in array order) that faulted or
 /// was canceled, with `index` = that input. Read every input's outcome with
 /// `onity_when_all_results` before consuming it. Owner thread; the inputs
-/// belong to the WhenAll from the call on. Token and errors as
-/// `onity_when_any`.
+/// belong to the WhenAll from the call on, and are consumed (retired) as they
+/// complete, as for `onity_when_any`. Token and errors as `onity_when_any`.
 #[no_mangle]
 pub extern "C" fn onity_when_all(
     runtime: *mut OnityRuntime,

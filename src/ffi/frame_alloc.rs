@@ -28,7 +28,16 @@ use crate::core::{Lifetime, Runtime};
 /// (size too large to serve: with its alignment padding, rounded up to a
 /// 4096-byte block, above `INTPTR_MAX`), `EXHAUSTED`
 /// (`frame_alloc_max_bytes` reached; space returns after rewinds),
-/// `OUT_OF_MEMORY`. On error `*out_ptr` is set to NULL.
+/// `OUT_OF_MEMORY`, `INVALID_RUNTIME`. On every error but a NULL `out_ptr`,
+/// `*out_ptr` is set to NULL (also for a NULL or invalid runtime).
+/// Rewinds happen inside `onity_runtime_tick` (the first run of
+/// `frame_alloc_rewind_timing` in each frame) and in
+/// `onity_frame_alloc_rewind`. Worker threads must have finished the frame's
+/// allocations before the owner makes that call, and must not allocate until
+/// it returns; the host makes the hand-off a happens-before edge (join the
+/// jobs, a mutex, a release/acquire flag). Memory allocated before a rewind
+/// is invalid after it (`FRAME`) or after the next one (`TWO_FRAMES`), on
+/// every thread.
 #[no_mangle]
 pub extern "C" fn onity_frame_alloc(
     runtime: *mut OnityRuntime,
@@ -37,23 +46,45 @@ pub extern "C" fn onity_frame_alloc(
     lifetime: u32,
     out_ptr: *mut *mut c_void,
 ) -> OnityStatus {
-    crate::ffi!({
-        let rt = core_of(runtime)?;
-        if out_ptr.is_null() {
-            return Err(OnityStatus::NullPointer);
-        }
-        match Lifetime::from_u32(lifetime) {
-            Some(lt) if size <= usize::MAX as u64 => match rt.frame_alloc_fast(lt, size as usize, align as usize) {
-                Some(p) => {
-                    // SAFETY: checked non-null, provided by the caller.
-                    unsafe { *out_ptr = p as *mut c_void };
-                    Ok(())
-                }
-                None => alloc_checked(rt, size, align, lifetime, out_ptr),
-            },
-            _ => alloc_checked(rt, size, align, lifetime, out_ptr),
-        }
-    })
+    // Every error sets `*out_ptr` to NULL, a bad runtime's too: done on the
+    // way out (cold), so the fast path is the one without that case.
+    crate::ffi!({ frame_alloc(runtime, size, align, lifetime, out_ptr).map_err(|e| null_out(e, out_ptr)) })
+}
+
+#[inline(always)]
+fn frame_alloc(
+    runtime: *mut OnityRuntime,
+    size: u64,
+    align: u32,
+    lifetime: u32,
+    out_ptr: *mut *mut c_void,
+) -> Result<(), OnityStatus> {
+    let rt = core_of(runtime)?;
+    if out_ptr.is_null() {
+        return Err(OnityStatus::NullPointer);
+    }
+    match Lifetime::from_u32(lifetime) {
+        Some(lt) if size <= usize::MAX as u64 => match rt.frame_alloc_fast(lt, size as usize, align as usize) {
+            Some(p) => {
+                // SAFETY: checked non-null, provided by the caller.
+                unsafe { *out_ptr = p as *mut c_void };
+                Ok(())
+            }
+            None => alloc_checked(rt, size, align, lifetime, out_ptr),
+        },
+        _ => alloc_checked(rt, size, align, lifetime, out_ptr),
+    }
+}
+
+/// An error: `*out_ptr` (when not NULL) is set to NULL.
+#[cold]
+#[inline(never)]
+fn null_out(e: OnityStatus, out_ptr: *mut *mut c_void) -> OnityStatus {
+    if !out_ptr.is_null() {
+        // SAFETY: non-null, provided by the host.
+        unsafe { *out_ptr = std::ptr::null_mut() };
+    }
+    e
 }
 
 /// Every case of `onity_frame_alloc` but the fast path: `*out_ptr` is NULL

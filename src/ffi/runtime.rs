@@ -141,20 +141,30 @@ pub extern "C" fn onity_runtime_create(
             frame_alloc_rewind_timing: rewind_timing,
         };
         let rt = crate::core::Runtime::try_new(core_cfg)?;
-        out.set(Box::into_raw(Box::new(OnityRuntime::new(rt))))
+        // Out of memory here drops `rt` (never shared: nothing to close).
+        let obj = crate::core::fallible::try_box(|| OnityRuntime::new(rt))?;
+        out.set(Box::into_raw(obj))
     })
 }
 
-/// Destroys a runtime. Owner thread only, and not from inside a tick, a
-/// continuation or a callback (those get `REENTRANT`).
-/// Everything in flight is cancelled first: every pending wait completes
-/// canceled (callback waits are called with `ONITY_TASK_STATE_CANCELED`), then every
-/// pending task is canceled and its continuation runs; tasks never consumed
-/// are released. After this returns `ONITY_STATUS_OK` the pointer and every
-/// handle of the runtime are invalid; worker threads must have stopped
-/// completing its tasks. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
-/// `WRONG_THREAD`, `REENTRANT` (called from a continuation or callback, or
-/// during a tick); on error nothing is destroyed.
+/// Destroys a runtime. Owner thread, or any thread once the owner thread has
+/// exited (a runtime a thread left behind: its continuations then run on the
+/// calling thread, and calls they make to this runtime get `WRONG_THREAD`);
+/// not from inside a tick, a continuation or a callback of this runtime
+/// (those get `REENTRANT`; destroying another runtime there is allowed).
+/// Everything in flight is cancelled first: the continuations of tasks
+/// completed on other threads run (as a drain), every pending WhenAny /
+/// WhenAll completes canceled (`index` `UINT32_MAX`, never from an input
+/// canceled below), every pending wait completes canceled (callback waits
+/// are called with `ONITY_TASK_STATE_CANCELED`), then every other pending
+/// task is canceled and its continuation runs; tasks never consumed are
+/// released. After this returns `ONITY_STATUS_OK` the pointer and every
+/// handle of the runtime are invalid (its handles are never issued again);
+/// worker threads must have stopped completing its tasks. Errors:
+/// `WRONG_THREAD` (another thread while the owner lives), `REENTRANT`
+/// (called from a continuation or callback of this runtime, during one of
+/// its ticks, or while it is being destroyed); on error nothing is
+/// destroyed.
 #[no_mangle]
 pub extern "C" fn onity_runtime_destroy(runtime: *mut OnityRuntime) -> OnityStatus {
     crate::ffi!({
@@ -171,8 +181,8 @@ pub extern "C" fn onity_runtime_destroy(runtime: *mut OnityRuntime) -> OnityStat
 
 /// Begins a frame: sets the frame number (must increase strictly) and
 /// advances the clocks (`delta_time`, `unscaled_delta_time` >= 0 and finite;
-/// `realtime` is the host's absolute real-time clock; `frame` < 2^59, else
-/// `INVALID_ARGUMENT`). Owner thread.
+/// `realtime` is the host's absolute real-time clock, finite; `frame` < 2^59,
+/// else `INVALID_ARGUMENT`; see `OnityFrameInfo`). Owner thread.
 /// Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT`, `FRAME_ORDER`,
 /// `WRONG_THREAD`, `REENTRANT` (inside a tick).
 #[no_mangle]
@@ -210,7 +220,13 @@ pub extern "C" fn onity_runtime_frame_begin(runtime: *mut OnityRuntime, frame: *
 /// timing; the continuations run first (off-thread completions, canceled
 /// combinators) come before this run's waits, so a Yield of this timing they
 /// schedule resumes in this run. A timing may
-/// run several times per frame (FixedUpdate) or not at all. Owner thread.
+/// run several times per frame (FixedUpdate) or not at all. May be called
+/// before the first frame (Yields of the timing resume; frame waits count
+/// from the first frame) and from a continuation that runs outside a tick
+/// (it runs the timing there, nested); inside a tick it is `REENTRANT`.
+/// Rewinds of the frame allocator happen here (the first run of
+/// `frame_alloc_rewind_timing` in each frame): see `onity_frame_alloc`.
+/// Owner thread.
 /// Errors: `INVALID_ARGUMENT` (timing >= 16), `WRONG_THREAD`, `REENTRANT`
 /// (called from a continuation during a tick, or while destroying).
 #[no_mangle]
@@ -226,7 +242,8 @@ pub extern "C" fn onity_runtime_tick(runtime: *mut OnityRuntime, timing: u32) ->
 
 /// Runs the continuations of tasks completed on other threads (in
 /// completion order) and cancels combinators whose token was canceled,
-/// without ticking a timing. Owner thread. Errors: `WRONG_THREAD`.
+/// without ticking a timing. Allowed inside a tick (from a continuation).
+/// Owner thread. Errors: `WRONG_THREAD`.
 #[no_mangle]
 pub extern "C" fn onity_runtime_drain(runtime: *mut OnityRuntime) -> OnityStatus {
     crate::ffi!({

@@ -29,7 +29,7 @@ pub enum OnityStatus {
     TaskPending = 9,
     /// The task has already completed: the first completion wins.
     AlreadyCompleted = 10,
-    /// The task already has a continuation, or is owned by a combinator.
+    /// The task has (or had) a continuation, or is owned by a combinator.
     AlreadyAwaited = 11,
     /// The config or struct `size` field does not match a known layout.
     SizeMismatch = 12,

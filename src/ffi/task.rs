@@ -27,8 +27,10 @@ pub extern "C" fn onity_task_create(runtime: *mut OnityRuntime, out_task: *mut u
 
 /// Creates a task that has already succeeded with `value` (like UniTask's
 /// `FromResult`), for functions that may finish synchronously. Consume it as
-/// any task. Owner thread. Errors: `NULL_POINTER`, `WRONG_THREAD`,
-/// `EXHAUSTED`, `REENTRANT`.
+/// any task. It is not a manual source: `set_result` / `set_error` on it
+/// return `INVALID_HANDLE`, `onity_task_cancel` returns `ALREADY_COMPLETED`.
+/// Owner thread. Errors: `NULL_POINTER`, `WRONG_THREAD`, `EXHAUSTED`,
+/// `OUT_OF_MEMORY`, `REENTRANT`.
 #[no_mangle]
 pub extern "C" fn onity_task_from_result(runtime: *mut OnityRuntime, value: u64, out_task: *mut u64) -> OnityStatus {
     crate::ffi!({
@@ -83,7 +85,8 @@ pub extern "C" fn onity_task_state(runtime: *mut OnityRuntime, task: u64, out_st
 /// Consumes a completed task: writes its outcome to `*out_outcome` (which may
 /// be null to discard it) and retires the handle. Exactly once per task.
 /// Owner thread. Errors: `TASK_PENDING`, `STALE_HANDLE` (already consumed),
-/// `ALREADY_AWAITED` (owned by a WhenAny/WhenAll, which consumes it, or by a
+/// `ALREADY_AWAITED` (checked before `TASK_PENDING`; owned by a
+/// WhenAny/WhenAll, which consumes it, or by a
 /// continuation registered with `onity_task_on_complete` that has not run
 /// yet: it runs at the owner's next drain or tick and may consume it then),
 /// `INVALID_HANDLE`, `FOREIGN_HANDLE`, `WRONG_THREAD`.
@@ -106,7 +109,9 @@ pub extern "C" fn onity_task_consume(
 /// thread once the task completes: inline when completed on the owner thread,
 /// at the next tick or drain when completed elsewhere, and immediately (before
 /// this returns) if the task has already completed (on any thread). The continuation usually
-/// consumes the task. Errors: `NULL_POINTER` (callback), `ALREADY_AWAITED`
+/// consumes the task. A task takes one continuation in its lifetime: once
+/// registered (also after it ran), `on_complete` and the combinators return
+/// `ALREADY_AWAITED` for it; only `onity_task_consume` remains. Errors: `NULL_POINTER` (callback), `ALREADY_AWAITED`
 /// (a continuation exists or a combinator owns the task), `INVALID_HANDLE`,
 /// `STALE_HANDLE`, `FOREIGN_HANDLE`, `WRONG_THREAD`.
 #[no_mangle]

@@ -23,8 +23,10 @@ pub const ONITY_ABI_VERSION: u32 = 0x0001_0001;
 /// A continuation. `task` is the completed task's handle (0 for callback
 /// waits, which have no task); `state` is its `OnityTaskState`. It runs on the
 /// owner thread. It may call any `onity_*` function except
-/// `onity_runtime_destroy`, which returns `ONITY_STATUS_REENTRANT` while any
-/// continuation or callback is running.
+/// `onity_runtime_destroy` of its own runtime, which returns
+/// `ONITY_STATUS_REENTRANT` while any of that runtime's continuations,
+/// callbacks or ticks is running. Destroying another runtime from it is
+/// allowed.
 pub type OnityCallback = Option<unsafe extern "C" fn(user: *mut c_void, task: u64, state: u32)>;
 
 /// Number of timings.
@@ -51,11 +53,15 @@ const _: () = assert!(ONITY_MAX_COMBINATOR_INPUTS == core::MAX_COMBINATOR_INPUTS
 pub struct OnityRuntimeConfig {
     /// `sizeof(OnityRuntimeConfig)`, or `ONITY_RUNTIME_CONFIG_SIZE_1_0`.
     pub size: u32,
-    /// Task slots allocated up front. Default 4096.
+    /// Task slots allocated up front (about 80 bytes each), at most 4,194,304
+    /// (`EXHAUSTED` beyond that many live tasks); larger values act as
+    /// 4,194,304. Default 4096.
     pub task_capacity: u32,
-    /// Cancellation source slots allocated up front. Default 256.
+    /// Cancellation source slots allocated up front (16 bytes each), at most
+    /// 4,194,304; larger values act as 4,194,304. Default 256.
     pub cancel_capacity: u32,
-    /// Wait records of storage each timing queue keeps after a burst. Default 8192.
+    /// Wait records of storage each timing queue keeps after a burst. Default
+    /// 8192. No upper bound: it is only storage kept after a burst.
     pub wait_capacity: u32,
     /// WhenAny / WhenAll coordinators kept for up to 16 inputs. Default 256.
     pub combinator16_capacity: u32,
@@ -71,9 +77,14 @@ pub struct OnityRuntimeConfig {
     pub frame_alloc_poison: u32,
     /// Size of the frame allocator's first block per lifetime (bytes, rounded
     /// up to 4096; blocks double from there up to 64 MiB). Default 256 KiB.
+    /// Keep it at most 64 MiB: a first block the OS refuses makes every new
+    /// block cost a failed request before the fallback.
     pub frame_alloc_first_block_bytes: u64,
     /// Smallest chunk a thread claims at once (bytes; below 64, 0 included,
-    /// it is 64, and it is rounded up to 64). Default 16 KiB.
+    /// it is 64, and it is rounded up to 64). Default 16 KiB. Above 64 MiB,
+    /// raise `frame_alloc_max_chunk_bytes` too (to at least this, or 0):
+    /// `onity_runtime_config_init` sets it to 64 MiB, and a chunk larger than
+    /// the largest chunk is `INVALID_ARGUMENT`.
     pub frame_alloc_chunk_bytes: u64,
     /// Cap on bytes the frame allocator reserves from the OS; 0 = none.
     pub frame_alloc_max_bytes: u64,
@@ -142,6 +153,7 @@ impl Default for OnityRuntimeConfig {
 pub struct OnityFrameInfo {
     /// `sizeof(OnityFrameInfo)`.
     pub size: u32,
+    /// Ignored; write 0 (a later version may give it a meaning).
     pub reserved: u32,
     /// Frame number (e.g. Unity's `Time.frameCount`); must increase.
     pub frame: u64,
@@ -149,7 +161,10 @@ pub struct OnityFrameInfo {
     pub delta_time: f64,
     /// Unscaled seconds since the previous frame (`Time.unscaledDeltaTime`).
     pub unscaled_delta_time: f64,
-    /// Absolute real-time seconds (`Time.realtimeSinceStartupAsDouble`).
+    /// Absolute real-time seconds (`Time.realtimeSinceStartupAsDouble`),
+    /// finite (else `INVALID_ARGUMENT`). It may go backwards (a clock
+    /// reset); `ONITY_CLOCK_REALTIME` delays then wait until it is again
+    /// their creation value plus their seconds.
     pub realtime: f64,
 }
 

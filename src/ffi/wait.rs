@@ -64,7 +64,9 @@ fn schedule(
 }
 
 /// Yield: a task that completes at the next run of `timing`. `token` is a
-/// cancellation token (0 for none). Owner thread.
+/// cancellation token (0 for none). The task succeeds with value 0 (index
+/// `UINT32_MAX`), or is canceled (the same fields); so do the tasks of the
+/// other waits. Owner thread.
 /// Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (timing), `INVALID_HANDLE` /
 /// `STALE_HANDLE` / `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT`.
 #[no_mangle]

@@ -63,7 +63,7 @@ namespace Onity.Native
         /// </summary>
         AlreadyCompleted = 10,
         /// <summary>
-        /// The task already has a continuation, or is owned by a combinator.
+        /// The task has (or had) a continuation, or is owned by a combinator.
         /// </summary>
         AlreadyAwaited = 11,
         /// <summary>

@@ -14,8 +14,10 @@ namespace Onity.Native
     /// A continuation. `task` is the completed task's handle (0 for callback
     /// waits, which have no task); `state` is its `OnityTaskState`. It runs on the
     /// owner thread. It may call any `onity_*` function except
-    /// `onity_runtime_destroy`, which returns `ONITY_STATUS_REENTRANT` while any
-    /// continuation or callback is running.
+    /// `onity_runtime_destroy` of its own runtime, which returns
+    /// `ONITY_STATUS_REENTRANT` while any of that runtime's continuations,
+    /// callbacks or ticks is running. Destroying another runtime from it is
+    /// allowed.
     /// </summary>
     [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
     public delegate void OnityCallback(IntPtr user, ulong task, uint state);
@@ -203,15 +205,19 @@ namespace Onity.Native
         /// </summary>
         public uint size;
         /// <summary>
-        /// Task slots allocated up front. Default 4096.
+        /// Task slots allocated up front (about 80 bytes each), at most 4,194,304
+        /// (`EXHAUSTED` beyond that many live tasks); larger values act as
+        /// 4,194,304. Default 4096.
         /// </summary>
         public uint task_capacity;
         /// <summary>
-        /// Cancellation source slots allocated up front. Default 256.
+        /// Cancellation source slots allocated up front (16 bytes each), at most
+        /// 4,194,304; larger values act as 4,194,304. Default 256.
         /// </summary>
         public uint cancel_capacity;
         /// <summary>
-        /// Wait records of storage each timing queue keeps after a burst. Default 8192.
+        /// Wait records of storage each timing queue keeps after a burst. Default
+        /// 8192. No upper bound: it is only storage kept after a burst.
         /// </summary>
         public uint wait_capacity;
         /// <summary>
@@ -237,11 +243,16 @@ namespace Onity.Native
         /// <summary>
         /// Size of the frame allocator's first block per lifetime (bytes, rounded
         /// up to 4096; blocks double from there up to 64 MiB). Default 256 KiB.
+        /// Keep it at most 64 MiB: a first block the OS refuses makes every new
+        /// block cost a failed request before the fallback.
         /// </summary>
         public ulong frame_alloc_first_block_bytes;
         /// <summary>
         /// Smallest chunk a thread claims at once (bytes; below 64, 0 included,
-        /// it is 64, and it is rounded up to 64). Default 16 KiB.
+        /// it is 64, and it is rounded up to 64). Default 16 KiB. Above 64 MiB,
+        /// raise `frame_alloc_max_chunk_bytes` too (to at least this, or 0):
+        /// `onity_runtime_config_init` sets it to 64 MiB, and a chunk larger than
+        /// the largest chunk is `INVALID_ARGUMENT`.
         /// </summary>
         public ulong frame_alloc_chunk_bytes;
         /// <summary>
@@ -285,6 +296,9 @@ namespace Onity.Native
         /// `sizeof(OnityFrameInfo)`.
         /// </summary>
         public uint size;
+        /// <summary>
+        /// Ignored; write 0 (a later version may give it a meaning).
+        /// </summary>
         public uint reserved;
         /// <summary>
         /// Frame number (e.g. Unity's `Time.frameCount`); must increase.
@@ -299,7 +313,10 @@ namespace Onity.Native
         /// </summary>
         public double unscaled_delta_time;
         /// <summary>
-        /// Absolute real-time seconds (`Time.realtimeSinceStartupAsDouble`).
+        /// Absolute real-time seconds (`Time.realtimeSinceStartupAsDouble`),
+        /// finite (else `INVALID_ARGUMENT`). It may go backwards (a clock
+        /// reset); `ONITY_CLOCK_REALTIME` delays then wait until it is again
+        /// their creation value plus their seconds.
         /// </summary>
         public double realtime;
     }
@@ -357,7 +374,8 @@ namespace Onity.Native
         /// </summary>
         public ulong bytes_reserved;
         /// <summary>
-        /// Blocks reserved from the OS (kept across rewinds).
+        /// Blocks held now (kept across rewinds; those no recent frame needed
+        /// are returned to the OS).
         /// </summary>
         public ulong blocks;
         /// <summary>
@@ -366,7 +384,8 @@ namespace Onity.Native
         public ulong high_water_bytes_in_use;
         public ulong rewinds;
         /// <summary>
-        /// Blocks ever allocated: constant in a steady state (under
+        /// Blocks allocated since creation (cumulative; growing in a steady
+        /// state means frames keep needing new blocks): constant in a steady state (under
         /// `frame_alloc_max_bytes`, possibly only from 8 rewinds after a heavier
         /// frame: see the allocator's documentation).
         /// </summary>

@@ -135,7 +135,10 @@ namespace Onity.Native
         /// Cancels a source. Any thread; canceling twice is fine. Waits holding the
         /// token complete canceled at the next run of their timing; combinators
         /// complete canceled at the owner's next tick (any timing) or drain, or at
-        /// once when created with an already-canceled token.
+        /// once when created with an already-canceled token. Combinators canceled by
+        /// the same tick or drain complete in creation order, so a combinator whose
+        /// input is another of them completes with that input's cancellation
+        /// (`index` = the input).
         /// Errors: `INVALID_HANDLE`, `STALE_HANDLE` (destroyed), `FOREIGN_HANDLE`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_cancel_source_cancel", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
@@ -206,7 +209,16 @@ namespace Onity.Native
         /// (size too large to serve: with its alignment padding, rounded up to a
         /// 4096-byte block, above `INTPTR_MAX`), `EXHAUSTED`
         /// (`frame_alloc_max_bytes` reached; space returns after rewinds),
-        /// `OUT_OF_MEMORY`. On error `*out_ptr` is set to NULL.
+        /// `OUT_OF_MEMORY`, `INVALID_RUNTIME`. On every error but a NULL `out_ptr`,
+        /// `*out_ptr` is set to NULL (also for a NULL or invalid runtime).
+        /// Rewinds happen inside `onity_runtime_tick` (the first run of
+        /// `frame_alloc_rewind_timing` in each frame) and in
+        /// `onity_frame_alloc_rewind`. Worker threads must have finished the frame's
+        /// allocations before the owner makes that call, and must not allocate until
+        /// it returns; the host makes the hand-off a happens-before edge (join the
+        /// jobs, a mutex, a release/acquire flag). Memory allocated before a rewind
+        /// is invalid after it (`FRAME`) or after the next one (`TWO_FRAMES`), on
+        /// every thread.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_frame_alloc", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_frame_alloc(IntPtr runtime, ulong size, uint align, uint lifetime, IntPtr* out_ptr);
@@ -280,16 +292,24 @@ namespace Onity.Native
         public static extern OnityStatus onity_runtime_create(OnityRuntimeConfig* config, IntPtr* out_runtime);
 
         /// <summary>
-        /// Destroys a runtime. Owner thread only, and not from inside a tick, a
-        /// continuation or a callback (those get `REENTRANT`).
-        /// Everything in flight is cancelled first: every pending wait completes
-        /// canceled (callback waits are called with `ONITY_TASK_STATE_CANCELED`), then every
-        /// pending task is canceled and its continuation runs; tasks never consumed
-        /// are released. After this returns `ONITY_STATUS_OK` the pointer and every
-        /// handle of the runtime are invalid; worker threads must have stopped
-        /// completing its tasks. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
-        /// `WRONG_THREAD`, `REENTRANT` (called from a continuation or callback, or
-        /// during a tick); on error nothing is destroyed.
+        /// Destroys a runtime. Owner thread, or any thread once the owner thread has
+        /// exited (a runtime a thread left behind: its continuations then run on the
+        /// calling thread, and calls they make to this runtime get `WRONG_THREAD`);
+        /// not from inside a tick, a continuation or a callback of this runtime
+        /// (those get `REENTRANT`; destroying another runtime there is allowed).
+        /// Everything in flight is cancelled first: the continuations of tasks
+        /// completed on other threads run (as a drain), every pending WhenAny /
+        /// WhenAll completes canceled (`index` `UINT32_MAX`, never from an input
+        /// canceled below), every pending wait completes canceled (callback waits
+        /// are called with `ONITY_TASK_STATE_CANCELED`), then every other pending
+        /// task is canceled and its continuation runs; tasks never consumed are
+        /// released. After this returns `ONITY_STATUS_OK` the pointer and every
+        /// handle of the runtime are invalid (its handles are never issued again);
+        /// worker threads must have stopped completing its tasks. Errors:
+        /// `WRONG_THREAD` (another thread while the owner lives), `REENTRANT`
+        /// (called from a continuation or callback of this runtime, during one of
+        /// its ticks, or while it is being destroyed); on error nothing is
+        /// destroyed.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_runtime_destroy", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_runtime_destroy(IntPtr runtime);
@@ -297,7 +317,8 @@ namespace Onity.Native
         /// <summary>
         /// Runs the continuations of tasks completed on other threads (in
         /// completion order) and cancels combinators whose token was canceled,
-        /// without ticking a timing. Owner thread. Errors: `WRONG_THREAD`.
+        /// without ticking a timing. Allowed inside a tick (from a continuation).
+        /// Owner thread. Errors: `WRONG_THREAD`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_runtime_drain", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_runtime_drain(IntPtr runtime);
@@ -305,8 +326,8 @@ namespace Onity.Native
         /// <summary>
         /// Begins a frame: sets the frame number (must increase strictly) and
         /// advances the clocks (`delta_time`, `unscaled_delta_time` &gt;= 0 and finite;
-        /// `realtime` is the host's absolute real-time clock; `frame` &lt; 2^59, else
-        /// `INVALID_ARGUMENT`). Owner thread.
+        /// `realtime` is the host's absolute real-time clock, finite; `frame` &lt; 2^59,
+        /// else `INVALID_ARGUMENT`; see `OnityFrameInfo`). Owner thread.
         /// Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT`, `FRAME_ORDER`,
         /// `WRONG_THREAD`, `REENTRANT` (inside a tick).
         /// </summary>
@@ -339,7 +360,13 @@ namespace Onity.Native
         /// timing; the continuations run first (off-thread completions, canceled
         /// combinators) come before this run's waits, so a Yield of this timing they
         /// schedule resumes in this run. A timing may
-        /// run several times per frame (FixedUpdate) or not at all. Owner thread.
+        /// run several times per frame (FixedUpdate) or not at all. May be called
+        /// before the first frame (Yields of the timing resume; frame waits count
+        /// from the first frame) and from a continuation that runs outside a tick
+        /// (it runs the timing there, nested); inside a tick it is `REENTRANT`.
+        /// Rewinds of the frame allocator happen here (the first run of
+        /// `frame_alloc_rewind_timing` in each frame): see `onity_frame_alloc`.
+        /// Owner thread.
         /// Errors: `INVALID_ARGUMENT` (timing &gt;= 16), `WRONG_THREAD`, `REENTRANT`
         /// (called from a continuation during a tick, or while destroying).
         /// </summary>
@@ -370,7 +397,8 @@ namespace Onity.Native
         /// Consumes a completed task: writes its outcome to `*out_outcome` (which may
         /// be null to discard it) and retires the handle. Exactly once per task.
         /// Owner thread. Errors: `TASK_PENDING`, `STALE_HANDLE` (already consumed),
-        /// `ALREADY_AWAITED` (owned by a WhenAny/WhenAll, which consumes it, or by a
+        /// `ALREADY_AWAITED` (checked before `TASK_PENDING`; owned by a
+        /// WhenAny/WhenAll, which consumes it, or by a
         /// continuation registered with `onity_task_on_complete` that has not run
         /// yet: it runs at the owner's next drain or tick and may consume it then),
         /// `INVALID_HANDLE`, `FOREIGN_HANDLE`, `WRONG_THREAD`.
@@ -390,8 +418,10 @@ namespace Onity.Native
         /// <summary>
         /// Creates a task that has already succeeded with `value` (like UniTask's
         /// `FromResult`), for functions that may finish synchronously. Consume it as
-        /// any task. Owner thread. Errors: `NULL_POINTER`, `WRONG_THREAD`,
-        /// `EXHAUSTED`, `REENTRANT`.
+        /// any task. It is not a manual source: `set_result` / `set_error` on it
+        /// return `INVALID_HANDLE`, `onity_task_cancel` returns `ALREADY_COMPLETED`.
+        /// Owner thread. Errors: `NULL_POINTER`, `WRONG_THREAD`, `EXHAUSTED`,
+        /// `OUT_OF_MEMORY`, `REENTRANT`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_task_from_result", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_task_from_result(IntPtr runtime, ulong value, ulong* out_task);
@@ -401,7 +431,9 @@ namespace Onity.Native
         /// thread once the task completes: inline when completed on the owner thread,
         /// at the next tick or drain when completed elsewhere, and immediately (before
         /// this returns) if the task has already completed (on any thread). The continuation usually
-        /// consumes the task. Errors: `NULL_POINTER` (callback), `ALREADY_AWAITED`
+        /// consumes the task. A task takes one continuation in its lifetime: once
+        /// registered (also after it ran), `on_complete` and the combinators return
+        /// `ALREADY_AWAITED` for it; only `onity_task_consume` remains. Errors: `NULL_POINTER` (callback), `ALREADY_AWAITED`
         /// (a continuation exists or a combinator owns the task), `INVALID_HANDLE`,
         /// `STALE_HANDLE`, `FOREIGN_HANDLE`, `WRONG_THREAD`.
         /// </summary>
@@ -448,8 +480,8 @@ namespace Onity.Native
         /// complete when the WhenAll is made count in array order) that faulted or
         /// was canceled, with `index` = that input. Read every input's outcome with
         /// `onity_when_all_results` before consuming it. Owner thread; the inputs
-        /// belong to the WhenAll from the call on. Token and errors as
-        /// `onity_when_any`.
+        /// belong to the WhenAll from the call on, and are consumed (retired) as they
+        /// complete, as for `onity_when_any`. Token and errors as `onity_when_any`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_when_all", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_when_all(IntPtr runtime, ulong* tasks, uint count, ulong token, ulong* out_task);
@@ -471,17 +503,25 @@ namespace Onity.Native
         /// completed (including on other threads, not yet drained), the first of
         /// them in array order wins at once. With a token,
         /// it completes canceled (index `UINT32_MAX`) if the token is canceled first.
-        /// Owner thread. Errors: `NULL_POINTER`, `COUNT_OUT_OF_RANGE` (0 or more than
+        /// An input canceled with `onity_task_cancel` is an input that completed
+        /// canceled: if it is the first, the WhenAny completes canceled with `index`
+        /// = its position. Each input is consumed by the combinator when it
+        /// completes: from then on its handle is `STALE_HANDLE` everywhere (a second
+        /// `set_result` too). Pending inputs can still be completed, canceled and
+        /// read with `onity_task_state`. Owner thread. Errors: `NULL_POINTER`, `COUNT_OUT_OF_RANGE` (0 or more than
         /// `ONITY_MAX_COMBINATOR_INPUTS`), `DUPLICATE_INPUT`, `ALREADY_AWAITED` (an
         /// input has a continuation or belongs to another combinator), handle errors
-        /// for inputs and token, `WRONG_THREAD`, `REENTRANT`. On error nothing changes.
+        /// for inputs and token, `WRONG_THREAD`, `REENTRANT`, `EXHAUSTED`,
+        /// `OUT_OF_MEMORY`. On error nothing changes.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_when_any", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_when_any(IntPtr runtime, ulong* tasks, uint count, ulong token, ulong* out_task);
 
         /// <summary>
         /// Yield: a task that completes at the next run of `timing`. `token` is a
-        /// cancellation token (0 for none). Owner thread.
+        /// cancellation token (0 for none). The task succeeds with value 0 (index
+        /// `UINT32_MAX`), or is canceled (the same fields); so do the tasks of the
+        /// other waits. Owner thread.
         /// Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (timing), `INVALID_HANDLE` /
         /// `STALE_HANDLE` / `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT`.
         /// </summary>

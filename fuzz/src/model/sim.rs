@@ -507,36 +507,24 @@ impl<'a> Sim<'a> {
     }
 
     /// Cancels the combinators whose token is canceled (tick / drain), when a
-    /// source was canceled since the last poll.
-    ///
-    /// README: several are canceled "in an unspecified order". The order
-    /// shows in outcomes, not only in the order of continuations: a
-    /// combinator whose input is another one canceled by the same poll
-    /// completes with that input's cancellation (its index) when the input
-    /// goes first, else with its own (index UINT32_MAX). So the model
-    /// follows the runtime's order, as `tests/model.rs` does: the watch list
-    /// in registration order with swap-removes, rescanned from the start
-    /// after each completion (change both if phase B changes it).
+    /// source was canceled since the last poll, in creation order (the
+    /// runtime's rule, as in `tests/model.rs`: inputs exist before the
+    /// combinators that take them, so a combinator whose input is another
+    /// one canceled by the same poll completes with that input's index).
     pub fn poll(&mut self, r: usize) {
         let rt = &mut self.rts[r];
         if rt.cancel_epoch == rt.seen_epoch {
             return;
         }
         rt.seen_epoch = rt.cancel_epoch;
-        let mut i = 0;
-        while i < self.rts[r].watches.len() {
-            let rt = &mut self.rts[r];
-            let c = rt.watches[i];
-            if !rt.tok(rt.combs[c].token) {
-                i += 1;
-                continue;
-            }
-            rt.combs[c].done = true;
-            rt.watches.swap_remove(i);
-            let out = rt.combs[c].out;
+        loop {
+            let rt = &self.rts[r];
+            let Some(c) = rt.watches.iter().copied().filter(|&c| rt.tok(rt.combs[c].token)).min() else { return };
+            self.rts[r].combs[c].done = true;
+            self.unwatch(r, c);
+            let out = self.rts[r].combs[c].out;
             self.cov("combinator canceled by its token");
             self.complete(r, out, Out::new(CANCELED, 0, 0));
-            i = 0;
         }
     }
 

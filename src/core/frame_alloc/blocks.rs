@@ -6,6 +6,8 @@ use std::ptr;
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use super::super::error::Result as CoreResult;
+use super::super::fallible;
 use super::config::{
     lock, round_up_sat, AllocError, FrameAllocConfig, ARENAS, MAX_ALIGN, MAX_BLOCKS_PER_ARENA, MAX_GROWTH_BLOCK_BYTES,
     POISON_BYTE,
@@ -35,14 +37,16 @@ pub(super) struct Arena {
 }
 
 impl Arena {
-    pub(super) fn new() -> Self {
-        Arena {
+    /// `OutOfMemory` when its block tables cannot be allocated.
+    pub(super) fn try_new() -> CoreResult<Self> {
+        Ok(Arena {
             head: ArenaHead { current: AtomicUsize::new(0), count: AtomicUsize::new(0) },
-            meta: (0..MAX_BLOCKS_PER_ARENA)
-                .map(|_| BlockMeta { base: AtomicPtr::new(ptr::null_mut()), size: AtomicUsize::new(0) })
-                .collect(),
-            used: (0..MAX_BLOCKS_PER_ARENA).map(|_| AtomicUsize::new(0)).collect(),
-        }
+            meta: fallible::try_boxed_slice(MAX_BLOCKS_PER_ARENA, || BlockMeta {
+                base: AtomicPtr::new(ptr::null_mut()),
+                size: AtomicUsize::new(0),
+            })?,
+            used: fallible::try_boxed_slice(MAX_BLOCKS_PER_ARENA, || AtomicUsize::new(0))?,
+        })
     }
 
     /// Carves between `need` and `want` bytes (multiples of 64) from block
@@ -138,24 +142,23 @@ impl Arena {
         used_blocks
     }
 
-    /// Unpublishes the blocks from index `keep` on and returns them as
-    /// `(base, size)` for the caller to free (rewind path, after `reset`,
-    /// under the grow lock).
-    pub(super) fn trim(&self, keep: usize) -> Vec<(*mut u8, usize)> {
+    /// Unpublishes the blocks from index `keep` on and hands each to `free`
+    /// as `(base, size)` (rewind path, after `reset`, under the grow lock).
+    pub(super) fn trim(&self, keep: usize, mut free: impl FnMut(*mut u8, usize)) {
         let n = self.head.count.load(Ordering::Relaxed);
         if keep >= n {
-            return Vec::new();
+            return;
         }
         self.head.count.store(keep, Ordering::Release);
-        (keep..n)
-            .map(|i| {
-                self.used[i].store(0, Ordering::Relaxed);
-                (
-                    self.meta[i].base.swap(ptr::null_mut(), Ordering::Relaxed),
-                    self.meta[i].size.swap(0, Ordering::Relaxed),
-                )
-            })
-            .collect()
+        // No list of the blocks: nothing here allocates (a rewind cannot
+        // fail on memory).
+        for i in keep..n {
+            self.used[i].store(0, Ordering::Relaxed);
+            free(
+                self.meta[i].base.swap(ptr::null_mut(), Ordering::Relaxed),
+                self.meta[i].size.swap(0, Ordering::Relaxed),
+            );
+        }
     }
 }
 
@@ -180,9 +183,10 @@ pub(super) struct Blocks {
 impl Blocks {
     /// No block yet; `cfg` is normalised, `min_chunk` the allocator's
     /// smallest chunk.
-    pub(super) fn new(cfg: &FrameAllocConfig, min_chunk: usize) -> Blocks {
-        Blocks {
-            arenas: [Arena::new(), Arena::new(), Arena::new(), Arena::new()],
+    /// `OutOfMemory` when the block tables cannot be allocated.
+    pub(super) fn try_new(cfg: &FrameAllocConfig, min_chunk: usize) -> CoreResult<Blocks> {
+        Ok(Blocks {
+            arenas: [Arena::try_new()?, Arena::try_new()?, Arena::try_new()?, Arena::try_new()?],
             grow: Mutex::new(()),
             bytes_reserved: AtomicU64::new(0),
             blocks: AtomicU64::new(0),
@@ -192,7 +196,7 @@ impl Blocks {
             poison: cfg.poison_on_rewind,
             prefault: cfg.prefault,
             min_chunk,
-        }
+        })
     }
 
     /// A block of its own for a large home chunk of `size` bytes.

@@ -5,6 +5,8 @@ use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use super::super::error::Result as CoreResult;
+use super::super::fallible;
 use super::blocks::Blocks;
 use super::config::{lock, round_up_sat, DEDICATED_HOME_BYTES, HOME, HOME_SUBCLASSES, LINE, MAX_HOME_SEGMENTS};
 
@@ -56,12 +58,12 @@ pub(super) struct Homes {
 }
 
 impl Homes {
-    pub(super) fn new(chunk_bytes: usize, max_home_bytes: usize) -> Homes {
-        Homes {
-            pool: Mutex::new((0..(usize::BITS as usize + 1) * HOME_SUBCLASSES).map(|_| Vec::new()).collect()),
-            chunk_bytes,
-            max_home_bytes,
-        }
+    /// `OutOfMemory` when the pool's class table cannot be allocated.
+    pub(super) fn try_new(chunk_bytes: usize, max_home_bytes: usize) -> CoreResult<Homes> {
+        let classes = (usize::BITS as usize + 1) * HOME_SUBCLASSES;
+        let mut pool = fallible::vec_with_capacity(classes)?;
+        pool.resize_with(classes, Vec::new);
+        Ok(Homes { pool: Mutex::new(pool), chunk_bytes, max_home_bytes })
     }
 
     /// Installs this thread's home for arena `a` in `epoch` and returns its

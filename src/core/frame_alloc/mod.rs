@@ -211,8 +211,15 @@ const _: () = {
 
 impl FrameAllocator {
     /// Creates an allocator. No memory is reserved until the first
-    /// allocation of each lifetime.
+    /// allocation of each lifetime. Panics when out of memory (see
+    /// [`FrameAllocator::try_new`]).
     pub fn new(cfg: FrameAllocConfig) -> Self {
+        Self::try_new(cfg).expect("out of memory")
+    }
+
+    /// Creates an allocator, or `OutOfMemory` when its tables cannot be
+    /// allocated (nothing is kept then).
+    pub fn try_new(cfg: FrameAllocConfig) -> crate::core::error::Result<Self> {
         let cfg = cfg.normalized();
         // Chunk sizes the allocator works with (see `MAX_CHUNK_BYTES`); both
         // are multiples of 64 and `chunk <= max_chunk` still holds.
@@ -221,7 +228,9 @@ impl FrameAllocator {
         // Largest power of two <= max_chunk, but at least the smallest home
         // (the power of two >= chunk); at most MAX_CHUNK_BYTES.
         let max_home = (1usize << (usize::BITS - 1 - max_chunk.leading_zeros())).max(chunk.next_power_of_two());
-        FrameAllocator {
+        let blocks = Blocks::try_new(&cfg, chunk)?;
+        let homes = Homes::try_new(chunk, max_home)?;
+        Ok(FrameAllocator {
             hot: Hot {
                 stamp: AtomicU64::new(NEXT_STAMP.fetch_add(1, Ordering::Relaxed)),
                 id: NEXT_ALLOCATOR_ID.fetch_add(1, Ordering::Relaxed),
@@ -230,13 +239,13 @@ impl FrameAllocator {
                 max_chunk_bytes: max_chunk,
                 rewinding: AtomicBool::new(false),
             },
-            blocks: Blocks::new(&cfg, chunk),
-            homes: Homes::new(chunk, max_home),
+            blocks,
+            homes,
             slots: Slots::default(),
             cfg,
             failed: AtomicU64::new(0),
             rewind_state: Mutex::new(RewindState::default()),
-        }
+        })
     }
     /// The normalised configuration.
     pub fn config(&self) -> FrameAllocConfig {
@@ -556,14 +565,14 @@ impl FrameAllocator {
             // frame does not pin its memory).
             let keep = st.recent_used[a].iter().copied().max().unwrap_or(0);
             let _g = lock(&self.blocks.grow);
-            for (base, size) in self.blocks.arenas[a].trim(keep) {
+            self.blocks.arenas[a].trim(keep, |base, size| {
                 // SAFETY: an overflow block from `os_alloc(size)`, unpublished
                 // by `trim`, freed once. Nothing in it is alive: this rewind
                 // ended the lifetime of everything in the arena, no allocation
                 // runs concurrently (rewind contract), and thread-cache chunks
                 // into it belong to older epochs, never used again.
                 unsafe { self.blocks.os_free(base, size) };
-            }
+            });
         }
         // Home chunks: poisoned every rewind if configured; checked for
         // reclaim every HOME_RECLAIM_FRAMES rewinds only, so that most

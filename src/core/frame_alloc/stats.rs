@@ -24,7 +24,8 @@ pub struct FrameAllocStats {
     /// Bytes reserved from the OS.
     // (The sum of all blocks.)
     pub bytes_reserved: u64,
-    /// Blocks reserved from the OS (kept across rewinds).
+    /// Blocks held now (kept across rewinds; those no recent frame needed
+    /// are returned to the OS).
     pub blocks: u64,
     /// Highest `bytes_in_use` seen.
     // (Sampled right before each rewind, where it peaks, and by every
@@ -32,7 +33,8 @@ pub struct FrameAllocStats {
     pub high_water_bytes_in_use: u64,
     // Number of rewinds.
     pub rewinds: u64,
-    /// Blocks ever allocated: constant in a steady state (under
+    /// Blocks allocated since creation (cumulative; growing in a steady
+    /// state means frames keep needing new blocks): constant in a steady state (under
     /// `frame_alloc_max_bytes`, possibly only from 8 rewinds after a heavier
     /// frame: see the allocator's documentation).
     pub os_allocations: u64,
