@@ -52,6 +52,11 @@ pub(super) struct Inner {
     pub depth: u32,
     /// Frame (internal number) of the last automatic frame-allocator rewind.
     pub last_rewind_fnum: u64,
+    /// Creation sites (`sites.rs`), the frame timeline (`trace.rs`), external
+    /// pools reported in the statistics (`pool_sources.rs`).
+    pub sites: super::sites::Sites,
+    pub trace: super::trace::Trace,
+    pub pool_sources: super::pool_sources::PoolSources,
 }
 
 static NEXT_TAG: AtomicU8 = AtomicU8::new(1);
@@ -137,6 +142,9 @@ impl Runtime {
             closing: false,
             depth: 0,
             last_rewind_fnum: 0,
+            sites: Default::default(),
+            trace: Default::default(),
+            pool_sources: Default::default(),
         };
         // Last, so nothing above can leave the tag claimed (dropping the
         // runtime releases it).
@@ -232,6 +240,8 @@ impl Runtime {
             // The batches' fast lanes were filed with the same counter.
             inner.lanes.rebase(by);
         }
+        self.trace_frame();
+        super::tracy::frame(self);
         Ok(())
     }
 
@@ -339,22 +349,34 @@ impl Runtime {
         // SAFETY: owner thread (checked by the caller), short borrow.
         unsafe { self.inner() }.ticking = true;
         let _guard = TickGuard(self);
-        {
-            // SAFETY: owner thread, short borrow.
-            let inner = unsafe { self.inner() };
-            if inner.cfg.frame_alloc_rewind_timing == Some(timing) && inner.last_rewind_fnum != inner.timings.now.fnum {
-                inner.last_rewind_fnum = inner.timings.now.fnum;
-                self.frame_alloc.rewind();
-            }
+        let _zone = super::tracy::tick_zone(timing);
+        if self.tracing() {
+            return self.tick_traced(timing);
         }
+        self.rewind_if_due(timing);
         self.drain_queued();
         self.poll_watches();
-        self.run_queue::<false>(timing as usize);
+        self.run_queue::<false, false>(timing as usize);
+    }
+
+    /// Rewinds the frame allocator if `timing` is the rewind timing and it
+    /// has not run yet in this frame; returns whether it did.
+    #[inline(always)]
+    pub(super) fn rewind_if_due(&self, timing: Timing) -> bool {
+        // SAFETY: owner thread, short borrow.
+        let inner = unsafe { self.inner() };
+        if inner.cfg.frame_alloc_rewind_timing == Some(timing) && inner.last_rewind_fnum != inner.timings.now.fnum {
+            inner.last_rewind_fnum = inner.timings.now.fnum;
+            self.frame_alloc.rewind();
+            return true;
+        }
+        false
     }
 
     /// Processes queue `t`. With `CANCEL_ALL`, every wait completes canceled
-    /// (runtime destruction).
-    fn run_queue<const CANCEL_ALL: bool>(&self, t: usize) {
+    /// (runtime destruction); with `TRACE`, each resumed wait is timed
+    /// (`trace.rs`). Returns how many of each kind resumed.
+    pub(super) fn run_queue<const CANCEL_ALL: bool, const TRACE: bool>(&self, t: usize) -> timing::Tally {
         /// Forgets the run's local vector when it is done (even by a panic).
         struct Running<'a>(&'a Runtime);
         impl Drop for Running<'_> {
@@ -378,25 +400,36 @@ impl Runtime {
                 &mut items,
                 &now,
                 |token| self.token_canceled(token),
-                |arg, func, user, state| match func {
-                    // `ticking` (or `closing`) already refuses `close`, so no
-                    // depth count.
-                    // SAFETY: the host promised `f` is callable with `user`.
-                    Some(f) => f(user, arg, state as u32),
-                    None => self.complete_owned(arg, state, 0, 0),
+                |arg, func, user, state| {
+                    let span = if TRACE { self.trace_resume_start() } else { None };
+                    match func {
+                        // `ticking` (or `closing`) already refuses `close`, so
+                        // no depth count.
+                        // SAFETY: the host promised `f` is callable with `user`.
+                        Some(f) => f(user, arg, state as u32),
+                        None => self.complete_owned(arg, state, 0, 0),
+                    }
+                    if TRACE {
+                        self.trace_resume_end(span, func.is_some(), state);
+                    }
                 },
             )
         };
         drop(running);
         // SAFETY: owner thread, short borrow; no user code below.
         unsafe { self.inner() }.timings.finish_run(t, items, &tally);
+        tally
     }
 
     /// Runs the continuations of tasks completed off the owner thread, in
     /// completion order. Owner thread.
     pub fn drain(&self) -> Result<()> {
         self.check_owner()?;
-        self.drain_queued();
+        if self.tracing() {
+            self.drain_traced();
+        } else {
+            self.drain_queued();
+        }
         self.poll_watches();
         Ok(())
     }
@@ -430,7 +463,7 @@ impl Runtime {
         if unsafe { self.inner() }.ticking {
             return Err(Error::Reentrant);
         }
-        self.frame_alloc.rewind();
+        self.trace_rewind(|| self.frame_alloc.rewind());
         Ok(())
     }
 
@@ -459,7 +492,7 @@ impl Runtime {
         }
         self.drain_queued();
         for t in 0..TIMING_COUNT {
-            self.run_queue::<true>(t);
+            self.run_queue::<true, false>(t);
         }
         // SAFETY: owner thread, short borrow.
         let fresh = unsafe { self.inner() }.tasks.fresh();

@@ -411,6 +411,7 @@ impl Runtime {
                 self.call_user(lane.emit, lane.user, b, state);
             }
             cont::ANY => self.on_any_input(a.cast(), b as u32, slot, idx),
+            cont::CALLBACK => self.run_callback_wait(slot, idx, a, b, state),
             _ => self.on_all_input(a.cast(), b as u32, slot, idx),
         }
     }
@@ -533,6 +534,12 @@ impl Runtime {
         if head == 0 {
             return;
         }
+        self.drain_list(head);
+    }
+
+    /// [`Runtime::drain_queued`] of the list `head` taken off the stack.
+    #[inline(always)]
+    pub(super) fn drain_list(&self, head: u32) {
         // Reverse the LIFO list into completion order.
         let mut cur = CompletionStack::reverse(head, |i| &self.slot(i).next_queued);
         while cur != 0 {

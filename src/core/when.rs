@@ -174,8 +174,8 @@ impl Runtime {
     /// Completes a combinator output with `o` (its index included), unless
     /// it completed already (canceled by the user).
     #[inline]
-    fn complete_output(&self, out: u64, o: Outcome) {
-        self.complete_owned_with(out, o.state, o.value, o.error, |slot| slot.aux.set(o.index));
+    fn complete_output(&self, out: u64, o: Outcome, all: bool) {
+        self.trace_settle(all, &o, || self.complete_owned_with(out, o.state, o.value, o.error, |slot| slot.aux.set(o.index)));
     }
 
     /// Input `i` (`slot`, index `idx`) of the WhenAny `cp` completed.
@@ -196,7 +196,7 @@ impl Runtime {
             }
         }
         if let Some(o) = win {
-            self.complete_output(out, o);
+            self.complete_output(out, o, false);
         }
     }
 
@@ -217,7 +217,7 @@ impl Runtime {
             }
         }
         if let Some(o) = finish {
-            self.complete_output(out, o);
+            self.complete_output(out, o, true);
         }
     }
 
@@ -263,7 +263,9 @@ impl Runtime {
                 (*w).done = true;
                 self.inner().comb.unwatch(w);
             }
-            self.complete_owned(out, TaskState::Canceled, 0, 0);
+            let o = Outcome::new(TaskState::Canceled, 0, 0, u32::MAX);
+            let all = !self.slot(handle::index(out)).attached.get().is_null();
+            self.trace_settle(all, &o, || self.complete_owned(out, TaskState::Canceled, 0, 0));
             // The completion ran host code, which may have removed other
             // watches (swap_remove moves the last one to a lower index):
             // rescan from the start so none is skipped.
