@@ -28,9 +28,6 @@
 // values, plus `ONITY_BATCH_TASK` (resume when the task in `arg` completes).
 #define ONITY_BATCH_TASK 4
 
-// Most pool sources a runtime has at once (`OnityStats::pool_sources`).
-#define ONITY_MAX_POOL_SOURCES 16
-
 // `OnitySiteReport::site` of tasks made without a site (by a plain call,
 // or while capture was off).
 #define ONITY_SITE_NONE 0
@@ -72,11 +69,6 @@
 
 // `OnityRuntimeConfig::frame_alloc_rewind_timing` value: no automatic rewind.
 #define ONITY_FRAME_ALLOC_REWIND_MANUAL 16
-
-// `OnityStats::size` of ABI 1.1 callers (the struct before
-// `pool_source_count` was appended); `onity_runtime_stats` accepts it and
-// writes only that part.
-#define ONITY_STATS_SIZE_1_1 848
 
 // Status returned by every fallible `onity_*` function. Values are explicit
 // and stable; new values are only ever appended.
@@ -396,11 +388,6 @@ typedef struct OnityOutcome {
   uint32_t reserved;
 } OnityOutcome;
 
-// Fills `*out` (zeroed before the call) with a source's counters. Called by
-// `onity_runtime_stats`, on the owner thread; it may call the runtime but
-// not add or remove sources (`REENTRANT`) nor destroy it.
-typedef void (*OnityPoolSourceFn)(void *user, OnityPoolStats *out);
-
 // Runtime configuration. Fill with `onity_runtime_config_init(&c,
 // sizeof c)` (every field) or `onity_runtime_config_default(&c)` (the ABI
 // 1.0 fields, `size = ONITY_RUNTIME_CONFIG_SIZE_1_0`), then change fields.
@@ -538,15 +525,6 @@ typedef struct OnityStats {
   uint64_t frame;
   // The frame allocator.
   struct OnityFrameAllocStats frame_alloc;
-  // Entries of `pool_source_ids` / `pool_sources` in use: the pool
-  // sources (`onity_runtime_add_pool_source`), in the order they were
-  // added.
-  uint32_t pool_source_count;
-  uint32_t reserved;
-  // Each source's id (its name: `onity_pool_source_name`).
-  uint32_t pool_source_ids[ONITY_MAX_POOL_SOURCES];
-  // Each source's counters, as its function reported them.
-  struct OnityPoolStats pool_sources[ONITY_MAX_POOL_SOURCES];
 } OnityStats;
 
 // One line of `onity_runtime_site_report`: the live tasks made at one site
@@ -722,33 +700,6 @@ OnityStatus onity_frame_alloc(struct OnityRuntime *runtime,
 // may be allocating. Errors: `WRONG_THREAD`, `REENTRANT`.
 OnityStatus onity_frame_alloc_rewind(struct OnityRuntime *runtime);
 
-// Adds a pool source: `onity_runtime_stats` calls `source(user, &stats)` and
-// reports it in `OnityStats::pool_sources`, under `*out_id` (never 0, not
-// reused while the runtime lives) and `name` (1 to 63 bytes, copied; read
-// it back with `onity_pool_source_name`). Owner thread. Errors:
-// `NULL_POINTER` (name, source, out_id), `INVALID_RUNTIME`, `WRONG_THREAD`,
-// `INVALID_ARGUMENT` (name empty or longer than 63 bytes), `EXHAUSTED` (16
-// sources), `REENTRANT` (from inside a source's function). ABI 1.2.
-OnityStatus onity_runtime_add_pool_source(struct OnityRuntime *runtime,
-                                          const char *name,
-                                          OnityPoolSourceFn source,
-                                          void *user,
-                                          uint32_t *out_id);
-
-// Removes pool source `id`. Allowed while the runtime is being destroyed
-// (from a continuation). Owner thread. Errors: `NULL_POINTER`,
-// `INVALID_RUNTIME`, `WRONG_THREAD`, `INVALID_HANDLE` (no source `id`),
-// `REENTRANT` (from inside a source's function). ABI 1.2.
-OnityStatus onity_runtime_remove_pool_source(struct OnityRuntime *runtime, uint32_t id);
-
-// The name of pool source `id` (`OnityStats::pool_source_ids`): the
-// runtime's copy, valid until the source is removed. Owner thread.
-// Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`,
-// `INVALID_HANDLE` (no source `id`). ABI 1.2.
-OnityStatus onity_pool_source_name(struct OnityRuntime *runtime,
-                                   uint32_t id,
-                                   const char **out_name);
-
 // Version of the C ABI this library implements: `major << 16 | minor`.
 // Compare with `ONITY_ABI_VERSION` from the header you compiled against: the
 // majors must be equal and the library's minor at least the header's.
@@ -834,12 +785,8 @@ OnityStatus onity_runtime_tick(struct OnityRuntime *runtime, uint32_t timing);
 OnityStatus onity_runtime_drain(struct OnityRuntime *runtime);
 
 // Fills `stats` (set `stats->size = sizeof(OnityStats)` first) with every
-// pool's counters, per-wait-kind counters, leak diagnostics, the frame
-// allocator's counters and (ABI 1.2) the pool sources' counters, calling
-// each source's function. A `size` of `ONITY_STATS_SIZE_1_1` (a program
-// built against the 1.1 header) gets the 1.1 fields only and calls no
-// source. Owner thread. Errors: `NULL_POINTER`, `SIZE_MISMATCH`,
-// `WRONG_THREAD`, `REENTRANT` (from inside a pool source's function).
+// pool's counters, per-wait-kind counters, leak diagnostics and the frame
+// allocator's counters. Owner thread. Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `WRONG_THREAD`.
 OnityStatus onity_runtime_stats(struct OnityRuntime *runtime, struct OnityStats *stats);
 
 // Writes up to `capacity` handles of live (created, not consumed) tasks to

@@ -16,7 +16,6 @@
 //! | `owner.rs` | the owner-thread check |
 //! | `arena.rs`, `pool.rs`, `completion_stack.rs` | slot tables, object pools, the cross-thread stack |
 //! | `frame_alloc/` | the rewindable frame allocator |
-//! | `sites.rs`, `trace.rs`, `pool_sources.rs`, `tracy.rs` | observability: creation sites and the live-task report, the frame timeline, external pools in the statistics, Tracy zones (feature `tracy`) |
 //! | `types.rs`, `config.rs`, `error.rs` | value types and the enums that cross the C boundary, configuration, errors |
 
 pub mod arena;
@@ -31,7 +30,6 @@ pub mod handle;
 pub mod lane;
 pub mod owner;
 pub mod pool;
-pub mod pool_sources;
 pub mod runtime;
 pub mod sites;
 pub mod slot;

@@ -52,11 +52,9 @@ pub(super) struct Inner {
     pub depth: u32,
     /// Frame (internal number) of the last automatic frame-allocator rewind.
     pub last_rewind_fnum: u64,
-    /// Creation sites (`sites.rs`), the frame timeline (`trace.rs`), external
-    /// pools reported in the statistics (`pool_sources.rs`).
+    /// Creation sites (`sites.rs`) and the frame timeline (`trace.rs`).
     pub sites: super::sites::Sites,
     pub trace: super::trace::Trace,
-    pub pool_sources: super::pool_sources::PoolSources,
 }
 
 static NEXT_TAG: AtomicU8 = AtomicU8::new(1);
@@ -144,7 +142,6 @@ impl Runtime {
             last_rewind_fnum: 0,
             sites: Default::default(),
             trace: Default::default(),
-            pool_sources: Default::default(),
         };
         // Last, so nothing above can leave the tag claimed (dropping the
         // runtime releases it).

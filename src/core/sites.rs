@@ -336,7 +336,13 @@ impl Runtime {
     /// destruction) whose continuation consumes the task and calls the
     /// callback with `arg`'s value 0, as a plain callback wait does;
     /// callback waits with another argument (batches) record no site.
-    pub fn wait_at(&self, spec: WaitSpec, target: WaitTarget, site: Option<SiteRef>, take: impl FnOnce(u64)) -> Result<()> {
+    pub fn wait_at(
+        &self,
+        spec: WaitSpec,
+        target: WaitTarget,
+        site: Option<SiteRef>,
+        take: impl FnOnce(u64),
+    ) -> Result<()> {
         if !self.capturing(&site) {
             return self.wait_with(spec, target, take);
         }

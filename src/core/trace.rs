@@ -111,7 +111,8 @@ impl Trace {
     #[inline]
     fn span(&mut self, kind: u8, start: u64, fill: impl FnOnce(&mut Event)) {
         let end = self.now();
-        let mut e = Event { start, dur: end.saturating_sub(start).min(u32::MAX as u64) as u32, kind, ..Event::default() };
+        let mut e =
+            Event { start, dur: end.saturating_sub(start).min(u32::MAX as u64) as u32, kind, ..Event::default() };
         fill(&mut e);
         self.push(e);
     }
@@ -165,7 +166,10 @@ impl Trace {
             let e = ring[i as usize];
             let ts = Us(e.start);
             let head = |j: &mut String, name: &str, cat: &str, ph: &str| {
-                let _ = write!(j, ",\n{{\"name\":\"{name}\",\"cat\":\"{cat}\",\"ph\":\"{ph}\",\"ts\":{ts},\"pid\":{pid},\"tid\":1");
+                let _ = write!(
+                    j,
+                    ",\n{{\"name\":\"{name}\",\"cat\":\"{cat}\",\"ph\":\"{ph}\",\"ts\":{ts},\"pid\":{pid},\"tid\":1"
+                );
             };
             match e.kind {
                 kind::FRAME => {
@@ -197,7 +201,8 @@ impl Trace {
                 }
                 kind::CONT => {
                     head(j, if e.sub == 1 { "callback" } else { "task" }, "continuation", "X");
-                    let _ = write!(j, ",\"dur\":{},\"args\":{{\"state\":\"{}\"}}}}", Us(e.dur as u64), state_name(e.state));
+                    let _ =
+                        write!(j, ",\"dur\":{},\"args\":{{\"state\":\"{}\"}}}}", Us(e.dur as u64), state_name(e.state));
                 }
                 _ => {
                     head(j, if e.sub == 1 { "WhenAll" } else { "WhenAny" }, "combinator", "X");
@@ -313,12 +318,18 @@ impl Runtime {
         // SAFETY: owner thread, short borrow; no host code runs.
         let inner = unsafe { self.inner() };
         let t = &inner.timings;
-        let pending: u64 =
-            t.counts.iter().zip(inner.lanes.counts.iter()).map(|(q, l)| q.pending() + l.pending()).sum();
+        let pending: u64 = t.counts.iter().zip(inner.lanes.counts.iter()).map(|(q, l)| q.pending() + l.pending()).sum();
         let (frame, live) = (t.host_frame, inner.tasks.live());
         let now = inner.trace.now();
         let sat = |v: u64| v.min(u32::MAX as u64) as u32;
-        inner.trace.push(Event { start: now, kind: kind::FRAME, a: frame, b: sat(pending), c: sat(live), ..Event::default() });
+        inner.trace.push(Event {
+            start: now,
+            kind: kind::FRAME,
+            a: frame,
+            b: sat(pending),
+            c: sat(live),
+            ..Event::default()
+        });
     }
 
     /// A tick while tracing (see [`Runtime::tick_allowed`], which this

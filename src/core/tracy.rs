@@ -89,13 +89,17 @@ mod off {
     use super::super::types::Timing;
 
     /// No zone.
-    pub type Zone = ();
+    pub struct Zone;
 
     #[inline(always)]
-    pub fn tick_zone(_timing: Timing) -> Zone {}
+    pub fn tick_zone(_timing: Timing) -> Zone {
+        Zone
+    }
 
     #[inline(always)]
-    pub fn batch_zone(_name: &'static str) -> Zone {}
+    pub fn batch_zone(_name: &'static str) -> Zone {
+        Zone
+    }
 
     #[inline(always)]
     pub fn frame(_rt: &Runtime) {}

@@ -175,7 +175,9 @@ impl Runtime {
     /// it completed already (canceled by the user).
     #[inline]
     fn complete_output(&self, out: u64, o: Outcome, all: bool) {
-        self.trace_settle(all, &o, || self.complete_owned_with(out, o.state, o.value, o.error, |slot| slot.aux.set(o.index)));
+        self.trace_settle(all, &o, || {
+            self.complete_owned_with(out, o.state, o.value, o.error, |slot| slot.aux.set(o.index))
+        });
     }
 
     /// Input `i` (`slot`, index `idx`) of the WhenAny `cp` completed.

@@ -8,7 +8,6 @@
 //! | `status.rs` | `OnityStatus` and its texts |
 //! | `types.rs` | every `#[repr(C)]` type, the boundary enums' C names, constants |
 //! | `runtime.rs`, `task.rs`, `wait.rs`, `cancel.rs`, `combinator.rs`, `frame_alloc.rs`, `batch.rs` | the exports, one file per C type or family |
-//! | `sites.rs`, `trace.rs`, `pool_source.rs` | observability (ABI 1.2): creation sites and the live-task report, the frame timeline, external pools in the statistics |
 //!
 //! Conventions (after rustls-ffi and wasmtime's C API):
 //! - Every export is a body behind [`ffi!`]: it returns
@@ -58,7 +57,6 @@ pub mod combinator;
 pub mod error;
 pub mod frame_alloc;
 pub mod object;
-pub mod pool_source;
 pub mod runtime;
 pub mod sites;
 pub mod status;
@@ -72,7 +70,6 @@ pub use cancel::*;
 pub use combinator::*;
 pub use frame_alloc::*;
 pub use object::OnityRuntime;
-pub use pool_source::*;
 pub use runtime::*;
 pub use sites::*;
 pub use status::OnityStatus;

@@ -238,34 +238,21 @@ pub extern "C" fn onity_runtime_drain(runtime: *mut OnityRuntime) -> OnityStatus
 }
 
 /// Fills `stats` (set `stats->size = sizeof(OnityStats)` first) with every
-/// pool's counters, per-wait-kind counters, leak diagnostics, the frame
-/// allocator's counters and (ABI 1.2) the pool sources' counters, calling
-/// each source's function. A `size` of `ONITY_STATS_SIZE_1_1` (a program
-/// built against the 1.1 header) gets the 1.1 fields only and calls no
-/// source. Owner thread. Errors: `NULL_POINTER`, `SIZE_MISMATCH`,
-/// `WRONG_THREAD`, `REENTRANT` (from inside a pool source's function).
+/// pool's counters, per-wait-kind counters, leak diagnostics and the frame
+/// allocator's counters. Owner thread. Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `WRONG_THREAD`.
 #[no_mangle]
 pub extern "C" fn onity_runtime_stats(runtime: *mut OnityRuntime, stats: *mut OnityStats) -> OnityStatus {
     crate::ffi!({
         let rt = core_of(runtime)?;
-        if stats.is_null() {
-            return Err(OnityStatus::NullPointer);
-        }
+        let out = Out::new(stats)?;
         // SAFETY: non-null, provided by the caller; only `size` is read.
-        let size = unsafe { std::ptr::read_unaligned(std::ptr::addr_of!((*stats).size)) };
-        if size as usize != std::mem::size_of::<OnityStats>() && size != ONITY_STATS_SIZE_1_1 {
+        if unsafe { std::ptr::read_unaligned(std::ptr::addr_of!((*stats).size)) } as usize
+            != std::mem::size_of::<OnityStats>()
+        {
             return Err(OnityStatus::SizeMismatch);
         }
-        let mut s = OnityStats::from_core(&rt.stats()?, rt.frame_alloc_stats());
-        if size as usize == std::mem::size_of::<OnityStats>() {
-            let n = rt.pool_source_stats(&mut s.pool_sources, &mut s.pool_source_ids)?;
-            s.pool_source_count = n as u32;
-        }
-        s.size = size;
-        // SAFETY: the caller's struct has `size` writable bytes (its
-        // header's layout, whose fields are a prefix of this one's).
-        unsafe { std::ptr::copy_nonoverlapping(&s as *const OnityStats as *const u8, stats as *mut u8, size as usize) };
-        Ok(())
+        let s = rt.stats()?;
+        out.set(OnityStats::from_core(&s, rt.frame_alloc_stats()))
     })
 }
 

@@ -5,7 +5,6 @@
 
 use std::ffi::c_void;
 
-use super::pool_source::ONITY_MAX_POOL_SOURCES;
 use crate::core::frame_alloc::FrameAllocStats;
 use crate::core::{self, Pool, PoolStats, Request, WaitStats, POOL_COUNT, TIMING_COUNT, WAIT_KIND_COUNT};
 
@@ -212,24 +211,7 @@ pub struct OnityStats {
     pub frame: u64,
     /// The frame allocator.
     pub frame_alloc: FrameAllocStats,
-    // Fields below were appended in ABI 1.2. A caller whose `size` is
-    // `ONITY_STATS_SIZE_1_1` (its struct ends here) gets the fields above.
-    /// Entries of `pool_source_ids` / `pool_sources` in use: the pool
-    /// sources (`onity_runtime_add_pool_source`), in the order they were
-    /// added.
-    pub pool_source_count: u32,
-    pub reserved: u32,
-    /// Each source's id (its name: `onity_pool_source_name`).
-    pub pool_source_ids: [u32; ONITY_MAX_POOL_SOURCES],
-    /// Each source's counters, as its function reported them.
-    pub pool_sources: [PoolStats; ONITY_MAX_POOL_SOURCES],
 }
-
-/// `OnityStats::size` of ABI 1.1 callers (the struct before
-/// `pool_source_count` was appended); `onity_runtime_stats` accepts it and
-/// writes only that part.
-pub const ONITY_STATS_SIZE_1_1: u32 = 848;
-const _: () = assert!(ONITY_STATS_SIZE_1_1 as usize == std::mem::offset_of!(OnityStats, pool_source_count));
 
 impl OnityStats {
     pub(crate) fn from_core(s: &core::Stats, frame_alloc: OnityFrameAllocStats) -> Self {
@@ -249,10 +231,6 @@ impl OnityStats {
             cross_thread_queued: s.cross_thread_queued,
             frame: s.frame,
             frame_alloc,
-            pool_source_count: 0,
-            reserved: 0,
-            pool_source_ids: [0; ONITY_MAX_POOL_SOURCES],
-            pool_sources: [OnityPoolStats::default(); ONITY_MAX_POOL_SOURCES],
         }
     }
 }

@@ -3,21 +3,13 @@
 // Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// The header has 66 functions, 11 structs, 7 enums, 14 constants.
+// The header has 63 functions, 11 structs, 7 enums, 12 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
 
 namespace Onity.Native
 {
-    /// <summary>
-    /// Fills `*out` (zeroed before the call) with a source's counters. Called by
-    /// `onity_runtime_stats`, on the owner thread; it may call the runtime but
-    /// not add or remove sources (`REENTRANT`) nor destroy it.
-    /// </summary>
-    [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
-    public delegate void OnityPoolSourceFn(IntPtr user, OnityPoolStats* @out);
-
     /// <summary>
     /// A continuation. `task` is the completed task's handle (0 for callback
     /// waits, which have no task); `state` is its `OnityTaskState`. It runs on the
@@ -440,36 +432,6 @@ namespace Onity.Native
         /// The frame allocator.
         /// </summary>
         public OnityFrameAllocStats frame_alloc;
-        /// <summary>
-        /// Entries of `pool_source_ids` / `pool_sources` in use: the pool
-        /// sources (`onity_runtime_add_pool_source`), in the order they were
-        /// added.
-        /// </summary>
-        public uint pool_source_count;
-        public uint reserved;
-        /// <summary>
-        /// Each source's id (its name: `onity_pool_source_name`).
-        /// </summary>
-        public fixed uint pool_source_ids[16];
-        /// <summary>
-        /// Each source's counters, as its function reported them.
-        /// </summary>
-        public OnityPoolStats pool_sources_0;
-        public OnityPoolStats pool_sources_1;
-        public OnityPoolStats pool_sources_2;
-        public OnityPoolStats pool_sources_3;
-        public OnityPoolStats pool_sources_4;
-        public OnityPoolStats pool_sources_5;
-        public OnityPoolStats pool_sources_6;
-        public OnityPoolStats pool_sources_7;
-        public OnityPoolStats pool_sources_8;
-        public OnityPoolStats pool_sources_9;
-        public OnityPoolStats pool_sources_10;
-        public OnityPoolStats pool_sources_11;
-        public OnityPoolStats pool_sources_12;
-        public OnityPoolStats pool_sources_13;
-        public OnityPoolStats pool_sources_14;
-        public OnityPoolStats pool_sources_15;
 
         /// <summary>Element <paramref name="index"/> of the C array <c>pools[9]</c>.</summary>
         public OnityPoolStats Get_pools(int index)
@@ -483,13 +445,6 @@ namespace Onity.Native
         {
             if ((uint)index >= 4u) throw new ArgumentOutOfRangeException("index");
             fixed (OnityWaitStats* p = &waits_0) return p[index];
-        }
-
-        /// <summary>Element <paramref name="index"/> of the C array <c>pool_sources[16]</c>.</summary>
-        public OnityPoolStats Get_pool_sources(int index)
-        {
-            if ((uint)index >= 16u) throw new ArgumentOutOfRangeException("index");
-            fixed (OnityPoolStats* p = &pool_sources_0) return p[index];
         }
     }
 

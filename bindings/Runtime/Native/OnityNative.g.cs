@@ -3,7 +3,7 @@
 // Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// The header has 66 functions, 11 structs, 7 enums, 14 constants.
+// The header has 63 functions, 11 structs, 7 enums, 12 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -25,10 +25,6 @@ namespace Onity.Native
         /// values, plus `ONITY_BATCH_TASK` (resume when the task in `arg` completes).
         /// </summary>
         public const uint ONITY_BATCH_TASK = 4;
-        /// <summary>
-        /// Most pool sources a runtime has at once (`OnityStats::pool_sources`).
-        /// </summary>
-        public const uint ONITY_MAX_POOL_SOURCES = 16;
         /// <summary>
         /// `OnitySiteReport::site` of tasks made without a site (by a plain call,
         /// or while capture was off).
@@ -82,12 +78,6 @@ namespace Onity.Native
         /// `OnityRuntimeConfig::frame_alloc_rewind_timing` value: no automatic rewind.
         /// </summary>
         public const uint ONITY_FRAME_ALLOC_REWIND_MANUAL = 16;
-        /// <summary>
-        /// `OnityStats::size` of ABI 1.1 callers (the struct before
-        /// `pool_source_count` was appended); `onity_runtime_stats` accepts it and
-        /// writes only that part.
-        /// </summary>
-        public const uint ONITY_STATS_SIZE_1_1 = 848;
 
         /// <summary>
         /// Version of the C ABI this library implements: `major &lt;&lt; 16 | minor`.
@@ -314,27 +304,6 @@ namespace Onity.Native
         public static extern IntPtr onity_pool_name(uint pool);
 
         /// <summary>
-        /// The name of pool source `id` (`OnityStats::pool_source_ids`): the
-        /// runtime's copy, valid until the source is removed. Owner thread.
-        /// Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`,
-        /// `INVALID_HANDLE` (no source `id`). ABI 1.2.
-        /// </summary>
-        [DllImport(Lib, EntryPoint = "onity_pool_source_name", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
-        public static extern OnityStatus onity_pool_source_name(IntPtr runtime, uint id, IntPtr* out_name);
-
-        /// <summary>
-        /// Adds a pool source: `onity_runtime_stats` calls `source(user, &amp;stats)` and
-        /// reports it in `OnityStats::pool_sources`, under `*out_id` (never 0, not
-        /// reused while the runtime lives) and `name` (1 to 63 bytes, copied; read
-        /// it back with `onity_pool_source_name`). Owner thread. Errors:
-        /// `NULL_POINTER` (name, source, out_id), `INVALID_RUNTIME`, `WRONG_THREAD`,
-        /// `INVALID_ARGUMENT` (name empty or longer than 63 bytes), `EXHAUSTED` (16
-        /// sources), `REENTRANT` (from inside a source's function). ABI 1.2.
-        /// </summary>
-        [DllImport(Lib, EntryPoint = "onity_runtime_add_pool_source", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
-        public static extern OnityStatus onity_runtime_add_pool_source(IntPtr runtime, IntPtr name, OnityPoolSourceFn source, IntPtr user, uint* out_id);
-
-        /// <summary>
         /// Fills the ABI 1.0 part of `config` (its first
         /// `ONITY_RUNTIME_CONFIG_SIZE_1_0` bytes) with the defaults and sets
         /// `config-&gt;size` to `ONITY_RUNTIME_CONFIG_SIZE_1_0`: programs built against
@@ -416,15 +385,6 @@ namespace Onity.Native
         public static extern OnityStatus onity_runtime_live_tasks(IntPtr runtime, ulong* out_tasks, uint capacity, uint* out_count);
 
         /// <summary>
-        /// Removes pool source `id`. Allowed while the runtime is being destroyed
-        /// (from a continuation). Owner thread. Errors: `NULL_POINTER`,
-        /// `INVALID_RUNTIME`, `WRONG_THREAD`, `INVALID_HANDLE` (no source `id`),
-        /// `REENTRANT` (from inside a source's function). ABI 1.2.
-        /// </summary>
-        [DllImport(Lib, EntryPoint = "onity_runtime_remove_pool_source", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
-        public static extern OnityStatus onity_runtime_remove_pool_source(IntPtr runtime, uint id);
-
-        /// <summary>
         /// Turns site capture on (`enabled` = 1) or off (0, the default). Owner
         /// thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`,
         /// `INVALID_ARGUMENT` (other values). ABI 1.2.
@@ -447,12 +407,8 @@ namespace Onity.Native
 
         /// <summary>
         /// Fills `stats` (set `stats-&gt;size = sizeof(OnityStats)` first) with every
-        /// pool's counters, per-wait-kind counters, leak diagnostics, the frame
-        /// allocator's counters and (ABI 1.2) the pool sources' counters, calling
-        /// each source's function. A `size` of `ONITY_STATS_SIZE_1_1` (a program
-        /// built against the 1.1 header) gets the 1.1 fields only and calls no
-        /// source. Owner thread. Errors: `NULL_POINTER`, `SIZE_MISMATCH`,
-        /// `WRONG_THREAD`, `REENTRANT` (from inside a pool source's function).
+        /// pool's counters, per-wait-kind counters, leak diagnostics and the frame
+        /// allocator's counters. Owner thread. Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `WRONG_THREAD`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_runtime_stats", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_runtime_stats(IntPtr runtime, OnityStats* stats);

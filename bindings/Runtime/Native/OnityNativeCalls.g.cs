@@ -3,7 +3,7 @@
 // Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// The header has 66 functions, 11 structs, 7 enums, 14 constants.
+// The header has 63 functions, 11 structs, 7 enums, 12 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -174,18 +174,6 @@ namespace Onity.Native
             return OnityNative.onity_pool_name(pool);
         }
 
-        public static OnityStatus onity_pool_source_name(IntPtr runtime, uint id, IntPtr* out_name)
-        {
-            Crossings++;
-            return OnityNative.onity_pool_source_name(runtime, id, out_name);
-        }
-
-        public static OnityStatus onity_runtime_add_pool_source(IntPtr runtime, IntPtr name, OnityPoolSourceFn source, IntPtr user, uint* out_id)
-        {
-            Crossings++;
-            return OnityNative.onity_runtime_add_pool_source(runtime, name, source, user, out_id);
-        }
-
         public static OnityStatus onity_runtime_config_default(OnityRuntimeConfig* config)
         {
             Crossings++;
@@ -226,12 +214,6 @@ namespace Onity.Native
         {
             Crossings++;
             return OnityNative.onity_runtime_live_tasks(runtime, out_tasks, capacity, out_count);
-        }
-
-        public static OnityStatus onity_runtime_remove_pool_source(IntPtr runtime, uint id)
-        {
-            Crossings++;
-            return OnityNative.onity_runtime_remove_pool_source(runtime, id);
         }
 
         public static OnityStatus onity_runtime_set_site_capture(IntPtr runtime, uint enabled)
