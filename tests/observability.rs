@@ -114,6 +114,7 @@ fn rows(lines: &[OnitySiteReport]) -> Vec<Row> {
         })
         .collect()
 }
+#[allow(clippy::too_many_arguments)]
 fn row(file: &CStr, line: u32, t: u64, p: u64, c: u64, a: u64, old: u64, new: u64) -> Row {
     (Some(file.to_str().unwrap().to_owned()), line, t, p, c, a, old, new)
 }
