@@ -29,9 +29,13 @@ namespace Onity
     }
 
     /// <summary>One line of <see cref="OnityRuntime.GetWaitReport"/>: the managed waits pending (or
-    /// completed, never consumed) of one kind awaited by one method, with their ages.</summary>
+    /// completed, never consumed) made at one creation site (while <see cref="OnityRuntime.SiteCapture"/>
+    /// was on), or else of one kind awaited by one method, with their ages.</summary>
     public struct OnityWaitGroup
     {
+        /// <summary>The creation site's file ([CallerFilePath]), or null when not captured.</summary>
+        public string File;
+        public int Line;
         public string Kind;
         /// <summary>The awaiting continuation's target type (an async method's state machine
         /// runner), or null for waits nobody awaits.</summary>
@@ -42,7 +46,8 @@ namespace Onity
 
         public override string ToString()
         {
-            return Count + " " + Kind + " waits " + (Awaiter == null ? "not awaited" : "awaited by " + Awaiter) +
+            return Count + " " + Kind + " waits " + (File != null ? "created at " + File + ":" + Line + ", " : "") +
+                   (Awaiter == null ? "not awaited" : "awaited by " + Awaiter) +
                    ", oldest " + OldestAgeFrames + " frames, newest " + NewestAgeFrames;
         }
     }
@@ -62,9 +67,11 @@ namespace Onity
     // timeline as Chrome trace JSON. docs/observability.md.
     public sealed unsafe partial class OnityRuntime
     {
-        /// <summary>Native site capture (<c>onity_runtime_set_site_capture</c>): while on, native
-        /// tasks made through the <c>_at</c> calls (C and C++ code sharing this runtime) record
-        /// their file and line. Off by default. Owner thread.</summary>
+        /// <summary>Site capture, off by default: while on, the waits made through
+        /// <see cref="OnityTask"/>'s public waits record their caller's file and line
+        /// (<see cref="GetWaitReport"/>, <see cref="GetPendingWaits"/>), and so do native tasks made
+        /// through the C ABI's <c>_at</c> calls (<c>onity_runtime_set_site_capture</c>,
+        /// <see cref="GetSiteReport"/>). Owner thread.</summary>
         public bool SiteCapture
         {
             get { return siteCapture; }
@@ -114,9 +121,9 @@ namespace Onity
             return (int)n;
         }
 
-        /// <summary>The managed live-task report: <see cref="GetPendingWaits"/> grouped by kind and
-        /// awaiter, largest groups first, with ages in frames. Returns the number of groups.
-        /// Owner thread.</summary>
+        /// <summary>The managed live-task report: <see cref="GetPendingWaits"/> grouped by creation
+        /// site (when captured; else by kind and awaiter), largest groups first, with ages in
+        /// frames. Returns the number of groups. Allocates (a diagnostic). Owner thread.</summary>
         public int GetWaitReport(List<OnityWaitGroup> into)
         {
             if (into == null) throw new ArgumentNullException("into");
@@ -125,11 +132,13 @@ namespace Onity
             var groups = new Dictionary<string, OnityWaitGroup>();
             foreach (var w in waits)
             {
-                string key = w.Kind + "\n" + w.Awaiter;
+                string key = w.File != null ? w.File + "\n" + w.Line : w.Kind + "\n" + w.Awaiter;
                 ulong age = frame >= w.CreatedFrame ? frame - w.CreatedFrame : 0;
                 OnityWaitGroup g;
                 if (!groups.TryGetValue(key, out g))
                 {
+                    g.File = w.File;
+                    g.Line = w.Line;
                     g.Kind = w.Kind;
                     g.Awaiter = w.Awaiter;
                     g.NewestAgeFrames = ulong.MaxValue;
@@ -148,6 +157,8 @@ namespace Onity
         static int CompareGroups(OnityWaitGroup a, OnityWaitGroup b)
         {
             int c = b.Count.CompareTo(a.Count);
+            if (c == 0) c = string.CompareOrdinal(a.File, b.File);
+            if (c == 0) c = a.Line.CompareTo(b.Line);
             return c != 0 ? c : string.CompareOrdinal(a.Kind + a.Awaiter, b.Kind + b.Awaiter);
         }
 

@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Text;
+using System.Threading;
 using Onity.Native;
 
 namespace Onity.Tests
@@ -65,6 +66,86 @@ namespace Onity.Tests
 
         static void Check(OnityStatus s) { OnityRuntime.Check(s, "native call"); }
 
+        static int Here([CallerLineNumber] int line = 0) { return line; }
+
+        [Test]
+        public void PublicWaitsCarryTheirCallersFileAndLine()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame(OnityTiming.Update);
+                var r = h.Runtime;
+                OnityTask before = OnityTask.Delay(1000);
+                r.SiteCapture = true;
+                string file = ThisFile();
+                for (int i = 0; i < 4; i++) Leaky.SiteWaiter().Forget(); // fast lane, awaited
+                h.RunFrame(OnityTiming.Update);
+                OnityTask delay = OnityTask.Delay(1000); int lineDelay = Here(); // a wait slot
+                OnityTask converted = OnityTask.NextFrame(OnityTiming.PreLateUpdate); int lineConverted = Here(); // frame wait -> slot
+                OnityTask token = OnityTask.DelayFrame(50, new CancellationTokenSource().Token); int lineToken = Here();
+                h.RunFrame(OnityTiming.Update);
+                var groups = new List<OnityWaitGroup>();
+                Assert.Equal(5, h.Runtime.GetWaitReport(groups));
+                Assert.Equal(4, groups[0].Count, "the awaits of one line are one group");
+                Assert.Equal(file, groups[0].File);
+                Assert.Equal(Leaky.WaitLine, groups[0].Line);
+                Assert.Equal("DelayFrame", groups[0].Kind);
+                Assert.Equal(2UL, groups[0].OldestAgeFrames);
+                Assert.Contains("4 DelayFrame waits created at " + file + ":" + Leaky.WaitLine, groups[0].ToString());
+                var byLine = new Dictionary<int, OnityWaitGroup>();
+                foreach (var g in groups) byLine[g.File == null ? -1 : g.Line] = g;
+                Assert.Equal(1UL, byLine[lineDelay].OldestAgeFrames, "made a frame ago");
+                Assert.Equal("Delay", byLine[lineDelay].Kind);
+                Assert.Equal("NextFrame", byLine[lineConverted].Kind);
+                Assert.Equal("DelayFrame", byLine[lineToken].Kind);
+                Assert.Equal(file, byLine[lineToken].File);
+                Assert.Equal("Delay", byLine[-1].Kind, "made before capture was on: no site");
+                var list = new List<OnityPendingWait>();
+                r.GetPendingWaits(list);
+                Assert.Contains("created at " + file + ":" + lineDelay + " in frame 2", string.Join(" | ", list));
+                GC.KeepAlive(before);
+                GC.KeepAlive(delay);
+                GC.KeepAlive(converted);
+                GC.KeepAlive(token);
+            }
+        }
+
+        [Test]
+        public void SiteCaptureAllocatesNothingAfterWarmUp()
+        {
+            Assert.Equal(0L, LoopBytes(false), "capture off");
+            Assert.Equal(0L, LoopBytes(true), "capture on");
+        }
+
+        /// <summary>GC bytes of 200 frames of 64 loops (NextFrame awaited, Yield converted to a
+        /// task), after 50 frames of warm-up.</summary>
+        static long LoopBytes(bool capture)
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame(OnityTiming.Update);
+                h.Runtime.SiteCapture = capture;
+                Leaky.Stop = false;
+                for (int i = 0; i < 64; i++) Leaky.Loop().Forget();
+                for (int f = 0; f < 50; f++) Frame(h);
+                long b0 = GC.GetAllocatedBytesForCurrentThread();
+                for (int f = 0; f < 200; f++) Frame(h);
+                long d = GC.GetAllocatedBytesForCurrentThread() - b0;
+                Leaky.Stop = true;
+                Frame(h);
+                var groups = new List<OnityWaitGroup>();
+                h.Runtime.GetWaitReport(groups);
+                Assert.Equal(capture, groups.Count > 0 && groups[0].File != null, "sites recorded");
+                return d;
+            }
+        }
+
+        static void Frame(TestHost h)
+        {
+            h.Begin(); // (RunFrame(params ...) allocates its array)
+            h.Runtime.Tick(OnityTiming.Update);
+        }
+
         [Test]
         public void WaitReportGroupsByAwaiterWithAges()
         {
@@ -125,6 +206,24 @@ namespace Onity.Tests
         public static async OnityTask Waiter()
         {
             await OnityTask.DelayFrame(1000);
+        }
+
+        public static readonly int WaitLine = Line();
+        static int Line([CallerLineNumber] int line = 0) { return line + 4; } // SiteWaiter's await
+        public static async OnityTask SiteWaiter()
+        {
+            await OnityTask.DelayFrame(1000);
+        }
+
+        public static bool Stop;
+
+        public static async OnityTask Loop()
+        {
+            while (!Stop)
+            {
+                await OnityTask.NextFrame();
+                await OnityTask.Yield(OnityTiming.Update).ToOnityTask();
+            }
         }
     }
 }
