@@ -341,7 +341,12 @@ impl Runtime {
         }
         self.drain_traced();
         self.poll_watches();
-        let tally = self.run_queue::<false, true>(timing as usize);
+        // Runs only: the untimed loop (a resumed wait then costs what it costs untraced).
+        let tally = if self.trace_has(TRACE_CONTINUATIONS) {
+            self.run_queue::<false, true>(timing as usize)
+        } else {
+            self.run_queue::<false, false>(timing as usize)
+        };
         // SAFETY: owner thread, short borrow.
         let frame = unsafe { self.inner() }.timings.host_frame;
         let sat = |v: u64| v.min(u32::MAX as u64) as u32;
