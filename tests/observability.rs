@@ -43,23 +43,15 @@ const LATE: u32 = OnityTiming::PostLateUpdate as u32;
 const FILE_A: &CStr = c"src/enemy.c";
 const FILE_B: &CStr = c"src/spawner.c";
 
+mod support;
+
 struct Rt(*mut OnityRuntime);
 impl Rt {
     fn new() -> Rt {
-        let mut p = ptr::null_mut();
-        assert_eq!(onity_runtime_create(ptr::null(), &mut p), OnityStatus::Ok);
-        Rt(p)
+        Rt(support::runtime())
     }
     fn frame(&self, n: u64) {
-        let fi = OnityFrameInfo {
-            size: std::mem::size_of::<OnityFrameInfo>() as u32,
-            reserved: 0,
-            frame: n,
-            delta_time: 0.016,
-            unscaled_delta_time: 0.016,
-            realtime: n as f64,
-        };
-        assert_eq!(onity_runtime_frame_begin(self.0, &fi), OnityStatus::Ok);
+        support::frame(self.0, n);
     }
     fn tick(&self, timing: u32) {
         assert_eq!(onity_runtime_tick(self.0, timing), OnityStatus::Ok);
@@ -86,17 +78,7 @@ impl Drop for Rt {
 }
 
 fn empty_line() -> OnitySiteReport {
-    OnitySiteReport {
-        file: ptr::null(),
-        line: 0,
-        site: 0,
-        tasks: 0,
-        pending: 0,
-        completed: 0,
-        awaited: 0,
-        oldest_age_frames: 0,
-        newest_age_frames: 0,
-    }
+    OnitySiteReport::default()
 }
 
 fn text(p: *const c_char) -> Option<String> {

@@ -29,7 +29,10 @@ fn zones_and_plots_run_without_a_server() {
         };
         assert_eq!(onity_runtime_frame_begin(rt, &fi), OnityStatus::Ok);
         let update = OnityTiming::Update as u32;
-        assert_eq!(onity_next_frame_then(rt, update, 0, Some(count), &mut resumed as *mut u64 as *mut _), OnityStatus::Ok);
+        assert_eq!(
+            onity_next_frame_then(rt, update, 0, Some(count), &mut resumed as *mut u64 as *mut _),
+            OnityStatus::Ok
+        );
         assert_eq!(onity_batch_tick(rt, batch, update), OnityStatus::Ok);
         assert_eq!(onity_runtime_tick(rt, OnityTiming::LastUpdate as u32), OnityStatus::Ok);
     }

@@ -19,18 +19,7 @@ pub(crate) use site;
 /// Prints the live-task report: the `top` largest groups of live tasks at
 /// least `min_age` frames old, by creation site.
 pub fn print_site_report(rt: *mut OnityRuntime, min_age: u64, top: usize) {
-    let empty = OnitySiteReport {
-        file: ptr::null(),
-        line: 0,
-        site: 0,
-        tasks: 0,
-        pending: 0,
-        completed: 0,
-        awaited: 0,
-        oldest_age_frames: 0,
-        newest_age_frames: 0,
-    };
-    let mut lines = vec![empty; top];
+    let mut lines = vec![OnitySiteReport::default(); top];
     let mut n = 0u32;
     let s = onity_runtime_site_report(rt, min_age, lines.as_mut_ptr(), top as u32, &mut n);
     assert_eq!(s, OnityStatus::Ok, "site report");

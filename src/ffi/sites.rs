@@ -62,6 +62,13 @@ pub struct OnitySiteReport {
     pub newest_age_frames: u64,
 }
 
+impl Default for OnitySiteReport {
+    /// An empty line (to fill an output array with).
+    fn default() -> Self {
+        SiteCount::default().into()
+    }
+}
+
 impl From<SiteCount> for OnitySiteReport {
     fn from(c: SiteCount) -> Self {
         OnitySiteReport {
