@@ -296,6 +296,9 @@ impl Runtime {
 
     /// [`Runtime::create_task_with`] at `site`.
     pub fn create_task_at(&self, site: Option<SiteRef>, take: impl FnOnce(u64)) -> Result<()> {
+        if !self.capturing(&site) {
+            return self.create_task_with(take);
+        }
         let h = self.create_task()?;
         self.record_site(h, site);
         take(h);
@@ -311,6 +314,9 @@ impl Runtime {
         site: Option<SiteRef>,
         take: impl FnOnce(u64),
     ) -> Result<()> {
+        if !self.capturing(&site) {
+            return self.create_completed_with(state, value, error, take);
+        }
         let h = self.create_completed(state, value, error)?;
         self.record_site(h, site);
         take(h);
