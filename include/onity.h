@@ -546,7 +546,7 @@ typedef struct OnitySiteReport {
   // Of those, with a continuation (awaited, a callback wait, or an input
   // of a WhenAny / WhenAll).
   uint64_t awaited;
-  // Age in frames (frames begun since the task was made) of the oldest
+  // Age in frames (the current frame number minus the one current when the task was made) of the oldest
   // and newest of them; `UINT64_MAX` for `ONITY_SITE_NONE` (unknown).
   uint64_t oldest_age_frames;
   uint64_t newest_age_frames;

@@ -56,7 +56,7 @@ pub struct OnitySiteReport {
     /// Of those, with a continuation (awaited, a callback wait, or an input
     /// of a WhenAny / WhenAll).
     pub awaited: u64,
-    /// Age in frames (frames begun since the task was made) of the oldest
+    /// Age in frames (the current frame number minus the one current when the task was made) of the oldest
     /// and newest of them; `UINT64_MAX` for `ONITY_SITE_NONE` (unknown).
     pub oldest_age_frames: u64,
     pub newest_age_frames: u64,

@@ -484,7 +484,7 @@ namespace Onity.Native
         /// </summary>
         public ulong awaited;
         /// <summary>
-        /// Age in frames (frames begun since the task was made) of the oldest
+        /// Age in frames (the current frame number minus the one current when the task was made) of the oldest
         /// and newest of them; `UINT64_MAX` for `ONITY_SITE_NONE` (unknown).
         /// </summary>
         public ulong oldest_age_frames;
