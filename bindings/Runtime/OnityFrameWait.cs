@@ -106,8 +106,8 @@ namespace Onity
         {
             var r = runtime;
             if (r == null) ThrowDisposed(true);
-            r.EnqueueFrameWait(continuation, mark, (uint)info);
-            if (info > uint.MaxValue) r.TagFastWait(continuation, (int)(info >> 32));
+            if (info <= uint.MaxValue) r.EnqueueFrameWait(continuation, mark, (uint)info);
+            else r.EnqueueFrameWaitAt(continuation, mark, info); // carries a site
         }
 
         /// <summary>The same wait as an <see cref="OnityTask"/> (a wait slot: status, WhenAll/WhenAny,

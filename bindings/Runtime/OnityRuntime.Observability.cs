@@ -83,7 +83,7 @@ namespace Onity
             }
         }
 
-        bool siteCapture;
+        internal bool siteCapture; // read by OnityTask's public frame waits
         OnitySiteReport[] siteBuffer;
 
         /// <summary>Appends the native live-task report to <paramref name="into"/>: live tasks at

@@ -49,17 +49,22 @@ namespace Onity
             return id;
         }
 
-        /// <summary>A frame wait made at a site: the site's id rides in the wait until it is
-        /// awaited (fast lane) or converted (wait slot).</summary>
-        [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        internal OnityFrameWait At(OnityFrameWait w, string file, int line)
+        /// <summary>A frame wait made at a site (capture on): the site's id rides in the wait
+        /// until it is awaited (fast lane) or converted (wait slot). The public waits test
+        /// <c>siteCapture</c> themselves, so that with capture off they return
+        /// <see cref="FrameWait"/>'s result directly.</summary>
+        internal OnityFrameWait FrameWaitAt(int delay, OnityTiming timing, string file, int line)
         {
-            return siteCapture ? AtSlow(w, file, line) : w;
+            var w = FrameWait(delay, timing);
+            return ownedHere == this ? w.WithSite(SiteId(file, line)) : w;
         }
 
-        OnityFrameWait AtSlow(OnityFrameWait w, string file, int line)
+        /// <summary>Files a frame wait that carries a site (<paramref name="info"/>'s upper half):
+        /// as <see cref="EnqueueFrameWait"/>, then the site beside the entry.</summary>
+        internal void EnqueueFrameWaitAt(Action continuation, ulong mark, ulong info)
         {
-            return ownedHere == this ? w.WithSite(SiteId(file, line)) : w;
+            EnqueueFrameWait(continuation, mark, (uint)info);
+            TagFastWait(continuation, (int)(info >> 32));
         }
 
         /// <summary>A wait task made at a site.</summary>
@@ -118,7 +123,7 @@ namespace Onity
         /// <summary>The site of fast-lane entry <paramref name="id"/>, or false.</summary>
         bool FastSite(int id, out string file, out int line)
         {
-            if (fastSite != null && id < fastSite.Length && fastSite[id] != 0 && (object)fastSiteCont[id] == fast[id].cont &&
+            if (fastSite != null && id < fastSite.Length && fastSite[id] != 0 && ReferenceEquals(fastSiteCont[id], fast[id].cont) &&
                 fastSiteRecord[id] == fast[id].record)
                 return Describe(fastSite[id], out file, out line);
             file = null;

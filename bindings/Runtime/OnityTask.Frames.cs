@@ -23,28 +23,28 @@ namespace Onity
         public static OnityFrameWait Yield([CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             var r = OnityRuntime.Require();
-            return r.At(r.FrameWait(0, OnityTiming.Update), callerFile, callerLine);
+            return r.siteCapture ? r.FrameWaitAt(0, OnityTiming.Update, callerFile, callerLine) : r.FrameWait(0, OnityTiming.Update);
         }
 
         /// <summary>Completes at the next run of <paramref name="timing"/> (possibly later in this frame).</summary>
         public static OnityFrameWait Yield(OnityTiming timing, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             var r = OnityRuntime.Require();
-            return r.At(r.FrameWait(0, timing), callerFile, callerLine);
+            return r.siteCapture ? r.FrameWaitAt(0, timing, callerFile, callerLine) : r.FrameWait(0, timing);
         }
 
         /// <summary>Completes at the first run of Update in a later frame.</summary>
         public static OnityFrameWait NextFrame([CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             var r = OnityRuntime.Require();
-            return r.At(r.FrameWait(1, OnityTiming.Update), callerFile, callerLine);
+            return r.siteCapture ? r.FrameWaitAt(1, OnityTiming.Update, callerFile, callerLine) : r.FrameWait(1, OnityTiming.Update);
         }
 
         /// <summary>Completes at the first run of <paramref name="timing"/> in a later frame.</summary>
         public static OnityFrameWait NextFrame(OnityTiming timing, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             var r = OnityRuntime.Require();
-            return r.At(r.FrameWait(1, timing), callerFile, callerLine);
+            return r.siteCapture ? r.FrameWaitAt(1, timing, callerFile, callerLine) : r.FrameWait(1, timing);
         }
 
         /// <summary>Completes at the first run of Update in a frame at least
@@ -52,14 +52,14 @@ namespace Onity
         public static OnityFrameWait DelayFrame(int delayFrameCount, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             var r = OnityRuntime.Require();
-            return r.At(r.FrameWait(OnityFrameWait.CheckDelay(delayFrameCount), OnityTiming.Update), callerFile, callerLine);
+            return r.siteCapture ? r.FrameWaitAt(OnityFrameWait.CheckDelay(delayFrameCount), OnityTiming.Update, callerFile, callerLine) : r.FrameWait(OnityFrameWait.CheckDelay(delayFrameCount), OnityTiming.Update);
         }
 
         /// <summary>As <see cref="DelayFrame(int, string, int)"/> on <paramref name="timing"/>.</summary>
         public static OnityFrameWait DelayFrame(int delayFrameCount, OnityTiming timing, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             var r = OnityRuntime.Require();
-            return r.At(r.FrameWait(OnityFrameWait.CheckDelay(delayFrameCount), timing), callerFile, callerLine);
+            return r.siteCapture ? r.FrameWaitAt(OnityFrameWait.CheckDelay(delayFrameCount), timing, callerFile, callerLine) : r.FrameWait(OnityFrameWait.CheckDelay(delayFrameCount), timing);
         }
 
         /// <summary>Completes at the next run of <paramref name="timing"/> (possibly later in the

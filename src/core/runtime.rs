@@ -90,6 +90,9 @@ pub struct Runtime {
     /// Bumped by every cancel: watches are polled when it moved.
     pub(super) cancel_epoch: AtomicU64,
     frame_alloc: FrameAllocator,
+    /// Site capture is on (`sites.rs`): read by the `_at` calls before
+    /// anything else, on any thread.
+    pub(super) site_capture: std::sync::atomic::AtomicBool,
     inner: UnsafeCell<Inner>,
 }
 
@@ -159,6 +162,7 @@ impl Runtime {
             queued: CompletionStack::new(),
             cancel_epoch: AtomicU64::new(0),
             frame_alloc: FrameAllocator::new(cfg.frame_alloc),
+            site_capture: Default::default(),
             inner: UnsafeCell::new(inner),
         })
     }
