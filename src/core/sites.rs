@@ -21,9 +21,12 @@
 //!   (slot generation, site, creation frame), written by the `_at` call; a
 //!   record whose generation is not the slot's is stale (the slot was reused
 //!   by a plain call), so the task's site is unknown ([`SITE_NONE`]).
-//! - **Callback waits** carry a site as a task wait whose continuation
-//!   consumes the task and calls the callback with 0 (`cont::CALLBACK`): the
-//!   same queue, order, cancellation and destruction rules.
+//! - **Callback waits** carry a site as a task wait with an ordinary
+//!   continuation ([`callback_wait`], the callback and its user pointer in
+//!   the side record) that consumes the task and calls the callback with 0:
+//!   the same queue, order, cancellation and destruction rules, and no
+//!   continuation kind of their own (the dispatch of the others is
+//!   untouched).
 //! - **The report** ([`Runtime::site_report`]) scans the live task slots
 //!   once, aggregates per site into storage kept from the last report, and
 //!   sorts the sites by task count: no allocation after the first report.
@@ -34,7 +37,7 @@ use std::sync::atomic::Ordering;
 use super::error::Result;
 use super::handle;
 use super::runtime::Runtime;
-use super::slot::{self, cont, TaskSlot, STATE_MASK};
+use super::slot::{self, cont, STATE_MASK};
 use super::timing::{WaitSpec, WaitTarget};
 use super::types::{CallbackFn, TaskState};
 
@@ -142,6 +145,9 @@ struct SlotSite {
     gen: u32,
     site: u32,
     frame: u64,
+    /// A callback wait's callback and user pointer (see [`callback_wait`]).
+    callback: Option<CallbackFn>,
+    user: usize,
 }
 
 /// Every site of a runtime, the side records and the report's storage.
@@ -221,7 +227,7 @@ impl Sites {
         if idx as usize >= self.slots.len() {
             self.slots.resize(slots.max(idx + 1) as usize, SlotSite::default());
         }
-        self.slots[idx as usize] = SlotSite { gen, site, frame };
+        self.slots[idx as usize] = SlotSite { gen, site, frame, callback: None, user: 0 };
     }
 
     /// The site and creation frame of the task in slot `idx` whose
@@ -356,8 +362,17 @@ impl Runtime {
                 let mut h = 0;
                 self.wait_with(spec, WaitTarget::Task, |t| h = t)?;
                 self.record_site(h, site);
-                // A pending task made just now has no continuation: cannot fail.
-                let set = self.set_continuation(h, cont::CALLBACK, f as *mut c_void, user as u64);
+                {
+                    // SAFETY: owner thread (capturing), short borrow; the
+                    // record was just written.
+                    let r = &mut unsafe { self.inner() }.sites.slots[handle::index(h) as usize];
+                    (r.callback, r.user) = (Some(f), user as usize);
+                }
+                // A pending task made just now has no continuation: cannot
+                // fail. An ordinary continuation (no kind of its own, so the
+                // continuation dispatch is untouched).
+                let me = self as *const Runtime as u64;
+                let set = self.set_continuation(h, cont::USER, callback_wait as *mut c_void, me);
                 debug_assert!(set.is_ok());
                 take(0);
                 Ok(())
@@ -371,21 +386,6 @@ impl Runtime {
                 Ok(())
             }
         }
-    }
-
-    /// The continuation of a callback wait that carries a site
-    /// (`cont::CALLBACK`): consumes the task, then calls the callback with 0
-    /// and the task's state.
-    // Out of line and cold: it must not weigh on `run_continuation`'s other
-    // arms (WhenAny/WhenAll inputs), which it measurably did inlined.
-    #[cold]
-    #[inline(never)]
-    pub(super) fn run_callback_wait(&self, slot: &TaskSlot, idx: u32, f: *mut c_void, user: u64, state: TaskState) {
-        let word = slot.state.load(Ordering::Acquire);
-        self.take_outcome(slot, idx, word);
-        // SAFETY: a CALLBACK continuation's `a` is a `CallbackFn`.
-        let f = unsafe { std::mem::transmute::<*mut c_void, CallbackFn>(f) };
-        self.call_user(f, user as *mut c_void, 0, state);
     }
 
     /// The live-task report: the live tasks at least `min_age` frames old
@@ -463,4 +463,24 @@ impl Runtime {
         let s = &unsafe { self.inner() }.sites;
         Ok(s.of(idx, (word >> 32) as u32).and_then(|(site, frame)| s.describe(site).map(|(f, l)| (f, l, frame))))
     }
+}
+
+/// The continuation of a callback wait that carries a site (an ordinary
+/// `cont::USER` continuation, `user` = the runtime): consumes the task, then
+/// calls the wait's callback (kept in the slot's side record) with task 0 and
+/// the task's state, as a plain callback wait is called.
+unsafe extern "C" fn callback_wait(user: *mut c_void, task: u64, state: u32) {
+    // SAFETY: `user` is the runtime that set this continuation; it runs on
+    // its owner thread while the runtime lives.
+    let rt = unsafe { &*(user as *const Runtime) };
+    let (idx, gen) = (handle::index(task), (task >> 32) as u32);
+    // SAFETY: owner thread, short borrow; no host code runs.
+    let rec = unsafe { rt.inner() }.sites.slots.get(idx as usize).copied();
+    let Some(SlotSite { gen: g, callback: Some(f), user, .. }) = rec else { return };
+    debug_assert_eq!(g, gen);
+    let consumed = rt.consume_with(task, |_| {});
+    debug_assert!(consumed.is_ok());
+    // SAFETY: the host promised `f` is callable with `user` (as for any
+    // callback wait); this runs inside the runtime's call of a continuation.
+    unsafe { f(user as *mut c_void, 0, state) };
 }

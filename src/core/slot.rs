@@ -116,10 +116,6 @@ pub mod cont {
     pub const ANY: u8 = 4;
     /// An input of a WhenAll: `a` = the coordinator, `b` = the input index.
     pub const ALL: u8 = 5;
-    /// A callback wait that carries its creation site (`sites.rs`): `a` =
-    /// the callback, `b` = its user pointer; the task is consumed and the
-    /// callback gets 0.
-    pub const CALLBACK: u8 = 6;
 }
 
 /// What a completed task produced: laid out as the first 16 bytes of an

@@ -411,7 +411,6 @@ impl Runtime {
                 self.call_user(lane.emit, lane.user, b, state);
             }
             cont::ANY => self.on_any_input(a.cast(), b as u32, slot, idx),
-            cont::CALLBACK => self.run_callback_wait(slot, idx, a, b, state),
             _ => self.on_all_input(a.cast(), b as u32, slot, idx),
         }
     }
