@@ -175,6 +175,16 @@ impl Runtime {
     /// it completed already (canceled by the user).
     #[inline]
     fn complete_output(&self, out: u64, o: Outcome, all: bool) {
+        if self.tracing() {
+            return self.complete_output_traced(out, o, all);
+        }
+        self.complete_owned_with(out, o.state, o.value, o.error, |slot| slot.aux.set(o.index));
+    }
+
+    /// [`Runtime::complete_output`] while tracing: timed (`trace.rs`).
+    #[cold]
+    #[inline(never)]
+    fn complete_output_traced(&self, out: u64, o: Outcome, all: bool) {
         self.trace_settle(all, &o, || {
             self.complete_owned_with(out, o.state, o.value, o.error, |slot| slot.aux.set(o.index))
         });
