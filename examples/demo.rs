@@ -15,9 +15,15 @@
 //! writes an SVG picture of frame time and pending waits per frame (default
 //! `target/demo-frames.svg` in the repository; `--svg PATH` chooses).
 //!
+//! Observability (issue 20): the tasks and waits it makes carry their
+//! creation site (the `_at` calls; site capture is on), and it prints the
+//! live-task report grouped by site. `--trace PATH` records the frame
+//! timeline (runs, drains, settles; `--trace-continuations` adds every
+//! resumed wait) and writes it as Chrome trace JSON.
+//!
 //! Frames are paced at 2 ms so the worker threads get to run.
 //!
-//!     cargo run --release --example demo [-- [FRAMES] [--svg PATH]]
+//!     cargo run --release --example demo [-- [FRAMES] [--svg PATH] [--trace PATH [--trace-continuations]]]
 
 use std::ffi::{c_void, CStr};
 use std::ptr;
@@ -29,6 +35,9 @@ use onity::ffi::*;
 
 #[path = "support/frame_chart.rs"]
 mod frame_chart;
+#[path = "support/observe.rs"]
+mod observe;
+use observe::site;
 
 const UPDATE: u32 = OnityTiming::Update as u32;
 /// The wait kinds of `OnityStats::waits`, in order.
@@ -93,8 +102,8 @@ unsafe extern "C" fn timer_cb(user: *mut c_void, task: u64, state: u32) {
     }
     ctx.counters.timer_fires += 1;
     let clock = (ctx.counters.timer_fires % 3) as u32;
-    let mut h = 0;
-    ok(onity_delay(ctx.rt, 0.05, clock, UPDATE, 0, &mut h), "delay");
+    let (mut h, (file, line)) = (0, site!());
+    ok(onity_delay_at(ctx.rt, 0.05, clock, UPDATE, 0, &mut h, file, line), "delay");
     ok(onity_task_on_complete(ctx.rt, h, Some(timer_cb), user), "timer continuation");
 }
 
@@ -117,29 +126,41 @@ unsafe extern "C" fn all_cb(user: *mut c_void, task: u64, _state: u32) {
     ctx.counters.when_all_done += 1;
 }
 
-/// `[FRAMES] [--svg PATH]`: the frame count (default 300) and where the
-/// picture goes.
-fn parse_args() -> Result<(u64, std::path::PathBuf), String> {
-    let mut frames = 300;
-    let mut svg = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target/demo-frames.svg"));
+/// The command line: the frame count (default 300), where the picture goes,
+/// where the frame timeline goes (none by default) and with what.
+struct Args {
+    frames: u64,
+    svg: std::path::PathBuf,
+    trace: Option<std::path::PathBuf>,
+    trace_flags: u32,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let svg = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target/demo-frames.svg"));
+    let mut a = Args { frames: 300, svg, trace: None, trace_flags: ONITY_TRACE_RUNS };
     let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        if a == "--svg" {
-            svg = args.next().ok_or("--svg needs a path")?.into();
-        } else if let Some(p) = a.strip_prefix("--svg=") {
-            svg = p.into();
-        } else {
-            frames = a.parse().ok().filter(|&n| n > 0).ok_or(format!("not a frame count: {a}"))?;
+    while let Some(s) = args.next() {
+        match s.as_str() {
+            "--svg" => a.svg = args.next().ok_or("--svg needs a path")?.into(),
+            "--trace" => a.trace = Some(args.next().ok_or("--trace needs a path")?.into()),
+            "--trace-continuations" => a.trace_flags |= ONITY_TRACE_CONTINUATIONS,
+            _ if s.starts_with("--svg=") => a.svg = s["--svg=".len()..].into(),
+            _ if s.starts_with("--trace=") => a.trace = Some(s["--trace=".len()..].into()),
+            _ => a.frames = s.parse().ok().filter(|&n| n > 0).ok_or(format!("not a frame count: {s}"))?,
         }
     }
-    Ok((frames, svg))
+    Ok(a)
 }
 
 fn main() {
-    let (frames, svg_path) = parse_args().unwrap_or_else(|e| {
-        eprintln!("demo: {e}\nusage: cargo run --release --example demo -- [FRAMES] [--svg PATH]");
+    let args = parse_args().unwrap_or_else(|e| {
+        eprintln!(
+            "demo: {e}\nusage: cargo run --release --example demo -- [FRAMES] [--svg PATH] \
+             [--trace PATH [--trace-continuations]]"
+        );
         std::process::exit(2)
     });
+    let (frames, svg_path) = (args.frames, args.svg.clone());
     println!("onity demo: ABI {:#x}, {frames} frames", onity_abi_version());
 
     let mut rt = ptr::null_mut();
@@ -147,6 +168,12 @@ fn main() {
     ok(onity_runtime_config_init(&mut cfg, std::mem::size_of::<OnityRuntimeConfig>() as u32), "config");
     cfg.task_capacity = 16_384;
     ok(onity_runtime_create(&cfg, &mut rt), "create");
+    ok(onity_runtime_set_site_capture(rt, 1), "site capture");
+    if args.trace.is_some() {
+        // 2^20 events of 32 bytes: the last ~5,000 frames of runs, or the
+        // last few hundred frames with every continuation.
+        ok(onity_trace_start(rt, 1 << 20, args.trace_flags), "trace start");
+    }
 
     let mut ctx = Box::new(Ctx { rt, owner: std::thread::current().id(), counters: Counters::default() });
     let ctxp = &mut *ctx as *mut Ctx;
@@ -156,8 +183,8 @@ fn main() {
         ok(onity_next_frame_then(rt, UPDATE, 0, Some(walker_cb), w as *mut Walker as *mut c_void), "walker start");
     }
     for i in 0..500 {
-        let mut h = 0;
-        ok(onity_delay(rt, 0.01 * (i % 10) as f64, i % 3, UPDATE, 0, &mut h), "timer start");
+        let (mut h, (file, line)) = (0, site!());
+        ok(onity_delay_at(rt, 0.01 * (i % 10) as f64, i % 3, UPDATE, 0, &mut h, file, line), "timer start");
         ok(onity_task_on_complete(rt, h, Some(timer_cb), ctxp as *mut c_void), "timer continuation");
     }
 
@@ -223,7 +250,8 @@ fn main() {
                 for r in 0..64 {
                     let mut ins = [0u64; 8];
                     for h in ins.iter_mut().take(7) {
-                        ok(onity_task_create(rt, h), "task");
+                        let (file, line) = site!();
+                        ok(onity_task_create_at(rt, h, file, line), "task");
                         // A quarter of the races get their inputs completed
                         // only 6 frames later: the DelayFrame(3) timeout (or
                         // the cancellation) wins, and the losers are consumed
@@ -234,18 +262,20 @@ fn main() {
                             handoff.push(*h);
                         }
                     }
-                    ok(onity_delay_frame(rt, 3, UPDATE, 0, &mut ins[7]), "timeout");
-                    let mut any = 0;
-                    ok(onity_when_any(rt, ins.as_ptr(), 8, cancel, &mut any), "when_any");
+                    let (file, line) = site!();
+                    ok(onity_delay_frame_at(rt, 3, UPDATE, 0, &mut ins[7], file, line), "timeout");
+                    let (mut any, (file, line)) = (0, site!());
+                    ok(onity_when_any_at(rt, ins.as_ptr(), 8, cancel, &mut any, file, line), "when_any");
                     ok(onity_task_on_complete(rt, any, Some(race_cb), ctxp as *mut c_void), "race continuation");
                 }
                 let mut ins = [0u64; 16];
                 for h in ins.iter_mut() {
-                    ok(onity_task_create(rt, h), "task");
+                    let (file, line) = site!();
+                    ok(onity_task_create_at(rt, h, file, line), "task");
                     handoff.push(*h);
                 }
-                let mut all = 0;
-                ok(onity_when_all(rt, ins.as_ptr(), 16, 0, &mut all), "when_all");
+                let (mut all, (file, line)) = (0, site!());
+                ok(onity_when_all_at(rt, ins.as_ptr(), 16, 0, &mut all, file, line), "when_all");
                 ok(onity_task_on_complete(rt, all, Some(all_cb), ctxp as *mut c_void), "all continuation");
                 inbox.lock().unwrap().extend_from_slice(&handoff);
                 delayed.push_back((f + 6, late));
@@ -346,6 +376,14 @@ fn main() {
         "\nlive tasks {}, completed but never consumed {}, cross-thread queued {}",
         s.live_tasks, s.completed_unconsumed, s.cross_thread_queued
     );
+    observe::print_site_report(rt, 0, 8);
+    if let Some(path) = &args.trace {
+        ok(onity_trace_stop(rt), "trace stop");
+        if let Err(e) = observe::write_trace(rt, path) {
+            eprintln!("demo: cannot write {}: {e}", path.display());
+            std::process::exit(1);
+        }
+    }
     // Destroy with everything in flight: every wait and task is canceled
     // and its continuation runs once; nothing leaks.
     ok(onity_runtime_destroy(rt), "destroy");

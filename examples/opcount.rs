@@ -118,6 +118,9 @@ fn main() {
         cfg.frame_alloc_rewind_timing = ONITY_FRAME_ALLOC_REWIND_MANUAL;
     }
     assert_eq!(onity_runtime_create(&cfg, &mut rt), OnityStatus::Ok);
+    // Issue 20's overhead rows (docs/observability.md): ONITY_OPCOUNT_TRACE=runs|all
+    // records the frame timeline, ONITY_OPCOUNT_SITES=1 turns site capture on.
+    observe(rt);
     let ctx = Ctx { rt, api };
     let user = &ctx as *const Ctx as *mut c_void;
     match scenario {
@@ -137,6 +140,16 @@ fn main() {
             for i in 0..n {
                 let mut h = 0;
                 (api.from_result)(rt, i, &mut h);
+                let mut o = OUTCOME;
+                (api.consume)(rt, h, &mut o);
+                black_box(o.value);
+            }
+        }
+        // One op = from_result at a creation site, consume (the `_at` form).
+        "from_result_at" => {
+            for i in 0..n {
+                let mut h = 0;
+                black_box(onity_task_from_result_at)(rt, i, &mut h, c"opcount.rs".as_ptr(), 7);
                 let mut o = OUTCOME;
                 (api.consume)(rt, h, &mut o);
                 black_box(o.value);
@@ -255,5 +268,20 @@ fn frame_alloc_core(n: u64) {
             unsafe { ptr::write_volatile(p.as_ptr(), 1) };
         }
         fa.rewind();
+    }
+}
+
+/// Turns on what ONITY_OPCOUNT_TRACE / ONITY_OPCOUNT_SITES ask for.
+fn observe(rt: *mut OnityRuntime) {
+    let flags = match std::env::var("ONITY_OPCOUNT_TRACE").as_deref() {
+        Ok("runs") => ONITY_TRACE_RUNS,
+        Ok("all") => ONITY_TRACE_RUNS | ONITY_TRACE_CONTINUATIONS,
+        _ => 0,
+    };
+    if flags != 0 {
+        assert_eq!(onity_trace_start(rt, 1 << 16, flags), OnityStatus::Ok);
+    }
+    if std::env::var("ONITY_OPCOUNT_SITES").as_deref() == Ok("1") {
+        assert_eq!(onity_runtime_set_site_capture(rt, 1), OnityStatus::Ok);
     }
 }

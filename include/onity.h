@@ -37,10 +37,27 @@
 // values, plus `ONITY_BATCH_TASK` (resume when the task in `arg` completes).
 #define ONITY_BATCH_TASK 4
 
+// `OnitySiteReport::site` of tasks made without a site (by a plain call,
+// or while capture was off).
+#define ONITY_SITE_NONE 0
+
+// `OnitySiteReport::site` of tasks made at sites past the table (4096
+// distinct sites per runtime).
+#define ONITY_SITE_OVERFLOW 4294967295
+
+// `onity_trace_start` flag: record runs (a complete event per tick of a
+// timing), drains of cross-thread completions, frame-allocator rewinds,
+// WhenAny / WhenAll settles and frame markers with counters.
+#define ONITY_TRACE_RUNS 1
+
+// `onity_trace_start` flag: also record every wait a run resumes, with the
+// cost of its continuation (one event each).
+#define ONITY_TRACE_CONTINUATIONS 2
+
 // ABI version of this header: `major << 16 | minor`. The major changes on
 // any incompatible change; the minor when functions or enum values are added.
 // Compare with `onity_abi_version()` at startup.
-#define ONITY_ABI_VERSION 65537
+#define ONITY_ABI_VERSION 65538
 
 // Number of timings.
 #define ONITY_TIMING_COUNT 16
@@ -534,6 +551,31 @@ typedef struct OnityStats {
   struct OnityFrameAllocStats frame_alloc;
 } OnityStats;
 
+// One line of `onity_runtime_site_report`: the live tasks made at one site
+// that are at least the asked age, and what they are doing.
+typedef struct OnitySiteReport {
+  // The file given to the `_at` call (a copy, valid until the runtime is
+  // destroyed); NULL for `ONITY_SITE_NONE` and `ONITY_SITE_OVERFLOW`.
+  const char *file;
+  uint32_t line;
+  // The site's id in this runtime (1 to 4096), or `ONITY_SITE_NONE`,
+  // `ONITY_SITE_OVERFLOW`.
+  uint32_t site;
+  // Live tasks (created, not consumed) of this line.
+  uint64_t tasks;
+  // Of those, not completed yet.
+  uint64_t pending;
+  // Of those, completed and never consumed.
+  uint64_t completed;
+  // Of those, with a continuation (awaited, a callback wait, or an input
+  // of a WhenAny / WhenAll).
+  uint64_t awaited;
+  // Age in frames (the current frame number minus the one current when the task was made) of the oldest
+  // and newest of them; `UINT64_MAX` for `ONITY_SITE_NONE` (unknown).
+  uint64_t oldest_age_frames;
+  uint64_t newest_age_frames;
+} OnitySiteReport;
+
 // A continuation. `task` is the completed task's handle (0 for callback
 // waits, which have no task); `state` is its `OnityTaskState`. It runs on the
 // owner thread. It may call any `onity_*` function except
@@ -819,6 +861,151 @@ OnityStatus onity_runtime_live_tasks(struct OnityRuntime *runtime,
 // thread; static string.
 const char *onity_pool_name(uint32_t pool);
 
+// Turns site capture on (`enabled` = 1) or off (0, the default). Owner
+// thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`,
+// `INVALID_ARGUMENT` (other values). ABI 1.2.
+OnityStatus onity_runtime_set_site_capture(struct OnityRuntime *runtime, uint32_t enabled);
+
+// The live-task report: the live tasks at least `min_age_frames` frames old
+// (tasks of unknown age, made without a site, only when it is 0), grouped
+// by creation site, most tasks first. Writes up to `capacity` lines to
+// `out_lines` and the number of lines to `*out_count` (which may exceed
+// `capacity`); `out_lines` may be NULL when `capacity` is 0. Scans every
+// task slot; allocates only the first time (and when sites were added).
+// Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`.
+// ABI 1.2.
+OnityStatus onity_runtime_site_report(struct OnityRuntime *runtime,
+                                      uint64_t min_age_frames,
+                                      struct OnitySiteReport *out_lines,
+                                      uint32_t capacity,
+                                      uint32_t *out_count);
+
+// The creation site of a live task: `*out_file` (NULL when it was made
+// without a site), `*out_line` and `*out_frame` (the frame current when it
+// was made; 0 without a site). Any output may be NULL. Owner thread.
+// Errors: `INVALID_RUNTIME`, `INVALID_HANDLE`, `STALE_HANDLE`,
+// `FOREIGN_HANDLE`, `WRONG_THREAD`. ABI 1.2.
+OnityStatus onity_task_site(struct OnityRuntime *runtime,
+                            uint64_t task,
+                            const char **out_file,
+                            uint32_t *out_line,
+                            uint64_t *out_frame);
+
+// `onity_task_create` with a creation site. ABI 1.2; errors as
+// `onity_task_create`.
+OnityStatus onity_task_create_at(struct OnityRuntime *runtime,
+                                 uint64_t *out_task,
+                                 const char *file,
+                                 uint32_t line);
+
+// `onity_task_from_result` with a creation site. ABI 1.2; errors as
+// `onity_task_from_result`.
+OnityStatus onity_task_from_result_at(struct OnityRuntime *runtime,
+                                      uint64_t value,
+                                      uint64_t *out_task,
+                                      const char *file,
+                                      uint32_t line);
+
+// `onity_yield` with a creation site. ABI 1.2; errors as `onity_yield`.
+OnityStatus onity_yield_at(struct OnityRuntime *runtime,
+                           uint32_t timing,
+                           uint64_t token,
+                           uint64_t *out_task,
+                           const char *file,
+                           uint32_t line);
+
+// `onity_next_frame` with a creation site. ABI 1.2; errors as
+// `onity_next_frame`.
+OnityStatus onity_next_frame_at(struct OnityRuntime *runtime,
+                                uint32_t timing,
+                                uint64_t token,
+                                uint64_t *out_task,
+                                const char *file,
+                                uint32_t line);
+
+// `onity_delay_frame` with a creation site. ABI 1.2; errors as
+// `onity_delay_frame`.
+OnityStatus onity_delay_frame_at(struct OnityRuntime *runtime,
+                                 uint32_t frames,
+                                 uint32_t timing,
+                                 uint64_t token,
+                                 uint64_t *out_task,
+                                 const char *file,
+                                 uint32_t line);
+
+// `onity_delay` with a creation site. ABI 1.2; errors as `onity_delay`.
+OnityStatus onity_delay_at(struct OnityRuntime *runtime,
+                           double seconds,
+                           uint32_t clock,
+                           uint32_t timing,
+                           uint64_t token,
+                           uint64_t *out_task,
+                           const char *file,
+                           uint32_t line);
+
+// `onity_yield_then` with a creation site. ABI 1.2; errors as
+// `onity_yield_then`.
+OnityStatus onity_yield_then_at(struct OnityRuntime *runtime,
+                                uint32_t timing,
+                                uint64_t token,
+                                OnityCallback callback,
+                                void *user,
+                                const char *file,
+                                uint32_t line);
+
+// `onity_next_frame_then` with a creation site. ABI 1.2; errors as
+// `onity_next_frame_then`.
+OnityStatus onity_next_frame_then_at(struct OnityRuntime *runtime,
+                                     uint32_t timing,
+                                     uint64_t token,
+                                     OnityCallback callback,
+                                     void *user,
+                                     const char *file,
+                                     uint32_t line);
+
+// `onity_delay_frame_then` with a creation site. ABI 1.2; errors as
+// `onity_delay_frame_then`.
+OnityStatus onity_delay_frame_then_at(struct OnityRuntime *runtime,
+                                      uint32_t frames,
+                                      uint32_t timing,
+                                      uint64_t token,
+                                      OnityCallback callback,
+                                      void *user,
+                                      const char *file,
+                                      uint32_t line);
+
+// `onity_delay_then` with a creation site. ABI 1.2; errors as
+// `onity_delay_then`.
+OnityStatus onity_delay_then_at(struct OnityRuntime *runtime,
+                                double seconds,
+                                uint32_t clock,
+                                uint32_t timing,
+                                uint64_t token,
+                                OnityCallback callback,
+                                void *user,
+                                const char *file,
+                                uint32_t line);
+
+// `onity_when_any` with a creation site. ABI 1.2; errors as
+// `onity_when_any`.
+OnityStatus onity_when_any_at(struct OnityRuntime *runtime,
+                              const uint64_t *tasks,
+                              uint32_t count,
+                              uint64_t token,
+                              uint64_t *out_task,
+                              const char *file,
+                              uint32_t line);
+
+// `onity_when_all` with a creation site. ABI 1.2; errors as
+// `onity_when_all`.
+OnityStatus onity_when_all_at(struct OnityRuntime *runtime,
+                              const uint64_t *tasks,
+                              uint32_t count,
+                              uint64_t token,
+                              uint64_t *out_task,
+                              const char *file,
+                              uint32_t line);
+
 // Creates a manual completion source (a pending task) and writes its handle
 // to `*out_task`. Owner thread. Consume it once it has completed.
 // Errors: `NULL_POINTER`, `WRONG_THREAD`, `EXHAUSTED` (4M live tasks),
@@ -886,6 +1073,42 @@ OnityStatus onity_task_on_complete(struct OnityRuntime *runtime,
                                    uint64_t task,
                                    OnityCallback callback,
                                    void *user);
+
+// Starts recording into a ring of `events` events of 32 bytes (64 to
+// 16,777,216, rounded up to a power of two; allocated here, and only when
+// its size changes), with `flags` (`ONITY_TRACE_RUNS`, optionally
+// `| ONITY_TRACE_CONTINUATIONS`). When the ring is full the oldest events
+// are overwritten. Starting again restarts from an empty ring. Owner
+// thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`,
+// `COUNT_OUT_OF_RANGE` (events), `INVALID_ARGUMENT` (flags 0 or unknown
+// bits). ABI 1.2.
+OnityStatus onity_trace_start(struct OnityRuntime *runtime, uint32_t events, uint32_t flags);
+
+// Stops recording; the events recorded stay readable with
+// `onity_trace_dump` (until the next `onity_trace_start`). Owner thread.
+// Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`. ABI 1.2.
+OnityStatus onity_trace_stop(struct OnityRuntime *runtime);
+
+// The events the ring holds (`*out_events`) and those overwritten since
+// the start (`*out_dropped`); either output may be NULL. Owner thread.
+// Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`. ABI 1.2.
+OnityStatus onity_trace_counts(struct OnityRuntime *runtime,
+                               uint64_t *out_events,
+                               uint64_t *out_dropped);
+
+// Writes the recorded events as Chrome trace event JSON (UTF-8, not
+// NUL-terminated) to `buf` and its length to `*out_len`. When `capacity`
+// is smaller than that length nothing is written to `buf` and the call
+// still succeeds with `*out_len` = the length needed: call again with a
+// larger buffer (`buf` may be NULL then). The JSON is made once per batch
+// of new events and kept by the runtime (no allocation when nothing was
+// recorded since). Owner thread. Errors: `NULL_POINTER` (`out_len`, or
+// `buf` with a non-zero capacity), `INVALID_RUNTIME`, `WRONG_THREAD`. ABI
+// 1.2.
+OnityStatus onity_trace_dump(struct OnityRuntime *runtime,
+                             char *buf,
+                             size_t capacity,
+                             size_t *out_len);
 
 // Yield: a task that completes at the next run of `timing`. `token` is a
 // cancellation token (0 for none). The task succeeds with value 0 (index
@@ -969,3 +1192,17 @@ OnityStatus onity_delay_then(struct OnityRuntime *runtime,
 #endif  // __cplusplus
 
 #endif  /* ONITY_H */
+
+/*
+ * Creation sites (ABI 1.2): pass ONITY_SITE as the last two arguments of an
+ * `_at` function, e.g. onity_next_frame_at(rt, timing, 0, &task, ONITY_SITE),
+ * to record __FILE__ and __LINE__ (once onity_runtime_set_site_capture is on).
+ * Define ONITY_NO_SITES before including this header to pass no site.
+ */
+#ifndef ONITY_SITE
+#ifdef ONITY_NO_SITES
+#define ONITY_SITE ((const char *)0), 0u
+#else
+#define ONITY_SITE __FILE__, (uint32_t)__LINE__
+#endif
+#endif

@@ -229,7 +229,9 @@ def cs_type(t, ptr, ctx, enums_by_name, structs, opaque, callbacks):
         return "IntPtr" if ptr == 1 else "IntPtr" + "*" * (ptr - 1)
     if t == "char":
         if ptr == 1:
-            return "IntPtr"  # static NUL-terminated strings
+            return "IntPtr"  # NUL-terminated strings, byte buffers
+        if ptr == 2:
+            return "IntPtr*"  # string outputs
         raise GenError("char with indirection %d" % ptr)
     if t in PRIM:
         base = PRIM[t]

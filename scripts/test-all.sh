@@ -44,6 +44,10 @@ echo "== Loom model check of the lock-free completion stack"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release --test loom 2>&1 | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 
+echo "== Tracy feature (the Tracy client built in; zones and plots without a server)"
+scripts/check-tracy.sh 2>&1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+
 echo "== Charts (tools/charts on docs/bench-data; the demo's picture)"
 # tools/charts is its own Cargo package (plotters, SVG only), outside the library's dependency
 # tree: its tests draw every chart from the committed benchmark data, read each SVG back, and fail

@@ -40,6 +40,7 @@ const C_PROGRAMS: &[&str] = &[
     "destroy_in_destroy",
     "cancel_then_destroy",
     "queued_inputs",
+    "sites",
 ];
 const CPP_SOURCES: &[&str] = &["main", "wrapper_a", "wrapper_b"];
 
@@ -302,6 +303,23 @@ fn threads() {
 #[test]
 fn cancel_then_destroy() {
     c_program("cancel_then_destroy");
+}
+
+/// Creation sites through ONITY_SITE (issue 20 #1): file and line checked
+/// against __FILE__ / __LINE__, from C and from C++ (the same source built
+/// as C++14).
+#[test]
+fn sites() {
+    c_program("sites");
+    let src = paths().manifest.join("tests/c/sites.c");
+    let exe = build(
+        &cxx(),
+        &["-x", "c++", "-std=c++14", "-Wall", "-Wextra", "-Werror", "-g"],
+        &[src],
+        "sites-cpp",
+        Link::Shared,
+    );
+    run_native(&exe, "sites-cpp");
 }
 
 // ---- C++ wrapper --------------------------------------------------------------

@@ -33,6 +33,7 @@ namespace Onity
         // A uint's value in a ulong field: every field is then written with a whole-word store, so
         // the word-by-word copies Mono makes of the struct right after it is built do not stall on
         // store-to-load forwarding (measured: about 9 % of a NextFrame await with a uint field).
+        // Bits 32-63: the creation site's id while site capture is on (OnityRuntime.Sites.cs), else 0.
         readonly ulong info;
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -41,6 +42,19 @@ namespace Onity
             this.runtime = runtime;
             this.mark = mark;
             this.info = info;
+        }
+
+        OnityFrameWait(OnityRuntime runtime, ulong mark, ulong info)
+        {
+            this.runtime = runtime;
+            this.mark = mark;
+            this.info = info;
+        }
+
+        /// <summary>This wait, made at creation site <paramref name="site"/>.</summary>
+        internal OnityFrameWait WithSite(int site)
+        {
+            return new OnityFrameWait(runtime, mark, (uint)info | ((ulong)(uint)site << 32));
         }
 
         internal static int CheckDelay(int delayFrameCount)
@@ -92,7 +106,8 @@ namespace Onity
         {
             var r = runtime;
             if (r == null) ThrowDisposed(true);
-            r.EnqueueFrameWait(continuation, mark, (uint)info);
+            if (info <= uint.MaxValue) r.EnqueueFrameWait(continuation, mark, (uint)info);
+            else r.EnqueueFrameWaitAt(continuation, mark, info); // carries a site
         }
 
         /// <summary>The same wait as an <see cref="OnityTask"/> (a wait slot: status, WhenAll/WhenAny,
@@ -101,7 +116,9 @@ namespace Onity
         {
             var r = runtime;
             if (r == null) ThrowDisposed(true);
-            return r.FrameWaitTask(mark, (uint)info);
+            var t = r.FrameWaitTask(mark, (uint)info);
+            if (info > uint.MaxValue) r.TagTask(t, (int)(info >> 32), null, 0);
+            return t;
         }
 
         public static implicit operator OnityTask(OnityFrameWait w) { return w.ToOnityTask(); }

@@ -16,10 +16,14 @@ namespace Onity
         /// <summary>Type of the awaiting continuation's target (e.g. the async state machine's runner).</summary>
         public string Awaiter;
         public long Token;
+        /// <summary>Where it was created (while <see cref="OnityRuntime.SiteCapture"/> was on), or null.</summary>
+        public string File;
+        public int Line;
 
         public override string ToString()
         {
-            return Kind + " @" + Timing + " created in frame " + CreatedFrame + (Awaited ? " awaited by " + Awaiter : " (not awaited)");
+            return Kind + " @" + Timing + " created " + (File != null ? "at " + File + ":" + Line + " " : "") + "in frame " + CreatedFrame +
+                   (Awaited ? " awaited by " + Awaiter : " (not awaited)");
         }
     }
 
@@ -126,6 +130,7 @@ namespace Onity
                 w.Awaited = s.cont != null;
                 w.Awaiter = s.cont != null && s.cont.Target != null ? s.cont.Target.GetType().FullName : null;
                 w.Token = (long)(((ulong)s.version << 32) | (uint)i);
+                SlotSite(i, out w.File, out w.Line);
                 into.Add(w);
                 n++;
             }
@@ -142,6 +147,7 @@ namespace Onity
                 w.Awaited = true;
                 w.Awaiter = f.cont.Target != null ? f.cont.Target.GetType().FullName : null;
                 w.Token = -1 - i;
+                FastSite(i, out w.File, out w.Line);
                 into.Add(w);
                 n++;
             }

@@ -32,6 +32,7 @@ impl Runtime {
         mut reject: impl FnMut(u64, Error),
     ) -> Result<()> {
         self.check_owner()?;
+        let _zone = super::tracy::batch_zone("onity batch file");
         if !fast.is_empty() {
             // SAFETY: owner thread, short borrow; no user code runs below.
             let inner = unsafe { self.inner() };
@@ -77,6 +78,7 @@ impl Runtime {
     /// reports nothing and leaves the last report alone.
     pub fn tick_lane(&self, id: LaneId, timing: Timing, report: impl FnOnce(&[u32])) -> Result<()> {
         self.check_tick_allowed()?;
+        let _zone = super::tracy::batch_zone("onity batch tick");
         {
             // SAFETY: owner thread, short borrow; `report` is the host
             // layer publishing the ids (it runs no host code).

@@ -34,11 +34,14 @@ pub mod lane;
 pub mod owner;
 pub mod pool;
 pub mod runtime;
+pub mod sites;
 pub mod slot;
 pub mod stats;
 pub mod tags;
 mod task;
 pub mod timing;
+pub mod trace;
+pub mod tracy;
 pub mod types;
 mod when;
 

@@ -53,6 +53,9 @@ pub(super) struct Inner {
     pub depth: u32,
     /// Frame (internal number) of the last automatic frame-allocator rewind.
     pub last_rewind_fnum: u64,
+    /// Creation sites (`sites.rs`) and the frame timeline (`trace.rs`).
+    pub sites: super::sites::Sites,
+    pub trace: super::trace::Trace,
 }
 
 /// A claimed tag, released unchanged if the runtime is never made.
@@ -84,6 +87,9 @@ pub struct Runtime {
     /// Bumped by every cancel: watches are polled when it moved.
     pub(super) cancel_epoch: AtomicU64,
     frame_alloc: FrameAllocator,
+    /// Site capture is on (`sites.rs`): read by the `_at` calls before
+    /// anything else, on any thread.
+    pub(super) site_capture: std::sync::atomic::AtomicBool,
     inner: UnsafeCell<Inner>,
 }
 
@@ -141,6 +147,8 @@ impl Runtime {
             closing: false,
             depth: 0,
             last_rewind_fnum: 0,
+            sites: Default::default(),
+            trace: Default::default(),
         };
         // SAFETY: the cell is in the table's allocation, which never moves
         // and is freed after `owner` (field order).
@@ -156,6 +164,7 @@ impl Runtime {
             queued: CompletionStack::new(),
             cancel_epoch: AtomicU64::new(0),
             frame_alloc,
+            site_capture: Default::default(),
             inner: UnsafeCell::new(inner),
         })
     }
@@ -240,6 +249,8 @@ impl Runtime {
             // The batches' fast lanes were filed with the same counter.
             inner.lanes.rebase(by);
         }
+        self.trace_frame();
+        super::tracy::frame(self);
         Ok(())
     }
 
@@ -347,22 +358,34 @@ impl Runtime {
         // SAFETY: owner thread (checked by the caller), short borrow.
         unsafe { self.inner() }.ticking = true;
         let _guard = TickGuard(self);
-        {
-            // SAFETY: owner thread, short borrow.
-            let inner = unsafe { self.inner() };
-            if inner.cfg.frame_alloc_rewind_timing == Some(timing) && inner.last_rewind_fnum != inner.timings.now.fnum {
-                inner.last_rewind_fnum = inner.timings.now.fnum;
-                self.frame_alloc.rewind();
-            }
+        let _zone = super::tracy::tick_zone(timing);
+        if self.tracing() {
+            return self.tick_traced(timing);
         }
+        self.rewind_if_due(timing);
         self.drain_queued();
         self.poll_watches();
-        self.run_queue::<false>(timing as usize);
+        self.run_queue::<false, false>(timing as usize);
+    }
+
+    /// Rewinds the frame allocator if `timing` is the rewind timing and it
+    /// has not run yet in this frame; returns whether it did.
+    #[inline(always)]
+    pub(super) fn rewind_if_due(&self, timing: Timing) -> bool {
+        // SAFETY: owner thread, short borrow.
+        let inner = unsafe { self.inner() };
+        if inner.cfg.frame_alloc_rewind_timing == Some(timing) && inner.last_rewind_fnum != inner.timings.now.fnum {
+            inner.last_rewind_fnum = inner.timings.now.fnum;
+            self.frame_alloc.rewind();
+            return true;
+        }
+        false
     }
 
     /// Processes queue `t`. With `CANCEL_ALL`, every wait completes canceled
-    /// (runtime destruction).
-    fn run_queue<const CANCEL_ALL: bool>(&self, t: usize) {
+    /// (runtime destruction); with `TRACE`, each resumed wait is timed
+    /// (`trace.rs`). Returns how many of each kind resumed.
+    pub(super) fn run_queue<const CANCEL_ALL: bool, const TRACE: bool>(&self, t: usize) -> timing::Tally {
         /// Forgets the run's local vector when it is done (even by a panic).
         struct Running<'a>(&'a Runtime);
         impl Drop for Running<'_> {
@@ -386,25 +409,36 @@ impl Runtime {
                 &mut items,
                 &now,
                 |token| self.token_canceled(token),
-                |arg, func, user, state| match func {
-                    // `ticking` (or `closing`) already refuses `close`, so no
-                    // depth count.
-                    // SAFETY: the host promised `f` is callable with `user`.
-                    Some(f) => f(user, arg, state as u32),
-                    None => self.complete_owned(arg, state, 0, 0),
+                |arg, func, user, state| {
+                    let span = if TRACE { self.trace_resume_start() } else { None };
+                    match func {
+                        // `ticking` (or `closing`) already refuses `close`, so
+                        // no depth count.
+                        // SAFETY: the host promised `f` is callable with `user`.
+                        Some(f) => f(user, arg, state as u32),
+                        None => self.complete_owned(arg, state, 0, 0),
+                    }
+                    if TRACE {
+                        self.trace_resume_end(span, func.is_some(), state);
+                    }
                 },
             )
         };
         drop(running);
         // SAFETY: owner thread, short borrow; no user code below.
         unsafe { self.inner() }.timings.finish_run(t, items, &tally);
+        tally
     }
 
     /// Runs the continuations of tasks completed off the owner thread, in
     /// completion order. Owner thread.
     pub fn drain(&self) -> Result<()> {
         self.check_owner()?;
-        self.drain_queued();
+        if self.tracing() {
+            self.drain_traced();
+        } else {
+            self.drain_queued();
+        }
         self.poll_watches();
         Ok(())
     }
@@ -438,7 +472,7 @@ impl Runtime {
         if unsafe { self.inner() }.ticking {
             return Err(Error::Reentrant);
         }
-        self.frame_alloc.rewind();
+        self.trace_rewind(|| self.frame_alloc.rewind());
         Ok(())
     }
 
@@ -475,7 +509,7 @@ impl Runtime {
         self.drain_queued();
         self.cancel_combinators();
         for t in 0..TIMING_COUNT {
-            self.run_queue::<true>(t);
+            self.run_queue::<true, false>(t);
         }
         // SAFETY: owner thread, short borrow.
         let fresh = unsafe { self.inner() }.tasks.fresh();

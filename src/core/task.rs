@@ -533,6 +533,12 @@ impl Runtime {
         if head == 0 {
             return;
         }
+        self.drain_list(head);
+    }
+
+    /// [`Runtime::drain_queued`] of the list `head` taken off the stack.
+    #[inline(always)]
+    pub(super) fn drain_list(&self, head: u32) {
         // Reverse the LIFO list into completion order.
         let mut cur = CompletionStack::reverse(head, |i| &self.slot(i).next_queued);
         while cur != 0 {

@@ -184,8 +184,20 @@ impl Runtime {
     /// Completes a combinator output with `o` (its index included), unless
     /// it completed already (canceled by the user).
     #[inline]
-    fn complete_output(&self, out: u64, o: Outcome) {
+    fn complete_output(&self, out: u64, o: Outcome, all: bool) {
+        if self.tracing() {
+            return self.complete_output_traced(out, o, all);
+        }
         self.complete_owned_with(out, o.state, o.value, o.error, |slot| slot.aux.set(o.index));
+    }
+
+    /// [`Runtime::complete_output`] while tracing: timed (`trace.rs`).
+    #[cold]
+    #[inline(never)]
+    fn complete_output_traced(&self, out: u64, o: Outcome, all: bool) {
+        self.trace_settle(all, &o, || {
+            self.complete_owned_with(out, o.state, o.value, o.error, |slot| slot.aux.set(o.index))
+        });
     }
 
     /// Input `i` (`slot`, index `idx`) of the WhenAny `cp` completed.
@@ -206,7 +218,7 @@ impl Runtime {
             }
         }
         if let Some(o) = win {
-            self.complete_output(out, o);
+            self.complete_output(out, o, false);
         }
     }
 
@@ -227,7 +239,7 @@ impl Runtime {
             }
         }
         if let Some(o) = finish {
-            self.complete_output(out, o);
+            self.complete_output(out, o, true);
         }
     }
 
@@ -285,7 +297,9 @@ impl Runtime {
                 self.inner().comb.unwatch(w);
                 (*w).out
             };
-            self.complete_owned(out, TaskState::Canceled, 0, 0);
+            let o = Outcome::new(TaskState::Canceled, 0, 0, u32::MAX);
+            let all = !self.slot(handle::index(out)).attached.get().is_null();
+            self.trace_settle(all, &o, || self.complete_owned(out, TaskState::Canceled, 0, 0));
         }
     }
 

@@ -13,13 +13,13 @@ use super::types::{OnityOutcome, ONITY_MAX_COMBINATOR_INPUTS};
 use crate::core::Runtime;
 
 /// WhenAny and WhenAll: checks and converts, then `make`s the combinator.
-fn combine(
+pub(super) fn combine(
     runtime: *mut OnityRuntime,
     tasks: *const u64,
     count: u32,
     token: u64,
     out_task: *mut u64,
-    make: fn(&Runtime, &[u64], u64) -> crate::core::Result<u64>,
+    make: impl FnOnce(&Runtime, &[u64], u64) -> crate::core::Result<u64>,
 ) -> Result<(), OnityStatus> {
     let rt = core_of(runtime)?;
     let out = Out::new(out_task)?;

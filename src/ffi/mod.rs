@@ -58,8 +58,10 @@ pub mod error;
 pub mod frame_alloc;
 pub mod object;
 pub mod runtime;
+pub mod sites;
 pub mod status;
 pub mod task;
+pub mod trace;
 pub mod types;
 pub mod wait;
 
@@ -69,8 +71,10 @@ pub use combinator::*;
 pub use frame_alloc::*;
 pub use object::OnityRuntime;
 pub use runtime::*;
+pub use sites::*;
 pub use status::OnityStatus;
 pub use task::*;
+pub use trace::*;
 pub use types::*;
 pub use wait::*;
 

@@ -21,10 +21,11 @@ use super::error::{arg, Out};
 use super::object::{core_of, OnityRuntime};
 use super::status::OnityStatus;
 use super::types::OnityCallback;
+use crate::core::sites::SiteRef;
 use crate::core::{Clock, Timing, WaitKind, WaitSpec, WaitTarget};
 
 /// The output of a wait: the task (task forms), or nothing (callback forms).
-enum Target {
+pub(super) enum Target {
     Task(*mut u64),
     Callback(OnityCallback, *mut c_void),
 }
@@ -44,6 +45,23 @@ fn schedule(
     token: u64,
     target: Target,
 ) -> Result<(), OnityStatus> {
+    schedule_at(runtime, kind, timing, frames, seconds, clock, token, target, None)
+}
+
+/// [`schedule`] with a creation site (the `_at` exports, `sites.rs`).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(super) fn schedule_at(
+    runtime: *mut OnityRuntime,
+    kind: WaitKind,
+    timing: u32,
+    frames: u32,
+    seconds: f64,
+    clock: u32,
+    token: u64,
+    target: Target,
+    site: Option<SiteRef>,
+) -> Result<(), OnityStatus> {
     let out = match target {
         Target::Task(p) => Some(Out::new(p)?),
         Target::Callback(..) => None,
@@ -56,11 +74,15 @@ fn schedule(
         Target::Callback(f, user) => WaitTarget::Callback(f.ok_or(OnityStatus::NullPointer)?, user, 0),
     };
     let spec = WaitSpec { kind, timing: t, frames, seconds, clock: c, token };
-    Ok(rt.wait_with(spec, target, move |h| {
+    let take = move |h| {
         if let Some(out) = out {
             out.put(h);
         }
-    })?)
+    };
+    Ok(match site {
+        None => rt.wait_with(spec, target, take),
+        Some(_) => rt.wait_at(spec, target, site, take),
+    }?)
 }
 
 /// Yield: a task that completes at the next run of `timing`. `token` is a

@@ -3,7 +3,7 @@
 // Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// The header has 44 functions, 10 structs, 7 enums, 8 constants.
+// The header has 63 functions, 11 structs, 7 enums, 12 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -465,5 +465,48 @@ namespace Onity.Native
             if ((uint)index >= 4u) throw new ArgumentOutOfRangeException("index");
             fixed (OnityWaitStats* p = &waits_0) return p[index];
         }
+    }
+
+    /// <summary>
+    /// One line of `onity_runtime_site_report`: the live tasks made at one site
+    /// that are at least the asked age, and what they are doing.
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe struct OnitySiteReport
+    {
+        /// <summary>
+        /// The file given to the `_at` call (a copy, valid until the runtime is
+        /// destroyed); NULL for `ONITY_SITE_NONE` and `ONITY_SITE_OVERFLOW`.
+        /// </summary>
+        public IntPtr file;
+        public uint line;
+        /// <summary>
+        /// The site's id in this runtime (1 to 4096), or `ONITY_SITE_NONE`,
+        /// `ONITY_SITE_OVERFLOW`.
+        /// </summary>
+        public uint site;
+        /// <summary>
+        /// Live tasks (created, not consumed) of this line.
+        /// </summary>
+        public ulong tasks;
+        /// <summary>
+        /// Of those, not completed yet.
+        /// </summary>
+        public ulong pending;
+        /// <summary>
+        /// Of those, completed and never consumed.
+        /// </summary>
+        public ulong completed;
+        /// <summary>
+        /// Of those, with a continuation (awaited, a callback wait, or an input
+        /// of a WhenAny / WhenAll).
+        /// </summary>
+        public ulong awaited;
+        /// <summary>
+        /// Age in frames (the current frame number minus the one current when the task was made) of the oldest
+        /// and newest of them; `UINT64_MAX` for `ONITY_SITE_NONE` (unknown).
+        /// </summary>
+        public ulong oldest_age_frames;
+        public ulong newest_age_frames;
     }
 }

@@ -3,7 +3,7 @@
 // Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// The header has 44 functions, 10 structs, 7 enums, 8 constants.
+// The header has 63 functions, 11 structs, 7 enums, 12 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -26,11 +26,32 @@ namespace Onity.Native
         /// </summary>
         public const uint ONITY_BATCH_TASK = 4;
         /// <summary>
+        /// `OnitySiteReport::site` of tasks made without a site (by a plain call,
+        /// or while capture was off).
+        /// </summary>
+        public const uint ONITY_SITE_NONE = 0;
+        /// <summary>
+        /// `OnitySiteReport::site` of tasks made at sites past the table (4096
+        /// distinct sites per runtime).
+        /// </summary>
+        public const uint ONITY_SITE_OVERFLOW = 4294967295;
+        /// <summary>
+        /// `onity_trace_start` flag: record runs (a complete event per tick of a
+        /// timing), drains of cross-thread completions, frame-allocator rewinds,
+        /// WhenAny / WhenAll settles and frame markers with counters.
+        /// </summary>
+        public const uint ONITY_TRACE_RUNS = 1;
+        /// <summary>
+        /// `onity_trace_start` flag: also record every wait a run resumes, with the
+        /// cost of its continuation (one event each).
+        /// </summary>
+        public const uint ONITY_TRACE_CONTINUATIONS = 2;
+        /// <summary>
         /// ABI version of this header: `major &lt;&lt; 16 | minor`. The major changes on
         /// any incompatible change; the minor when functions or enum values are added.
         /// Compare with `onity_abi_version()` at startup.
         /// </summary>
-        public const uint ONITY_ABI_VERSION = 65537;
+        public const uint ONITY_ABI_VERSION = 65538;
         /// <summary>
         /// Number of timings.
         /// </summary>
@@ -178,6 +199,12 @@ namespace Onity.Native
         public static extern OnityStatus onity_delay(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, ulong* out_task);
 
         /// <summary>
+        /// `onity_delay` with a creation site. ABI 1.2; errors as `onity_delay`.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_delay_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_delay_at(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, ulong* out_task, IntPtr file, uint line);
+
+        /// <summary>
         /// DelayFrame: a task that completes at the first run of `timing` in a frame
         /// at least `frames` frames after the current one (`frames` = 0 behaves as
         /// Yield; before the first `onity_runtime_frame_begin`, the first frame
@@ -187,6 +214,13 @@ namespace Onity.Native
         public static extern OnityStatus onity_delay_frame(IntPtr runtime, uint frames, uint timing, ulong token, ulong* out_task);
 
         /// <summary>
+        /// `onity_delay_frame` with a creation site. ABI 1.2; errors as
+        /// `onity_delay_frame`.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_delay_frame_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_delay_frame_at(IntPtr runtime, uint frames, uint timing, ulong token, ulong* out_task, IntPtr file, uint line);
+
+        /// <summary>
         /// Callback form of `onity_delay_frame` (see `onity_yield_then`). Owner
         /// thread; `user` stays the caller's.
         /// </summary>
@@ -194,11 +228,25 @@ namespace Onity.Native
         public static extern OnityStatus onity_delay_frame_then(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, IntPtr user);
 
         /// <summary>
+        /// `onity_delay_frame_then` with a creation site. ABI 1.2; errors as
+        /// `onity_delay_frame_then`.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_delay_frame_then_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_delay_frame_then_at(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line);
+
+        /// <summary>
         /// Callback form of `onity_delay` (see `onity_yield_then`). Owner thread;
         /// `user` stays the caller's.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_delay_then", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_delay_then(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, IntPtr user);
+
+        /// <summary>
+        /// `onity_delay_then` with a creation site. ABI 1.2; errors as
+        /// `onity_delay_then`.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_delay_then_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_delay_then_at(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line);
 
         /// <summary>
         /// Allocates `size` bytes aligned to `align` (a power of two up to 4096)
@@ -240,11 +288,25 @@ namespace Onity.Native
         public static extern OnityStatus onity_next_frame(IntPtr runtime, uint timing, ulong token, ulong* out_task);
 
         /// <summary>
+        /// `onity_next_frame` with a creation site. ABI 1.2; errors as
+        /// `onity_next_frame`.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_next_frame_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_next_frame_at(IntPtr runtime, uint timing, ulong token, ulong* out_task, IntPtr file, uint line);
+
+        /// <summary>
         /// Callback form of `onity_next_frame` (see `onity_yield_then`). Owner thread;
         /// `user` stays the caller's.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_next_frame_then", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_next_frame_then(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user);
+
+        /// <summary>
+        /// `onity_next_frame_then` with a creation site. ABI 1.2; errors as
+        /// `onity_next_frame_then`.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_next_frame_then_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_next_frame_then_at(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line);
 
         /// <summary>
         /// The name of a pool (`OnityPool` value) or "invalid". Infallible; any
@@ -344,6 +406,27 @@ namespace Onity.Native
         public static extern OnityStatus onity_runtime_live_tasks(IntPtr runtime, ulong* out_tasks, uint capacity, uint* out_count);
 
         /// <summary>
+        /// Turns site capture on (`enabled` = 1) or off (0, the default). Owner
+        /// thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`,
+        /// `INVALID_ARGUMENT` (other values). ABI 1.2.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_runtime_set_site_capture", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_runtime_set_site_capture(IntPtr runtime, uint enabled);
+
+        /// <summary>
+        /// The live-task report: the live tasks at least `min_age_frames` frames old
+        /// (tasks of unknown age, made without a site, only when it is 0), grouped
+        /// by creation site, most tasks first. Writes up to `capacity` lines to
+        /// `out_lines` and the number of lines to `*out_count` (which may exceed
+        /// `capacity`); `out_lines` may be NULL when `capacity` is 0. Scans every
+        /// task slot; allocates only the first time (and when sites were added).
+        /// Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`.
+        /// ABI 1.2.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_runtime_site_report", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_runtime_site_report(IntPtr runtime, ulong min_age_frames, OnitySiteReport* out_lines, uint capacity, uint* out_count);
+
+        /// <summary>
         /// Fills `stats` (set `stats-&gt;size = sizeof(OnityStats)` first) with every
         /// pool's counters, per-wait-kind counters, leak diagnostics and the frame
         /// allocator's counters. Owner thread. Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `WRONG_THREAD`.
@@ -416,6 +499,13 @@ namespace Onity.Native
         public static extern OnityStatus onity_task_create(IntPtr runtime, ulong* out_task);
 
         /// <summary>
+        /// `onity_task_create` with a creation site. ABI 1.2; errors as
+        /// `onity_task_create`.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_task_create_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_task_create_at(IntPtr runtime, ulong* out_task, IntPtr file, uint line);
+
+        /// <summary>
         /// Creates a task that has already succeeded with `value` (like UniTask's
         /// `FromResult`), for functions that may finish synchronously. Consume it as
         /// any task. It is not a manual source: `set_result` / `set_error` on it
@@ -425,6 +515,13 @@ namespace Onity.Native
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_task_from_result", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_task_from_result(IntPtr runtime, ulong value, ulong* out_task);
+
+        /// <summary>
+        /// `onity_task_from_result` with a creation site. ABI 1.2; errors as
+        /// `onity_task_from_result`.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_task_from_result_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_task_from_result_at(IntPtr runtime, ulong value, ulong* out_task, IntPtr file, uint line);
 
         /// <summary>
         /// Registers the task's one continuation. Owner thread. It runs on the owner
@@ -458,6 +555,16 @@ namespace Onity.Native
         public static extern OnityStatus onity_task_set_result(IntPtr runtime, ulong task, ulong value);
 
         /// <summary>
+        /// The creation site of a live task: `*out_file` (NULL when it was made
+        /// without a site), `*out_line` and `*out_frame` (the frame current when it
+        /// was made; 0 without a site). Any output may be NULL. Owner thread.
+        /// Errors: `INVALID_RUNTIME`, `INVALID_HANDLE`, `STALE_HANDLE`,
+        /// `FOREIGN_HANDLE`, `WRONG_THREAD`. ABI 1.2.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_task_site", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_task_site(IntPtr runtime, ulong task, IntPtr* out_file, uint* out_line, ulong* out_frame);
+
+        /// <summary>
         /// Writes the task's `OnityTaskState` to `*out_state`. Any thread. A task
         /// completed on another thread reads as completed at once, before its
         /// continuation has run. Errors: `NULL_POINTER`, `INVALID_HANDLE`,
@@ -474,6 +581,49 @@ namespace Onity.Native
         public static extern IntPtr onity_timing_name(uint timing);
 
         /// <summary>
+        /// The events the ring holds (`*out_events`) and those overwritten since
+        /// the start (`*out_dropped`); either output may be NULL. Owner thread.
+        /// Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`. ABI 1.2.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_trace_counts", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_trace_counts(IntPtr runtime, ulong* out_events, ulong* out_dropped);
+
+        /// <summary>
+        /// Writes the recorded events as Chrome trace event JSON (UTF-8, not
+        /// NUL-terminated) to `buf` and its length to `*out_len`. When `capacity`
+        /// is smaller than that length nothing is written to `buf` and the call
+        /// still succeeds with `*out_len` = the length needed: call again with a
+        /// larger buffer (`buf` may be NULL then). The JSON is made once per batch
+        /// of new events and kept by the runtime (no allocation when nothing was
+        /// recorded since). Owner thread. Errors: `NULL_POINTER` (`out_len`, or
+        /// `buf` with a non-zero capacity), `INVALID_RUNTIME`, `WRONG_THREAD`. ABI
+        /// 1.2.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_trace_dump", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_trace_dump(IntPtr runtime, IntPtr buf, UIntPtr capacity, UIntPtr* out_len);
+
+        /// <summary>
+        /// Starts recording into a ring of `events` events of 32 bytes (64 to
+        /// 16,777,216, rounded up to a power of two; allocated here, and only when
+        /// its size changes), with `flags` (`ONITY_TRACE_RUNS`, optionally
+        /// `| ONITY_TRACE_CONTINUATIONS`). When the ring is full the oldest events
+        /// are overwritten. Starting again restarts from an empty ring. Owner
+        /// thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`,
+        /// `COUNT_OUT_OF_RANGE` (events), `INVALID_ARGUMENT` (flags 0 or unknown
+        /// bits). ABI 1.2.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_trace_start", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_trace_start(IntPtr runtime, uint events, uint flags);
+
+        /// <summary>
+        /// Stops recording; the events recorded stay readable with
+        /// `onity_trace_dump` (until the next `onity_trace_start`). Owner thread.
+        /// Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`. ABI 1.2.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_trace_stop", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_trace_stop(IntPtr runtime);
+
+        /// <summary>
         /// WhenAll: writes to `*out_task` a task that completes once every input has.
         /// It succeeds with value = `count` when all succeeded; otherwise it takes the
         /// state and error of the first input (in completion order; inputs already
@@ -485,6 +635,13 @@ namespace Onity.Native
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_when_all", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_when_all(IntPtr runtime, ulong* tasks, uint count, ulong token, ulong* out_task);
+
+        /// <summary>
+        /// `onity_when_all` with a creation site. ABI 1.2; errors as
+        /// `onity_when_all`.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_when_all_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_when_all_at(IntPtr runtime, ulong* tasks, uint count, ulong token, ulong* out_task, IntPtr file, uint line);
 
         /// <summary>
         /// Copies the outcome of each input of a completed, not yet consumed WhenAll
@@ -518,6 +675,13 @@ namespace Onity.Native
         public static extern OnityStatus onity_when_any(IntPtr runtime, ulong* tasks, uint count, ulong token, ulong* out_task);
 
         /// <summary>
+        /// `onity_when_any` with a creation site. ABI 1.2; errors as
+        /// `onity_when_any`.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_when_any_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_when_any_at(IntPtr runtime, ulong* tasks, uint count, ulong token, ulong* out_task, IntPtr file, uint line);
+
+        /// <summary>
         /// Yield: a task that completes at the next run of `timing`. `token` is a
         /// cancellation token (0 for none). The task succeeds with value 0 (index
         /// `UINT32_MAX`), or is canceled (the same fields); so do the tasks of the
@@ -529,6 +693,12 @@ namespace Onity.Native
         public static extern OnityStatus onity_yield(IntPtr runtime, uint timing, ulong token, ulong* out_task);
 
         /// <summary>
+        /// `onity_yield` with a creation site. ABI 1.2; errors as `onity_yield`.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_yield_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_yield_at(IntPtr runtime, uint timing, ulong token, ulong* out_task, IntPtr file, uint line);
+
+        /// <summary>
         /// Callback form of `onity_yield`: `callback(user, 0, state)` runs at the
         /// next run of `timing` with `ONITY_TASK_STATE_SUCCEEDED`, or
         /// `ONITY_TASK_STATE_CANCELED` if `token` was canceled or the runtime is
@@ -536,6 +706,13 @@ namespace Onity.Native
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_yield_then", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_yield_then(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user);
+
+        /// <summary>
+        /// `onity_yield_then` with a creation site. ABI 1.2; errors as
+        /// `onity_yield_then`.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_yield_then_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_yield_then_at(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line);
 
     }
 }

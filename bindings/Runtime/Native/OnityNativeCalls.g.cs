@@ -3,7 +3,7 @@
 // Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// The header has 44 functions, 10 structs, 7 enums, 8 constants.
+// The header has 63 functions, 11 structs, 7 enums, 12 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -90,10 +90,22 @@ namespace Onity.Native
             return OnityNative.onity_delay(runtime, seconds, clock, timing, token, out_task);
         }
 
+        public static OnityStatus onity_delay_at(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, ulong* out_task, IntPtr file, uint line)
+        {
+            Crossings++;
+            return OnityNative.onity_delay_at(runtime, seconds, clock, timing, token, out_task, file, line);
+        }
+
         public static OnityStatus onity_delay_frame(IntPtr runtime, uint frames, uint timing, ulong token, ulong* out_task)
         {
             Crossings++;
             return OnityNative.onity_delay_frame(runtime, frames, timing, token, out_task);
+        }
+
+        public static OnityStatus onity_delay_frame_at(IntPtr runtime, uint frames, uint timing, ulong token, ulong* out_task, IntPtr file, uint line)
+        {
+            Crossings++;
+            return OnityNative.onity_delay_frame_at(runtime, frames, timing, token, out_task, file, line);
         }
 
         public static OnityStatus onity_delay_frame_then(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, IntPtr user)
@@ -102,10 +114,22 @@ namespace Onity.Native
             return OnityNative.onity_delay_frame_then(runtime, frames, timing, token, callback, user);
         }
 
+        public static OnityStatus onity_delay_frame_then_at(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line)
+        {
+            Crossings++;
+            return OnityNative.onity_delay_frame_then_at(runtime, frames, timing, token, callback, user, file, line);
+        }
+
         public static OnityStatus onity_delay_then(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, IntPtr user)
         {
             Crossings++;
             return OnityNative.onity_delay_then(runtime, seconds, clock, timing, token, callback, user);
+        }
+
+        public static OnityStatus onity_delay_then_at(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line)
+        {
+            Crossings++;
+            return OnityNative.onity_delay_then_at(runtime, seconds, clock, timing, token, callback, user, file, line);
         }
 
         public static OnityStatus onity_frame_alloc(IntPtr runtime, ulong size, uint align, uint lifetime, IntPtr* out_ptr)
@@ -126,10 +150,22 @@ namespace Onity.Native
             return OnityNative.onity_next_frame(runtime, timing, token, out_task);
         }
 
+        public static OnityStatus onity_next_frame_at(IntPtr runtime, uint timing, ulong token, ulong* out_task, IntPtr file, uint line)
+        {
+            Crossings++;
+            return OnityNative.onity_next_frame_at(runtime, timing, token, out_task, file, line);
+        }
+
         public static OnityStatus onity_next_frame_then(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user)
         {
             Crossings++;
             return OnityNative.onity_next_frame_then(runtime, timing, token, callback, user);
+        }
+
+        public static OnityStatus onity_next_frame_then_at(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line)
+        {
+            Crossings++;
+            return OnityNative.onity_next_frame_then_at(runtime, timing, token, callback, user, file, line);
         }
 
         public static IntPtr onity_pool_name(uint pool)
@@ -180,6 +216,18 @@ namespace Onity.Native
             return OnityNative.onity_runtime_live_tasks(runtime, out_tasks, capacity, out_count);
         }
 
+        public static OnityStatus onity_runtime_set_site_capture(IntPtr runtime, uint enabled)
+        {
+            Crossings++;
+            return OnityNative.onity_runtime_set_site_capture(runtime, enabled);
+        }
+
+        public static OnityStatus onity_runtime_site_report(IntPtr runtime, ulong min_age_frames, OnitySiteReport* out_lines, uint capacity, uint* out_count)
+        {
+            Crossings++;
+            return OnityNative.onity_runtime_site_report(runtime, min_age_frames, out_lines, capacity, out_count);
+        }
+
         public static OnityStatus onity_runtime_stats(IntPtr runtime, OnityStats* stats)
         {
             Crossings++;
@@ -216,10 +264,22 @@ namespace Onity.Native
             return OnityNative.onity_task_create(runtime, out_task);
         }
 
+        public static OnityStatus onity_task_create_at(IntPtr runtime, ulong* out_task, IntPtr file, uint line)
+        {
+            Crossings++;
+            return OnityNative.onity_task_create_at(runtime, out_task, file, line);
+        }
+
         public static OnityStatus onity_task_from_result(IntPtr runtime, ulong value, ulong* out_task)
         {
             Crossings++;
             return OnityNative.onity_task_from_result(runtime, value, out_task);
+        }
+
+        public static OnityStatus onity_task_from_result_at(IntPtr runtime, ulong value, ulong* out_task, IntPtr file, uint line)
+        {
+            Crossings++;
+            return OnityNative.onity_task_from_result_at(runtime, value, out_task, file, line);
         }
 
         public static OnityStatus onity_task_on_complete(IntPtr runtime, ulong task, OnityCallback callback, IntPtr user)
@@ -240,6 +300,12 @@ namespace Onity.Native
             return OnityNative.onity_task_set_result(runtime, task, value);
         }
 
+        public static OnityStatus onity_task_site(IntPtr runtime, ulong task, IntPtr* out_file, uint* out_line, ulong* out_frame)
+        {
+            Crossings++;
+            return OnityNative.onity_task_site(runtime, task, out_file, out_line, out_frame);
+        }
+
         public static OnityStatus onity_task_state(IntPtr runtime, ulong task, uint* out_state)
         {
             Crossings++;
@@ -252,10 +318,40 @@ namespace Onity.Native
             return OnityNative.onity_timing_name(timing);
         }
 
+        public static OnityStatus onity_trace_counts(IntPtr runtime, ulong* out_events, ulong* out_dropped)
+        {
+            Crossings++;
+            return OnityNative.onity_trace_counts(runtime, out_events, out_dropped);
+        }
+
+        public static OnityStatus onity_trace_dump(IntPtr runtime, IntPtr buf, UIntPtr capacity, UIntPtr* out_len)
+        {
+            Crossings++;
+            return OnityNative.onity_trace_dump(runtime, buf, capacity, out_len);
+        }
+
+        public static OnityStatus onity_trace_start(IntPtr runtime, uint events, uint flags)
+        {
+            Crossings++;
+            return OnityNative.onity_trace_start(runtime, events, flags);
+        }
+
+        public static OnityStatus onity_trace_stop(IntPtr runtime)
+        {
+            Crossings++;
+            return OnityNative.onity_trace_stop(runtime);
+        }
+
         public static OnityStatus onity_when_all(IntPtr runtime, ulong* tasks, uint count, ulong token, ulong* out_task)
         {
             Crossings++;
             return OnityNative.onity_when_all(runtime, tasks, count, token, out_task);
+        }
+
+        public static OnityStatus onity_when_all_at(IntPtr runtime, ulong* tasks, uint count, ulong token, ulong* out_task, IntPtr file, uint line)
+        {
+            Crossings++;
+            return OnityNative.onity_when_all_at(runtime, tasks, count, token, out_task, file, line);
         }
 
         public static OnityStatus onity_when_all_results(IntPtr runtime, ulong task, OnityOutcome* out_outcomes, uint count)
@@ -270,16 +366,34 @@ namespace Onity.Native
             return OnityNative.onity_when_any(runtime, tasks, count, token, out_task);
         }
 
+        public static OnityStatus onity_when_any_at(IntPtr runtime, ulong* tasks, uint count, ulong token, ulong* out_task, IntPtr file, uint line)
+        {
+            Crossings++;
+            return OnityNative.onity_when_any_at(runtime, tasks, count, token, out_task, file, line);
+        }
+
         public static OnityStatus onity_yield(IntPtr runtime, uint timing, ulong token, ulong* out_task)
         {
             Crossings++;
             return OnityNative.onity_yield(runtime, timing, token, out_task);
         }
 
+        public static OnityStatus onity_yield_at(IntPtr runtime, uint timing, ulong token, ulong* out_task, IntPtr file, uint line)
+        {
+            Crossings++;
+            return OnityNative.onity_yield_at(runtime, timing, token, out_task, file, line);
+        }
+
         public static OnityStatus onity_yield_then(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user)
         {
             Crossings++;
             return OnityNative.onity_yield_then(runtime, timing, token, callback, user);
+        }
+
+        public static OnityStatus onity_yield_then_at(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line)
+        {
+            Crossings++;
+            return OnityNative.onity_yield_then_at(runtime, timing, token, callback, user, file, line);
         }
 
     }

@@ -1,0 +1,109 @@
+//! Tracy (issue 20 #3), behind the `tracy` cargo feature: a zone for each
+//! tick and each batch call, and at each frame begin plots of the pools'
+//! live counts and the pending waits, through the `tracy-client` crate.
+//! Without the feature every function here is empty and inlined away.
+//!
+//! The Tracy client must be running before the first zone: `tracy-client`
+//! starts it on first use (`Client::start`). See `docs/observability.md`
+//! for engines that already link Tracy (one client per process).
+
+#[cfg(feature = "tracy")]
+mod on {
+    use super::super::runtime::Runtime;
+    use super::super::types::{Timing, WAIT_KIND_COUNT};
+
+    /// Tracy names must be `'static`: one per timing.
+    const TICK_NAMES: [&str; 16] = [
+        "onity tick Initialization",
+        "onity tick LastInitialization",
+        "onity tick EarlyUpdate",
+        "onity tick LastEarlyUpdate",
+        "onity tick FixedUpdate",
+        "onity tick LastFixedUpdate",
+        "onity tick PreUpdate",
+        "onity tick LastPreUpdate",
+        "onity tick Update",
+        "onity tick LastUpdate",
+        "onity tick PreLateUpdate",
+        "onity tick LastPreLateUpdate",
+        "onity tick PostLateUpdate",
+        "onity tick LastPostLateUpdate",
+        "onity tick TimeUpdate",
+        "onity tick LastTimeUpdate",
+    ];
+
+    /// A zone that ends when dropped.
+    pub type Zone = Option<tracy_client::Span>;
+
+    fn client() -> tracy_client::Client {
+        tracy_client::Client::start()
+    }
+
+    #[inline]
+    pub fn tick_zone(timing: Timing) -> Zone {
+        let c = client();
+        Some(c.span_alloc(Some(TICK_NAMES[timing as usize]), "tick", file!(), line!(), 0))
+    }
+
+    #[inline]
+    pub fn batch_zone(name: &'static str) -> Zone {
+        Some(client().span_alloc(Some(name), "batch", file!(), line!(), 0))
+    }
+
+    const WAIT_PLOTS: [tracy_client::PlotName; WAIT_KIND_COUNT] = [
+        tracy_client::plot_name!("onity pending Yield"),
+        tracy_client::plot_name!("onity pending NextFrame"),
+        tracy_client::plot_name!("onity pending DelayFrame"),
+        tracy_client::plot_name!("onity pending Delay"),
+    ];
+
+    /// Frame begin: the pools' live counts and the pending waits.
+    pub fn frame(rt: &Runtime) {
+        let c = client();
+        // SAFETY: owner thread (frame begin checked it), short borrow; no
+        // host code runs.
+        let inner = unsafe { rt.inner() };
+        let (any, all) = inner.comb.stats();
+        let live = |p: &[super::super::pool::PoolStats; 3]| p.iter().map(|s| s.live).sum::<u64>() as f64;
+        c.plot(tracy_client::plot_name!("onity live tasks"), inner.tasks.live() as f64);
+        c.plot(tracy_client::plot_name!("onity live cancel sources"), inner.cancels.live() as f64);
+        c.plot(tracy_client::plot_name!("onity live WhenAny"), live(&any));
+        c.plot(tracy_client::plot_name!("onity live WhenAll"), live(&all));
+        let t = &inner.timings;
+        let mut total = 0;
+        for ((name, q), l) in WAIT_PLOTS.iter().zip(t.counts.iter()).zip(inner.lanes.counts.iter()) {
+            let n = q.pending() + l.pending();
+            total += n;
+            c.plot(*name, n as f64);
+        }
+        c.plot(tracy_client::plot_name!("onity pending waits"), total as f64);
+    }
+}
+
+#[cfg(feature = "tracy")]
+pub use on::*;
+
+#[cfg(not(feature = "tracy"))]
+mod off {
+    use super::super::runtime::Runtime;
+    use super::super::types::Timing;
+
+    /// No zone.
+    pub struct Zone;
+
+    #[inline(always)]
+    pub fn tick_zone(_timing: Timing) -> Zone {
+        Zone
+    }
+
+    #[inline(always)]
+    pub fn batch_zone(_name: &'static str) -> Zone {
+        Zone
+    }
+
+    #[inline(always)]
+    pub fn frame(_rt: &Runtime) {}
+}
+
+#[cfg(not(feature = "tracy"))]
+pub use off::*;

@@ -1,0 +1,365 @@
+//! Creation sites (ABI 1.2): the `_at` forms of the calls that create tasks
+//! and waits, site capture, the live-task report grouped by site.
+//!
+//! Each `_at` function is its plain function with two more parameters,
+//! `file` and `line`, that the `ONITY_SITE` macro fills with `__FILE__` and
+//! `__LINE__`. `file` is compared by address first and copied the first
+//! time it is seen: pass a string that stays valid and unchanged while the
+//! runtime lives (a literal, a `std::source_location`'s file name), or NULL
+//! for no site. While capture is off (the default;
+//! `onity_runtime_set_site_capture`) an `_at` call records nothing and costs
+//! its plain call plus one test; the plain calls never record a site.
+//!
+//! A callback wait (`_then_at`) made while capture is on is run as a task
+//! wait whose continuation consumes it and calls the callback with 0: same
+//! queue, order, cancellation and destruction rules, and it appears in the
+//! report until it has run.
+
+use std::ffi::{c_char, c_void};
+
+use super::combinator::combine;
+use super::error::Out;
+use super::object::{core_of, OnityRuntime};
+use super::status::OnityStatus;
+use super::types::OnityCallback;
+use super::wait::{schedule_at, Target};
+use crate::core::sites::{SiteCount, SiteRef};
+use crate::core::WaitKind;
+
+/// `OnitySiteReport::site` of tasks made without a site (by a plain call,
+/// or while capture was off).
+pub const ONITY_SITE_NONE: u32 = 0;
+/// `OnitySiteReport::site` of tasks made at sites past the table (4096
+/// distinct sites per runtime).
+pub const ONITY_SITE_OVERFLOW: u32 = 0xFFFF_FFFF;
+const _: () = assert!(ONITY_SITE_NONE == crate::core::sites::SITE_NONE);
+const _: () = assert!(ONITY_SITE_OVERFLOW == crate::core::sites::SITE_OVERFLOW);
+
+/// One line of `onity_runtime_site_report`: the live tasks made at one site
+/// that are at least the asked age, and what they are doing.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct OnitySiteReport {
+    /// The file given to the `_at` call (a copy, valid until the runtime is
+    /// destroyed); NULL for `ONITY_SITE_NONE` and `ONITY_SITE_OVERFLOW`.
+    pub file: *const c_char,
+    pub line: u32,
+    /// The site's id in this runtime (1 to 4096), or `ONITY_SITE_NONE`,
+    /// `ONITY_SITE_OVERFLOW`.
+    pub site: u32,
+    /// Live tasks (created, not consumed) of this line.
+    pub tasks: u64,
+    /// Of those, not completed yet.
+    pub pending: u64,
+    /// Of those, completed and never consumed.
+    pub completed: u64,
+    /// Of those, with a continuation (awaited, a callback wait, or an input
+    /// of a WhenAny / WhenAll).
+    pub awaited: u64,
+    /// Age in frames (the current frame number minus the one current when the task was made) of the oldest
+    /// and newest of them; `UINT64_MAX` for `ONITY_SITE_NONE` (unknown).
+    pub oldest_age_frames: u64,
+    pub newest_age_frames: u64,
+}
+
+impl Default for OnitySiteReport {
+    /// An empty line (to fill an output array with).
+    fn default() -> Self {
+        SiteCount::default().into()
+    }
+}
+
+impl From<SiteCount> for OnitySiteReport {
+    fn from(c: SiteCount) -> Self {
+        OnitySiteReport {
+            file: c.file,
+            line: c.line,
+            site: c.site,
+            tasks: c.tasks,
+            pending: c.pending,
+            completed: c.completed,
+            awaited: c.awaited,
+            oldest_age_frames: c.oldest_age,
+            newest_age_frames: c.newest_age,
+        }
+    }
+}
+
+/// The site a C caller passes.
+#[inline(always)]
+fn site(file: *const c_char, line: u32) -> Option<SiteRef> {
+    // SAFETY: the documented contract of every `_at` function's `file`.
+    unsafe { SiteRef::from_raw(file, line) }
+}
+
+/// Turns site capture on (`enabled` = 1) or off (0, the default). Owner
+/// thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`,
+/// `INVALID_ARGUMENT` (other values). ABI 1.2.
+#[no_mangle]
+pub extern "C" fn onity_runtime_set_site_capture(runtime: *mut OnityRuntime, enabled: u32) -> OnityStatus {
+    crate::ffi!({
+        let rt = core_of(runtime)?;
+        if enabled > 1 {
+            return Err(OnityStatus::InvalidArgument);
+        }
+        Ok(rt.set_site_capture(enabled == 1)?)
+    })
+}
+
+/// The live-task report: the live tasks at least `min_age_frames` frames old
+/// (tasks of unknown age, made without a site, only when it is 0), grouped
+/// by creation site, most tasks first. Writes up to `capacity` lines to
+/// `out_lines` and the number of lines to `*out_count` (which may exceed
+/// `capacity`); `out_lines` may be NULL when `capacity` is 0. Scans every
+/// task slot; allocates only the first time (and when sites were added).
+/// Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`.
+/// ABI 1.2.
+#[no_mangle]
+pub extern "C" fn onity_runtime_site_report(
+    runtime: *mut OnityRuntime,
+    min_age_frames: u64,
+    out_lines: *mut OnitySiteReport,
+    capacity: u32,
+    out_count: *mut u32,
+) -> OnityStatus {
+    crate::ffi!({
+        let rt = core_of(runtime)?;
+        let out = Out::new(out_count)?;
+        if capacity != 0 && out_lines.is_null() {
+            return Err(OnityStatus::NullPointer);
+        }
+        let n = rt.site_report(min_age_frames, capacity as usize, |i, c| {
+            // SAFETY: non-null, the caller provides `capacity` writable
+            // lines, and `i < capacity`.
+            unsafe { out_lines.add(i).write(c.into()) }
+        })?;
+        out.set(n.min(u32::MAX as usize) as u32)
+    })
+}
+
+/// The creation site of a live task: `*out_file` (NULL when it was made
+/// without a site), `*out_line` and `*out_frame` (the frame current when it
+/// was made; 0 without a site). Any output may be NULL. Owner thread.
+/// Errors: `INVALID_RUNTIME`, `INVALID_HANDLE`, `STALE_HANDLE`,
+/// `FOREIGN_HANDLE`, `WRONG_THREAD`. ABI 1.2.
+#[no_mangle]
+pub extern "C" fn onity_task_site(
+    runtime: *mut OnityRuntime,
+    task: u64,
+    out_file: *mut *const c_char,
+    out_line: *mut u32,
+    out_frame: *mut u64,
+) -> OnityStatus {
+    crate::ffi!({
+        let rt = core_of(runtime)?;
+        let (file, line, frame) = match rt.task_site(task)? {
+            Some((f, l, fr)) => (f.as_ptr(), l, fr),
+            None => (std::ptr::null(), 0, 0),
+        };
+        if let Some(o) = Out::optional(out_file) {
+            o.put(file);
+        }
+        if let Some(o) = Out::optional(out_line) {
+            o.put(line);
+        }
+        if let Some(o) = Out::optional(out_frame) {
+            o.put(frame);
+        }
+        Ok(())
+    })
+}
+
+/// `onity_task_create` with a creation site. ABI 1.2; errors as
+/// `onity_task_create`.
+#[no_mangle]
+pub extern "C" fn onity_task_create_at(
+    runtime: *mut OnityRuntime,
+    out_task: *mut u64,
+    file: *const c_char,
+    line: u32,
+) -> OnityStatus {
+    crate::ffi!({
+        let rt = core_of(runtime)?;
+        let out = Out::new(out_task)?;
+        Ok(rt.create_task_at(site(file, line), move |h| out.put(h))?)
+    })
+}
+
+/// `onity_task_from_result` with a creation site. ABI 1.2; errors as
+/// `onity_task_from_result`.
+#[no_mangle]
+pub extern "C" fn onity_task_from_result_at(
+    runtime: *mut OnityRuntime,
+    value: u64,
+    out_task: *mut u64,
+    file: *const c_char,
+    line: u32,
+) -> OnityStatus {
+    crate::ffi!({
+        let rt = core_of(runtime)?;
+        let out = Out::new(out_task)?;
+        let state = crate::core::TaskState::Succeeded;
+        Ok(rt.create_completed_at(state, value, 0, site(file, line), move |h| out.put(h))?)
+    })
+}
+
+/// `onity_yield` with a creation site. ABI 1.2; errors as `onity_yield`.
+#[no_mangle]
+pub extern "C" fn onity_yield_at(
+    runtime: *mut OnityRuntime,
+    timing: u32,
+    token: u64,
+    out_task: *mut u64,
+    file: *const c_char,
+    line: u32,
+) -> OnityStatus {
+    let target = Target::Task(out_task);
+    crate::ffi!({ schedule_at(runtime, WaitKind::Yield, timing, 0, 0.0, 0, token, target, site(file, line)) })
+}
+
+/// `onity_next_frame` with a creation site. ABI 1.2; errors as
+/// `onity_next_frame`.
+#[no_mangle]
+pub extern "C" fn onity_next_frame_at(
+    runtime: *mut OnityRuntime,
+    timing: u32,
+    token: u64,
+    out_task: *mut u64,
+    file: *const c_char,
+    line: u32,
+) -> OnityStatus {
+    let target = Target::Task(out_task);
+    crate::ffi!({ schedule_at(runtime, WaitKind::NextFrame, timing, 0, 0.0, 0, token, target, site(file, line)) })
+}
+
+/// `onity_delay_frame` with a creation site. ABI 1.2; errors as
+/// `onity_delay_frame`.
+#[no_mangle]
+pub extern "C" fn onity_delay_frame_at(
+    runtime: *mut OnityRuntime,
+    frames: u32,
+    timing: u32,
+    token: u64,
+    out_task: *mut u64,
+    file: *const c_char,
+    line: u32,
+) -> OnityStatus {
+    let target = Target::Task(out_task);
+    crate::ffi!({ schedule_at(runtime, WaitKind::DelayFrame, timing, frames, 0.0, 0, token, target, site(file, line)) })
+}
+
+/// `onity_delay` with a creation site. ABI 1.2; errors as `onity_delay`.
+#[no_mangle]
+pub extern "C" fn onity_delay_at(
+    runtime: *mut OnityRuntime,
+    seconds: f64,
+    clock: u32,
+    timing: u32,
+    token: u64,
+    out_task: *mut u64,
+    file: *const c_char,
+    line: u32,
+) -> OnityStatus {
+    let target = Target::Task(out_task);
+    crate::ffi!({ schedule_at(runtime, WaitKind::Delay, timing, 0, seconds, clock, token, target, site(file, line)) })
+}
+
+/// `onity_yield_then` with a creation site. ABI 1.2; errors as
+/// `onity_yield_then`.
+#[no_mangle]
+pub extern "C" fn onity_yield_then_at(
+    runtime: *mut OnityRuntime,
+    timing: u32,
+    token: u64,
+    callback: OnityCallback,
+    user: *mut c_void,
+    file: *const c_char,
+    line: u32,
+) -> OnityStatus {
+    let target = Target::Callback(callback, user);
+    crate::ffi!({ schedule_at(runtime, WaitKind::Yield, timing, 0, 0.0, 0, token, target, site(file, line)) })
+}
+
+/// `onity_next_frame_then` with a creation site. ABI 1.2; errors as
+/// `onity_next_frame_then`.
+#[no_mangle]
+pub extern "C" fn onity_next_frame_then_at(
+    runtime: *mut OnityRuntime,
+    timing: u32,
+    token: u64,
+    callback: OnityCallback,
+    user: *mut c_void,
+    file: *const c_char,
+    line: u32,
+) -> OnityStatus {
+    let target = Target::Callback(callback, user);
+    crate::ffi!({ schedule_at(runtime, WaitKind::NextFrame, timing, 0, 0.0, 0, token, target, site(file, line)) })
+}
+
+/// `onity_delay_frame_then` with a creation site. ABI 1.2; errors as
+/// `onity_delay_frame_then`.
+#[no_mangle]
+pub extern "C" fn onity_delay_frame_then_at(
+    runtime: *mut OnityRuntime,
+    frames: u32,
+    timing: u32,
+    token: u64,
+    callback: OnityCallback,
+    user: *mut c_void,
+    file: *const c_char,
+    line: u32,
+) -> OnityStatus {
+    let target = Target::Callback(callback, user);
+    crate::ffi!({ schedule_at(runtime, WaitKind::DelayFrame, timing, frames, 0.0, 0, token, target, site(file, line)) })
+}
+
+/// `onity_delay_then` with a creation site. ABI 1.2; errors as
+/// `onity_delay_then`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn onity_delay_then_at(
+    runtime: *mut OnityRuntime,
+    seconds: f64,
+    clock: u32,
+    timing: u32,
+    token: u64,
+    callback: OnityCallback,
+    user: *mut c_void,
+    file: *const c_char,
+    line: u32,
+) -> OnityStatus {
+    let target = Target::Callback(callback, user);
+    crate::ffi!({ schedule_at(runtime, WaitKind::Delay, timing, 0, seconds, clock, token, target, site(file, line)) })
+}
+
+/// `onity_when_any` with a creation site. ABI 1.2; errors as
+/// `onity_when_any`.
+#[no_mangle]
+pub extern "C" fn onity_when_any_at(
+    runtime: *mut OnityRuntime,
+    tasks: *const u64,
+    count: u32,
+    token: u64,
+    out_task: *mut u64,
+    file: *const c_char,
+    line: u32,
+) -> OnityStatus {
+    let s = site(file, line);
+    crate::ffi!({ combine(runtime, tasks, count, token, out_task, |rt, ins, tok| rt.when_any_at(ins, tok, s)) })
+}
+
+/// `onity_when_all` with a creation site. ABI 1.2; errors as
+/// `onity_when_all`.
+#[no_mangle]
+pub extern "C" fn onity_when_all_at(
+    runtime: *mut OnityRuntime,
+    tasks: *const u64,
+    count: u32,
+    token: u64,
+    out_task: *mut u64,
+    file: *const c_char,
+    line: u32,
+) -> OnityStatus {
+    let s = site(file, line);
+    crate::ffi!({ combine(runtime, tasks, count, token, out_task, |rt, ins, tok| rt.when_all_at(ins, tok, s)) })
+}
