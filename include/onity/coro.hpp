@@ -111,7 +111,9 @@
 #define ONITY_CORO_HPP
 
 #include "coro/core.hpp"
+#include "coro/sched.hpp"
 #include "coro/task.hpp"
+#include "coro/runtime.hpp"
 #include "coro/waits.hpp"
 #include "coro/combinators.hpp"
 

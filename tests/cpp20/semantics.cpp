@@ -412,3 +412,47 @@ TEST(native_combinators_match_c) {
     CHECK_EQ(h.live_native_tasks(), 1u);  // the layer's bell
     g = nullptr;
 }
+
+namespace {
+task<> plain_or_update(host &h, point *out, int which) {
+    switch (which) {
+        case 0: co_await next_frame(); break;
+        case 1: co_await next_frame(Timing::Update); break;
+        case 2: co_await yield(); break;
+        default: co_await yield(Timing::Update); break;
+    }
+    *out = h.now();
+}
+task<> try_plain(Token tok, int which, int *state) {
+    (void)tok;  // the coroutine's token (taken by its promise)
+    task_result<void> r = which == 0 ? co_await try_await(next_frame()) : co_await try_await(yield());
+    *state = static_cast<int>(r.state());
+}
+}  // namespace
+
+/* next_frame() / yield() without arguments (the frame-less awaiters) are the
+ * Update waits with the coroutine's token: same frame, timing and run; a
+ * canceled token ends them canceled (try_await sees it). */
+TEST(plain_waits_are_the_update_waits) {
+    host h;
+    point p[4];
+    std::vector<task<>> ts;
+    for (int i = 0; i < 4; i++) ts.push_back(plain_or_update(h, &p[i], i));
+    h.frame_all();
+    h.frame_all();
+    for (task<> &t : ts) CHECK(t.done() && t.state() == TaskState::Succeeded);
+    CHECK(p[0] == p[1]);
+    CHECK(p[2] == p[3]);
+    for (int which = 0; which < 2; which++) {
+        int ok = -1, canceled = -1;
+        task<> a = try_plain(Token(), which, &ok);
+        CancelSource src = h.rt.create_cancel_source().unwrap();
+        task<> b = try_plain(src.token(), which, &canceled);
+        CHECK(src.cancel().ok());
+        h.frame_all();
+        h.frame_all();
+        CHECK_EQ(ok, static_cast<int>(TaskState::Succeeded));
+        CHECK_EQ(canceled, static_cast<int>(TaskState::Canceled));
+        CHECK(a.done() && b.done());
+    }
+}

@@ -63,7 +63,7 @@ struct combo : nested {
             cell *k = self().kid(i);
             if (!k)
                 bad = Status::InvalidHandle;
-            else if (!on_owner(k))
+            else if (k->owner != p->owner && !on_owner(k))  // same core as p: checked above
                 bad = Status::WrongThread;  // its completion would resume the awaiting coroutine there
             else if (k == p)
                 bad = Status::InvalidArgument;  // the awaiting coroutine itself: it would wait forever

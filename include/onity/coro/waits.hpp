@@ -106,21 +106,33 @@ struct wait_args<fw_delay> {
     uint32_t clock = 0;
 };
 
-template <uint8_t Kind, bool Try>
-struct frame_wait : wait_outcome<Try>, wait_args<Kind> {
+/* Where a wait runs and its own token; Plain (next_frame() and yield()
+ * without arguments): Update, no token of its own, nothing stored in the
+ * coroutine's frame. */
+template <bool Plain>
+struct wait_where {
     uint64_t token = 0;
     uint32_t timing = 0;
+};
+template <>
+struct wait_where<true> {
+    static constexpr uint64_t token = 0;
+    static constexpr uint32_t timing = ONITY_TIMING_UPDATE;
+};
 
+template <uint8_t Kind, bool Try, bool Plain = false>
+struct frame_wait : wait_outcome<Try>, wait_args<Kind>, wait_where<Plain> {
     bool await_ready() const noexcept { return false; }
     template <class P>
     ONITY_CORO_HOT bool await_suspend(std::coroutine_handle<P> h) noexcept {
         cell *c = cell_of(h);
-        if (cancel_pending(c)) return end_here(c, ONITY_TASK_STATE_CANCELED, 0);
+        if (cancel_pending(c)) [[unlikely]]
+            return end_here(c, ONITY_TASK_STATE_CANCELED, 0);
         OnityRuntime *rt = c->owner->rt;
-        const uint64_t tok = effective_token(c, token);
-        // The callback runs in a later tick of the owner (never inside the
-        // call), and the call fails on other threads: the cell is written
-        // after it, on the owner only.
+        const uint64_t tok = effective_token(c, this->token);
+        const uint32_t timing = this->timing;
+        // The callback runs in a later tick of the owner (never inside the call), and
+        // the call fails on other threads: the cell is written after it, on the owner only.
         OnityStatus s;
         if constexpr (Kind == fw_yield)
             s = onity_yield_then(rt, timing, tok, &on_done, c);
@@ -130,21 +142,23 @@ struct frame_wait : wait_outcome<Try>, wait_args<Kind> {
             s = onity_delay_frame_then(rt, this->frames, timing, tok, &on_done, c);
         else
             s = onity_delay_then(rt, this->seconds, this->clock, timing, tok, &on_done, c);
-        if (s == ONITY_STATUS_OK) {
+        if (s == ONITY_STATUS_OK) [[likely]] {
             if constexpr (Try) c->awaiting = this;
             c->wait = wait_native;
             return true;
         }
-        return failed(c, s);
+        if constexpr (Try)
+            return failed(c, s);
+        else
+            return failed_plain(h.address(), s);
     }
-    /* Out of line: the hot path above stays small. */
-    bool failed(cell *c, OnityStatus s) noexcept {
-        if constexpr (Try) {
-            return await_failed<Try>(c, s, "a frame wait (onity_*_then)", this->state_, this->error_);
-        } else {
-            no_outcome o;
-            return await_failed<Try>(c, s, "a frame wait (onity_*_then)", o.state_, o.error_);
-        }
+    /* Out of line: the hot path stays small (Plain: nothing kept across the call). */
+    [[gnu::noinline]] bool failed(cell *c, OnityStatus s) noexcept {
+        return await_failed<Try>(c, s, "a frame wait (onity_*_then)", this->state_, this->error_);
+    }
+    [[gnu::noinline]] static bool failed_plain(void *frame, OnityStatus s) noexcept {
+        no_outcome o;
+        return await_failed<false>(static_cast<cell *>(frame) - 1, s, "a frame wait (onity_*_then)", o.state_, o.error_);
     }
 
     static void on_done(void *user, uint64_t, uint32_t state) noexcept {
@@ -427,16 +441,18 @@ inline bool is_canceled(cell *c) noexcept {
  * token (the await's own, else the coroutine's; none inside a cancel_guard), a
  * cancel ends the wait at the next run of its timing and the coroutine
  * finishes canceled there. try_await(wait) returns a task_result<void>
- * instead. */
+ * instead. next_frame() and yield() without arguments are the Update wait
+ * with no token of its own (and keep nothing in the coroutine's frame). */
 
-inline detail::frame_wait<detail::fw_yield, false> yield(Timing t = Timing::Update, Token tok = Token()) noexcept {
+inline detail::frame_wait<detail::fw_yield, false, true> yield() noexcept { return {}; }
+inline detail::frame_wait<detail::fw_yield, false> yield(Timing t, Token tok = Token()) noexcept {
     detail::frame_wait<detail::fw_yield, false> w;
     w.timing = static_cast<uint32_t>(t);
     w.token = tok.handle();
     return w;
 }
-inline detail::frame_wait<detail::fw_next_frame, false> next_frame(Timing t = Timing::Update,
-                                                                   Token tok = Token()) noexcept {
+inline detail::frame_wait<detail::fw_next_frame, false, true> next_frame() noexcept { return {}; }
+inline detail::frame_wait<detail::fw_next_frame, false> next_frame(Timing t, Token tok = Token()) noexcept {
     detail::frame_wait<detail::fw_next_frame, false> w;
     w.timing = static_cast<uint32_t>(t);
     w.token = tok.handle();
@@ -544,12 +560,14 @@ inline detail::handle_wait<detail::hw_all, false> when_all(std::span<const Task>
 
 /* ---- try_await: inspect instead of propagate ---------------------------------- */
 
-template <uint8_t K>
-detail::frame_wait<K, true> try_await(const detail::frame_wait<K, false> &w) noexcept {
-    detail::frame_wait<K, true> t;
+template <uint8_t K, bool P>
+detail::frame_wait<K, true, P> try_await(const detail::frame_wait<K, false, P> &w) noexcept {
+    detail::frame_wait<K, true, P> t;
     static_cast<detail::wait_args<K> &>(t) = w;
-    t.token = w.token;
-    t.timing = w.timing;
+    if constexpr (!P) {
+        t.token = w.token;
+        t.timing = w.timing;
+    }
     return t;
 }
 template <class F>
