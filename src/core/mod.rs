@@ -61,6 +61,18 @@
 //! rt.when_all_results_with(w, 1, |r| drop((rt.consume(w), r.len()))).unwrap();
 //! ```
 //!
+//! The free list of slots trusts the indices it is given (it reads listed
+//! slots unchecked), so it is the runtime's alone: outside the crate a
+//! forged index would have made safe code read a slot that does not exist:
+//!
+//! ```compile_fail
+//! # use onity::core::{arena::Arena, slot::{FreeList, TaskSlot}};
+//! let arena: Arena<TaskSlot> = Arena::new();
+//! let mut free = FreeList::new(0);
+//! free.give_back(&TaskSlot::default(), 5);
+//! let _ = free.pop(&arena);
+//! ```
+//!
 //! Destroying the lane inside `tick_lane`'s report freed the ids:
 //!
 //! ```compile_fail
