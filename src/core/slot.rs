@@ -199,7 +199,7 @@ impl TaskSlot {
     }
 }
 
-#[cfg(target_pointer_width = "64")]
+#[cfg(all(target_pointer_width = "64", not(loom)))]
 const _: () = assert!(std::mem::size_of::<TaskSlot>() == 64);
 
 /// A cancellation source slot. State word: `generation << 32`, `| 1` once
