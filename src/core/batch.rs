@@ -75,8 +75,11 @@ impl Runtime {
     /// The batch tick: hands lane `id`'s due fast waits of `timing` to
     /// `report` (valid until the lane's next tick), then runs `timing` as
     /// [`Runtime::tick`] does. A tick refused (`Reentrant`, `WrongThread`)
-    /// reports nothing and leaves the last report alone.
-    pub fn tick_lane(&self, id: LaneId, timing: Timing, report: impl FnOnce(&[u32])) -> Result<()> {
+    /// reports nothing and leaves the last report alone. `report` runs
+    /// while the runtime's state is borrowed and must not call the runtime
+    /// (destroying the lane from inside it freed the ids it reads), so only
+    /// the C layer, which publishes the ids, calls it.
+    pub(crate) fn tick_lane(&self, id: LaneId, timing: Timing, report: impl FnOnce(&[u32])) -> Result<()> {
         self.check_tick_allowed()?;
         let _zone = super::tracy::batch_zone("onity batch tick");
         {

@@ -19,6 +19,73 @@
 //! | `arena.rs`, `pool.rs`, `completion_stack.rs` | slot tables, object pools, the cross-thread stack |
 //! | `frame_alloc/` | the rewindable frame allocator |
 //! | `types.rs`, `config.rs`, `error.rs` | value types and the enums that cross the C boundary, configuration, errors |
+//!
+//! # Values lent to a closure
+//!
+//! The C layer's hot paths take a consumed outcome, a WhenAll's outcomes or
+//! a batch tick's ids through a closure the runtime calls while it lends
+//! them (`consume_with`, `when_all_results_with`, `tick_lane`). Such a
+//! closure must not call the runtime back, so these are crate-private; Rust
+//! callers use the forms that return or copy ([`Runtime::consume`],
+//! [`Runtime::when_all_results`]):
+//!
+//! ```
+//! # use onity::core::{lane, Config, Runtime, TaskState, Timing, Outcome};
+//! # unsafe extern "C" fn emit(_: *mut std::ffi::c_void, _: u64, _: u32) {}
+//! let rt = Runtime::new(Config::default());
+//! let h = rt.create_completed(TaskState::Succeeded, 1, 0).unwrap();
+//! let w = rt.when_all(&[h], 0).unwrap();
+//! let mut r = [Outcome::PENDING; 1];
+//! rt.when_all_results(w, &mut r).unwrap();
+//! assert_eq!((r[0].value, rt.consume(w).unwrap().value), (1, 1));
+//! let l = rt.create_lane(emit, std::ptr::null_mut()).unwrap();
+//! let f = [lane::fast_record(1, Timing::Update as u32, 0).unwrap()];
+//! rt.file_lane(l, &f, std::iter::empty(), |_, _| {}).unwrap();
+//! rt.destroy_lane(l).unwrap();
+//! ```
+//!
+//! A consume from inside `consume_with` retired the task twice:
+//!
+//! ```compile_fail
+//! # use onity::core::{Config, Runtime, TaskState};
+//! let rt = Runtime::new(Config::default());
+//! let h = rt.create_completed(TaskState::Succeeded, 1, 0).unwrap();
+//! rt.consume_with(h, |_| drop(rt.consume(h))).unwrap();
+//! ```
+//!
+//! Consuming the WhenAll inside `when_all_results_with` freed the outcomes:
+//!
+//! ```compile_fail
+//! # use onity::core::{Config, Runtime, TaskState};
+//! let rt = Runtime::new(Config::default());
+//! let h = rt.create_completed(TaskState::Succeeded, 1, 0).unwrap();
+//! let w = rt.when_all(&[h], 0).unwrap();
+//! rt.when_all_results_with(w, 1, |r| drop((rt.consume(w), r.len()))).unwrap();
+//! ```
+//!
+//! The free list of slots trusts the indices it is given (it reads listed
+//! slots unchecked), so it is the runtime's alone: outside the crate a
+//! forged index would have made safe code read a slot that does not exist:
+//!
+//! ```compile_fail
+//! # use onity::core::{arena::Arena, slot::{FreeList, TaskSlot}};
+//! let arena: Arena<TaskSlot> = Arena::new();
+//! let mut free = FreeList::new(0);
+//! free.give_back(&TaskSlot::default(), 5);
+//! let _ = free.pop(&arena);
+//! ```
+//!
+//! Destroying the lane inside `tick_lane`'s report freed the ids:
+//!
+//! ```compile_fail
+//! # use onity::core::{lane, Config, Runtime, Timing};
+//! # unsafe extern "C" fn emit(_: *mut std::ffi::c_void, _: u64, _: u32) {}
+//! let rt = Runtime::new(Config::default());
+//! let l = rt.create_lane(emit, std::ptr::null_mut()).unwrap();
+//! let f = [lane::fast_record(1, Timing::Update as u32, 0).unwrap()];
+//! rt.file_lane(l, &f, std::iter::empty(), |_, _| {}).unwrap();
+//! rt.tick_lane(l, Timing::Update, |ids| drop((rt.destroy_lane(l), ids.len()))).unwrap();
+//! ```
 
 pub mod arena;
 mod batch;

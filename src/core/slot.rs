@@ -259,8 +259,10 @@ impl Linked for CancelSlot {
 /// (through their links, `index + 1`, 0 ends it), the slots never used yet
 /// (`fresh..`), and the pool counters. Only `rents`, `returns` and the high
 /// water mark change per operation; live, idle and cold allocations are
-/// derived.
-pub struct FreeList {
+/// derived. Crate-private: it trusts the indices it is given (`pop` reads
+/// the slot of a listed index unchecked), which only the runtime's own
+/// bookkeeping guarantees.
+pub(crate) struct FreeList {
     head: u32,
     /// Slots `0..fresh` have been handed out at least once.
     fresh: u32,

@@ -468,9 +468,12 @@ impl Runtime {
     }
 
     /// [`Runtime::consume`], handing the outcome to `take` (only on
-    /// success).
+    /// success) before the task is retired: `take` must not call the
+    /// runtime (a consume from inside it retired the slot twice, and the
+    /// free list then handed one slot to two tasks), so only the C layer,
+    /// which writes the outcome out, calls it.
     #[inline(always)]
-    pub fn consume_with(&self, h: u64, take: impl FnOnce(Outcome)) -> Result<()> {
+    pub(crate) fn consume_with(&self, h: u64, take: impl FnOnce(Outcome)) -> Result<()> {
         // Fast path: the owner consumes a completed task of ours that no
         // continuation or combinator holds; anything else takes the slow
         // path, which finds the error in the documented order.

@@ -152,8 +152,11 @@ impl Runtime {
     }
 
     /// [`Runtime::when_all_results`], lending the outcomes to `read` (only
-    /// on success; `count` must be the input count).
-    pub fn when_all_results_with(&self, h: u64, count: usize, read: impl FnOnce(&[Outcome])) -> Result<()> {
+    /// on success; `count` must be the input count). `read` must not call
+    /// the runtime (consuming the WhenAll from inside it frees the
+    /// outcomes it reads), so only the C layer, which copies them out,
+    /// calls it.
+    pub(crate) fn when_all_results_with(&self, h: u64, count: usize, read: impl FnOnce(&[Outcome])) -> Result<()> {
         self.check_owner()?;
         let (slot, _, word) = self.task_slot(h)?;
         let cp = slot.attached.get() as *const AllCoord;
@@ -164,7 +167,8 @@ impl Runtime {
             return Err(Error::TaskPending);
         }
         // SAFETY: attached coordinators live until the output is consumed,
-        // and `read` cannot reach the runtime mutably (no host code runs).
+        // and `read` does not call the runtime (crate-private: the C layer
+        // only copies the outcomes).
         let c = unsafe { &*cp };
         if count != c.outcomes.len() {
             return Err(Error::CountOutOfRange);
