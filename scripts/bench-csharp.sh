@@ -36,7 +36,7 @@ for n in 1 2 3; do
             env -u MONO_THREADS_SUSPEND LD_LIBRARY_PATH="$ROOT/target/release" \
                 mono --optimize=all "$OUT/OnityBench.exe" "$@" > "$OUT/$TAG-$mode-$n.txt"
         fi
-        grep -v -e '^RESULT' -e '^RATIO' -e '^CONTROL' "$OUT/$TAG-$mode-$n.txt" >&2
+        grep -v -e '^RESULT' -e '^RATIO' -e '^CONTROL' -e '^OPS' "$OUT/$TAG-$mode-$n.txt" >&2
     done
 done
 

@@ -7,6 +7,8 @@
 //!   misuse, 10,000 coroutines for 1,000 frames);
 //! - `tests/cpp20/alloc.cpp`: zero heap allocations per coroutine and per await
 //!   after warm-up (global operator new replaced and counted);
+//! - `tests/cpp20/mixed/`: two translation units, one built without
+//!   exceptions, sharing coroutines;
 //! - `examples/cpp/game_loop.cpp`: the example game loop;
 //! - `benches/cpp/coro_bench.cpp` in its `check` mode (no allocation in the
 //!   measured frames), so the benchmark cannot rot.
@@ -34,7 +36,7 @@ const VALGRIND_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// The translation units of the main program (tests/cpp20, checked by
 /// `every_source_is_built`), and the separate allocation-counting program.
-const SOURCES: &[&str] = &["main", "semantics", "cancel", "tasks", "threads", "misuse", "stress"];
+const SOURCES: &[&str] = &["main", "semantics", "cancel", "tasks", "threads", "misuse", "stress", "edges"];
 const ALLOC_SOURCE: &str = "alloc";
 
 struct Layout {
@@ -254,6 +256,36 @@ fn clangxx_sanitizers() {
     let mut c = Command::new(&exe);
     c.arg("--small").env("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0").env("UBSAN_OPTIONS", "print_stacktrace=1");
     run(c, "coro-asan", TIMEOUT);
+}
+
+/// Two translation units, one built with exceptions and one without, hand
+/// each other coroutines (tests/cpp20/mixed): the layer's types and inline
+/// functions mean the same in both. The `-fno-exceptions` object is linked
+/// first, so its copies of the shared inline functions are the ones kept.
+#[test]
+fn mixed_exception_modes() {
+    for (cxx, tag) in [(gxx(), "gcc"), (clangxx(), "clang")] {
+        let Some(cxx) = cxx else { continue };
+        let l = layout();
+        let objdir = l.out.join(format!("mixed-{tag}.o.d"));
+        fs::create_dir_all(&objdir).expect("object directory");
+        let mut objects = Vec::new();
+        for (src, extra) in [("noexc", &["-fno-exceptions"][..]), ("exc", &[][..])] {
+            let obj = objdir.join(format!("{src}.o"));
+            let mut c = Command::new(&cxx);
+            c.current_dir(&l.root).args(WARNINGS).args(["-O1"]).args(extra);
+            c.arg("-I").arg(l.root.join("include")).arg("-c").arg(format!("tests/cpp20/mixed/{src}.cpp"));
+            checked(c.arg("-o").arg(&obj).output().expect("run the compiler"), &format!("mixed-{tag}: {src}.cpp"));
+            objects.push(obj);
+        }
+        let exe = l.out.join(format!("mixed-{tag}"));
+        let mut rpath = OsString::from("-Wl,-rpath,");
+        rpath.push(&l.lib_dir);
+        let mut c = Command::new(&cxx);
+        c.args(&objects).arg("-o").arg(&exe).arg("-L").arg(&l.lib_dir).arg("-lonity").arg(rpath).arg("-lpthread");
+        checked(c.output().expect("run the linker"), &format!("mixed-{tag}: linking"));
+        native(&exe, &format!("mixed-{tag}"), &[]);
+    }
 }
 
 /// The README's example game loop, with each compiler (valgrind for g++).

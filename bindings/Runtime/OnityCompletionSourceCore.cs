@@ -16,7 +16,7 @@ namespace Onity
         static void CompletedSentinel() { }
 
         T result;
-        object error; // ExceptionDispatchInfo, or OperationCanceledException
+        object error; // OnityExceptionHolder (reported if collected unobserved), or OperationCanceledException
         Action continuation;
         int state; // 0 pending, 1 being completed, 2 succeeded, 3 faulted, 4 canceled
         uint version;
@@ -50,7 +50,7 @@ namespace Onity
         {
             if (ex is OperationCanceledException) return TrySetCanceled(((OperationCanceledException)ex).CancellationToken);
             if (Interlocked.CompareExchange(ref state, 1, 0) != 0) return false;
-            error = ExceptionDispatchInfo.Capture(ex);
+            error = new OnityExceptionHolder(ExceptionDispatchInfo.Capture(ex));
             Volatile.Write(ref state, 3);
             Signal();
             return true;
@@ -146,8 +146,8 @@ namespace Onity
         T Fail(int s)
         {
             if (s < 2) throw OnityErrors.Pending();
-            var edi = error as ExceptionDispatchInfo;
-            if (edi != null) edi.Throw();
+            var holder = error as OnityExceptionHolder;
+            if (holder != null) holder.Observe().Throw();
             throw (OperationCanceledException)error;
         }
     }
@@ -266,7 +266,7 @@ namespace Onity
     {
         readonly object gate = new object();
         T result;
-        ExceptionDispatchInfo error;
+        OnityExceptionHolder error;
         OperationCanceledException canceled;
         int state; // 0 pending, 2 succeeded, 3 faulted, 4 canceled
         Action first;
@@ -279,14 +279,14 @@ namespace Onity
         {
             var oce = ex as OperationCanceledException;
             if (oce != null) return Complete(4, default(T), null, oce);
-            return Complete(3, default(T), ExceptionDispatchInfo.Capture(ex), null);
+            return Complete(3, default(T), new OnityExceptionHolder(ExceptionDispatchInfo.Capture(ex)), null);
         }
         public bool TrySetCanceled(CancellationToken token = default(CancellationToken))
         {
             return Complete(4, default(T), null, new OperationCanceledException(token));
         }
 
-        bool Complete(int s, T value, ExceptionDispatchInfo e, OperationCanceledException c)
+        bool Complete(int s, T value, OnityExceptionHolder e, OperationCanceledException c)
         {
             Action a;
             System.Collections.Generic.List<Action> m;
@@ -334,7 +334,7 @@ namespace Onity
             int s = Volatile.Read(ref state);
             if (s == 2) return result;
             if (s == 0) throw OnityErrors.Pending();
-            if (s == 3) error.Throw();
+            if (s == 3) error.Observe().Throw();
             throw canceled;
         }
     }

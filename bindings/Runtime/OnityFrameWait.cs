@@ -18,8 +18,10 @@ namespace Onity
     ///
     /// Unlike a task it is a description, not a handle: awaiting the same value again after it
     /// completed completes at once. If its runtime is disposed before the wait completes, the
-    /// await throws <see cref="OperationCanceledException"/>. Create and await it on the runtime's
-    /// owner thread.</summary>
+    /// await throws <see cref="OperationCanceledException"/>. Created or awaited on another thread,
+    /// it resumes on the owner thread: the await is posted to the owner and filed at its next
+    /// BeginFrame/Tick/Drain; one created on another thread counts from that filing (its
+    /// <see cref="IsCompleted"/> stays false until then).</summary>
     public readonly struct OnityFrameWait : ICriticalNotifyCompletion
     {
         /// <summary>Largest frame count of <c>DelayFrame</c> (2^28 - 1: about 52 days at 60 fps).</summary>
@@ -109,7 +111,9 @@ namespace Onity
         public System.Collections.IEnumerator ToCoroutine(Action<Exception> exceptionHandler = null)
         {
             if (runtime == null) ThrowDisposed(true);
-            return new OnityCoroutine<AsyncUnit>(this, exceptionHandler);
+            // One made off the owner thread counts from now (a coroutine polls IsCompleted).
+            var w = mark == OnityRuntime.OffOwnerMark && runtime.IsOwnerThread ? runtime.FrameWait(DelayFrames, Timing) : this;
+            return new OnityCoroutine<AsyncUnit>(w, exceptionHandler);
         }
 
         internal static OnityTask[] ToTasks(OnityFrameWait[] waits)

@@ -124,7 +124,9 @@ namespace Onity
             ReturnShared(item);
         }
 
-        void ReturnShared(T item)
+        /// <summary>Returns to the shared stack, never to the lane: for objects rented on other
+        /// threads and returned on the lane's thread (the lane would keep them from those threads).</summary>
+        internal void ReturnShared(T item)
         {
             if (Interlocked.CompareExchange(ref gate, 1, 0) == 0)
             {

@@ -99,7 +99,7 @@ namespace Onity
                 else m.CompletedUnconsumedWaits++;
             }
             int fastLive = FastLaneCount;
-            m.PendingWaits += fastLive;
+            m.PendingWaits += fastLive + RunWaiterCount;
             m.FastLaneWaits = fastLive;
             m.CancellationTokensMapped = tokens.Count;
             m.PostedContinuations = posted.Count;

@@ -33,7 +33,7 @@ namespace Onity
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal OnityFrameWait FrameWait(int delay, OnityTiming timing)
         {
-            if (ownedHere != this) CheckOwner("NextFrame/Yield/DelayFrame");
+            if (ownedHere != this && OffOwner("NextFrame/Yield/DelayFrame")) return OffOwnerFrameWait(delay, timing);
             if ((uint)timing >= OnityNative.ONITY_TIMING_COUNT) ThrowTiming();
             return new OnityFrameWait(this, delay == 0 ? runs[(int)timing] : fcount, (uint)timing | ((uint)delay << 4));
         }
@@ -44,13 +44,15 @@ namespace Onity
         }
 
         /// <summary>IsCompleted of a frame wait: true once a run of its timing satisfies it, or when
-        /// the runtime is disposed (every counter is then at its maximum; GetResult throws canceled).</summary>
+        /// the runtime is disposed (every counter is then at its maximum; GetResult throws canceled).
+        /// A Yield is done once the run count passed its mark (`&gt;`, not `!=`: so that
+        /// <see cref="OffOwnerMark"/> is never done before Dispose).</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal bool FrameWaitDone(ulong mark, uint info)
         {
             var rc = runs;
             uint d = info >> 4;
-            if (d == 0) return rc[info & 15] != mark;
+            if (d == 0) return rc[info & 15] > mark;
             return rc[16 + (info & 15)] >= mark + d;
         }
 
@@ -59,7 +61,8 @@ namespace Onity
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal void EnqueueFrameWait(Action continuation, ulong mark, uint info)
         {
-            if (ownedHere != this || disposed) CheckOwner("awaiting a frame wait");
+            // ownedHere == this implies not disposed (Dispose, on the owner thread, moves ownedHere).
+            if (ownedHere != this && PostFrameWait(continuation, mark, info)) return;
             if (fastFreeCount == 0) GrowFast();
             int id = fastFree[--fastFreeCount];
             ulong rec = (uint)id | ((ulong)(info & 15) << 32) | ((ulong)FramesLeft(mark, info) << 36);
@@ -71,14 +74,17 @@ namespace Onity
         }
 
         /// <summary>Frames a frame wait still has to wait, counted from now: 0 for a Yield or a
-        /// NextFrame/DelayFrame whose frame has come (it is then due at the next run of its timing).</summary>
+        /// NextFrame/DelayFrame whose frame has come (it is then due at the next run of its timing);
+        /// the whole delay for one made off the owner thread (<see cref="OffOwnerMark"/>: its
+        /// difference reads as negative, so the check sits on the overdue branch).</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         uint FramesLeft(ulong mark, uint info)
         {
             uint delay = info >> 4;
             if (delay == 0) return 0;
             long rem = (long)(mark + delay - fcount);
-            return rem > 0 ? (uint)rem : 0;
+            if (rem > 0) return (uint)rem;
+            return mark >= OffOwnerMark ? delay : 0;
         }
 
         void GrowFast()

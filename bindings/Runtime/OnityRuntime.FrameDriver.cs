@@ -64,7 +64,9 @@ namespace Onity
                 var rc = runs;
                 rc[t]++;
                 rc[16 + t] = fcount;
+                var due = TakeRunWaiters(t); // frame streams (OnityRuntime.RunWaiters.cs)
                 if (batch->fast_resumed_count != 0) ProcessFast();
+                if (due != null) RunRunWaiters(due);
                 ProcessResumed();
             }
             finally { inTick = false; }

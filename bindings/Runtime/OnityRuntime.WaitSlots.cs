@@ -94,7 +94,7 @@ namespace Onity
         internal OnityTask Schedule(byte kind, OnityTiming timing, ulong arg, byte clock, CancellationToken ct)
         {
             if (!ct.CanBeCanceled) return Schedule(kind, timing, arg, clock);
-            if (ownedHere != this || disposed) CheckOwner("NextFrame/Yield/DelayFrame/Delay");
+            if (ownedHere != this && OffOwner("NextFrame/Yield/DelayFrame/Delay")) return OffOwnerWait.Create(this, kind, timing, arg, clock, ct);
             if ((uint)timing >= OnityNative.ONITY_TIMING_COUNT) throw new ArgumentOutOfRangeException("timing");
             if (ct.IsCancellationRequested) return OnityTask.FromCanceled(ct);
             OnityTokenMap.Entry te;
@@ -115,7 +115,8 @@ namespace Onity
         /// <summary>The hot path: a wait without cancellation token.</summary>
         internal OnityTask Schedule(byte kind, OnityTiming timing, ulong arg, byte clock)
         {
-            if (ownedHere != this || disposed) CheckOwner("NextFrame/Yield/DelayFrame/Delay");
+            // ownedHere == this implies not disposed (Dispose, on the owner thread, moves ownedHere).
+            if (ownedHere != this && OffOwner("NextFrame/Yield/DelayFrame/Delay")) return OffOwnerWait.Create(this, kind, timing, arg, clock, default(CancellationToken));
             if ((uint)timing >= OnityNative.ONITY_TIMING_COUNT) throw new ArgumentOutOfRangeException("timing");
             if (freeCount == 0) GrowSlots();
             liveSlots++;

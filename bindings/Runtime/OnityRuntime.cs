@@ -35,7 +35,9 @@ namespace Onity
     public sealed unsafe partial class OnityRuntime : IDisposable, IOnityTaskSource<ulong>
     {
         static OnityRuntime current;
-        [ThreadStatic] static OnityRuntime ownedHere; // the runtime this thread owns (cheaper than Thread.CurrentThread)
+        // The runtime this thread owns (cheaper than Thread.CurrentThread). Invariant the hot paths
+        // rely on: ownedHere == r implies !r.disposed (Dispose runs on the owner and moves it).
+        [ThreadStatic] static OnityRuntime ownedHere;
         // Runtimes not disposed, in creation order (lock it). All share one owner thread: the static
         // helpers and off-thread completions route to Current, so a runtime on a second thread
         // would receive the first thread's continuations.
@@ -198,6 +200,7 @@ namespace Onity
             var conts = new List<Action>();
             CancelPendingSlots(conts);
             CancelFastWaits(conts);
+            CancelRunWaiters(conts);
             SaturateRunCounters();
             Volatile.Write(ref disposingNow, this);
             try

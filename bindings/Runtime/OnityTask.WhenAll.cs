@@ -196,6 +196,7 @@ namespace Onity
         OnityCompletionSourceCore<T[]> core;
         int pendingInputs;
         Exception firstError;
+        int consumed; // the task was consumed (its core reset): a late outcome lands nowhere
         CancellationTokenRegistration registration;
         CancellationToken token; // the one registered: the cancellation carries it
 
@@ -258,6 +259,9 @@ namespace Onity
             if (Interlocked.Decrement(ref pendingInputs) == 0)
             {
                 registration.Dispose();
+                // Canceled by the token and consumed before every input ended: the reset core
+                // belongs to nobody (a fault stored there would be reported as unobserved).
+                if (Volatile.Read(ref consumed) != 0) return;
                 var e = Volatile.Read(ref firstError);
                 if (e == null) core.TrySetResult(results);
                 else core.TrySetException(e);
@@ -271,6 +275,7 @@ namespace Onity
         public T[] GetResult(long token)
         {
             core.ThrowIfNotCompleted(token); // stale or pending: nothing reset
+            Volatile.Write(ref consumed, 1);
             try { return core.GetResult(token); }
             finally { core.Reset(); }
         }

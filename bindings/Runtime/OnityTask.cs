@@ -55,8 +55,10 @@ namespace Onity
         }
 
         /// <summary>Raised for exceptions nobody observes: faults of forgotten tasks
-        /// (<see cref="Forget"/>) and exceptions thrown by continuations while the runtime ticks.
-        /// Without a handler they are written to stderr.</summary>
+        /// (<see cref="Forget"/>), exceptions thrown by continuations while the runtime ticks, and
+        /// faults of tasks dropped without being awaited or forgotten, once the collector reclaims
+        /// them (raised then on the owner thread at its next BeginFrame/Tick/Drain).
+        /// Cancellations are never reported. Without a handler they are written to stderr.</summary>
         public static event Action<Exception> UnobservedTaskException;
 
         internal static void PublishUnobserved(Exception ex)
@@ -239,6 +241,13 @@ namespace Onity
         {
             this.error = error;
             this.canceled = canceled;
+            if (canceled) GC.SuppressFinalize(this);
+        }
+
+        // A fault nobody observed (FromException, an async method that threw before suspending).
+        ~ExceptionSource()
+        {
+            if (Volatile.Read(ref observed) == 0) OnityUnobserved.ReportCollected(error.SourceException);
         }
 
         public OnityTaskStatus GetStatus(long token) { return canceled ? OnityTaskStatus.Canceled : OnityTaskStatus.Faulted; }
@@ -247,7 +256,7 @@ namespace Onity
 
         public T GetResult(long token)
         {
-            Interlocked.Exchange(ref observed, 1);
+            if (Interlocked.Exchange(ref observed, 1) == 0 && !canceled) GC.SuppressFinalize(this);
             error.Throw();
             return default(T);
         }

@@ -1,6 +1,9 @@
 /*
  * onity/coro.hpp: C++20 coroutines on the Onity runtime (header-only, over
- * onity.h / onity.hpp). Needs -std=c++20; works with and without exceptions.
+ * onity.h / onity.hpp). Needs -std=c++20; works with and without exceptions,
+ * also mixed in one program (a coroutine built without exceptions must not
+ * await one that throws; an until / while_ predicate type shared by both
+ * kinds of translation units must not throw).
  *
  *     onity::coro_runtime co = onity::coro_runtime::attach(rt.raw()).unwrap();
  *
@@ -41,7 +44,8 @@
  *   (at the next run of its timing; awaits of handles: at the owner's next
  *   tick or drain) and the coroutine finishes canceled there. Awaits of
  *   task<>s and of combinators over them check the token (one C call) when
- *   they suspend and when what they await completes.
+ *   they start (also of one already complete) and when what they await
+ *   completes.
  * - task<>::cancel() finishes a coroutine suspended in a runtime wait at once
  *   (the C API cannot withdraw a callback wait: its record stays in the
  *   runtime, and keeps the coroutine's pool block, until it would have come
@@ -53,7 +57,9 @@
  *   token).
  * - Destroying the runtime finishes every suspended coroutine canceled, runs
  *   each continuation once, and returns every frame (valgrind-checked); a
- *   coroutine started afterwards ends canceled at its first wait.
+ *   coroutine started afterwards ends canceled at its first wait; one that a
+ *   worker thread hands over afterwards (a misused await there, or its end)
+ *   is finished when the coro_runtime detaches.
  *
  * Threads and lifetimes
  * - coro_runtime::attach(rt) on the runtime's owner thread makes it that
@@ -70,6 +76,10 @@
  *   detached. Combinators taking task<>s by value own them; those taking a
  *   span leave them to you (keep the span alive while awaiting).
  * - Native handles follow the C rules: awaiting one consumes it.
+ * - A chain of coroutines awaiting each other completes, fails and is
+ *   canceled without a stack frame per level: at most 16 continuations nest
+ *   on a thread, the rest run in order from the outermost before it returns
+ *   (starting a chain recursively still nests, as any recursive function).
  * - Awaiters referring to locals (until's predicate) run while the coroutine
  *   is suspended, in the runtime's tick.
  * - Awaitables are meant to be awaited in the expression that makes them
@@ -80,7 +90,8 @@
  *   suspension (do the same in coroutines that hop threads).
  *
  * Misuse (starting without a current runtime, an await off the owner thread,
- * awaiting a task<> twice, an empty, stale, foreign or busy handle, bad
+ * awaiting a task<> of a runtime another thread owns, awaiting a task<> twice
+ * or from its own coroutine, an empty, stale, foreign or busy handle, bad
  * arguments, destroying or canceling a task<> off the owner thread) calls the
  * misuse handler (set_misuse_handler; default: print, and abort unless
  * NDEBUG), and the coroutine finishes faulted with status_error(status) at
@@ -92,7 +103,9 @@
  *
  * Costs: one C call per frame wait (the callback form), none per resume; a
  * frame from the runtime's pool (no heap allocation after warm-up); no
- * std::function anywhere.
+ * std::function anywhere. Every frame is 128-byte aligned (locals up to
+ * alignas(128) may live across a co_await; C++20 compilers do not tell
+ * operator new a frame's alignment, so more than that is not supported).
  */
 #ifndef ONITY_CORO_HPP
 #define ONITY_CORO_HPP

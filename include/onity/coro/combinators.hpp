@@ -63,11 +63,15 @@ struct combo : nested {
             cell *k = self().kid(i);
             if (!k)
                 bad = Status::InvalidHandle;
+            else if (!on_owner(k))
+                bad = Status::WrongThread;  // its completion would resume the awaiting coroutine there
+            else if (k == p)
+                bad = Status::InvalidArgument;  // the awaiting coroutine itself: it would wait forever
             else if (k->cont)
                 bad = Status::AlreadyAwaited;
         }
         if (bad != Status::Ok) {
-            report_misuse(bad, "when_any / when_all / race over an empty, awaited or moved-from task (or none)");
+            report_misuse(bad, "when_any / when_all / race over an empty, awaited, moved-from, other thread's or own task (or none)");
             if constexpr (Try) {
                 failed_ = bad;
                 return false;
@@ -132,27 +136,28 @@ struct combo : nested {
         for (uint32_t i = 0; i < n; i++)
             if (i != pick) request_cancel(self().kid(i));
     }
-    std::coroutine_handle<> settle() noexcept {
+    /* Last use of the combinator (the awaiting coroutine may be gone after). */
+    void settle() noexcept {
         cell *k = pick != UINT32_MAX ? self().kid(pick) : nullptr;
         const bool fail = !Try && k && propagates(k);
-        return resume_or_finish(parent, fail, k ? k->state : 0, k ? k->error : 0);
+        resume_or_finish(parent, fail, k ? k->state : 0, k ? k->error : 0);
     }
 
   private:
-    static std::coroutine_handle<> on_kid(void *target, cell *child, uint32_t i) noexcept {
+    static void on_kid(void *target, cell *child, uint32_t i) noexcept {
         combo *a = static_cast<combo *>(target);
         if constexpr (Any) {
-            if (a->pick != UINT32_MAX) return {};
+            if (a->pick != UINT32_MAX) return;
             a->pick = i;
             a->unlink(i);
             if constexpr (Race) a->cancel_losers();
         } else {
             a->remaining--;
             if (a->pick == UINT32_MAX && child->state != ONITY_TASK_STATE_SUCCEEDED) a->pick = i;
-            if (a->remaining != 0) return {};
+            if (a->remaining != 0) return;
         }
-        if (a->canceling) return {};  // cancel_all settles after its loop
-        return a->settle();
+        if (a->canceling) return;  // cancel_all settles after its loop
+        a->settle();
     }
     static void cancel_all(nested *self) noexcept {
         combo *a = static_cast<combo *>(self);
@@ -161,9 +166,8 @@ struct combo : nested {
         for (uint32_t i = 0; i < n; i++) request_cancel(a->self().kid(i));
         a->canceling = false;
         const bool complete = Any ? a->pick != UINT32_MAX : a->remaining == 0;
-        if (!complete) return;  // inputs still running (not in Onity waits): settled when they finish
-        std::coroutine_handle<> next = a->settle();
-        if (next) next.resume();
+        if (!complete) return;  // inputs still running or their cancellation queued: settled when they finish
+        a->settle();
     }
 };
 

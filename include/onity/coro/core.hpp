@@ -27,8 +27,12 @@
 
 #include "../../onity.hpp"
 
-#if defined(__cpp_exceptions)
+/* Exceptions on or off changes no type's layout and no inline function of the
+ * layer but until's predicate check (a program may mix translation units
+ * built both ways, as engines mix modules): std::exception_ptr is there
+ * either way. */
 #include <exception>
+#if defined(__cpp_exceptions)
 #define ONITY_CORO_EXCEPTIONS 1
 #else
 #define ONITY_CORO_EXCEPTIONS 0
@@ -109,9 +113,10 @@ inline void report_misuse(Status s, const char *what) noexcept {
 struct core;
 struct cell;
 
-/* Told when a coroutine finishes: returns the coroutine to resume next (or a
- * null handle). `target` and `index` are what the awaiter registered. */
-using cont_fn = std::coroutine_handle<> (*)(void *target, cell *child, uint32_t index) noexcept;
+/* Told when a coroutine finishes (owner thread); resumes or finishes the
+ * awaiting coroutine through proceed(). `target` and `index` are what the
+ * awaiter registered. */
+using cont_fn = void (*)(void *target, cell *child, uint32_t index) noexcept;
 
 /* Where a coroutine is suspended (cell::wait). */
 enum : uint8_t {
@@ -149,7 +154,7 @@ struct nested {
  * because the owner reads and writes it meanwhile. The owner alone sets
  * `state`, so it never sees a coroutine finished before its completion runs
  * on the owner. */
-struct alignas(16) cell {
+struct alignas(128) cell {
     core *owner = nullptr;  // null: started without a runtime
     void *awaiting = nullptr;
     cont_fn cont = nullptr;
@@ -159,6 +164,8 @@ struct alignas(16) cell {
     uint64_t bridge = 0;  // a native task completed with the outcome
     uint64_t value = 0;   // the result as 64 bits (for the bridge)
     std::atomic<cell *> qnext{nullptr};
+    cell *step_next = nullptr;  // the thread's step queue (see proceed)
+    int32_t step_error = 0;
     uint32_t cont_index = 0;
     uint32_t refs = 1;
     std::atomic<uint32_t> cancel_word{0};  // cancel_requested_bit | live cancel_guards
@@ -168,12 +175,20 @@ struct alignas(16) cell {
     uint8_t body_state = ONITY_TASK_STATE_PENDING;  // how the body ended (co_return, exception)
     uint8_t wait = wait_none;
     uint8_t qmode = 0;
+    uint8_t step = 0;  // queued step (step_*), 0: not queued
+    uint8_t step_state = 0;
     bool frame_alive = true;
     bool handle_held = false;
     bool has_exception = false;
     uint32_t magic = cell_magic;
 };
-static_assert(sizeof(cell) % 16 == 0, "the frame after a cell must keep 16-byte alignment");
+/* The frame starts right after its cell, so every frame is aligned to
+ * frame_align: C++20 compilers call the promise's operator new(size_t) whatever
+ * the frame's alignment (SIMD or cache-line locals kept across a suspension),
+ * so the layer gives every frame the most any common local needs. */
+inline constexpr std::size_t frame_align = 128;
+static_assert(alignof(cell) == frame_align && sizeof(cell) == frame_align, "a frame starts frame_align-aligned after its cell");
+inline constexpr std::align_val_t frame_align_val{frame_align};
 
 inline constexpr uint32_t cancel_requested_bit = 1u << 31;
 
@@ -193,9 +208,9 @@ inline std::coroutine_handle<> frame_of(cell *c) noexcept { return std::coroutin
 /* ---- frame pool ------------------------------------------------------------ */
 
 /* Size classes of 128 << k bytes (cell included), k < 8; blocks come in
- * chunks of max(4, 32 KiB / block) from global operator new and are never
- * returned before the pool dies. Larger frames use global operator new and
- * are counted as the oversize class. Owner thread. */
+ * chunks of max(4, 32 KiB / block) from global operator new (frame_align-
+ * aligned) and are never returned before the pool dies. Larger frames use
+ * global operator new and are counted as the oversize class. Owner thread. */
 class frame_pool {
   public:
     static constexpr uint32_t class_count = 8;
@@ -210,7 +225,7 @@ class frame_pool {
         while (chunks_) {
             chunk *next = chunks_->next;
             ONITY_CORO_UNPOISON(chunks_, chunks_->bytes);
-            ::operator delete(static_cast<void *>(chunks_));
+            ::operator delete(static_cast<void *>(chunks_), frame_align_val);
             chunks_ = next;
         }
     }
@@ -222,7 +237,7 @@ class frame_pool {
             s.cold_allocations++;
             bump_live(s);
             cls = class_oversize;
-            return ::operator new(bytes);
+            return ::operator new(bytes, frame_align_val);
         }
         const uint32_t k = class_for(bytes);
         if (!free_[k]) grow(k);
@@ -243,7 +258,7 @@ class frame_pool {
             s.returns++;
             s.discards++;
             s.live--;
-            ::operator delete(p);
+            ::operator delete(p, frame_align_val);
             return;
         }
         node *n = static_cast<node *>(p);
@@ -263,7 +278,7 @@ class frame_pool {
     struct node {
         node *next;
     };
-    struct alignas(16) chunk {
+    struct alignas(frame_align) chunk {  // blocks follow, each frame_align-aligned
         chunk *next;
         std::size_t bytes;
     };
@@ -280,7 +295,7 @@ class frame_pool {
         std::size_t n = 32768 / block;
         if (n < 4) n = 4;
         const std::size_t bytes = sizeof(chunk) + n * block;
-        char *mem = static_cast<char *>(::operator new(bytes));
+        char *mem = static_cast<char *>(::operator new(bytes, frame_align_val));
         chunk *ch = ::new (mem) chunk{chunks_, bytes};
         chunks_ = ch;
         char *first = mem + sizeof(chunk);
@@ -368,7 +383,7 @@ inline void *alloc_frame(std::size_t n) {
     core *k = current_core();
     const std::size_t bytes = sizeof(cell) + n;
     uint8_t cls = class_heap;
-    void *block = k ? k->pool.rent(bytes, cls) : ::operator new(bytes);
+    void *block = k ? k->pool.rent(bytes, cls) : ::operator new(bytes, frame_align_val);
     cell *c = ::new (block) cell();
     c->owner = k;
     c->cls = cls;
@@ -387,7 +402,7 @@ inline void unref(cell *c) noexcept {
     if (--c->refs != 0) return;
     core *k = c->owner;
     if (!k) {
-        ::operator delete(static_cast<void *>(c));
+        ::operator delete(static_cast<void *>(c), frame_align_val);
         return;
     }
     k->pool.give_back(c, c->cls);
@@ -436,8 +451,10 @@ inline void publish(cell *c) noexcept {
     else
         s = onity_task_cancel(rt, b);
     // ALREADY_COMPLETED: canceled by the runtime's destruction, or completed
-    // by someone else first (the first completion wins, as in C).
-    if (s != ONITY_STATUS_OK && s != ONITY_STATUS_ALREADY_COMPLETED)
+    // by someone else first (the first completion wins, as in C);
+    // STALE_HANDLE: that, and consumed since by its holder (the handle was
+    // live when it was bound).
+    if (s != ONITY_STATUS_OK && s != ONITY_STATUS_ALREADY_COMPLETED && s != ONITY_STATUS_STALE_HANDLE)
         report_misuse(static_cast<Status>(s), "completing the native task bound to a coroutine");
 }
 
@@ -446,8 +463,7 @@ inline void publish(cell *c) noexcept {
 inline void notify(cell *c, bool observed) noexcept {
     if (cont_fn f = c->cont) {
         c->cont = nullptr;
-        std::coroutine_handle<> next = f(c->cont_target, c, c->cont_index);
-        if (next) next.resume();
+        f(c->cont_target, c, c->cont_index);
         return;
     }
     if (!observed && c->state == ONITY_TASK_STATE_FAULTED) {
@@ -494,6 +510,93 @@ inline void complete_at_final(cell *c) noexcept {
     unref(c);
 }
 
+/* Acts on a cancellation request: finishes the coroutine if it is suspended
+ * in a native wait, passes the request on to what it awaits if it awaits
+ * task<>s. Nothing if it finished or a guard is alive meanwhile. */
+inline void cancel_now(cell *c) noexcept {
+    if (c->state != ONITY_TASK_STATE_PENDING || !cancel_pending(c)) return;
+    if (c->wait == wait_native) {
+        finish(c, ONITY_TASK_STATE_CANCELED, 0);
+    } else if (c->wait == wait_nested) {
+        nested *n = static_cast<nested *>(c->awaiting);
+        if (n->cancel_fn) n->cancel_fn(n);
+    }
+}
+
+/* ---- steps: chains of coroutines without recursion -------------------------
+ * A coroutine's completion resumes or finishes the coroutine awaiting it, and
+ * that one's completion the next; a cancellation is passed down to what a
+ * coroutine awaits. Along a chain of N coroutines awaiting each other that
+ * would nest N deep on the stack (10,000 levels overflow a 1 MiB stack).
+ * proceed() runs a step at once up to max_nesting steps deep on the thread
+ * and queues deeper ones (FIFO) for the outermost step, which runs them
+ * before it returns: the stack stays bounded, and whoever called into the
+ * layer (a tick, cancel(), a native completion) finds everything done when
+ * its call returns. Owner thread; one queue per thread, reached through a
+ * volatile function pointer like the current runtime (see this_thread()). */
+inline constexpr uint32_t max_nesting = 16;
+enum : uint8_t { step_resume = 1, step_finish, step_cancel };
+struct step_queue {
+    uint32_t depth = 0;
+    cell *head = nullptr;
+    cell *tail = nullptr;
+};
+inline thread_local step_queue tls_steps;
+inline step_queue &tls_steps_slot() noexcept { return tls_steps; }
+inline step_queue &(*volatile g_steps_slot)() noexcept = &tls_steps_slot;
+
+inline void perform(cell *c, uint8_t step, uint8_t state, int32_t error) noexcept {
+    if (step == step_cancel) {
+        cancel_now(c);
+    } else if (c->frame_alive && c->state == ONITY_TASK_STATE_PENDING && c->wait == wait_none) {
+        if (step == step_resume)
+            frame_of(c).resume();
+        else
+            finish(c, state, error);
+    }
+}
+
+inline void run_steps(step_queue &q) noexcept {
+    q.depth++;
+    while (cell *c = q.head) {
+        q.head = c->step_next;
+        if (!q.head) q.tail = nullptr;
+        const uint8_t step = c->step;
+        c->step = 0;
+        perform(c, step, c->step_state, c->step_error);
+        unref(c);  // the queue's pin
+    }
+    q.depth--;
+}
+
+/* Resumes `c` (step_resume), finishes it with state / error (step_finish)
+ * or acts on its cancellation (step_cancel): now, or queued when the thread
+ * is max_nesting steps deep. A queued cell is pinned; a step that arrives
+ * while its cancellation is queued replaces that (it sees the request). */
+inline void proceed(cell *c, uint8_t step, uint8_t state, int32_t error) noexcept {
+    step_queue &q = g_steps_slot();
+    if (q.depth >= max_nesting) {
+        if (c->step) {
+            if (step == step_cancel) return;
+        } else {
+            c->refs++;
+            c->step_next = nullptr;
+            if (q.tail)
+                q.tail->step_next = c;
+            else
+                q.head = c;
+            q.tail = c;
+        }
+        c->step = step;
+        c->step_state = state;
+        c->step_error = error;
+        return;
+    }
+    q.depth++;
+    perform(c, step, state, error);
+    if (--q.depth == 0 && q.head) run_steps(q);
+}
+
 /* Requests the cancellation of a coroutine (owner thread): it finishes
  * canceled now if suspended in a native wait, the request is passed on to the
  * coroutines it awaits, and otherwise (running, in a foreign awaiter, queued
@@ -502,12 +605,10 @@ inline void complete_at_final(cell *c) noexcept {
 inline void request_cancel(cell *c) noexcept {
     if (!c || c->state != ONITY_TASK_STATE_PENDING) return;
     if (c->cancel_word.fetch_or(cancel_requested_bit, std::memory_order_relaxed) != 0) return;  // guarded, or again
-    if (c->wait == wait_native) {
-        finish(c, ONITY_TASK_STATE_CANCELED, 0);
-    } else if (c->wait == wait_nested) {
-        nested *n = static_cast<nested *>(c->awaiting);
-        if (n->cancel_fn) n->cancel_fn(n);
-    }
+    if (c->wait == wait_native)
+        finish(c, ONITY_TASK_STATE_CANCELED, 0);  // at once, at any depth (what it wakes is a step)
+    else if (c->wait == wait_nested)
+        proceed(c, step_cancel, 0, 0);  // passed down a chain: a step per level
 }
 
 /* The coroutine's token is canceled (outside guards). One C call, made only
@@ -526,13 +627,17 @@ inline bool on_owner(const cell *c) noexcept { return !c->owner || c->owner->on_
 
 /* Queues `c` for the owner and rings the bell (a manual task whose
  * continuation drains the inbox at the owner's next tick or drain). After
- * this, the caller must not touch `c`. */
+ * this, the caller must not touch `c`. Once the runtime is gone (no bell,
+ * for good) the owner drains the inbox when the layer detaches, and may free
+ * `k` then: nothing here touches `k` after the push in that case. */
 inline void push_to_owner(core *k, cell *c, uint8_t mode) noexcept {
     c->qmode = mode;
+    const bool ring = k->bell.load(std::memory_order_acquire) != 0;
     cell *head = k->inbox.load(std::memory_order_relaxed);
     do {
         c->qnext.store(head, std::memory_order_relaxed);
     } while (!k->inbox.compare_exchange_weak(head, c, std::memory_order_release, std::memory_order_relaxed));
+    if (!ring) return;
     if (!k->rung.exchange(true, std::memory_order_acq_rel)) {
         const uint64_t b = k->bell.load(std::memory_order_acquire);
         if (b) onity_task_set_result(k->rt_any, b, 0);

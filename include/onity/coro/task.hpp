@@ -129,9 +129,7 @@ struct final_awaiter {
 
 struct promise_base {
     cell *cell_;
-#if ONITY_CORO_EXCEPTIONS
-    std::exception_ptr exception_;
-#endif
+    std::exception_ptr exception_;  // in every mode: one layout for all translation units
 
     promise_base() noexcept : cell_(take_cell()) {}
     /* The coroutine's parameters: the first onity::Token among them becomes
@@ -145,18 +143,23 @@ struct promise_base {
 
     static void *operator new(std::size_t n) { return alloc_frame(n); }
     static void operator delete(void *p) noexcept { free_frame(p); }
+    /* Compilers that pass an over-aligned frame's alignment (C++23, P2014):
+     * up to frame_align as every frame; more is refused. */
+    static void *operator new(std::size_t n, std::align_val_t a) {
+        if (static_cast<std::size_t>(a) > frame_align) fatal("a coroutine frame aligned to more than 128 bytes");
+        return alloc_frame(n);
+    }
+    static void operator delete(void *p, std::align_val_t) noexcept { free_frame(p); }
 
     initial_awaiter initial_suspend() const noexcept { return {cell_}; }
     final_awaiter final_suspend() const noexcept { return {cell_}; }
+    /* The same in every mode (never called in a coroutine built without
+     * exceptions: nothing can throw into it). */
     void unhandled_exception() noexcept {
-#if ONITY_CORO_EXCEPTIONS
         exception_ = std::current_exception();
         cell_->has_exception = true;
         cell_->body_state = ONITY_TASK_STATE_FAULTED;
         cell_->error = error_exception;
-#else
-        fatal("unhandled_exception without exception support");
-#endif
     }
 
   protected:
@@ -235,7 +238,8 @@ inline void release_handle(cell *c) noexcept {
     unref(c);
 }
 
-#if ONITY_CORO_EXCEPTIONS
+/* The same in every mode (only a coroutine built with exceptions can have
+ * one; a coroutine built without them must not await it). */
 template <class T>
 void rethrow_if_exception(cell *c) {
     if (c->has_exception && c->frame_alive) {
@@ -243,10 +247,6 @@ void rethrow_if_exception(cell *c) {
         if (e) std::rethrow_exception(e);
     }
 }
-#else
-template <class T>
-void rethrow_if_exception(cell *) noexcept {}
-#endif
 
 /* A failure the awaiting coroutine propagates by finishing the same way
  * (exceptions are rethrown in await_resume instead). */
@@ -256,18 +256,15 @@ inline bool propagates(const cell *child) noexcept {
 
 /* The continuation of a coroutine awaiting something that finished: resume
  * it, or finish it (a propagated failure, or a cancellation requested while
- * it waited). */
-inline std::coroutine_handle<> resume_or_finish(cell *p, bool fail, uint8_t state, int32_t error) noexcept {
+ * it waited), as a step (see proceed). */
+inline void resume_or_finish(cell *p, bool fail, uint8_t state, int32_t error) noexcept {
     p->wait = wait_none;
-    if (fail) {
-        finish(p, state, error);
-        return {};
-    }
-    if (cancel_pending(p) || token_canceled(p)) {
-        finish(p, ONITY_TASK_STATE_CANCELED, 0);
-        return {};
-    }
-    return frame_of(p);
+    if (fail)
+        proceed(p, step_finish, state, error);
+    else if (cancel_pending(p) || token_canceled(p))
+        proceed(p, step_finish, ONITY_TASK_STATE_CANCELED, 0);
+    else
+        proceed(p, step_resume, 0, 0);
 }
 
 template <class T>
@@ -280,7 +277,10 @@ T take_value(cell *c) {
  * returns task_result<T>). */
 template <class T, bool Try>
 struct task_awaiter : nested {
-    task<T> owned;  // try_await(task&&) takes the task (the awaiter may outlive the expression)
+    // The awaited coroutine's handle once the await suspends (taken from *t,
+    // which may move or die meanwhile), or from the start for
+    // try_await(task&&) (the awaiter may outlive the expression).
+    task<T> owned;
     task<T> *t;
     cell *parent = nullptr;
 
@@ -293,10 +293,9 @@ struct task_awaiter : nested {
         if (c && c->cont_target == this) c->cont = nullptr;
     }
 
-    bool await_ready() const noexcept {
-        const cell *c = t->c_;
-        return c && c->state != ONITY_TASK_STATE_PENDING && !t->awaited_ && (Try || !propagates(c));
-    }
+    // Always through await_suspend, which goes on at once (returns false) when
+    // the task is complete: a cancellation is seen there too.
+    bool await_ready() const noexcept { return false; }
     template <class P>
     bool await_suspend(std::coroutine_handle<P> h) noexcept {
         cell *p = cell_of(h);
@@ -310,6 +309,29 @@ struct task_awaiter : nested {
             }
         }
         cell *c = t->c_;
+        if (c && !t->awaited_ && !on_owner(c)) {
+            // Its completion would resume this coroutine on that thread.
+            report_misuse(Status::WrongThread, "awaiting an onity::task of a runtime another thread owns");
+            if constexpr (Try) {
+                failed_ = Status::WrongThread;
+                return false;
+            } else {
+                finish(p, ONITY_TASK_STATE_FAULTED, status_error(Status::WrongThread));
+                return true;
+            }
+        }
+        if (c == p) {
+            // It would wait for itself forever (beyond cancel() and the
+            // runtime's destruction).
+            report_misuse(Status::InvalidArgument, "a coroutine awaiting its own onity::task");
+            if constexpr (Try) {
+                failed_ = Status::InvalidArgument;
+                return false;
+            } else {
+                finish(p, ONITY_TASK_STATE_FAULTED, status_error(Status::InvalidArgument));
+                return true;
+            }
+        }
         if (!c || t->awaited_ || c->cont) {
             const Status s = (t->awaited_ || (c && c->cont)) ? Status::AlreadyAwaited : Status::InvalidHandle;
             report_misuse(s, c ? "awaiting an onity::task twice" : "awaiting an empty onity::task");
@@ -325,9 +347,15 @@ struct task_awaiter : nested {
             finish(p, ONITY_TASK_STATE_CANCELED, 0);
             return true;
         }
-        if (c->state != ONITY_TASK_STATE_PENDING) {  // a failure to propagate
-            finish(p, c->state, c->error);
+        if (c->state != ONITY_TASK_STATE_PENDING) {
+            if (Try || !propagates(c)) return false;  // complete: await_resume takes it
+            finish(p, c->state, c->error);            // a failure to propagate
             return true;
+        }
+        if (t != &owned) {
+            owned = std::move(*t);
+            t->awaited_ = true;
+            t = &owned;
         }
         parent = p;
         c->cont = &on_done;
@@ -361,9 +389,9 @@ struct task_awaiter : nested {
     }
 
   private:
-    static std::coroutine_handle<> on_done(void *target, cell *child, uint32_t) noexcept {
+    static void on_done(void *target, cell *child, uint32_t) noexcept {
         task_awaiter *a = static_cast<task_awaiter *>(target);
-        return resume_or_finish(a->parent, !Try && propagates(child), child->state, child->error);
+        resume_or_finish(a->parent, !Try && propagates(child), child->state, child->error);
     }
     static void cancel_child(nested *self) noexcept {
         request_cancel(static_cast<task_awaiter *>(self)->t->c_);
@@ -378,9 +406,11 @@ struct task_awaiter : nested {
 /*
  * The coroutine return type. Eager: the body runs at the call up to its first
  * suspension. The task<> is a handle (move-only) to the coroutine's outcome:
- * co_await it once (it then lets go), forget() it, turn it into a native task
- * handle with native(), or let it go out of scope (the coroutine runs on,
- * detached; same as forget()). Owner thread only.
+ * co_await it once (the await takes the coroutine: the task<> is empty from
+ * then on, and may move or die meanwhile; cancel the awaiting coroutine to
+ * cancel both), forget() it, turn it into a native task handle with
+ * native(), or let it go out of scope (the coroutine runs on, detached; same
+ * as forget()). Owner thread only.
  *
  * Outcome: the runtime's (TaskState): Succeeded with the co_returned value,
  * Faulted with an error code (this_coroutine::fail(code), a misused await:
@@ -442,7 +472,9 @@ class [[nodiscard]] task {
 
     /* A native task handle that completes with this coroutine's outcome (its
      * value as 64 bits), for C code, onity_when_any / _when_all or the C#
-     * binding. Consumes this task<>. The handle is the caller's to consume.
+     * binding. Consumes this task<>. The handle is the caller's to consume;
+     * completing or canceling (and consuming) it first drops the coroutine's
+     * outcome (the coroutine runs on: cancel it yourself).
      * Errors: InvalidHandle (empty), AlreadyAwaited, InvalidRuntime (no or
      * destroyed runtime), and onity_task_create's. */
     Result<Task> native() && noexcept {
@@ -699,6 +731,14 @@ class coro_runtime {
             // Nothing left to wake: cancel the bell; its continuation (run
             // now) closes and frees the state. Last use of k.
             onity_task_cancel(k->rt, b);
+            return;
+        }
+        // Runtime gone: coroutines handed over by other threads since (a
+        // misused await, or one finishing there) are finished here.
+        if (k->closed) {
+            detail::pin(k);  // the drain may return the last block
+            detail::drain_inbox(k, true);
+            detail::unpin(k);  // last use of k
             return;
         }
         detail::maybe_retire(k);

@@ -38,7 +38,11 @@ namespace detail {
 template <bool Try>
 bool await_failed(cell *c, OnityStatus s, const char *what, uint8_t &st, int32_t &err) noexcept {
     core *k = c->owner;
-    if (s == ONITY_STATUS_REENTRANT || !k->rt) {
+    if (!k->on_owner()) {
+        // Another thread (whatever the runtime says, or if it is gone): the
+        // coroutine is finished on the owner, never here.
+        s = ONITY_STATUS_WRONG_THREAD;
+    } else if (s == ONITY_STATUS_REENTRANT || !k->rt) {
         // The runtime is being (or was) destroyed: the wait ends canceled, as
         // the waits the destruction cancels.
         if constexpr (Try) {
@@ -225,6 +229,12 @@ struct until_wait : std::conditional_t<Try, wait_outcome<true>, no_outcome> {
 #else
         met = static_cast<bool>(a->pred()) == a->want;
 #endif
+        if (cancel_pending(c)) {
+            // Canceled by the predicate (its own coroutine, or one awaiting
+            // it): as a cancel() during the wait.
+            finish(c, ONITY_TASK_STATE_CANCELED, 0);
+            return;
+        }
         if (met) {
             frame_of(c).resume();
             return;
@@ -281,11 +291,16 @@ struct handle_wait {
             else
                 s = onity_when_all(rt, list, static_cast<uint32_t>(N), tok, &w);
         } else {
-            Handles in(inputs, count);
+            // The caller's Tasks as the C API reads them (a Task is its
+            // handle): no copy, so no allocation however many there are.
+            static_assert(sizeof(Task) == sizeof(uint64_t) && std::is_standard_layout_v<Task>);
+            static const uint64_t none = 0;
+            const uint64_t *in = count ? reinterpret_cast<const uint64_t *>(inputs) : &none;
+            const uint32_t n = count > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(count);  // C: COUNT_OUT_OF_RANGE
             if constexpr (Mode == hw_any)
-                s = onity_when_any(rt, in.data(), in.count(), tok, &w);
+                s = onity_when_any(rt, in, n, tok, &w);
             else
-                s = onity_when_all(rt, in.data(), in.count(), tok, &w);
+                s = onity_when_all(rt, in, n, tok, &w);
         }
         if (s == ONITY_STATUS_OK) {
             c->awaiting = this;
@@ -329,7 +344,6 @@ struct handle_wait {
     std::size_t size() const noexcept { return N > 0 ? N : count; }
 
   private:
-    using Handles = ::onity::detail::Handles;
     static void on_done(void *user, uint64_t t, uint32_t state) noexcept {
         cell *c = static_cast<cell *>(user);
         OnityRuntime *rt = c->owner ? c->owner->rt : nullptr;

@@ -134,6 +134,7 @@ namespace Onity.Bench
                     scenario, im.Name, Min(im.Ns), Median(im.Ns), Mean(im.Ns), bytes, cross);
                 Console.WriteLine("RESULT\t{0}\t{1}\t{2:F2}\t{3:F2}\t{4:F2}\t{5:F2}\t{6:F3}\t{7:F6}",
                     scenario, im.Name, Min(im.Ns), Median(im.Ns), Mean(im.Ns), Max(im.Ns), bytes, cross);
+                Console.WriteLine("OPS\t{0}\t{1}\t{2}", scenario, im.Name, im.Ops / Sets); // per set: scripts/icount-bench-csharp.sh
             }
             foreach (var a in list)
             {
@@ -471,7 +472,7 @@ namespace Onity.Bench
             AllocationControls();
 
             // Optional arguments: substrings selecting groups (nextframe, yield, delayframe,
-            // completed, manual, cycle, whenany); none = everything (what scripts/bench-csharp.sh
+            // completed, manual, cycle, whenany, stream, channel); none = everything (what scripts/bench-csharp.sh
             // runs). "notpl" leaves the TPL column out; "only=NAME" runs one implementation
             // (onity, onity-flowoff, unitask, tpl), as scripts/profile-csharp.sh does.
             noTpl = Array.IndexOf(args, "notpl") >= 0;
@@ -493,6 +494,8 @@ namespace Onity.Bench
             if (on("manual")) ManualSourceScenario();
             if (on("cycle")) BuilderCycleScenario();
             if (on("whenany")) foreach (int n in new[] { 2, 16, 32 }) WhenAnyScenario(n);
+            StreamScenarios(on);
+            ChannelScenarios(on);
 
             var m = rt.GetManagedStats();
             Console.WriteLine("# end state: " + m);

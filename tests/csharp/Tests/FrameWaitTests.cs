@@ -220,22 +220,22 @@ namespace Onity.Tests
         }
 
         [Test]
-        public void AwaitingOnAnotherThreadThrows()
+        public void AwaitingOnAnotherThreadResumesOnTheOwnerAtItsLoop()
         {
             using (var h = new TestHost())
             {
                 h.RunFrame(OnityTiming.Update);
-                var w = OnityTask.NextFrame();
-                Exception ex = null;
-                var th = new Thread(() =>
-                {
-                    try { w.UnsafeOnCompleted(() => { }); } catch (Exception e) { ex = e; }
-                });
+                var w = OnityTask.NextFrame(); // made on the owner in frame 1: due at frame 2's Update
+                int owner = Thread.CurrentThread.ManagedThreadId, ranOn = 0;
+                ulong ranAt = 0;
+                var th = new Thread(() => w.UnsafeOnCompleted(() => { ranOn = Thread.CurrentThread.ManagedThreadId; ranAt = h.Frame; }));
                 th.Start();
                 th.Join();
-                Assert.True(ex is InvalidOperationException, "wrong thread: " + ex);
-                Assert.Contains("owner thread", ex.Message);
-                Assert.Equal(0, h.Runtime.GetManagedStats().PendingWaits, "nothing filed");
+                Assert.Equal(0, ranOn, "posted, not run on the worker");
+                Assert.Equal(1, h.Runtime.GetManagedStats().PostedContinuations, "posted to the owner");
+                h.RunFrame(OnityTiming.Update);
+                Assert.Equal(owner, ranOn, "resumed on the owner thread");
+                Assert.Equal(2UL, ranAt, "at the wait's own frame (counted from its creation)");
             }
         }
 

@@ -1,0 +1,224 @@
+using System;
+using System.Threading;
+
+namespace Onity
+{
+    public static partial class OnityAsyncEnumerable
+    {
+        // Consumers: async OnityTask methods (pooled runners), each enumerating once and disposing
+        // the enumerator in a finally, as `await foreach` does. Arguments are checked at the call.
+
+        /// <summary>Runs <paramref name="action"/> for each element, in order, as it arrives; completes
+        /// when the stream ends, faults with the stream's or the action's exception, and is canceled
+        /// by <paramref name="cancellationToken"/> (given to GetAsyncEnumerator). C# 7.2's form of
+        /// <c>await foreach</c>.</summary>
+        public static OnityTask ForEachAsync<T>(this IOnityAsyncEnumerable<T> source, Action<T> action, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (source == null) throw new ArgumentNullException("source");
+            if (action == null) throw new ArgumentNullException("action");
+            return ForEachCore(source, action, cancellationToken);
+        }
+
+        /// <summary>As <see cref="ForEachAsync{T}(IOnityAsyncEnumerable{T}, Action{T}, CancellationToken)"/>,
+        /// with the element's index.</summary>
+        public static OnityTask ForEachAsync<T>(this IOnityAsyncEnumerable<T> source, Action<T, int> action, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (source == null) throw new ArgumentNullException("source");
+            if (action == null) throw new ArgumentNullException("action");
+            return ForEachIndexCore(source, action, cancellationToken);
+        }
+
+        /// <summary>Awaits <paramref name="action"/> for each element before asking for the next one.</summary>
+        public static OnityTask ForEachAwaitAsync<T>(this IOnityAsyncEnumerable<T> source, Func<T, OnityTask> action, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (source == null) throw new ArgumentNullException("source");
+            if (action == null) throw new ArgumentNullException("action");
+            return ForEachAwaitCore(source, action, cancellationToken);
+        }
+
+        /// <summary>As ForEachAwaitAsync, handing <paramref name="cancellationToken"/> to the action.</summary>
+        public static OnityTask ForEachAwaitAsync<T>(this IOnityAsyncEnumerable<T> source, Func<T, CancellationToken, OnityTask> action, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (source == null) throw new ArgumentNullException("source");
+            if (action == null) throw new ArgumentNullException("action");
+            return ForEachAwaitTokenCore(source, action, cancellationToken);
+        }
+
+        /// <summary>The first element; <see cref="InvalidOperationException"/> when the stream ends
+        /// without one. Stops the enumeration (disposes it) at that element.</summary>
+        public static OnityTask<T> FirstAsync<T>(this IOnityAsyncEnumerable<T> source, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (source == null) throw new ArgumentNullException("source");
+            return FirstCore(source, null, true, cancellationToken);
+        }
+
+        /// <summary>The first element matching <paramref name="predicate"/>; throws when there is none.</summary>
+        public static OnityTask<T> FirstAsync<T>(this IOnityAsyncEnumerable<T> source, Func<T, bool> predicate, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (source == null) throw new ArgumentNullException("source");
+            if (predicate == null) throw new ArgumentNullException("predicate");
+            return FirstCore(source, predicate, true, cancellationToken);
+        }
+
+        /// <summary>The first element, or default(T) when the stream ends without one.</summary>
+        public static OnityTask<T> FirstOrDefaultAsync<T>(this IOnityAsyncEnumerable<T> source, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (source == null) throw new ArgumentNullException("source");
+            return FirstCore(source, null, false, cancellationToken);
+        }
+
+        /// <summary>The first element matching <paramref name="predicate"/>, or default(T).</summary>
+        public static OnityTask<T> FirstOrDefaultAsync<T>(this IOnityAsyncEnumerable<T> source, Func<T, bool> predicate, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (source == null) throw new ArgumentNullException("source");
+            if (predicate == null) throw new ArgumentNullException("predicate");
+            return FirstCore(source, predicate, false, cancellationToken);
+        }
+
+        /// <summary>Every element until the stream ends, as a new array (the only allocation after
+        /// warm-up: elements are gathered in a pooled buffer).</summary>
+        public static OnityTask<T[]> ToArrayAsync<T>(this IOnityAsyncEnumerable<T> source, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (source == null) throw new ArgumentNullException("source");
+            return ToArrayCore(source, cancellationToken);
+        }
+
+        static async OnityTask ForEachCore<T>(IOnityAsyncEnumerable<T> source, Action<T> action, CancellationToken ct)
+        {
+            var e = source.GetAsyncEnumerator(ct);
+            try
+            {
+                while (await e.MoveNextAsync()) action(e.Current);
+            }
+            finally
+            {
+                await e.DisposeAsync();
+            }
+        }
+
+        static async OnityTask ForEachIndexCore<T>(IOnityAsyncEnumerable<T> source, Action<T, int> action, CancellationToken ct)
+        {
+            var e = source.GetAsyncEnumerator(ct);
+            try
+            {
+                int i = 0;
+                while (await e.MoveNextAsync()) action(e.Current, checked(i++));
+            }
+            finally
+            {
+                await e.DisposeAsync();
+            }
+        }
+
+        static async OnityTask ForEachAwaitCore<T>(IOnityAsyncEnumerable<T> source, Func<T, OnityTask> action, CancellationToken ct)
+        {
+            var e = source.GetAsyncEnumerator(ct);
+            try
+            {
+                while (await e.MoveNextAsync()) await action(e.Current);
+            }
+            finally
+            {
+                await e.DisposeAsync();
+            }
+        }
+
+        static async OnityTask ForEachAwaitTokenCore<T>(IOnityAsyncEnumerable<T> source, Func<T, CancellationToken, OnityTask> action, CancellationToken ct)
+        {
+            var e = source.GetAsyncEnumerator(ct);
+            try
+            {
+                while (await e.MoveNextAsync()) await action(e.Current, ct);
+            }
+            finally
+            {
+                await e.DisposeAsync();
+            }
+        }
+
+        static async OnityTask<T> FirstCore<T>(IOnityAsyncEnumerable<T> source, Func<T, bool> predicate, bool throwIfNone, CancellationToken ct)
+        {
+            var e = source.GetAsyncEnumerator(ct);
+            bool found = false;
+            T value = default(T);
+            try
+            {
+                while (await e.MoveNextAsync())
+                {
+                    var v = e.Current;
+                    if (predicate == null || predicate(v))
+                    {
+                        value = v;
+                        found = true;
+                        break;
+                    }
+                }
+            }
+            finally
+            {
+                await e.DisposeAsync();
+            }
+            if (!found && throwIfNone)
+                throw new InvalidOperationException(predicate == null ? "Onity: the stream ended without an element." : "Onity: the stream ended without an element matching the predicate.");
+            return value;
+        }
+
+        static async OnityTask<T[]> ToArrayCore<T>(IOnityAsyncEnumerable<T> source, CancellationToken ct)
+        {
+            var buffer = ArrayBuffer<T>.Rent();
+            try
+            {
+                var e = source.GetAsyncEnumerator(ct);
+                try
+                {
+                    while (await e.MoveNextAsync()) buffer.Add(e.Current);
+                }
+                finally
+                {
+                    await e.DisposeAsync();
+                }
+                return buffer.ToArray();
+            }
+            finally
+            {
+                ArrayBuffer<T>.Return(buffer);
+            }
+        }
+
+        /// <summary>A growable buffer of ToArrayAsync (pooled, so only the result is allocated).</summary>
+        sealed class ArrayBuffer<T>
+        {
+            static readonly OnityObjectPool<ArrayBuffer<T>> pool = new OnityObjectPool<ArrayBuffer<T>>(16);
+            T[] items = new T[16];
+            int count;
+
+            internal static ArrayBuffer<T> Rent() { return pool.TryRent() ?? new ArrayBuffer<T>(); }
+
+            internal static void Return(ArrayBuffer<T> b)
+            {
+                Array.Clear(b.items, 0, b.count);
+                b.count = 0;
+                if (b.items.Length <= 4096) pool.Return(b); // a huge one goes to the collector
+            }
+
+            internal void Add(T item)
+            {
+                if (count == items.Length) Array.Resize(ref items, count * 2);
+                items[count++] = item;
+            }
+
+            internal T[] ToArray()
+            {
+                if (count == 0) return EmptyArray<T>.Value;
+                var r = new T[count];
+                Array.Copy(items, r, count);
+                return r;
+            }
+        }
+
+        static class EmptyArray<T>
+        {
+            internal static readonly T[] Value = new T[0];
+        }
+    }
+}

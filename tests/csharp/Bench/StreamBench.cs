@@ -1,0 +1,132 @@
+using System;
+using System.Threading;
+
+namespace Onity.Bench
+{
+    // Async streams and channels (issue 19, item 4), side by side with UniTask's
+    // UniTaskAsyncEnumerable.EveryUpdate and Channel (UniTaskStreams.cs) in the same process.
+    public static partial class Program
+    {
+        static long streamElements;
+        static readonly Action<AsyncUnit> countElement = _ => streamElements++;
+
+        /// <summary>What `await foreach (var _ in EveryUpdate())` compiles to (mcs has no await
+        /// foreach): GetAsyncEnumerator, MoveNextAsync in a loop, DisposeAsync in a finally.</summary>
+        static async OnityTask EveryUpdateAwaitForeach(CancellationToken ct)
+        {
+            var e = OnityAsyncEnumerable.EveryUpdate().GetAsyncEnumerator(ct);
+            try
+            {
+                while (await e.MoveNextAsync()) streamElements++;
+            }
+            finally
+            {
+                await e.DisposeAsync();
+            }
+        }
+
+        /// <summary>n EveryUpdate streams consumed with ForEachAsync (or the await-foreach pattern);
+        /// a set runs <paramref name="frames"/> frames: one element per stream per frame.</summary>
+        static void EveryUpdateScenario(int n, int frames, bool pattern)
+        {
+            string name = "EveryUpdate stream, " + (pattern ? "await-foreach pattern" : "ForEachAsync") + " (ns per element), " + n + (n == 1 ? " stream x " : " streams x ") + frames + " frames";
+            var cts = new CancellationTokenSource();
+            var tasks = new OnityTask[n];
+            for (int i = 0; i < n; i++) tasks[i] = pattern ? EveryUpdateAwaitForeach(cts.Token) : OnityAsyncEnumerable.EveryUpdate().ForEachAsync(countElement, cts.Token);
+            Frame();
+            string every = name + ": one element per stream per frame";
+            var onity = new Impl("onity", () =>
+            {
+                long e0 = streamElements;
+                for (int f = 0; f < frames; f++) Frame();
+                Check(streamElements - e0 == (long)n * frames, every);
+                return (long)n * frames;
+            });
+            Action utStop;
+            var ut = UtEveryUpdate(n, frames, pattern, out utStop);
+            Compare(name, onity, ut);
+            cts.Cancel();
+            Frame();
+            foreach (var t in tasks)
+            {
+                Check(t.Status == OnityTaskStatus.Canceled, name + ": canceled at the end");
+                try { t.GetAwaiter().GetResult(); } catch (OperationCanceledException) { }
+            }
+            utStop();
+        }
+
+        static OnityChannel<int> benchChannel;
+        static long channelSum;
+
+        static async OnityTask ChannelReadN(int n)
+        {
+            var r = benchChannel.Reader;
+            long s = 0;
+            for (int i = 0; i < n; i++) s += await r.ReadAsync();
+            channelSum += s;
+        }
+
+        static async OnityTask ChannelReadAllN(int n)
+        {
+            var e = benchChannel.Reader.ReadAllAsync().GetAsyncEnumerator();
+            long s = 0;
+            try
+            {
+                for (int i = 0; i < n && await e.MoveNextAsync(); i++) s += e.Current;
+            }
+            finally
+            {
+                await e.DisposeAsync();
+            }
+            channelSum += s;
+        }
+
+        /// <summary>Channel write -> read on the owner thread: "waiting" = the consumer awaits
+        /// ReadAsync before each write (the write hands the item over and resumes it inline);
+        /// "burst" = 128 writes, then the consumer drains them with ReadAllAsync.</summary>
+        static void ChannelScenarios(Func<string, bool> on)
+        {
+            benchChannel = OnityChannel.CreateSingleConsumerUnbounded<int>();
+            const int n = 10000, burst = 128, bursts = 80;
+            if (on("channel-waiting"))
+            Compare("Channel write -> waiting ReadAsync (ns per item)",
+                new Impl("onity", () =>
+                {
+                    long s0 = channelSum;
+                    var t = ChannelReadN(n);
+                    var w = benchChannel.Writer;
+                    for (int i = 0; i < n; i++) w.TryWrite(1);
+                    t.GetAwaiter().GetResult();
+                    Check(channelSum - s0 == n, "channel sum");
+                    return n;
+                }),
+                UtChannelWaiting(n));
+            if (on("channel-burst"))
+            Compare("Channel 128 writes, then ReadAllAsync drains them (ns per item)",
+                new Impl("onity", () =>
+                {
+                    long s0 = channelSum;
+                    var w = benchChannel.Writer;
+                    for (int b = 0; b < bursts; b++)
+                    {
+                        for (int i = 0; i < burst; i++) w.TryWrite(1);
+                        ChannelReadAllN(burst).GetAwaiter().GetResult();
+                    }
+                    Check(channelSum - s0 == burst * bursts, "channel burst sum");
+                    return burst * bursts;
+                }),
+                UtChannelBurst(burst, bursts));
+        }
+
+        /// <summary>Groups (a bench argument selects those it is a substring of): stream-foreach-1x,
+        /// stream-pattern-1x, stream-foreach-4096x, stream-pattern-4096x; channel-waiting,
+        /// channel-burst (ChannelScenarios).</summary>
+        static void StreamScenarios(Func<string, bool> on)
+        {
+            if (on("stream-foreach-1x")) EveryUpdateScenario(1, 4096, false);
+            if (on("stream-pattern-1x")) EveryUpdateScenario(1, 4096, true);
+            if (on("stream-foreach-4096x")) EveryUpdateScenario(4096, 10, false);
+            if (on("stream-pattern-4096x")) EveryUpdateScenario(4096, 10, true);
+        }
+    }
+}
