@@ -30,6 +30,8 @@ pub enum Error {
     FrameOrder,
     /// A fixed limit was reached (task table full).
     Exhausted,
+    /// The global allocator refused memory; nothing was changed.
+    OutOfMemory,
 }
 
 impl std::fmt::Display for Error {

@@ -263,12 +263,13 @@ impl Runtime {
             WaitTarget::Callback(f, user, arg) => (Some(f), user, arg),
             WaitTarget::Task => (None, std::ptr::null_mut(), 0),
         };
-        // Fast path: a frame wait without a token, on the owner thread of an
-        // open runtime, into a queue with room (and, for a task, a free slot).
+        // Fast path: a frame wait due within two runs without a token, on the
+        // owner thread of an open runtime, into a queue with room (and, for
+        // a task, a free slot).
         if spec.token == 0 && spec.kind != WaitKind::Delay && self.owner_fast() {
             // SAFETY: owner thread, short borrow (no user code below).
             let inner = unsafe { self.inner() };
-            if !inner.closing && inner.timings.has_room(spec.timing) {
+            if !inner.closing && inner.timings.fast_push_ok(&spec) {
                 let arg = match func {
                     Some(_) => arg,
                     None => match inner.tasks.pop(&self.tasks) {
@@ -306,7 +307,13 @@ impl Runtime {
             Some(_) => arg,
         };
         // SAFETY: owner thread, short borrow (no user code below).
-        unsafe { self.inner() }.timings.push(&spec, arg, func, user);
+        if let Err(e) = unsafe { self.inner() }.timings.push(&spec, arg, func, user) {
+            if func.is_none() {
+                // The task was never handed out: give its slot back.
+                let _ = self.consume(arg);
+            }
+            return Err(e);
+        }
         take(if func.is_none() { arg } else { 0 });
         Ok(())
     }
@@ -363,33 +370,68 @@ impl Runtime {
                 unsafe { self.0.inner() }.timings.clear_running();
             }
         }
-        let (mut items, now) = {
+        let canceled = |token| self.token_canceled(token);
+        let mut resume = |arg, func: Option<CallbackFn>, user, state: TaskState| match func {
+            // `ticking` (or `closing`) already refuses `close`, so no depth
+            // count.
+            // SAFETY: the host promised `f` is callable with `user`.
+            Some(f) => unsafe { f(user, arg, state as u32) },
+            None => self.complete_owned(arg, state, 0, 0),
+        };
+        let mut seen = self.cancel_epoch.load(Ordering::Acquire);
+        let (mut items, mut held, now) = {
             // SAFETY: owner thread, short borrow.
             let inner = unsafe { self.inner() };
             inner.timings.sample_high_water(&inner.lanes.counts);
-            inner.timings.start_run(t)
+            inner.timings.start_run(t, CANCEL_ALL, seen, canceled)
         };
         let running = Running(self);
+        let mut tally = timing::Tally::default();
         // SAFETY: `timings` is the owner's state; `run` touches it only
         // outside `resume`, and no borrow of `inner` is held meanwhile.
-        let tally = unsafe {
-            timing::run::<CANCEL_ALL>(
+        unsafe {
+            timing::run::<CANCEL_ALL, false>(
                 &mut self.inner().timings,
+                t,
                 &mut items,
+                &mut held,
                 &now,
-                |token| self.token_canceled(token),
-                |arg, func, user, state| match func {
-                    // `ticking` (or `closing`) already refuses `close`, so no
-                    // depth count.
-                    // SAFETY: the host promised `f` is callable with `user`.
-                    Some(f) => f(user, arg, state as u32),
-                    None => self.complete_owned(arg, state, 0, 0),
-                },
+                canceled,
+                &mut resume,
+                &mut tally,
             )
         };
+        // A token canceled by a continuation of this run cancels this
+        // timing's pending waits (and the combinators watching it) before
+        // the run ends: passes over the canceled ones until no cancel
+        // happens (with `CANCEL_ALL`, until the far store is empty).
+        loop {
+            let epoch = self.cancel_epoch.load(Ordering::Acquire);
+            // SAFETY: owner thread, short borrow.
+            let left = CANCEL_ALL && unsafe { self.inner() }.timings.far_filed(t) > 0;
+            if epoch == seen && !left {
+                break;
+            }
+            seen = epoch;
+            self.poll_watches();
+            // SAFETY: as above (both).
+            unsafe {
+                self.inner().timings.take_canceled(t, CANCEL_ALL, epoch, canceled, &mut held);
+                timing::run::<CANCEL_ALL, true>(
+                    &mut self.inner().timings,
+                    t,
+                    &mut items,
+                    &mut held,
+                    &now,
+                    canceled,
+                    &mut resume,
+                    &mut tally,
+                )
+            };
+        }
         drop(running);
         // SAFETY: owner thread, short borrow; no user code below.
-        unsafe { self.inner() }.timings.finish_run(t, items, &tally);
+        unsafe { self.inner() }.timings.finish_run(t, items, held, &tally);
     }
 
     /// Runs the continuations of tasks completed off the owner thread, in

@@ -28,6 +28,7 @@ impl From<Error> for OnityStatus {
             Error::Reentrant => OnityStatus::Reentrant,
             Error::FrameOrder => OnityStatus::FrameOrder,
             Error::Exhausted => OnityStatus::Exhausted,
+            Error::OutOfMemory => OnityStatus::OutOfMemory,
         }
     }
 }
