@@ -177,10 +177,10 @@ impl Far {
         }
     }
 
-    /// Moves into `out` the filed records whose token is `canceled` (as
-    /// room allows, like [`Far::release`]), and drops the stale entries of
-    /// the token list.
-    pub fn sweep(&mut self, canceled: impl Fn(u64) -> bool, out: &mut Vec<u32>) {
+    /// Moves into `out` the filed records scheduled up to sequence `limit`
+    /// whose token is `canceled` (as room allows, like [`Far::release`]),
+    /// and drops the stale entries of the token list.
+    pub fn sweep(&mut self, limit: u64, canceled: impl Fn(u64) -> bool, out: &mut Vec<u32>) {
         let mut i = 0;
         while i < self.tokened.len() {
             let (slot, seq) = self.tokened[i];
@@ -189,7 +189,7 @@ impl Far {
                 self.tokened.swap_remove(i);
                 continue;
             }
-            if r.place == Place::Filed && canceled(self.slab[slot as usize].w.token) {
+            if r.place == Place::Filed && seq <= limit && canceled(self.slab[slot as usize].w.token) {
                 if out.len() == out.capacity() && out.try_reserve(out.len().max(16)).is_err() {
                     return;
                 }

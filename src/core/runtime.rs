@@ -379,7 +379,7 @@ impl Runtime {
             None => self.complete_owned(arg, state, 0, 0),
         };
         let mut seen = self.cancel_epoch.load(Ordering::Acquire);
-        let (mut items, mut held, now) = {
+        let (mut items, mut held, now, start_seq) = {
             // SAFETY: owner thread, short borrow.
             let inner = unsafe { self.inner() };
             inner.timings.sample_high_water(&inner.lanes.counts);
@@ -401,10 +401,10 @@ impl Runtime {
                 &mut tally,
             )
         };
-        // A token canceled by a continuation of this run cancels this
-        // timing's pending waits (and the combinators watching it) before
-        // the run ends: passes over the canceled ones until no cancel
-        // happens (with `CANCEL_ALL`, until the far store is empty).
+        // A token canceled by a continuation of this run cancels the waits
+        // of this timing pending at its start (and the combinators watching
+        // it) before the run ends: passes over the canceled ones until no
+        // cancel happens (with `CANCEL_ALL`, until the far store is empty).
         loop {
             let epoch = self.cancel_epoch.load(Ordering::Acquire);
             // SAFETY: owner thread, short borrow.
@@ -416,7 +416,7 @@ impl Runtime {
             self.poll_watches();
             // SAFETY: as above (both).
             unsafe {
-                self.inner().timings.take_canceled(t, CANCEL_ALL, epoch, canceled, &mut held);
+                self.inner().timings.take_canceled(t, CANCEL_ALL, start_seq, canceled, &mut held);
                 timing::run::<CANCEL_ALL, true>(
                     &mut self.inner().timings,
                     t,

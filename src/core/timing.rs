@@ -281,15 +281,8 @@ impl Timings {
             WaitKind::DelayFrame => (0.0, due_frame > self.now.fnum + 1),
             _ => (0.0, false),
         };
-        let rec = Wait {
-            seq: self.seq + 1,
-            arg,
-            func,
-            user,
-            token,
-            due_meta: Wait::meta(kind, due_frame, clock),
-            due_time,
-        };
+        let rec =
+            Wait { seq: self.seq + 1, arg, func, user, token, due_meta: Wait::meta(kind, due_frame, clock), due_time };
         let q = &mut self.queues[timing as usize];
         if far {
             let before = q.far.capacity();
@@ -335,7 +328,15 @@ impl Timings {
             // SAFETY: `len < capacity`: the slot at `len` is allocated; it is
             // initialised before the length covers it.
             unsafe {
-                q.as_mut_ptr().add(len).write(Wait { seq: self.seq + 1, arg, func, user, token: 0, due_meta, due_time: 0.0 });
+                q.as_mut_ptr().add(len).write(Wait {
+                    seq: self.seq + 1,
+                    arg,
+                    func,
+                    user,
+                    token: 0,
+                    due_meta,
+                    due_time: 0.0,
+                });
                 q.set_len(len + 1);
             }
             self.seq += 1;
@@ -360,42 +361,52 @@ impl Timings {
     /// from now on go to the queue, for the next run) and holds its far
     /// waits that are due (every one with `all`), or whose token is
     /// canceled when the cancel `epoch` moved since the timing last looked.
+    /// Also returns the last sequence number scheduled before the run.
     pub fn start_run(
         &mut self,
         timing: usize,
         all: bool,
         epoch: u64,
         canceled: impl Fn(u64) -> bool,
-    ) -> (Vec<Wait>, Vec<u32>, Now) {
+    ) -> (Vec<Wait>, Vec<u32>, Now, u64) {
         let now = self.now;
         let q = &mut self.queues[timing];
         let spare = std::mem::take(&mut q.spare);
         let items = std::mem::replace(&mut q.items, spare);
         let mut held = std::mem::take(&mut q.held);
         q.far.release(&now, all, &mut held);
-        self.take_canceled(timing, all, epoch, canceled, &mut held);
-        (items, held, now)
+        if epoch != q.far.seen_epoch {
+            q.far.seen_epoch = epoch;
+            q.far.sweep(u64::MAX, canceled, &mut held);
+        }
+        Self::order(&q.far, &mut held);
+        (items, held, now, self.seq)
     }
 
-    /// Holds (into `held`) the far waits of `timing` whose token is
-    /// canceled, when the cancel `epoch` moved since the timing last looked
-    /// (every far wait with `all`), in scheduling order after those already
-    /// held. For the passes after the first of a run.
+    /// For a pass after the first of a run: holds (into `held`) the far
+    /// waits of `timing` scheduled up to sequence `limit` (before the run)
+    /// whose token is canceled (every far wait with `all`). Those scheduled
+    /// later are left to the next run, which sweeps again (the timing's
+    /// epoch is left behind).
     pub fn take_canceled(
         &mut self,
         timing: usize,
         all: bool,
-        epoch: u64,
+        limit: u64,
         canceled: impl Fn(u64) -> bool,
         held: &mut Vec<u32>,
     ) {
         let far = &mut self.queues[timing].far;
         if all {
             far.release(&self.now, true, held);
-        } else if epoch != far.seen_epoch {
-            far.seen_epoch = epoch;
-            far.sweep(canceled, held);
+        } else {
+            far.sweep(limit, canceled, held);
         }
+        Self::order(far, held);
+    }
+
+    /// Sorts held far slots in scheduling order.
+    fn order(far: &Far, held: &mut [u32]) {
         if held.len() > 1 {
             held.sort_unstable_by_key(|&s| far.get(s).seq);
         }
