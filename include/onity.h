@@ -31,7 +31,7 @@
 // ABI version of this header: `major << 16 | minor`. The major changes on
 // any incompatible change; the minor when functions or enum values are added.
 // Compare with `onity_abi_version()` at startup.
-#define ONITY_ABI_VERSION 65537
+#define ONITY_ABI_VERSION 65538
 
 // Number of timings.
 #define ONITY_TIMING_COUNT 16
@@ -559,6 +559,22 @@ OnityStatus onity_batch_flush(struct OnityRuntime *runtime, struct OnityBatch *b
 OnityStatus onity_batch_tick(struct OnityRuntime *runtime,
                              struct OnityBatch *batch,
                              uint32_t timing);
+
+// The canceled-only pass of `timing`'s latest run (ABI 1.2), for a host
+// that runs the continuations `onity_batch_tick` reported after it
+// returns: call it when those continuations canceled a token. Files
+// pending records (as `onity_batch_tick`), then completes canceled the
+// waits of `timing` scheduled before that run whose token is canceled, and
+// the WhenAny / WhenAll watching a canceled token, reporting resumptions
+// as `onity_batch_tick` does (`fast_resumed` is left alone: fast-lane
+// waits have no token). So a token canceled by a continuation of a run
+// cancels the run's other pending waits in the same frame, as it does for
+// a callback host whose continuations run inside the tick. Nothing
+// becomes due; waits scheduled since that run are left to the next one.
+// Owner thread. Errors: as `onity_batch_tick`.
+OnityStatus onity_batch_cancel_pass(struct OnityRuntime *runtime,
+                                    struct OnityBatch *batch,
+                                    uint32_t timing);
 
 // Like `onity_batch_tick` without running a timing: files pending records
 // and runs continuations of tasks completed on other threads (as

@@ -356,12 +356,13 @@ impl Runtime {
         }
         self.drain_queued();
         self.poll_watches();
-        self.run_queue::<false>(timing as usize);
+        self.run_queue::<false, false>(timing as usize);
     }
 
     /// Processes queue `t`. With `CANCEL_ALL`, every wait completes canceled
-    /// (runtime destruction).
-    fn run_queue<const CANCEL_ALL: bool>(&self, t: usize) {
+    /// (runtime destruction). With `AFTER`, only the canceled-only passes
+    /// of `t`'s latest run (see [`Runtime::cancel_pass`]).
+    fn run_queue<const CANCEL_ALL: bool, const AFTER: bool>(&self, t: usize) {
         /// Forgets the run's local vector when it is done (even by a panic).
         struct Running<'a>(&'a Runtime);
         impl Drop for Running<'_> {
@@ -379,23 +380,27 @@ impl Runtime {
             None => self.complete_owned(arg, state, 0, 0),
         };
         let mut seen = self.cancel_epoch.load(Ordering::Acquire);
-        let (mut items, mut held, now, start_seq) = {
+        if AFTER {
+            self.poll_watches();
+        }
+        let (mut items, mut held, now, limit) = {
             // SAFETY: owner thread, short borrow.
             let inner = unsafe { self.inner() };
             inner.timings.sample_high_water(&inner.lanes.counts);
-            inner.timings.start_run(t, CANCEL_ALL, seen, canceled)
+            inner.timings.start_run(t, CANCEL_ALL, AFTER, seen, canceled)
         };
         let running = Running(self);
         let mut tally = timing::Tally::default();
         // SAFETY: `timings` is the owner's state; `run` touches it only
         // outside `resume`, and no borrow of `inner` is held meanwhile.
         unsafe {
-            timing::run::<CANCEL_ALL, false>(
+            timing::run::<CANCEL_ALL, AFTER>(
                 &mut self.inner().timings,
                 t,
                 &mut items,
                 &mut held,
                 &now,
+                limit,
                 canceled,
                 &mut resume,
                 &mut tally,
@@ -416,13 +421,14 @@ impl Runtime {
             self.poll_watches();
             // SAFETY: as above (both).
             unsafe {
-                self.inner().timings.take_canceled(t, CANCEL_ALL, start_seq, canceled, &mut held);
+                self.inner().timings.take_canceled(t, CANCEL_ALL, limit, canceled, &mut held);
                 timing::run::<CANCEL_ALL, true>(
                     &mut self.inner().timings,
                     t,
                     &mut items,
                     &mut held,
                     &now,
+                    limit,
                     canceled,
                     &mut resume,
                     &mut tally,
@@ -432,6 +438,21 @@ impl Runtime {
         drop(running);
         // SAFETY: owner thread, short borrow; no user code below.
         unsafe { self.inner() }.timings.finish_run(t, items, held, &tally);
+    }
+
+    /// The canceled-only pass of `timing`'s latest run, for a host that
+    /// runs a run's continuations after [`Runtime::tick`] returns (a batch
+    /// host): completes canceled the waits of `timing` scheduled before
+    /// that run whose token is canceled now, and the combinators watching a
+    /// canceled token, as if the cancels had been made inside the run.
+    /// Nothing becomes due. Owner thread, not inside a tick.
+    pub fn cancel_pass(&self, timing: Timing) -> Result<()> {
+        self.check_tick_allowed()?;
+        // SAFETY: owner thread (checked), short borrow.
+        unsafe { self.inner() }.ticking = true;
+        let _guard = TickGuard(self);
+        self.run_queue::<false, true>(timing as usize);
+        Ok(())
     }
 
     /// Runs the continuations of tasks completed off the owner thread, in
@@ -501,7 +522,7 @@ impl Runtime {
         }
         self.drain_queued();
         for t in 0..TIMING_COUNT {
-            self.run_queue::<true>(t);
+            self.run_queue::<true, false>(t);
         }
         // SAFETY: owner thread, short borrow.
         let fresh = unsafe { self.inner() }.tasks.fresh();

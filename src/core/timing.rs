@@ -197,6 +197,8 @@ pub struct Timings {
     running: (*mut Wait, usize, usize),
     /// The last scheduling sequence number given.
     seq: u64,
+    /// Per timing: the last sequence number scheduled before its latest run.
+    last_start: [u64; TIMING_COUNT],
 }
 
 impl Timings {
@@ -217,6 +219,7 @@ impl Timings {
             cap: wait_capacity as usize,
             running: (ptr::null_mut(), 0, 0),
             seq: 0,
+            last_start: [0; TIMING_COUNT],
         }
     }
 
@@ -362,25 +365,39 @@ impl Timings {
     /// waits that are due (every one with `all`), or whose token is
     /// canceled when the cancel `epoch` moved since the timing last looked.
     /// Also returns the last sequence number scheduled before the run.
+    ///
+    /// With `after`, it starts the canceled-only pass of `timing`'s latest
+    /// run instead (a batch host ran that run's continuations after it
+    /// returned): the near waits, and the far waits scheduled before that
+    /// run whose token is canceled, with that run's sequence number.
     pub fn start_run(
         &mut self,
         timing: usize,
         all: bool,
+        after: bool,
         epoch: u64,
         canceled: impl Fn(u64) -> bool,
     ) -> (Vec<Wait>, Vec<u32>, Now, u64) {
         let now = self.now;
+        if !after {
+            self.last_start[timing] = self.seq;
+        }
+        let limit = self.last_start[timing];
         let q = &mut self.queues[timing];
         let spare = std::mem::take(&mut q.spare);
         let items = std::mem::replace(&mut q.items, spare);
         let mut held = std::mem::take(&mut q.held);
-        q.far.release(&now, all, &mut held);
-        if epoch != q.far.seen_epoch {
-            q.far.seen_epoch = epoch;
-            q.far.sweep(u64::MAX, canceled, &mut held);
+        if after {
+            q.far.sweep(limit, canceled, &mut held);
+        } else {
+            q.far.release(&now, all, &mut held);
+            if epoch != q.far.seen_epoch {
+                q.far.seen_epoch = epoch;
+                q.far.sweep(u64::MAX, canceled, &mut held);
+            }
         }
         Self::order(&q.far, &mut held);
-        (items, held, now, self.seq)
+        (items, held, now, limit)
     }
 
     /// For a pass after the first of a run: holds (into `held`) the far
@@ -527,8 +544,8 @@ pub struct Tally {
 /// `canceled`, is removed and `resume`d (task handle or callback argument,
 /// callback, user pointer, state: `Canceled` for the latter); the others
 /// stay in `items` / `held`. With `CANCELED_ONLY` only canceled ones
-/// resume (the passes after a run's first: nothing new is due). Counts go
-/// to `tally`. `timings` is the queue set (its `running` field lets
+/// resume, and only near ones scheduled up to sequence `limit` (the passes
+/// after a run's first: nothing new is due). Counts go to `tally`. `timings` is the queue set (its `running` field lets
 /// `repoint` reach the records while `resume` runs host code).
 ///
 /// # Safety
@@ -542,6 +559,7 @@ pub unsafe fn run<const CANCEL_ALL: bool, const CANCELED_ONLY: bool>(
     items: &mut Vec<Wait>,
     held: &mut Vec<u32>,
     now: &Now,
+    limit: u64,
     canceled: impl Fn(u64) -> bool,
     mut resume: impl FnMut(u64, Option<CallbackFn>, *mut c_void, TaskState),
     tally: &mut Tally,
@@ -584,7 +602,8 @@ pub unsafe fn run<const CANCEL_ALL: bool, const CANCELED_ONLY: bool>(
             None => break,
         };
         let swept = far_slot.is_some_and(|s| unsafe { &(*timings).queues[timing].far }.swept(s));
-        let is_canceled = CANCEL_ALL || swept || (rec.token != 0 && canceled(rec.token));
+        let is_canceled =
+            CANCEL_ALL || swept || (rec.token != 0 && (!CANCELED_ONLY || rec.seq <= limit) && canceled(rec.token));
         if !is_canceled && (CANCELED_ONLY || !rec.is_due(now, key)) {
             match far_slot {
                 Some(slot) => {

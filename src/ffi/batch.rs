@@ -317,6 +317,34 @@ pub extern "C" fn onity_batch_tick(runtime: *mut OnityRuntime, batch: *mut Onity
     })
 }
 
+/// The canceled-only pass of `timing`'s latest run (ABI 1.2), for a host
+/// that runs the continuations `onity_batch_tick` reported after it
+/// returns: call it when those continuations canceled a token. Files
+/// pending records (as `onity_batch_tick`), then completes canceled the
+/// waits of `timing` scheduled before that run whose token is canceled, and
+/// the WhenAny / WhenAll watching a canceled token, reporting resumptions
+/// as `onity_batch_tick` does (`fast_resumed` is left alone: fast-lane
+/// waits have no token). So a token canceled by a continuation of a run
+/// cancels the run's other pending waits in the same frame, as it does for
+/// a callback host whose continuations run inside the tick. Nothing
+/// becomes due; waits scheduled since that run are left to the next one.
+/// Owner thread. Errors: as `onity_batch_tick`.
+#[no_mangle]
+pub extern "C" fn onity_batch_cancel_pass(
+    runtime: *mut OnityRuntime,
+    batch: *mut OnityBatch,
+    timing: u32,
+) -> OnityStatus {
+    crate::ffi!({
+        let r = lookup(runtime, batch)?;
+        // SAFETY: live batch, owner thread.
+        unsafe { compact(batch) };
+        let t = arg(Timing::from_u32(timing))?;
+        file_all(r);
+        Ok(r.rt.cancel_pass(t)?)
+    })
+}
+
 /// Like `onity_batch_tick` without running a timing: files pending records
 /// and runs continuations of tasks completed on other threads (as
 /// `onity_runtime_drain`), reporting resumptions. Owner thread.

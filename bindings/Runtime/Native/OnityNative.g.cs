@@ -3,7 +3,7 @@
 // Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// The header has 44 functions, 10 structs, 7 enums, 8 constants.
+// The header has 45 functions, 10 structs, 7 enums, 8 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -30,7 +30,7 @@ namespace Onity.Native
         /// any incompatible change; the minor when functions or enum values are added.
         /// Compare with `onity_abi_version()` at startup.
         /// </summary>
-        public const uint ONITY_ABI_VERSION = 65537;
+        public const uint ONITY_ABI_VERSION = 65538;
         /// <summary>
         /// Number of timings.
         /// </summary>
@@ -66,6 +66,23 @@ namespace Onity.Native
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_abi_version", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern uint onity_abi_version();
+
+        /// <summary>
+        /// The canceled-only pass of `timing`'s latest run (ABI 1.2), for a host
+        /// that runs the continuations `onity_batch_tick` reported after it
+        /// returns: call it when those continuations canceled a token. Files
+        /// pending records (as `onity_batch_tick`), then completes canceled the
+        /// waits of `timing` scheduled before that run whose token is canceled, and
+        /// the WhenAny / WhenAll watching a canceled token, reporting resumptions
+        /// as `onity_batch_tick` does (`fast_resumed` is left alone: fast-lane
+        /// waits have no token). So a token canceled by a continuation of a run
+        /// cancels the run's other pending waits in the same frame, as it does for
+        /// a callback host whose continuations run inside the tick. Nothing
+        /// becomes due; waits scheduled since that run are left to the next one.
+        /// Owner thread. Errors: as `onity_batch_tick`.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_batch_cancel_pass", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_batch_cancel_pass(IntPtr runtime, OnityBatch* batch, uint timing);
 
         /// <summary>
         /// Creates a batch with room for `submit_capacity` records (1 to 1,048,576)
