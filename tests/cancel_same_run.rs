@@ -323,3 +323,91 @@ fn waits_due_in_the_same_run_resume_in_scheduling_order() {
     let log = h.log.borrow();
     assert_eq!(log.iter().map(|e| (e.0, e.1)).collect::<Vec<_>>(), (1..=6).map(|id| (6, id)).collect::<Vec<_>>());
 }
+
+/// A batch host runs a run's continuations after the tick returns; the
+/// canceled-only pass it then makes completes the waits pending at that
+/// run's start canceled in the same frame, and leaves the waits scheduled
+/// since to the next run.
+#[test]
+fn the_cancel_pass_after_a_tick_completes_that_runs_pending_waits() {
+    let h = H::new();
+    h.begin(1);
+    let tok = h.source.get();
+    h.wait(WaitKind::DelayFrame, Timing::Update, 100.0, Clock::Scaled, tok, 1);
+    h.wait(WaitKind::Delay, Timing::Update, 100.0, Clock::Scaled, tok, 2);
+    h.rt.tick(Timing::Update).unwrap();
+    h.begin(2);
+    h.wait(WaitKind::NextFrame, Timing::Update, 0.0, Clock::Scaled, tok, 3);
+    let inputs = [h.rt.create_task().unwrap()];
+    let any = h.rt.when_any(&inputs, tok).unwrap();
+    h.rt.on_complete(any, log_cb, h.user()).unwrap();
+    h.rt.tick(Timing::Update).unwrap();
+    // The host's continuations of that run: one cancels; another schedules
+    // a wait with the token after the run.
+    h.wait(WaitKind::DelayFrame, Timing::Update, 50.0, Clock::Scaled, tok, 4);
+    h.rt.cancel(tok).unwrap();
+    h.rt.cancel_pass(Timing::Update).unwrap();
+    for id in [1, 2, 3, any] {
+        assert_eq!(h.find(id), Some((2, CANCELED)), "wait {id}");
+    }
+    assert_eq!(h.find(4), None, "scheduled after the run: left to the next one");
+    h.begin(3);
+    h.rt.tick(Timing::Update).unwrap();
+    assert_eq!(h.find(4), Some((3, CANCELED)));
+    let ids: Vec<u64> = h.log.borrow().iter().map(|e| e.1).collect();
+    assert_eq!(ids, vec![any, 1, 2, 3, 4], "combinators first, then the waits in scheduling order");
+}
+
+/// `onity_batch_cancel_pass`: its misuse errors, and the pass reported
+/// through the batch.
+#[test]
+fn batch_cancel_pass_through_the_c_abi() {
+    use onity::ffi::*;
+    use std::ptr;
+    let mut c = OnityRuntimeConfig::default();
+    assert_eq!(onity_runtime_config_init(&mut c, std::mem::size_of::<OnityRuntimeConfig>() as u32), OnityStatus::Ok);
+    let mut rt = ptr::null_mut();
+    assert_eq!(onity_runtime_create(&c, &mut rt), OnityStatus::Ok);
+    let mut b = ptr::null_mut();
+    assert_eq!(onity_batch_create(rt, 16, &mut b), OnityStatus::Ok);
+    let upd = Timing::Update as u32;
+    assert_eq!(onity_batch_cancel_pass(ptr::null_mut(), b, upd), OnityStatus::NullPointer);
+    assert_eq!(onity_batch_cancel_pass(rt, ptr::null_mut(), upd), OnityStatus::NullPointer);
+    assert_eq!(onity_batch_cancel_pass(rt, b, 16), OnityStatus::InvalidArgument);
+    let info = OnityFrameInfo {
+        size: std::mem::size_of::<OnityFrameInfo>() as u32,
+        reserved: 0,
+        frame: 1,
+        delta_time: 0.016,
+        unscaled_delta_time: 0.016,
+        realtime: 0.0,
+    };
+    assert_eq!(onity_runtime_frame_begin(rt, &info), OnityStatus::Ok);
+    let mut tok = 0;
+    assert_eq!(onity_cancel_source_create(rt, &mut tok), OnityStatus::Ok);
+    // SAFETY: a live batch with room, written between calls.
+    unsafe {
+        *(*b).submit = OnityBatchRecord {
+            id: 9,
+            token: tok,
+            arg: 100,
+            kind: WaitKind::DelayFrame as u8,
+            timing: upd as u8,
+            clock: 0,
+            reserved: [0; 5],
+        };
+        (*b).submit_count = 1;
+    }
+    assert_eq!(onity_batch_tick(rt, b, upd), OnityStatus::Ok);
+    // SAFETY: as above.
+    assert_eq!(unsafe { (*b).resumed_count }, 0);
+    assert_eq!(onity_cancel_source_cancel(rt, tok), OnityStatus::Ok);
+    assert_eq!(onity_batch_cancel_pass(rt, b, upd), OnityStatus::Ok);
+    // SAFETY: as above.
+    unsafe {
+        assert_eq!((*b).resumed_count, 1);
+        let r = *(*b).resumed;
+        assert_eq!((r.id, r.state), (9, CANCELED));
+    }
+    assert_eq!(onity_runtime_destroy(rt), OnityStatus::Ok);
+}
