@@ -96,6 +96,15 @@ pub struct Runtime {
 unsafe impl Sync for Runtime {}
 unsafe impl Send for Runtime {}
 
+/// Forgets a run's local vector when it is done (even by a panic).
+struct Running<'a>(&'a Runtime);
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        // SAFETY: owner thread (created in `run_queue`).
+        unsafe { self.0.inner() }.timings.clear_running();
+    }
+}
+
 /// Resets the `ticking` flag even if a panic unwinds through a tick.
 struct TickGuard<'a>(&'a Runtime);
 impl Drop for TickGuard<'_> {
@@ -363,23 +372,7 @@ impl Runtime {
     /// (runtime destruction). With `AFTER`, only the canceled-only passes
     /// of `t`'s latest run (see [`Runtime::cancel_pass`]).
     fn run_queue<const CANCEL_ALL: bool, const AFTER: bool>(&self, t: usize) {
-        /// Forgets the run's local vector when it is done (even by a panic).
-        struct Running<'a>(&'a Runtime);
-        impl Drop for Running<'_> {
-            fn drop(&mut self) {
-                // SAFETY: owner thread (created in `run_queue`).
-                unsafe { self.0.inner() }.timings.clear_running();
-            }
-        }
-        let canceled = |token| self.token_canceled(token);
-        let mut resume = |arg, func: Option<CallbackFn>, user, state: TaskState| match func {
-            // `ticking` (or `closing`) already refuses `close`, so no depth
-            // count.
-            // SAFETY: the host promised `f` is callable with `user`.
-            Some(f) => unsafe { f(user, arg, state as u32) },
-            None => self.complete_owned(arg, state, 0, 0),
-        };
-        let mut seen = self.cancel_epoch.load(Ordering::Acquire);
+        let seen = self.cancel_epoch.load(Ordering::Acquire);
         if AFTER {
             self.poll_watches();
         }
@@ -387,7 +380,7 @@ impl Runtime {
             // SAFETY: owner thread, short borrow.
             let inner = unsafe { self.inner() };
             inner.timings.sample_high_water(&inner.lanes.counts);
-            inner.timings.start_run(t, CANCEL_ALL, AFTER, seen, canceled)
+            inner.timings.start_run(t, CANCEL_ALL, AFTER, seen, |token| self.token_canceled(token))
         };
         let running = Running(self);
         let mut tally = timing::Tally::default();
@@ -401,15 +394,52 @@ impl Runtime {
                 &mut held,
                 &now,
                 limit,
-                canceled,
-                &mut resume,
+                |token| self.token_canceled(token),
+                |arg, func, user, state| self.resume_wait(arg, func, user, state),
                 &mut tally,
             )
         };
         // A token canceled by a continuation of this run cancels the waits
         // of this timing pending at its start (and the combinators watching
-        // it) before the run ends: passes over the canceled ones until no
-        // cancel happens (with `CANCEL_ALL`, until the far store is empty).
+        // it) before the run ends (with `CANCEL_ALL`: until the far store is
+        // empty).
+        // SAFETY: owner thread, short borrow.
+        let left = CANCEL_ALL && unsafe { self.inner() }.timings.far_filed(t) > 0;
+        if left || self.cancel_epoch.load(Ordering::Acquire) != seen {
+            self.cancel_passes::<CANCEL_ALL>(t, &mut items, &mut held, &now, limit, seen, &mut tally);
+        }
+        drop(running);
+        // SAFETY: owner thread, short borrow; no user code below.
+        unsafe { self.inner() }.timings.finish_run(t, items, held, &tally);
+    }
+
+    /// Completes a due or canceled wait: calls its callback, or completes
+    /// its task. `ticking` (or `closing`) already refuses `close`, so no
+    /// depth count.
+    #[inline(always)]
+    fn resume_wait(&self, arg: u64, func: Option<CallbackFn>, user: *mut c_void, state: TaskState) {
+        match func {
+            // SAFETY: the host promised `f` is callable with `user`.
+            Some(f) => unsafe { f(user, arg, state as u32) },
+            None => self.complete_owned(arg, state, 0, 0),
+        }
+    }
+
+    /// The passes of a run after its first, over the canceled waits, until
+    /// no cancel happens during one (see [`Runtime::run_queue`]).
+    #[cold]
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn cancel_passes<const CANCEL_ALL: bool>(
+        &self,
+        t: usize,
+        items: &mut Vec<timing::Wait>,
+        held: &mut Vec<u32>,
+        now: &timing::Now,
+        limit: u64,
+        mut seen: u64,
+        tally: &mut timing::Tally,
+    ) {
         loop {
             let epoch = self.cancel_epoch.load(Ordering::Acquire);
             // SAFETY: owner thread, short borrow.
@@ -419,25 +449,22 @@ impl Runtime {
             }
             seen = epoch;
             self.poll_watches();
-            // SAFETY: as above (both).
+            // SAFETY: as in `run_queue` (both).
             unsafe {
-                self.inner().timings.take_canceled(t, CANCEL_ALL, limit, canceled, &mut held);
+                self.inner().timings.take_canceled(t, CANCEL_ALL, limit, |token| self.token_canceled(token), held);
                 timing::run::<CANCEL_ALL, true>(
                     &mut self.inner().timings,
                     t,
-                    &mut items,
-                    &mut held,
-                    &now,
+                    items,
+                    held,
+                    now,
                     limit,
-                    canceled,
-                    &mut resume,
-                    &mut tally,
+                    |token| self.token_canceled(token),
+                    |arg, func, user, state| self.resume_wait(arg, func, user, state),
+                    tally,
                 )
             };
         }
-        drop(running);
-        // SAFETY: owner thread, short borrow; no user code below.
-        unsafe { self.inner() }.timings.finish_run(t, items, held, &tally);
     }
 
     /// The canceled-only pass of `timing`'s latest run, for a host that

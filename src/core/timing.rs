@@ -561,6 +561,33 @@ pub unsafe fn run<const CANCEL_ALL: bool, const CANCELED_ONLY: bool>(
     now: &Now,
     limit: u64,
     canceled: impl Fn(u64) -> bool,
+    resume: impl FnMut(u64, Option<CallbackFn>, *mut c_void, TaskState),
+    tally: &mut Tally,
+) {
+    // Most runs hold no far wait: that loop is compiled without the merge.
+    if held.is_empty() {
+        run_merged::<CANCEL_ALL, CANCELED_ONLY, false>(
+            timings, timing, items, held, now, limit, canceled, resume, tally,
+        )
+    } else {
+        run_merged::<CANCEL_ALL, CANCELED_ONLY, true>(timings, timing, items, held, now, limit, canceled, resume, tally)
+    }
+}
+
+/// [`run`], with `HAS_FAR` false when `held` is empty.
+///
+/// # Safety
+/// As [`run`].
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn run_merged<const CANCEL_ALL: bool, const CANCELED_ONLY: bool, const HAS_FAR: bool>(
+    timings: *mut Timings,
+    timing: usize,
+    items: &mut Vec<Wait>,
+    held: &mut Vec<u32>,
+    now: &Now,
+    limit: u64,
+    canceled: impl Fn(u64) -> bool,
     mut resume: impl FnMut(u64, Option<CallbackFn>, *mut c_void, TaskState),
     tally: &mut Tally,
 ) {
@@ -571,10 +598,11 @@ pub unsafe fn run<const CANCEL_ALL: bool, const CANCELED_ONLY: bool>(
     (*timings).running = (base, len, items.capacity());
     let (mut kept, mut kept_far) = (0usize, 0usize);
     let (mut i, mut j) = (0usize, 0usize);
+    let mut local = Tally::default();
     loop {
         // The next record in scheduling order: far slot `held[j]` or near
         // record `i`.
-        let far_slot = if j < n_far {
+        let far_slot = if HAS_FAR && j < n_far {
             let slot = held[j];
             // SAFETY: no borrow of `timings` is alive (outside `resume`).
             let far = unsafe { &(*timings).queues[timing].far };
@@ -601,7 +629,7 @@ pub unsafe fn run<const CANCEL_ALL: bool, const CANCELED_ONLY: bool>(
             }
             None => break,
         };
-        let swept = far_slot.is_some_and(|s| unsafe { &(*timings).queues[timing].far }.swept(s));
+        let swept = HAS_FAR && far_slot.is_some_and(|s| unsafe { &(*timings).queues[timing].far }.swept(s));
         let is_canceled =
             CANCEL_ALL || swept || (rec.token != 0 && (!CANCELED_ONLY || rec.seq <= limit) && canceled(rec.token));
         if !is_canceled && (CANCELED_ONLY || !rec.is_due(now, key)) {
@@ -620,10 +648,10 @@ pub unsafe fn run<const CANCEL_ALL: bool, const CANCELED_ONLY: bool>(
         }
         let kind = rec.kind_index();
         let state = if is_canceled {
-            tally.canceled[kind] += 1;
+            local.canceled[kind] += 1;
             TaskState::Canceled
         } else {
-            tally.done[kind] += 1;
+            local.done[kind] += 1;
             TaskState::Succeeded
         };
         // Copied out first: `resume` runs host code, which may re-point
@@ -638,4 +666,8 @@ pub unsafe fn run<const CANCEL_ALL: bool, const CANCELED_ONLY: bool>(
     // SAFETY: the first `kept` elements are initialised copies.
     unsafe { items.set_len(kept) };
     held.truncate(kept_far);
+    for k in 0..WAIT_KIND_COUNT {
+        tally.done[k] += local.done[k];
+        tally.canceled[k] += local.canceled[k];
+    }
 }
