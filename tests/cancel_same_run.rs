@@ -411,3 +411,20 @@ fn batch_cancel_pass_through_the_c_abi() {
     }
     assert_eq!(onity_runtime_destroy(rt), OnityStatus::Ok);
 }
+
+/// A far wait (DelayFrame(50), Delay(50 s)) made with a token canceled long
+/// before (no cancel since) completes canceled at the next run of its
+/// timing.
+#[test]
+fn a_far_wait_with_an_already_canceled_token_completes_at_the_next_run() {
+    let h = H::new();
+    h.begin(1);
+    h.rt.cancel(h.source.get()).unwrap();
+    h.rt.tick(Timing::Update).unwrap();
+    h.begin(2);
+    h.rt.tick(Timing::Update).unwrap();
+    h.wait(WaitKind::DelayFrame, Timing::Update, 50.0, Clock::Scaled, h.source.get(), 7);
+    h.wait(WaitKind::Delay, Timing::Update, 50.0, Clock::Scaled, h.source.get(), 8);
+    frames(&h, 3, 5, 7, 3, CANCELED);
+    assert_eq!(h.find(8), Some((3, CANCELED)));
+}

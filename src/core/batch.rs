@@ -23,7 +23,8 @@ impl Runtime {
 
     /// Files lane `id`'s fast records and requests, with the frame current
     /// now; `reject(record id, why)` is called for each request refused.
-    /// Owner thread.
+    /// Owner thread. `OutOfMemory` when the fast records cannot be filed:
+    /// then nothing was filed (the requests neither).
     pub fn file_lane(
         &self,
         id: LaneId,
@@ -36,7 +37,7 @@ impl Runtime {
             // SAFETY: owner thread, short borrow; no user code runs below.
             let inner = unsafe { self.inner() };
             let now = inner.timings.now;
-            inner.lanes.file(id, fast, &now);
+            inner.lanes.file(id, fast, &now)?;
             // Pending waits only grow here: sample their peak.
             inner.timings.sample_high_water(&inner.lanes.counts);
         }

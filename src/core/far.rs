@@ -265,17 +265,16 @@ impl Far {
         }
         let mut discarded = 0;
         if self.filed == 0 && self.slab.len() == self.free.len() && self.slab.capacity() > cap {
+            // Nothing filed or held: start over with `cap` records (if the
+            // allocator gives them; the rest grows on demand).
             discarded = (self.slab.capacity() - cap) as u64;
-            self.slab.clear();
-            self.slab.shrink_to(cap);
-            self.free.clear();
-            self.free.shrink_to(cap);
-            for h in self.heaps.iter_mut() {
-                h.clear();
-                h.shrink_to(cap);
-            }
-            self.tokened.clear();
-            self.tokened.shrink_to(cap);
+            let mut slab = Vec::new();
+            let _ = slab.try_reserve_exact(cap);
+            self.slab = slab;
+            self.free = Vec::new();
+            self.heaps = Default::default();
+            self.tokened = Vec::new();
+            self.tokened_live = 0;
             self.stale = 0;
         }
         discarded

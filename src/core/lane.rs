@@ -180,13 +180,28 @@ impl Lanes {
         }
     }
 
-    /// Files fast records in lane `id`, with due frames from `now`.
-    pub fn file(&mut self, id: LaneId, recs: &[u64], now: &Now) {
+    /// Files fast records in lane `id`, with due frames from `now`: all of
+    /// them, or none (`OutOfMemory`: the storage they need cannot grow).
+    pub fn file(&mut self, id: LaneId, recs: &[u64], now: &Now) -> Result<()> {
         if recs.is_empty() {
-            return;
+            return Ok(());
         }
         // SAFETY: a live lane (see `list`); exclusive borrow of `self`.
         let lane = unsafe { self.ptr(id).as_mut() };
+        // Reserve first (fallibly) what every record needs, so that filing
+        // cannot fail half way.
+        let mut need = [[0usize; 3]; TIMING_COUNT];
+        for &r in recs {
+            let hi = r >> 32;
+            need[(hi & 0xF) as usize][((hi >> 4) as usize).min(2)] += 1;
+        }
+        let oom = |_| Error::OutOfMemory;
+        for (q, n) in lane.queues.iter_mut().zip(need) {
+            q.yields.try_reserve(n[0]).map_err(oom)?;
+            q.next_ids.try_reserve(n[1]).map_err(oom)?;
+            q.next_runs.try_reserve(n[1].min(1)).map_err(oom)?;
+            q.later.try_reserve(n[2]).map_err(oom)?;
+        }
         lane.pending += recs.len() as u64;
         let mut n = [0u64; 3];
         // Records come in runs with the same timing and delay (a loop of
@@ -228,37 +243,46 @@ impl Lanes {
         for (k, n) in n.into_iter().enumerate() {
             self.counts[k].scheduled += n;
         }
+        Ok(())
     }
 
     /// Moves the fast waits of `timing` in lane `id` that are due at frame
     /// `fnum` into the lane's report, which it returns: Yields (in filing
     /// order), then NextFrame waits, then DelayFrame waits (each by due
     /// frame, then filing order). The report stays until the next run.
+    /// Its storage grows fallibly: when it cannot, the waits it has no room
+    /// for stay pending (reported by a later run).
     pub fn run(&mut self, id: LaneId, timing: usize, fnum: u64) -> &[u32] {
         // SAFETY: a live lane (see `list`); exclusive borrow of `self`.
         let lane = unsafe { self.ptr(id).as_mut() };
         lane.out.clear();
         if lane.pending != 0 {
             let q = &mut lane.queues[timing];
+            // `out` is empty: this swaps buffers (no allocation).
             append_ids(&mut lane.out, &mut q.yields);
             let yields = lane.out.len() as u64;
             let mut due_n = 0usize;
-            while let Some(&(due, count)) = q.next_runs.front() {
+            let mut due_runs = 0usize;
+            for &(due, count) in q.next_runs.iter() {
                 if due > fnum {
                     break;
                 }
                 due_n += count;
-                q.next_runs.pop_front();
+                due_runs += 1;
             }
-            if due_n == q.next_ids.len() {
-                append_ids(&mut lane.out, &mut q.next_ids);
-            } else if due_n > 0 {
-                lane.out.extend_from_slice(&q.next_ids[..due_n]);
-                q.next_ids.drain(..due_n);
+            let room = |out: &mut Vec<u32>, n: usize| n == 0 || out.try_reserve(n).is_ok();
+            if due_n > 0 && ((lane.out.is_empty() && due_n == q.next_ids.len()) || room(&mut lane.out, due_n)) {
+                q.next_runs.drain(..due_runs);
+                if due_n == q.next_ids.len() {
+                    append_ids(&mut lane.out, &mut q.next_ids);
+                } else {
+                    lane.out.extend_from_slice(&q.next_ids[..due_n]);
+                    q.next_ids.drain(..due_n);
+                }
             }
             let nexts = lane.out.len() as u64 - yields;
             while let Some(&Reverse((due, _, id))) = q.later.peek() {
-                if due > fnum {
+                if due > fnum || !(lane.out.len() < lane.out.capacity() || room(&mut lane.out, q.later.len())) {
                     break;
                 }
                 lane.out.push(id);

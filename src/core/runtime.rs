@@ -139,7 +139,7 @@ impl Runtime {
             cfg,
             tasks: FreeList::new(cfg.task_capacity),
             cancels: FreeList::new(cfg.cancel_capacity),
-            timings: Timings::new(cfg.wait_capacity),
+            timings: Timings::new(cfg.wait_capacity)?,
             lanes: Lanes::default(),
             comb: Combinators::new(cfg.combinator16_capacity, cfg.combinator32_capacity),
             ticking: false,
@@ -315,8 +315,9 @@ impl Runtime {
             None => self.rent_task(0)?,
             Some(_) => arg,
         };
+        let canceled = self.token_canceled(spec.token);
         // SAFETY: owner thread, short borrow (no user code below).
-        if let Err(e) = unsafe { self.inner() }.timings.push(&spec, arg, func, user) {
+        if let Err(e) = unsafe { self.inner() }.timings.push(&spec, canceled, arg, func, user) {
             if func.is_none() {
                 // The task was never handed out: give its slot back.
                 let _ = self.consume(arg);

@@ -202,14 +202,16 @@ pub struct Timings {
 }
 
 impl Timings {
-    pub fn new(wait_capacity: u32) -> Timings {
+    /// `OutOfMemory` when the queues' first storage cannot be allocated.
+    pub fn new(wait_capacity: u32) -> Result<Timings> {
         let mut queues: [Queue; TIMING_COUNT] = Default::default();
         let per_queue = (wait_capacity as usize).min(1 << 20);
         for q in queues.iter_mut() {
-            q.items = Vec::with_capacity(per_queue.min(256));
-            q.spare = Vec::with_capacity(per_queue.min(256));
+            for v in [&mut q.items, &mut q.spare] {
+                v.try_reserve_exact(per_queue.min(256)).map_err(|_| Error::OutOfMemory)?;
+            }
         }
-        Timings {
+        Ok(Timings {
             queues,
             now: Now::default(),
             host_frame: 0,
@@ -220,7 +222,7 @@ impl Timings {
             running: (ptr::null_mut(), 0, 0),
             seq: 0,
             last_start: [0; TIMING_COUNT],
-        }
+        })
     }
 
     /// Checks and applies a frame begin. Returns `Some(frame)` for the first
@@ -270,10 +272,19 @@ impl Timings {
     }
 
     /// Queues a wait: in the far store when it is a DelayFrame due after
-    /// the next frame or a Delay not yet due, else in the near queue.
-    /// `OutOfMemory` (nothing queued) when storage cannot grow.
+    /// the next frame or a Delay not yet due, else (and when its token is
+    /// `canceled` already: the far store looks at tokens only after a
+    /// cancel) in the near queue. `OutOfMemory` (nothing queued) when
+    /// storage cannot grow.
     #[inline(always)]
-    pub fn push(&mut self, spec: &WaitSpec, arg: u64, func: Option<CallbackFn>, user: *mut c_void) -> Result<()> {
+    pub fn push(
+        &mut self,
+        spec: &WaitSpec,
+        canceled: bool,
+        arg: u64,
+        func: Option<CallbackFn>,
+        user: *mut c_void,
+    ) -> Result<()> {
         let WaitSpec { kind, timing, frames, seconds, clock, token } = *spec;
         let due_frame = self.now.due_frame(kind, frames);
         let (due_time, far) = match kind {
@@ -284,6 +295,7 @@ impl Timings {
             WaitKind::DelayFrame => (0.0, due_frame > self.now.fnum + 1),
             _ => (0.0, false),
         };
+        let far = far && !canceled;
         let rec =
             Wait { seq: self.seq + 1, arg, func, user, token, due_meta: Wait::meta(kind, due_frame, clock), due_time };
         let q = &mut self.queues[timing as usize];
@@ -460,16 +472,27 @@ impl Timings {
                 if items.capacity() - items.len() < q.items.len() {
                     self.storage.cold_allocations += 1;
                 }
-                items.extend_from_slice(&q.items);
-                q.items.clear();
+                if items.try_reserve(q.items.len()).is_ok() {
+                    items.extend_from_slice(&q.items);
+                    q.items.clear();
+                } else {
+                    // The other vector, then: the kept ones rotated to the
+                    // front. (Only when both fail does this allocate
+                    // infallibly.)
+                    let _ = q.items.try_reserve(items.len());
+                    let n = items.len();
+                    q.items.extend_from_slice(&items);
+                    q.items.rotate_right(n);
+                    items.clear();
+                    std::mem::swap(&mut items, &mut q.items);
+                }
             }
             std::mem::swap(&mut items, &mut q.items);
         }
         // Keep at most `cap` records of storage per vector after a burst.
         for v in [&mut items, &mut q.items] {
             if v.capacity() > cap && v.len() <= cap {
-                self.storage.discards += (v.capacity() - cap.max(v.len())) as u64;
-                v.shrink_to(cap);
+                self.storage.discards += shrink(v, cap);
             }
         }
         q.spare = items;
@@ -529,6 +552,21 @@ impl Timings {
             self.queues.iter().map(|q| q.items.capacity() + q.spare.capacity() + q.far.capacity()).sum();
         (queues + self.running.2) as u64
     }
+}
+
+/// Gives back `v`'s storage above `cap` records (at least its length),
+/// through a fallible new allocation (none: it keeps its storage). Returns
+/// the records of storage given back.
+fn shrink(v: &mut Vec<Wait>, cap: usize) -> u64 {
+    let keep = cap.max(v.len());
+    let mut smaller = Vec::new();
+    if smaller.try_reserve_exact(keep).is_err() {
+        return 0;
+    }
+    smaller.extend_from_slice(v);
+    let given = v.capacity().saturating_sub(smaller.capacity()) as u64;
+    *v = smaller;
+    given
 }
 
 /// How many waits of each kind a run resumed.

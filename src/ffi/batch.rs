@@ -93,7 +93,7 @@ unsafe extern "C" fn batch_emit(user: *mut c_void, id: u64, state: u32) {
 ///
 /// # Safety
 /// `b` is a live batch of `r`; owner thread.
-unsafe fn file(r: &OnityRuntime, b: *mut OnityBatch) {
+unsafe fn file(r: &OnityRuntime, b: *mut OnityBatch) -> Result<(), OnityStatus> {
     let st = state(b);
     let (records, fast_records, capacity, lane) = (st.records, st.fast_records, st.capacity, st.lane);
     // The buffers and their lengths come from the runtime's own state, not
@@ -108,7 +108,7 @@ unsafe fn file(r: &OnityRuntime, b: *mut OnityBatch) {
         (*b).submit_count = 0;
     }
     if nf == 0 && n == 0 {
-        return;
+        return Ok(());
     }
     // SAFETY: both buffers hold `capacity` initialised records; the host
     // writes them only between calls (owner thread).
@@ -116,8 +116,14 @@ unsafe fn file(r: &OnityRuntime, b: *mut OnityBatch) {
     let requests = std::slice::from_raw_parts(records as *const OnityBatchRecord, n);
     let reject =
         |id, e| push_resume(b, OnityResume { id, state: OnityTaskState::Faulted as u32, status: status_code(e) });
-    // Owner thread (the caller checked): cannot fail.
-    let _ = r.rt.file_lane(lane, fast, requests.iter().copied(), reject);
+    // Owner thread (the caller checked): fails only when the fast records
+    // cannot be stored (nothing filed): they stay pending, for a later call.
+    if r.rt.file_lane(lane, fast, requests.iter().copied(), reject).is_err() {
+        (*b).fast_count = nf as u32;
+        (*b).submit_count = n as u32;
+        return Err(OnityStatus::OutOfMemory);
+    }
+    Ok(())
 }
 
 /// Files every batch's pending records, on the owner thread (elsewhere the
@@ -129,8 +135,9 @@ pub(crate) fn file_all(r: &OnityRuntime) {
     // SAFETY: owner thread. Filing runs no host code (rejections only
     // append resumptions), so the list cannot change while we walk it.
     for &b in unsafe { r.batches() }.iter() {
-        // SAFETY: listed batches are live.
-        unsafe { file(r, b) };
+        // SAFETY: listed batches are live. A batch whose fast records
+        // cannot be stored keeps them pending (flush reports it).
+        let _ = unsafe { file(r, b) };
     }
 }
 
@@ -276,14 +283,16 @@ pub extern "C" fn onity_batch_create(
 
 /// Files the batch's pending records now (call it when `submit` is full).
 /// Owner thread. Errors: `NULL_POINTER`, `INVALID_HANDLE` (not a live batch
-/// of this runtime), `WRONG_THREAD`.
+/// of this runtime), `WRONG_THREAD`, `OUT_OF_MEMORY` (the fast-lane records
+/// could not be stored: nothing was filed, every record stays pending, for
+/// a later call; the other calls that file records leave them pending the
+/// same way).
 #[no_mangle]
 pub extern "C" fn onity_batch_flush(runtime: *mut OnityRuntime, batch: *mut OnityBatch) -> OnityStatus {
     crate::ffi!({
         let r = lookup(runtime, batch)?;
         // SAFETY: live batch of this runtime, owner thread.
-        unsafe { file(r, batch) };
-        Ok(())
+        unsafe { file(r, batch) }
     })
 }
 
