@@ -661,7 +661,6 @@ case_tests! {
     #[ignore = "issue 17: fixed in phase B"]
     batch_create => "batch_create";
     batch_flush_files_records => "batch_flush_files_records";
-    #[ignore = "issue 17: the resumption list (src/ffi/batch.rs push_resume) still aborts"]
     batch_tick_reports_resumptions => "batch_tick_reports_resumptions";
     #[ignore = "issue 17: fixed in phase B"]
     frame_alloc_first_on_this_runtime => "frame_alloc_first_on_this_runtime";

@@ -49,6 +49,10 @@ struct BatchState {
     fast_records: *mut u64,
     capacity: usize,
     resumed: Vec<OnityResume>,
+    /// Requests filed whose resumption is not yet in `resumed`: `resumed`
+    /// keeps room for them (reserved fallibly when they are filed), so a
+    /// completing wait never allocates.
+    outstanding: usize,
     lane: LaneId,
 }
 
@@ -78,6 +82,7 @@ unsafe fn state<'a>(b: *mut OnityBatch) -> &'a mut BatchState {
 /// `b` is a live batch; owner thread.
 unsafe fn push_resume(b: *mut OnityBatch, r: OnityResume) {
     let st = state(b);
+    st.outstanding = st.outstanding.saturating_sub(1);
     st.resumed.push(r);
     (*b).resumed = st.resumed.as_ptr();
     (*b).resumed_count = st.resumed.len() as u32;
@@ -114,11 +119,20 @@ unsafe fn file(r: &OnityRuntime, b: *mut OnityBatch) -> Result<(), OnityStatus> 
     // writes them only between calls (owner thread).
     let fast = std::slice::from_raw_parts(fast_records as *const u64, nf);
     let requests = std::slice::from_raw_parts(records as *const OnityBatchRecord, n);
+    // Room for every request's resumption (see `outstanding`).
+    let st = state(b);
+    if n != 0 && st.resumed.try_reserve(st.outstanding + n).is_err() {
+        (*b).fast_count = nf as u32;
+        (*b).submit_count = n as u32;
+        return Err(OnityStatus::OutOfMemory);
+    }
+    st.outstanding += n;
     let reject =
         |id, e| push_resume(b, OnityResume { id, state: OnityTaskState::Faulted as u32, status: status_code(e) });
     // Owner thread (the caller checked): fails only when the fast records
     // cannot be stored (nothing filed): they stay pending, for a later call.
     if r.rt.file_lane(lane, fast, requests.iter().copied(), reject).is_err() {
+        state(b).outstanding -= n;
         (*b).fast_count = nf as u32;
         (*b).submit_count = n as u32;
         return Err(OnityStatus::OutOfMemory);
@@ -265,6 +279,7 @@ pub extern "C" fn onity_batch_create(
             fast_records: Box::into_raw(vec![0u64; cap].into_boxed_slice()) as *mut u64,
             capacity: cap,
             resumed: Vec::with_capacity(1024),
+            outstanding: 0,
             lane,
         });
         // SAFETY: `b` was just made on this thread; nobody else has it yet.
