@@ -180,30 +180,18 @@ impl Lanes {
         }
     }
 
-    /// Files fast records in lane `id`, with due frames from `now`: all of
-    /// them, or none (`OutOfMemory`: the storage they need cannot grow).
-    pub fn file(&mut self, id: LaneId, recs: &[u64], now: &Now) -> Result<()> {
+    /// Files fast records in lane `id`, with due frames from `now`. When
+    /// the storage they need cannot grow, it stops at a run of records
+    /// (same timing and delay) and returns `Err(k)`: the first `k` were
+    /// filed, the others were not.
+    pub fn file(&mut self, id: LaneId, recs: &[u64], now: &Now) -> std::result::Result<(), usize> {
         if recs.is_empty() {
             return Ok(());
         }
         // SAFETY: a live lane (see `list`); exclusive borrow of `self`.
         let lane = unsafe { self.ptr(id).as_mut() };
-        // Reserve first (fallibly) what every record needs, so that filing
-        // cannot fail half way.
-        let mut need = [[0usize; 3]; TIMING_COUNT];
-        for &r in recs {
-            let hi = r >> 32;
-            need[(hi & 0xF) as usize][((hi >> 4) as usize).min(2)] += 1;
-        }
-        let oom = |_| Error::OutOfMemory;
-        for (q, n) in lane.queues.iter_mut().zip(need) {
-            q.yields.try_reserve(n[0]).map_err(oom)?;
-            q.next_ids.try_reserve(n[1]).map_err(oom)?;
-            q.next_runs.try_reserve(n[1].min(1)).map_err(oom)?;
-            q.later.try_reserve(n[2]).map_err(oom)?;
-        }
-        lane.pending += recs.len() as u64;
         let mut n = [0u64; 3];
+        let mut filed = Ok(());
         // Records come in runs with the same timing and delay (a loop of
         // awaits): file a run at once.
         let mut i = 0;
@@ -215,6 +203,15 @@ impl Lanes {
             }
             let run = &recs[i..j];
             let q = &mut lane.queues[(hi & 0xF) as usize];
+            let room = match hi >> 4 {
+                0 => q.yields.try_reserve(run.len()).is_ok(),
+                1 => q.next_ids.try_reserve(run.len()).is_ok() && q.next_runs.try_reserve(1).is_ok(),
+                _ => q.later.try_reserve(run.len()).is_ok(),
+            };
+            if !room {
+                filed = Err(i);
+                break;
+            }
             match hi >> 4 {
                 0 => {
                     n[0] += run.len() as u64;
@@ -242,8 +239,9 @@ impl Lanes {
         }
         for (k, n) in n.into_iter().enumerate() {
             self.counts[k].scheduled += n;
+            lane.pending += n;
         }
-        Ok(())
+        filed
     }
 
     /// Moves the fast waits of `timing` in lane `id` that are due at frame

@@ -131,11 +131,13 @@ unsafe fn file(r: &OnityRuntime, b: *mut OnityBatch) -> Result<(), OnityStatus> 
         |id, e| push_resume(b, OnityResume { id, state: OnityTaskState::Faulted as u32, status: status_code(e) });
     // Owner thread (the caller checked): fails only when the fast records
     // cannot be stored (nothing filed): they stay pending, for a later call.
-    if r.rt.file_lane(lane, fast, requests.iter().copied(), reject).is_err() {
+    if let Err((e, k)) = r.rt.file_lane(lane, fast, requests.iter().copied(), reject) {
+        // The records not filed stay pending, first in the buffers.
         state(b).outstanding -= n;
-        (*b).fast_count = nf as u32;
+        std::ptr::copy(fast_records.add(k), fast_records, nf - k);
+        (*b).fast_count = (nf - k) as u32;
         (*b).submit_count = n as u32;
-        return Err(OnityStatus::OutOfMemory);
+        return Err(e.into());
     }
     Ok(())
 }
@@ -299,9 +301,9 @@ pub extern "C" fn onity_batch_create(
 /// Files the batch's pending records now (call it when `submit` is full).
 /// Owner thread. Errors: `NULL_POINTER`, `INVALID_HANDLE` (not a live batch
 /// of this runtime), `WRONG_THREAD`, `OUT_OF_MEMORY` (the fast-lane records
-/// could not be stored: nothing was filed, every record stays pending, for
-/// a later call; the other calls that file records leave them pending the
-/// same way).
+/// could not all be stored: those not filed stay pending, first in
+/// `fast_submit`, with every `submit` record, for a later call; the other
+/// calls that file records leave them pending the same way).
 #[no_mangle]
 pub extern "C" fn onity_batch_flush(runtime: *mut OnityRuntime, batch: *mut OnityBatch) -> OnityStatus {
     crate::ffi!({
