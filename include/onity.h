@@ -203,9 +203,11 @@ enum OnityPool
   ONITY_POOL_TASKS = 0,
   // Cancellation source slots (same rules as tasks).
   ONITY_POOL_CANCEL_SOURCES = 1,
-  // Wait records in the 16 timing queues: `live` records queued, `idle`
-  // spare record storage, `cold_allocations` queue growths, `discards`
-  // records of storage released when a queue shrinks back to `capacity / 16`.
+  // Wait records in the 16 timing queues and their far-future stores:
+  // `capacity` records of storage allocated now, `live` records queued,
+  // `idle` = `capacity` - `live`, `cold_allocations` storage growths,
+  // `discards` records of storage released when a queue or store shrinks
+  // back to `wait_capacity`.
   ONITY_POOL_WAIT_RECORDS = 2,
   // WhenAny coordinators for 1-16 inputs (256 kept by default).
   ONITY_POOL_WHEN_ANY16 = 3,
@@ -546,7 +548,10 @@ OnityStatus onity_batch_create(struct OnityRuntime *runtime,
 
 // Files the batch's pending records now (call it when `submit` is full).
 // Owner thread. Errors: `NULL_POINTER`, `INVALID_HANDLE` (not a live batch
-// of this runtime), `WRONG_THREAD`.
+// of this runtime), `WRONG_THREAD`, `OUT_OF_MEMORY` (the fast-lane records
+// could not all be stored: those not filed stay pending, first in
+// `fast_submit`, with every `submit` record, for a later call; the other
+// calls that file records leave them pending the same way).
 OnityStatus onity_batch_flush(struct OnityRuntime *runtime, struct OnityBatch *batch);
 
 // The per-timing call of a batch host: drops the resumptions marked

@@ -178,9 +178,11 @@ namespace Onity.Native
         /// </summary>
         CancelSources = 1,
         /// <summary>
-        /// Wait records in the 16 timing queues: `live` records queued, `idle`
-        /// spare record storage, `cold_allocations` queue growths, `discards`
-        /// records of storage released when a queue shrinks back to `capacity / 16`.
+        /// Wait records in the 16 timing queues and their far-future stores:
+        /// `capacity` records of storage allocated now, `live` records queued,
+        /// `idle` = `capacity` - `live`, `cold_allocations` storage growths,
+        /// `discards` records of storage released when a queue or store shrinks
+        /// back to `wait_capacity`.
         /// </summary>
         WaitRecords = 2,
         /// <summary>

@@ -131,7 +131,10 @@ namespace Onity.Native
         /// <summary>
         /// Files the batch's pending records now (call it when `submit` is full).
         /// Owner thread. Errors: `NULL_POINTER`, `INVALID_HANDLE` (not a live batch
-        /// of this runtime), `WRONG_THREAD`.
+        /// of this runtime), `WRONG_THREAD`, `OUT_OF_MEMORY` (the fast-lane records
+        /// could not all be stored: those not filed stay pending, first in
+        /// `fast_submit`, with every `submit` record, for a later call; the other
+        /// calls that file records leave them pending the same way).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_batch_flush", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_batch_flush(IntPtr runtime, OnityBatch* batch);
