@@ -47,6 +47,7 @@ struct Api {
     drain: extern "C" fn(Rt) -> OnityStatus,
     frame_alloc: extern "C" fn(Rt, u64, u32, u32, *mut *mut c_void) -> OnityStatus,
     frame_alloc_rewind: extern "C" fn(Rt) -> OnityStatus,
+    batch_tick: extern "C" fn(Rt, *mut OnityBatch, u32) -> OnityStatus,
 }
 
 /// What the re-registering continuations get as `user`.
@@ -108,12 +109,16 @@ fn main() {
         drain: onity_runtime_drain,
         frame_alloc: onity_frame_alloc,
         frame_alloc_rewind: onity_frame_alloc_rewind,
+        batch_tick: onity_batch_tick,
     });
     if scenario == "frame_alloc_core" {
         return frame_alloc_core(n);
     }
     let mut rt = ptr::null_mut();
     let mut cfg = OnityRuntimeConfig { task_capacity: 65_536, ..OnityRuntimeConfig::default() };
+    if scenario.starts_with("far_future") {
+        cfg.wait_capacity = FAR as u32 + 1024;
+    }
     if scenario == "frame_alloc" {
         cfg.frame_alloc_rewind_timing = ONITY_FRAME_ALLOC_REWIND_MANUAL;
     }
@@ -218,9 +223,73 @@ fn main() {
                 (api.frame_alloc_rewind)(rt);
             }
         }
+        // One op = a frame of the batch fast lane's NextFrame cycle: 4096
+        // records filed and reported (the native share of the C# binding's
+        // `await NextFrame()`; divide by 4096).
+        "batch_fast_next_frame" => batch_fast(&ctx, n),
+        // One op = a frame begin and an Update tick with FAR waits pending
+        // and not due (issue 17 #2): DelayFrame(10^9), Delay(10^9 s), or
+        // DelayFrame(10^9) with a token (never canceled).
+        "far_future_delay_frame" | "far_future_delay" | "far_future_token" => far_future(&ctx, scenario, n),
         other => panic!("unknown scenario {other}"),
     }
     assert_eq!(onity_runtime_destroy(rt), OnityStatus::Ok);
+}
+
+/// Pending waits of the far-future scenarios.
+const FAR: u64 = 1_000_000;
+
+unsafe extern "C" fn nop_cb(_user: *mut c_void, _task: u64, _state: u32) {}
+
+fn far_future(ctx: &Ctx, scenario: &str, n: u64) {
+    let (rt, api) = (ctx.rt, ctx.api);
+    (api.frame_begin)(rt, &frame_info(1));
+    let mut token = 0;
+    if scenario == "far_future_token" {
+        assert_eq!(onity_cancel_source_create(rt, &mut token), OnityStatus::Ok);
+    }
+    for _ in 0..FAR {
+        let s = match scenario {
+            "far_future_delay" => onity_delay_then(rt, 1e9, 0, UPDATE, 0, Some(nop_cb), ptr::null_mut()),
+            _ => onity_delay_frame_then(rt, 1_000_000_000, UPDATE, token, Some(nop_cb), ptr::null_mut()),
+        };
+        assert_eq!(s, OnityStatus::Ok);
+    }
+    for f in 2..n + 2 {
+        (api.frame_begin)(rt, &frame_info(f));
+        (api.tick)(rt, UPDATE);
+    }
+}
+
+/// The batch fast lane's NextFrame cycle: `TASKS` records, each reported
+/// every frame and filed again.
+fn batch_fast(ctx: &Ctx, n: u64) {
+    let (rt, api) = (ctx.rt, ctx.api);
+    let mut b = ptr::null_mut();
+    assert_eq!(onity_batch_create(rt, 65_536, &mut b), OnityStatus::Ok);
+    let mut rec = 0u64;
+    assert_eq!(onity_batch_fast_record(0, UPDATE, 1, &mut rec), OnityStatus::Ok);
+    // SAFETY (both blocks): a live batch with room (capacity 65,536 >
+    // TASKS), read and written between calls.
+    unsafe {
+        let bb = &mut *b;
+        for id in 0..TASKS {
+            *bb.fast_submit.add(id as usize) = rec | id;
+        }
+        bb.fast_count = TASKS as u32;
+    }
+    for f in 1..=n {
+        (api.frame_begin)(rt, &frame_info(f));
+        (api.batch_tick)(rt, b, UPDATE);
+        unsafe {
+            let bb = &mut *b;
+            let count = bb.fast_resumed_count as usize;
+            for i in 0..count {
+                *bb.fast_submit.add(bb.fast_count as usize) = rec | *bb.fast_resumed.add(i) as u64;
+                bb.fast_count += 1;
+            }
+        }
+    }
 }
 
 /// `n` rounds of `CROSS` tasks: created on the owner, completed by one

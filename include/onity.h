@@ -229,9 +229,11 @@ enum OnityPool
   ONITY_POOL_TASKS = 0,
   // Cancellation source slots (same rules as tasks).
   ONITY_POOL_CANCEL_SOURCES = 1,
-  // Wait records in the 16 timing queues: `live` records queued, `idle`
-  // spare record storage, `cold_allocations` queue growths, `discards`
-  // records of storage released when a queue shrinks back to `capacity / 16`.
+  // Wait records in the 16 timing queues and their far-future stores:
+  // `capacity` records of storage allocated now, `live` records queued,
+  // `idle` = `capacity` - `live`, `cold_allocations` storage growths,
+  // `discards` records of storage released when a queue or store shrinks
+  // back to `wait_capacity`.
   ONITY_POOL_WAIT_RECORDS = 2,
   // WhenAny coordinators for 1-16 inputs (256 kept by default).
   ONITY_POOL_WHEN_ANY16 = 3,
@@ -614,7 +616,10 @@ OnityStatus onity_batch_create(struct OnityRuntime *runtime,
 
 // Files the batch's pending records now (call it when `submit` is full).
 // Owner thread. Errors: `NULL_POINTER`, `INVALID_HANDLE` (not a live batch
-// of this runtime), `WRONG_THREAD`.
+// of this runtime), `WRONG_THREAD`, `OUT_OF_MEMORY` (the fast-lane records
+// could not all be stored: those not filed stay pending, first in
+// `fast_submit`, with every `submit` record, for a later call; the other
+// calls that file records leave them pending the same way).
 OnityStatus onity_batch_flush(struct OnityRuntime *runtime, struct OnityBatch *batch);
 
 // The per-timing call of a batch host: drops the resumptions marked
@@ -627,6 +632,22 @@ OnityStatus onity_batch_flush(struct OnityRuntime *runtime, struct OnityBatch *b
 OnityStatus onity_batch_tick(struct OnityRuntime *runtime,
                              struct OnityBatch *batch,
                              uint32_t timing);
+
+// The canceled-only pass of `timing`'s latest run (ABI 1.2), for a host
+// that runs the continuations `onity_batch_tick` reported after it
+// returns: call it when those continuations canceled a token. Files
+// pending records (as `onity_batch_tick`), then completes canceled the
+// waits of `timing` scheduled before that run whose token is canceled, and
+// the WhenAny / WhenAll watching a canceled token, reporting resumptions
+// as `onity_batch_tick` does (`fast_resumed` is left alone: fast-lane
+// waits have no token). So a token canceled by a continuation of a run
+// cancels the run's other pending waits in the same frame, as it does for
+// a callback host whose continuations run inside the tick. Nothing
+// becomes due; waits scheduled since that run are left to the next one.
+// Owner thread. Errors: as `onity_batch_tick`.
+OnityStatus onity_batch_cancel_pass(struct OnityRuntime *runtime,
+                                    struct OnityBatch *batch,
+                                    uint32_t timing);
 
 // Like `onity_batch_tick` without running a timing: files pending records
 // and runs continuations of tasks completed on other threads (as

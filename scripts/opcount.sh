@@ -9,14 +9,24 @@
 # and calls the exports through dlsym'd pointers.
 #
 # Usage: scripts/opcount.sh [ROW...]   (default: every row; a row is the name
-# in the first column, e.g. `completed` or `c:completed`)
+# in the first column, e.g. `completed` or `c:completed`). ONITY_OPCOUNT_DIR=DIR
+# counts the binaries saved in DIR (opcount, opcount_host, libonity.so) instead
+# of building this tree's: before/after with one harness.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --lib --example opcount >/dev/null 2>&1
-bin=target/release/examples/opcount
-host=target/release/opcount_host
-gcc -O2 -std=gnu11 -Wall -Wextra -Werror -Iinclude scripts/opcount_host.c -o "$host" -ldl
-lib="$PWD/target/release/libonity.so"
+if [ -n "${ONITY_OPCOUNT_DIR:-}" ]; then
+  # Binaries saved from another build (opcount, opcount_host, libonity.so), for a side-by-side
+  # before/after with the same harness.
+  bin=$ONITY_OPCOUNT_DIR/opcount
+  host=$ONITY_OPCOUNT_DIR/opcount_host
+  lib=$ONITY_OPCOUNT_DIR/libonity.so
+else
+  cargo build --release --lib --example opcount >/dev/null 2>&1
+  bin=target/release/examples/opcount
+  host=target/release/opcount_host
+  gcc -O2 -std=gnu11 -Wall -Wextra -Werror -Iinclude scripts/opcount_host.c -o "$host" -ldl
+  lib="$PWD/target/release/libonity.so"
+fi
 
 count() { # command... -> instructions
   valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 |
@@ -35,6 +45,10 @@ rows=(
   "cross_thread:10:4096:create, worker set_result, drain, consume, per task (4096 a round)"
   "frame_alloc:200:150:onity_frame_alloc 1 KiB + 1/150 of a rewind"
   "frame_alloc_core:200:150:FrameAllocator::alloc 1 KiB + 1/150 of a rewind (Rust, no C ABI)"
+  "batch_fast_next_frame:40:4096:batch fast lane NextFrame: filed + reported, per task-frame (4096)"
+  "far_future_delay_frame:10:1:frame begin + Update tick, 1M DelayFrame(10^9) waits pending"
+  "far_future_delay:10:1:frame begin + Update tick, 1M Delay(10^9 s) waits pending"
+  "far_future_token:10:1:frame begin + Update tick, 1M DelayFrame(10^9) waits with a token pending"
   "c:completed:20000:1:C through libonity.so: create + set_result + consume"
   "c:from_result:20000:1:C through libonity.so: from_result + consume"
   "c:next_frame_callback:40:4096:C through libonity.so: NextFrame callback form"

@@ -125,7 +125,6 @@ fn far_future_tick(kind: &str) -> Duration {
 /// waits not yet due (today about 2.5 ms). Release build only
 /// (`cargo test --release`); the figures: `cargo bench --bench far_future`.
 #[test]
-#[ignore = "issue 17: fixed in phase B"]
 fn defect2_tick_cost_with_a_million_far_future_delay_frame_waits() {
     let t = far_future_tick("DelayFrame");
     assert!(t <= Duration::from_micros(10), "fastest Update tick with 1M far-future DelayFrame waits: {t:?}");
@@ -133,7 +132,6 @@ fn defect2_tick_cost_with_a_million_far_future_delay_frame_waits() {
 
 /// The same with 1,000,000 Delay waits (1e9 s).
 #[test]
-#[ignore = "issue 17: fixed in phase B"]
 fn defect2_tick_cost_with_a_million_far_future_delay_waits() {
     let t = far_future_tick("Delay");
     assert!(t <= Duration::from_micros(10), "fastest Update tick with 1M far-future Delay waits: {t:?}");
@@ -161,7 +159,6 @@ fn defect3_frame_alloc_sets_out_ptr_null_with_a_bad_runtime() {
 /// `OnityPoolStats` documents idle <= capacity; the issue saw capacity 16,
 /// idle 22 with `wait_capacity = 1` and 10 waits.
 #[test]
-#[ignore = "issue 17: fixed in phase B"]
 fn defect4_wait_record_idle_never_exceeds_capacity() {
     for wait_capacity in [1u32, 4] {
         for n in [1u32, 10, 40] {

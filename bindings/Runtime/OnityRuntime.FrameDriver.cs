@@ -45,7 +45,9 @@ namespace Onity
 
         /// <summary>Runs one timing: continuations posted from other threads, then one
         /// <c>onity_batch_tick</c> (files this frame's new waits, runs the timing's queue), then the
-        /// continuations of every wait reported due, in the order the waits were scheduled.
+        /// continuations of every wait reported due, in the order the waits were scheduled; when
+        /// those canceled a token, <c>onity_batch_cancel_pass</c> completes the timing's other
+        /// waits pending with it, canceled, in this same run.
         /// Owner thread; not re-entrant.</summary>
         public void Tick(OnityTiming timing)
         {
@@ -55,6 +57,7 @@ namespace Onity
             try
             {
                 posted.RunPending();
+                int cancels = tokens.Cancels;
                 var obs = tickObserver;
                 if (obs != null) obs.BatchBegin(timing);
                 var st = OnityNativeCalls.onity_batch_tick(rt, batch, (uint)timing);
@@ -68,6 +71,14 @@ namespace Onity
                 if (batch->fast_resumed_count != 0) ProcessFast();
                 if (due != null) RunRunWaiters(due);
                 ProcessResumed();
+                // A token canceled by one of this run's continuations cancels the run's other
+                // pending waits in this run (as inside a native tick): one more crossing, only then.
+                while (tokens.Cancels != cancels)
+                {
+                    cancels = tokens.Cancels;
+                    Check(OnityNativeCalls.onity_batch_cancel_pass(rt, batch, (uint)timing), "Tick");
+                    ProcessResumed();
+                }
             }
             finally { inTick = false; }
         }

@@ -23,6 +23,7 @@ namespace Onity
             public bool listed; // in idle (once: an entry reused and released again is not re-added)
             public bool destroyed;
             public ulong idleFrame;
+            public OnityTokenMap map;
         }
 
         /// <summary>Mono's CancellationToken is not IEquatable: the default comparer would box it on
@@ -37,6 +38,7 @@ namespace Onity
         static readonly Action<object> cancelNative = CancelNative;
 
         readonly IntPtr rt;
+        int cancels;
         readonly Dictionary<CancellationToken, Entry> tokens = new Dictionary<CancellationToken, Entry>(TokenComparer.Instance);
         readonly List<Entry> idle = new List<Entry>();
 
@@ -50,6 +52,10 @@ namespace Onity
 
         internal bool HasIdle { get { return idle.Count != 0; } }
 
+        /// <summary>Mapped tokens canceled so far (any thread): the frame driver compares it before
+        /// and after a timing's continuations, to run the native canceled-only pass of that run.</summary>
+        internal int Cancels { get { return Volatile.Read(ref cancels); } }
+
         /// <summary>The native token of <paramref name="ct"/>, mapped on first use; counts one more
         /// holder of <paramref name="e"/> (give it back with <see cref="Release"/>).</summary>
         internal ulong Acquire(CancellationToken ct, out Entry e)
@@ -58,7 +64,7 @@ namespace Onity
             {
                 ulong src;
                 OnityRuntime.Check(OnityNativeCalls.onity_cancel_source_create(rt, &src), "onity_cancel_source_create");
-                e = new Entry { rt = rt, source = src, ct = ct };
+                e = new Entry { rt = rt, source = src, ct = ct, map = this };
                 try { e.registration = ct.Register(cancelNative, e); }
                 catch
                 {
@@ -83,6 +89,7 @@ namespace Onity
             {
                 if (!e.destroyed) OnityNativeCalls.onity_cancel_source_cancel(e.rt, e.source);
             }
+            Interlocked.Increment(ref e.map.cancels);
         }
 
         /// <summary>One holder fewer; an entry nobody holds goes to the idle list, stamped with

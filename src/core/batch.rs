@@ -23,21 +23,22 @@ impl Runtime {
 
     /// Files lane `id`'s fast records and requests, with the frame current
     /// now; `reject(record id, why)` is called for each request refused.
-    /// Owner thread.
+    /// Owner thread. `Err(OutOfMemory, k)` when the fast records cannot all
+    /// be stored: the first `k` were filed, the requests were not.
     pub fn file_lane(
         &self,
         id: LaneId,
         fast: &[u64],
         requests: impl Iterator<Item = Request>,
         mut reject: impl FnMut(u64, Error),
-    ) -> Result<()> {
-        self.check_owner()?;
+    ) -> std::result::Result<(), (Error, usize)> {
+        self.check_owner().map_err(|e| (e, 0))?;
         let _zone = super::tracy::batch_zone("onity batch file");
         if !fast.is_empty() {
             // SAFETY: owner thread, short borrow; no user code runs below.
             let inner = unsafe { self.inner() };
             let now = inner.timings.now;
-            inner.lanes.file(id, fast, &now);
+            inner.lanes.file(id, fast, &now).map_err(|k| (Error::OutOfMemory, k))?;
             // Pending waits only grow here: sample their peak.
             inner.timings.sample_high_water(&inner.lanes.counts);
         }

@@ -180,15 +180,18 @@ impl Lanes {
         }
     }
 
-    /// Files fast records in lane `id`, with due frames from `now`.
-    pub fn file(&mut self, id: LaneId, recs: &[u64], now: &Now) {
+    /// Files fast records in lane `id`, with due frames from `now`. When
+    /// the storage they need cannot grow, it stops at a run of records
+    /// (same timing and delay) and returns `Err(k)`: the first `k` were
+    /// filed, the others were not.
+    pub fn file(&mut self, id: LaneId, recs: &[u64], now: &Now) -> std::result::Result<(), usize> {
         if recs.is_empty() {
-            return;
+            return Ok(());
         }
         // SAFETY: a live lane (see `list`); exclusive borrow of `self`.
         let lane = unsafe { self.ptr(id).as_mut() };
-        lane.pending += recs.len() as u64;
         let mut n = [0u64; 3];
+        let mut filed = Ok(());
         // Records come in runs with the same timing and delay (a loop of
         // awaits): file a run at once.
         let mut i = 0;
@@ -200,6 +203,15 @@ impl Lanes {
             }
             let run = &recs[i..j];
             let q = &mut lane.queues[(hi & 0xF) as usize];
+            let room = match hi >> 4 {
+                0 => q.yields.try_reserve(run.len()).is_ok(),
+                1 => q.next_ids.try_reserve(run.len()).is_ok() && q.next_runs.try_reserve(1).is_ok(),
+                _ => q.later.try_reserve(run.len()).is_ok(),
+            };
+            if !room {
+                filed = Err(i);
+                break;
+            }
             match hi >> 4 {
                 0 => {
                     n[0] += run.len() as u64;
@@ -227,38 +239,48 @@ impl Lanes {
         }
         for (k, n) in n.into_iter().enumerate() {
             self.counts[k].scheduled += n;
+            lane.pending += n;
         }
+        filed
     }
 
     /// Moves the fast waits of `timing` in lane `id` that are due at frame
     /// `fnum` into the lane's report, which it returns: Yields (in filing
     /// order), then NextFrame waits, then DelayFrame waits (each by due
     /// frame, then filing order). The report stays until the next run.
+    /// Its storage grows fallibly: when it cannot, the waits it has no room
+    /// for stay pending (reported by a later run).
     pub fn run(&mut self, id: LaneId, timing: usize, fnum: u64) -> &[u32] {
         // SAFETY: a live lane (see `list`); exclusive borrow of `self`.
         let lane = unsafe { self.ptr(id).as_mut() };
         lane.out.clear();
         if lane.pending != 0 {
             let q = &mut lane.queues[timing];
+            // `out` is empty: this swaps buffers (no allocation).
             append_ids(&mut lane.out, &mut q.yields);
             let yields = lane.out.len() as u64;
             let mut due_n = 0usize;
-            while let Some(&(due, count)) = q.next_runs.front() {
+            let mut due_runs = 0usize;
+            for &(due, count) in q.next_runs.iter() {
                 if due > fnum {
                     break;
                 }
                 due_n += count;
-                q.next_runs.pop_front();
+                due_runs += 1;
             }
-            if due_n == q.next_ids.len() {
-                append_ids(&mut lane.out, &mut q.next_ids);
-            } else if due_n > 0 {
-                lane.out.extend_from_slice(&q.next_ids[..due_n]);
-                q.next_ids.drain(..due_n);
+            let room = |out: &mut Vec<u32>, n: usize| n == 0 || out.try_reserve(n).is_ok();
+            if due_n > 0 && ((lane.out.is_empty() && due_n == q.next_ids.len()) || room(&mut lane.out, due_n)) {
+                q.next_runs.drain(..due_runs);
+                if due_n == q.next_ids.len() {
+                    append_ids(&mut lane.out, &mut q.next_ids);
+                } else {
+                    lane.out.extend_from_slice(&q.next_ids[..due_n]);
+                    q.next_ids.drain(..due_n);
+                }
             }
             let nexts = lane.out.len() as u64 - yields;
             while let Some(&Reverse((due, _, id))) = q.later.peek() {
-                if due > fnum {
+                if due > fnum || !(lane.out.len() < lane.out.capacity() || room(&mut lane.out, q.later.len())) {
                     break;
                 }
                 lane.out.push(id);

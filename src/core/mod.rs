@@ -10,6 +10,7 @@
 //! | `stats.rs` | the statistics snapshot |
 //! | `slot.rs` | the task state word, task and cancel slots, the free list |
 //! | `timing.rs` | wait records, the 16 timing queues, due-ness, runs |
+//! | `far.rs` | far-future waits of a timing: heaps by due frame / due time |
 //! | `lane.rs` | batch records and fast lanes |
 //! | `combinator.rs` | WhenAny / WhenAll coordinators, watches, pools |
 //! | `handle.rs` | generational handles |
@@ -95,6 +96,7 @@ pub mod completion_stack;
 pub mod config;
 pub mod error;
 pub mod fallible;
+mod far;
 pub mod frame_alloc;
 pub mod handle;
 pub mod lane;

@@ -99,6 +99,15 @@ pub struct Runtime {
 unsafe impl Sync for Runtime {}
 unsafe impl Send for Runtime {}
 
+/// Forgets a run's local vector when it is done (even by a panic).
+struct Running<'a>(&'a Runtime);
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        // SAFETY: owner thread (created in `run_queue`).
+        unsafe { self.0.inner() }.timings.clear_running();
+    }
+}
+
 /// Resets the `ticking` flag even if a panic unwinds through a tick.
 struct TickGuard<'a>(&'a Runtime);
 impl Drop for TickGuard<'_> {
@@ -133,7 +142,7 @@ impl Runtime {
         }
         let comb = Combinators::try_new(cfg.combinator16_capacity, cfg.combinator32_capacity)?;
         let frame_alloc = FrameAllocator::try_new(cfg.frame_alloc)?;
-        let timings = Timings::new(cfg.wait_capacity);
+        let timings = Timings::new(cfg.wait_capacity)?;
         let tags::Claim { tag, floors } = claim.0;
         std::mem::forget(claim); // the runtime's drop releases it
         let inner = Inner {
@@ -282,12 +291,13 @@ impl Runtime {
             WaitTarget::Callback(f, user, arg) => (Some(f), user, arg),
             WaitTarget::Task => (None, std::ptr::null_mut(), 0),
         };
-        // Fast path: a frame wait without a token, on the owner thread of an
-        // open runtime, into a queue with room (and, for a task, a free slot).
+        // Fast path: a frame wait due within two runs without a token, on the
+        // owner thread of an open runtime, into a queue with room (and, for
+        // a task, a free slot).
         if spec.token == 0 && spec.kind != WaitKind::Delay && self.owner_fast() {
             // SAFETY: owner thread, short borrow (no user code below).
             let inner = unsafe { self.inner() };
-            if !inner.closing && inner.timings.has_room(spec.timing) {
+            if !inner.closing && inner.timings.fast_push_ok(&spec) {
                 let arg = match func {
                     Some(_) => arg,
                     None => match inner.tasks.pop(&self.tasks) {
@@ -324,8 +334,15 @@ impl Runtime {
             None => self.rent_task(0)?,
             Some(_) => arg,
         };
+        let canceled = self.token_canceled(spec.token);
         // SAFETY: owner thread, short borrow (no user code below).
-        unsafe { self.inner() }.timings.push(&spec, arg, func, user);
+        if let Err(e) = unsafe { self.inner() }.timings.push(&spec, canceled, arg, func, user) {
+            if func.is_none() {
+                // The task was never handed out: give its slot back.
+                let _ = self.consume(arg);
+            }
+            return Err(e);
+        }
         take(if func.is_none() { arg } else { 0 });
         Ok(())
     }
@@ -365,7 +382,7 @@ impl Runtime {
         self.rewind_if_due(timing);
         self.drain_queued();
         self.poll_watches();
-        self.run_queue::<false, false>(timing as usize);
+        self.run_queue::<false, false, false>(timing as usize);
     }
 
     /// Rewinds the frame allocator if `timing` is the rewind timing and it
@@ -383,51 +400,129 @@ impl Runtime {
     }
 
     /// Processes queue `t`. With `CANCEL_ALL`, every wait completes canceled
-    /// (runtime destruction); with `TRACE`, each resumed wait is timed
-    /// (`trace.rs`). Returns how many of each kind resumed.
-    pub(super) fn run_queue<const CANCEL_ALL: bool, const TRACE: bool>(&self, t: usize) -> timing::Tally {
-        /// Forgets the run's local vector when it is done (even by a panic).
-        struct Running<'a>(&'a Runtime);
-        impl Drop for Running<'_> {
-            fn drop(&mut self) {
-                // SAFETY: owner thread (created in `run_queue`).
-                unsafe { self.0.inner() }.timings.clear_running();
-            }
+    /// (runtime destruction). With `AFTER`, only the canceled-only passes
+    /// of `t`'s latest run (see [`Runtime::cancel_pass`]). With `TRACE`,
+    /// each wait resumed by the first pass is timed (`trace.rs`). Returns
+    /// how many of each kind resumed.
+    pub(super) fn run_queue<const CANCEL_ALL: bool, const AFTER: bool, const TRACE: bool>(
+        &self,
+        t: usize,
+    ) -> timing::Tally {
+        let seen = self.cancel_epoch.load(Ordering::Acquire);
+        if AFTER {
+            self.poll_watches();
         }
-        let (mut items, now) = {
+        let (mut items, mut held, now, limit) = {
             // SAFETY: owner thread, short borrow.
             let inner = unsafe { self.inner() };
             inner.timings.sample_high_water(&inner.lanes.counts);
-            inner.timings.start_run(t)
+            inner.timings.start_run(t, CANCEL_ALL, AFTER, seen, |token| self.token_canceled(token))
         };
         let running = Running(self);
+        let mut tally = timing::Tally::default();
         // SAFETY: `timings` is the owner's state; `run` touches it only
         // outside `resume`, and no borrow of `inner` is held meanwhile.
-        let tally = unsafe {
-            timing::run::<CANCEL_ALL>(
+        unsafe {
+            timing::run::<CANCEL_ALL, AFTER>(
                 &mut self.inner().timings,
+                t,
                 &mut items,
+                &mut held,
                 &now,
+                limit,
                 |token| self.token_canceled(token),
                 |arg, func, user, state| {
                     let span = if TRACE { self.trace_resume_start() } else { None };
-                    match func {
-                        // `ticking` (or `closing`) already refuses `close`, so
-                        // no depth count.
-                        // SAFETY: the host promised `f` is callable with `user`.
-                        Some(f) => f(user, arg, state as u32),
-                        None => self.complete_owned(arg, state, 0, 0),
-                    }
+                    self.resume_wait(arg, func, user, state);
                     if TRACE {
                         self.trace_resume_end(span, func.is_some(), state);
                     }
                 },
+                &mut tally,
             )
         };
+        // A token canceled by a continuation of this run cancels the waits
+        // of this timing pending at its start (and the combinators watching
+        // it) before the run ends (with `CANCEL_ALL`: until the far store is
+        // empty).
+        // SAFETY: owner thread, short borrow.
+        let left = CANCEL_ALL && unsafe { self.inner() }.timings.far_filed(t) > 0;
+        if left || self.cancel_epoch.load(Ordering::Acquire) != seen {
+            self.cancel_passes::<CANCEL_ALL>(t, &mut items, &mut held, &now, limit, seen, &mut tally);
+        }
         drop(running);
         // SAFETY: owner thread, short borrow; no user code below.
-        unsafe { self.inner() }.timings.finish_run(t, items, &tally);
+        unsafe { self.inner() }.timings.finish_run(t, items, held, &tally);
         tally
+    }
+
+    /// Completes a due or canceled wait: calls its callback, or completes
+    /// its task. `ticking` (or `closing`) already refuses `close`, so no
+    /// depth count.
+    #[inline(always)]
+    fn resume_wait(&self, arg: u64, func: Option<CallbackFn>, user: *mut c_void, state: TaskState) {
+        match func {
+            // SAFETY: the host promised `f` is callable with `user`.
+            Some(f) => unsafe { f(user, arg, state as u32) },
+            None => self.complete_owned(arg, state, 0, 0),
+        }
+    }
+
+    /// The passes of a run after its first, over the canceled waits, until
+    /// no cancel happens during one (see [`Runtime::run_queue`]).
+    #[cold]
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn cancel_passes<const CANCEL_ALL: bool>(
+        &self,
+        t: usize,
+        items: &mut Vec<timing::Wait>,
+        held: &mut Vec<u32>,
+        now: &timing::Now,
+        limit: u64,
+        mut seen: u64,
+        tally: &mut timing::Tally,
+    ) {
+        loop {
+            let epoch = self.cancel_epoch.load(Ordering::Acquire);
+            // SAFETY: owner thread, short borrow.
+            let left = CANCEL_ALL && unsafe { self.inner() }.timings.far_filed(t) > 0;
+            if epoch == seen && !left {
+                break;
+            }
+            seen = epoch;
+            self.poll_watches();
+            // SAFETY: as in `run_queue` (both).
+            unsafe {
+                self.inner().timings.take_canceled(t, CANCEL_ALL, limit, |token| self.token_canceled(token), held);
+                timing::run::<CANCEL_ALL, true>(
+                    &mut self.inner().timings,
+                    t,
+                    items,
+                    held,
+                    now,
+                    limit,
+                    |token| self.token_canceled(token),
+                    |arg, func, user, state| self.resume_wait(arg, func, user, state),
+                    tally,
+                )
+            };
+        }
+    }
+
+    /// The canceled-only pass of `timing`'s latest run, for a host that
+    /// runs a run's continuations after [`Runtime::tick`] returns (a batch
+    /// host): completes canceled the waits of `timing` scheduled before
+    /// that run whose token is canceled now, and the combinators watching a
+    /// canceled token, as if the cancels had been made inside the run.
+    /// Nothing becomes due. Owner thread, not inside a tick.
+    pub fn cancel_pass(&self, timing: Timing) -> Result<()> {
+        self.check_tick_allowed()?;
+        // SAFETY: owner thread (checked), short borrow.
+        unsafe { self.inner() }.ticking = true;
+        let _guard = TickGuard(self);
+        self.run_queue::<false, true, false>(timing as usize);
+        Ok(())
     }
 
     /// Runs the continuations of tasks completed off the owner thread, in
@@ -509,7 +604,7 @@ impl Runtime {
         self.drain_queued();
         self.cancel_combinators();
         for t in 0..TIMING_COUNT {
-            self.run_queue::<true, false>(t);
+            self.run_queue::<true, false, false>(t);
         }
         // SAFETY: owner thread, short borrow.
         let fresh = unsafe { self.inner() }.tasks.fresh();

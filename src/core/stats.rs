@@ -75,7 +75,8 @@ impl Runtime {
         r.rents = t.counts.iter().map(|c| c.scheduled).sum();
         r.returns = t.counts.iter().map(|c| c.completed + c.canceled).sum();
         r.live = r.rents - r.returns;
-        r.idle = t.idle_records();
+        r.capacity = t.record_capacity();
+        r.idle = r.capacity.saturating_sub(r.live);
         (s.when_any, s.when_all) = inner.comb.stats();
         s.live_tasks = s.tasks.live;
         for idx in 0..inner.tasks.fresh() {

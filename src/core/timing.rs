@@ -2,18 +2,25 @@
 //! clocks they are measured on, when a wait is due, running a timing, the
 //! first-frame rebase and re-pointing the tokens of a destroyed source.
 //!
-//! A queue is a vector scanned at each run of its timing, so waits due in
-//! the same run resume in the order they were scheduled. Everything that
-//! depends on that representation is behind [`Timings::push`],
-//! [`Timings::start_run`] / [`run`] / [`Timings::finish_run`],
-//! [`Timings::rebase`], [`Timings::repoint`] and [`Timings::forget`]:
-//! frame-indexed buckets or a timing wheel (issue 17) replace the inside of
-//! these without touching their callers.
+//! Each timing keeps its waits in two places:
+//! - the near queue, a vector scanned at each run of the timing: Yield,
+//!   NextFrame, DelayFrame(0 or 1) and Delay(0) (every one due within two
+//!   runs, so a scan costs what resumes);
+//! - the far store ([`Far`]): DelayFrame due later and Delay, in heaps by
+//!   due frame / due time, of which a run looks only at what is due (and,
+//!   after a cancel, at the waits with a token).
+//!
+//! Every wait carries its scheduling sequence number; a run merges the two
+//! by it, so waits due in the same run resume in the order they were
+//! scheduled. A token canceled during a run (by one of its continuations)
+//! completes this timing's pending waits with that token before the run
+//! ends (`Runtime::run_queue` runs the canceled-only passes).
 
 use std::ffi::c_void;
 use std::ptr;
 
 use super::error::{Error, Result};
+use super::far::Far;
 use super::pool::PoolStats;
 use super::types::{CallbackFn, Clock, FrameInfo, TaskState, Timing, WaitKind, TIMING_COUNT, WAIT_KIND_COUNT};
 
@@ -40,9 +47,11 @@ pub struct WaitSpec {
     pub token: u64,
 }
 
-/// A queued wait: 48 bytes.
+/// A queued wait: 56 bytes.
 #[derive(Clone, Copy)]
 pub struct Wait {
+    /// Scheduling order (unique per runtime).
+    pub seq: u64,
     /// Task handle (task waits) or the callback's `task` argument.
     pub arg: u64,
     /// The callback of a callback wait; `None`: complete the task `arg`.
@@ -54,7 +63,7 @@ pub struct Wait {
     /// `due_meta <= f << 4 | 15` (one compare; see [`Now::key`]).
     due_meta: u64,
     /// Delay: the clock value at which it is due.
-    due_time: f64,
+    pub due_time: f64,
 }
 
 /// The kind bits of `due_meta`, and their value for a Delay.
@@ -72,7 +81,7 @@ impl Wait {
     }
 
     #[inline(always)]
-    fn due_frame(&self) -> u64 {
+    pub fn due_frame(&self) -> u64 {
         self.due_meta >> 4
     }
 
@@ -87,7 +96,7 @@ impl Wait {
     }
 
     #[inline(always)]
-    fn clock(&self) -> usize {
+    pub fn clock(&self) -> usize {
         (self.due_meta & 3) as usize
     }
 
@@ -158,9 +167,13 @@ impl Counts {
 
 #[derive(Default)]
 struct Queue {
+    /// The near queue, in scheduling order.
     items: Vec<Wait>,
     /// Storage for the next run (always empty).
     spare: Vec<Wait>,
+    far: Far,
+    /// Storage of the far slots a run holds (always empty between runs).
+    held: Vec<u32>,
 }
 
 /// The 16 timing queues, the frame and the clocks.
@@ -179,19 +192,26 @@ pub struct Timings {
     /// Most records of storage a queue vector keeps after a burst.
     cap: usize,
     /// The records [`run`] holds in its local vector while it runs host
-    /// code (base, len), so [`Timings::repoint`] reaches them too.
-    running: (*mut Wait, usize),
+    /// code (base, len, capacity), so [`Timings::repoint`] reaches them
+    /// too (and statistics count their storage).
+    running: (*mut Wait, usize, usize),
+    /// The last scheduling sequence number given.
+    seq: u64,
+    /// Per timing: the last sequence number scheduled before its latest run.
+    last_start: [u64; TIMING_COUNT],
 }
 
 impl Timings {
-    pub fn new(wait_capacity: u32) -> Timings {
+    /// `OutOfMemory` when the queues' first storage cannot be allocated.
+    pub fn new(wait_capacity: u32) -> Result<Timings> {
         let mut queues: [Queue; TIMING_COUNT] = Default::default();
         let per_queue = (wait_capacity as usize).min(1 << 20);
         for q in queues.iter_mut() {
-            q.items = Vec::with_capacity(per_queue.min(256));
-            q.spare = Vec::with_capacity(per_queue.min(256));
+            for v in [&mut q.items, &mut q.spare] {
+                v.try_reserve_exact(per_queue.min(256)).map_err(|_| Error::OutOfMemory)?;
+            }
         }
-        Timings {
+        Ok(Timings {
             queues,
             now: Now::default(),
             host_frame: 0,
@@ -199,8 +219,10 @@ impl Timings {
             high_water: [0; WAIT_KIND_COUNT],
             storage: PoolStats { capacity: wait_capacity as u64 * TIMING_COUNT as u64, ..Default::default() },
             cap: wait_capacity as usize,
-            running: (ptr::null_mut(), 0),
-        }
+            running: (ptr::null_mut(), 0, 0),
+            seq: 0,
+            last_start: [0; TIMING_COUNT],
+        })
     }
 
     /// Checks and applies a frame begin. Returns `Some(frame)` for the first
@@ -235,54 +257,85 @@ impl Timings {
     /// the n-th). Realtime delays count from the first frame's realtime
     /// (they were given realtime 0 as their creation time).
     fn rebase(&mut self, frame: u64, realtime: f64) {
-        for q in self.queues.iter_mut() {
-            for w in q.items.iter_mut() {
-                if w.kind() != WaitKind::Yield {
-                    w.due_meta = Wait::meta(w.kind(), rebased(w.due_frame(), frame), Clock::ALL[w.clock()]);
-                }
-                if w.kind() == WaitKind::Delay && w.clock() == Clock::Realtime as usize {
-                    w.due_time += realtime;
-                }
+        let shift = |w: &mut Wait| {
+            if w.kind() != WaitKind::Yield {
+                w.due_meta = Wait::meta(w.kind(), rebased(w.due_frame(), frame), Clock::ALL[w.clock()]);
             }
+            if w.kind() == WaitKind::Delay && w.clock() == Clock::Realtime as usize {
+                w.due_time += realtime;
+            }
+        };
+        for q in self.queues.iter_mut() {
+            q.items.iter_mut().for_each(shift);
+            q.far.rebase(shift);
         }
     }
 
-    /// Queues a wait.
+    /// Queues a wait: in the far store when it is a DelayFrame due after
+    /// the next frame or a Delay not yet due, else (and when its token is
+    /// `canceled` already: the far store looks at tokens only after a
+    /// cancel) in the near queue. `OutOfMemory` (nothing queued) when
+    /// storage cannot grow.
     #[inline(always)]
-    pub fn push(&mut self, spec: &WaitSpec, arg: u64, func: Option<CallbackFn>, user: *mut c_void) {
+    pub fn push(
+        &mut self,
+        spec: &WaitSpec,
+        canceled: bool,
+        arg: u64,
+        func: Option<CallbackFn>,
+        user: *mut c_void,
+    ) -> Result<()> {
         let WaitSpec { kind, timing, frames, seconds, clock, token } = *spec;
-        let due_time = if kind == WaitKind::Delay { self.now.clocks[clock as usize] + seconds } else { 0.0 };
-        let rec = Wait {
-            arg,
-            func,
-            user,
-            token,
-            due_meta: Wait::meta(kind, self.now.due_frame(kind, frames), clock),
-            due_time,
+        let due_frame = self.now.due_frame(kind, frames);
+        let (due_time, far) = match kind {
+            WaitKind::Delay => {
+                let due = self.now.clocks[clock as usize] + seconds;
+                (due, due > self.now.clocks[clock as usize])
+            }
+            WaitKind::DelayFrame => (0.0, due_frame > self.now.fnum + 1),
+            _ => (0.0, false),
         };
-        let q = &mut self.queues[timing as usize].items;
-        if q.len() == q.capacity() {
-            self.storage.cold_allocations += 1;
+        let far = far && !canceled;
+        let rec =
+            Wait { seq: self.seq + 1, arg, func, user, token, due_meta: Wait::meta(kind, due_frame, clock), due_time };
+        let q = &mut self.queues[timing as usize];
+        if far {
+            let before = q.far.capacity();
+            q.far.push(rec)?;
+            if q.far.capacity() != before {
+                self.storage.cold_allocations += 1;
+            }
+        } else {
+            if q.items.len() == q.items.capacity() {
+                q.items.try_reserve(1).map_err(|_| Error::OutOfMemory)?;
+                self.storage.cold_allocations += 1;
+            }
+            q.items.push(rec);
         }
-        q.push(rec);
+        self.seq += 1;
         // Only `scheduled` is counted here; pending and high water are
         // derived at each run (see `sample_high_water`).
         self.counts[kind as usize].scheduled += 1;
+        Ok(())
     }
 
-    /// Whether `timing`'s queue has room for a wait without growing.
+    /// Whether [`Timings::push_frame_wait`] takes `spec` now: a frame wait
+    /// due within two runs (Yield, NextFrame, DelayFrame(0 or 1)) without
+    /// a token, into a near queue with room.
     #[inline(always)]
-    pub fn has_room(&self, timing: Timing) -> bool {
-        let q = &self.queues[timing as usize].items;
-        q.len() < q.capacity()
+    pub fn fast_push_ok(&self, spec: &WaitSpec) -> bool {
+        let q = &self.queues[spec.timing as usize].items;
+        spec.token == 0
+            && spec.kind != WaitKind::Delay
+            && (spec.kind != WaitKind::DelayFrame || spec.frames <= 1)
+            && q.len() < q.capacity()
     }
 
-    /// [`Timings::push`] of a frame wait (not a Delay) without a token, into
-    /// a queue that [`Timings::has_room`].
+    /// [`Timings::push`] of a wait that [`Timings::fast_push_ok`] takes.
     #[inline(always)]
     pub fn push_frame_wait(&mut self, spec: &WaitSpec, arg: u64, func: Option<CallbackFn>, user: *mut c_void) {
         let (kind, timing) = (spec.kind, spec.timing);
-        debug_assert!(kind != WaitKind::Delay && spec.token == 0 && self.has_room(timing));
+        debug_assert!(self.fast_push_ok(spec));
         let due_meta = Wait::meta(kind, self.now.due_frame(kind, spec.frames), Clock::Scaled);
         let q = &mut self.queues[timing as usize].items;
         let len = q.len();
@@ -290,9 +343,18 @@ impl Timings {
             // SAFETY: `len < capacity`: the slot at `len` is allocated; it is
             // initialised before the length covers it.
             unsafe {
-                q.as_mut_ptr().add(len).write(Wait { arg, func, user, token: 0, due_meta, due_time: 0.0 });
+                q.as_mut_ptr().add(len).write(Wait {
+                    seq: self.seq + 1,
+                    arg,
+                    func,
+                    user,
+                    token: 0,
+                    due_meta,
+                    due_time: 0.0,
+                });
                 q.set_len(len + 1);
             }
+            self.seq += 1;
             self.counts[kind as usize].scheduled += 1;
         }
     }
@@ -310,18 +372,85 @@ impl Timings {
         self.storage.high_water = self.storage.high_water.max(queued);
     }
 
-    /// Starts a run of `timing`: takes its waits (those scheduled from now
-    /// on go to the queue, for the next run).
-    pub fn start_run(&mut self, timing: usize) -> (Vec<Wait>, Now) {
+    /// Starts a run of `timing`: takes its near waits (those scheduled
+    /// from now on go to the queue, for the next run) and holds its far
+    /// waits that are due (every one with `all`), or whose token is
+    /// canceled when the cancel `epoch` moved since the timing last looked.
+    /// Also returns the last sequence number scheduled before the run.
+    ///
+    /// With `after`, it starts the canceled-only pass of `timing`'s latest
+    /// run instead (a batch host ran that run's continuations after it
+    /// returned): the near waits, and the far waits scheduled before that
+    /// run whose token is canceled, with that run's sequence number.
+    pub fn start_run(
+        &mut self,
+        timing: usize,
+        all: bool,
+        after: bool,
+        epoch: u64,
+        canceled: impl Fn(u64) -> bool,
+    ) -> (Vec<Wait>, Vec<u32>, Now, u64) {
+        let now = self.now;
+        if !after {
+            self.last_start[timing] = self.seq;
+        }
+        let limit = self.last_start[timing];
         let q = &mut self.queues[timing];
         let spare = std::mem::take(&mut q.spare);
-        (std::mem::replace(&mut q.items, spare), self.now)
+        let items = std::mem::replace(&mut q.items, spare);
+        let mut held = std::mem::take(&mut q.held);
+        if after {
+            q.far.sweep(limit, canceled, &mut held);
+        } else {
+            q.far.release(&now, all, &mut held);
+            if epoch != q.far.seen_epoch {
+                q.far.seen_epoch = epoch;
+                q.far.sweep(u64::MAX, canceled, &mut held);
+            }
+        }
+        Self::order(&q.far, &mut held);
+        (items, held, now, limit)
+    }
+
+    /// For a pass after the first of a run: holds (into `held`) the far
+    /// waits of `timing` scheduled up to sequence `limit` (before the run)
+    /// whose token is canceled (every far wait with `all`). Those scheduled
+    /// later are left to the next run, which sweeps again (the timing's
+    /// epoch is left behind).
+    pub fn take_canceled(
+        &mut self,
+        timing: usize,
+        all: bool,
+        limit: u64,
+        canceled: impl Fn(u64) -> bool,
+        held: &mut Vec<u32>,
+    ) {
+        let far = &mut self.queues[timing].far;
+        if all {
+            far.release(&self.now, true, held);
+        } else {
+            far.sweep(limit, canceled, held);
+        }
+        Self::order(far, held);
+    }
+
+    /// Sorts held far slots in scheduling order.
+    fn order(far: &Far, held: &mut [u32]) {
+        if held.len() > 1 {
+            held.sort_unstable_by_key(|&s| far.get(s).seq);
+        }
+    }
+
+    /// Far waits of `timing` still filed (a run under allocation failure
+    /// may leave some for a later pass).
+    pub fn far_filed(&self, timing: usize) -> usize {
+        self.queues[timing].far.filed()
     }
 
     /// Ends a run of `timing` started by [`Timings::start_run`]: `items`
-    /// holds the waits kept (not due), `done` / `canceled` how many of each
-    /// kind resumed.
-    pub fn finish_run(&mut self, timing: usize, mut items: Vec<Wait>, tally: &Tally) {
+    /// holds the near waits kept (not due), `held` the far ones kept,
+    /// `tally` how many of each kind resumed.
+    pub fn finish_run(&mut self, timing: usize, mut items: Vec<Wait>, mut held: Vec<u32>, tally: &Tally) {
         self.clear_running();
         for k in 0..WAIT_KIND_COUNT {
             self.counts[k].completed += tally.done[k];
@@ -329,6 +458,12 @@ impl Timings {
         }
         let cap = self.cap;
         let q = &mut self.queues[timing];
+        for &slot in held.iter() {
+            q.far.refile(slot);
+        }
+        held.clear();
+        q.held = held;
+        self.storage.discards += q.far.compact(cap);
         // `q.items` holds the waits scheduled while this ran; the kept ones
         // are older and go first. When nothing was kept (the common case of
         // every wait resuming and re-scheduling) no record is copied.
@@ -337,16 +472,27 @@ impl Timings {
                 if items.capacity() - items.len() < q.items.len() {
                     self.storage.cold_allocations += 1;
                 }
-                items.extend_from_slice(&q.items);
-                q.items.clear();
+                if items.try_reserve(q.items.len()).is_ok() {
+                    items.extend_from_slice(&q.items);
+                    q.items.clear();
+                } else {
+                    // The other vector, then: the kept ones rotated to the
+                    // front. (Only when both fail does this allocate
+                    // infallibly.)
+                    let _ = q.items.try_reserve(items.len());
+                    let n = items.len();
+                    q.items.extend_from_slice(&items);
+                    q.items.rotate_right(n);
+                    items.clear();
+                    std::mem::swap(&mut items, &mut q.items);
+                }
             }
             std::mem::swap(&mut items, &mut q.items);
         }
         // Keep at most `cap` records of storage per vector after a burst.
         for v in [&mut items, &mut q.items] {
             if v.capacity() > cap && v.len() <= cap {
-                self.storage.discards += (v.capacity() - cap.max(v.len())) as u64;
-                v.shrink_to(cap);
+                self.storage.discards += shrink(v, cap);
             }
         }
         q.spare = items;
@@ -354,11 +500,11 @@ impl Timings {
 
     /// Forgets the records of the run in progress (it ended).
     pub fn clear_running(&mut self) {
-        self.running = (ptr::null_mut(), 0);
+        self.running = (ptr::null_mut(), 0, 0);
     }
 
-    /// Re-points every wait holding `token` at `to` (the queues and the run
-    /// in progress).
+    /// Re-points every wait holding `token` at `to` (the queues, the far
+    /// stores and the run in progress).
     pub fn repoint(&mut self, token: u64, to: u64) {
         for q in self.queues.iter_mut() {
             for w in q.items.iter_mut() {
@@ -366,8 +512,9 @@ impl Timings {
                     w.token = to;
                 }
             }
+            q.far.repoint(token, to);
         }
-        let (base, len) = self.running;
+        let (base, len, _) = self.running;
         for i in 0..len {
             // SAFETY: `run`'s local vector, alive and not borrowed while host
             // code runs; it reads each record after this returns.
@@ -382,22 +529,44 @@ impl Timings {
     /// Drops every queued callback wait calling `func` with `user`, counted
     /// as canceled. Not during a run.
     pub fn forget(&mut self, func: CallbackFn, user: *mut c_void) {
-        let counts = &mut self.counts;
+        let mut canceled = [0u64; WAIT_KIND_COUNT];
         for q in self.queues.iter_mut() {
             q.items.retain(|w| {
                 let drop_it = w.func.is_some_and(|f| f as usize == func as usize) && w.user == user;
                 if drop_it {
-                    counts[w.kind() as usize].canceled += 1;
+                    canceled[w.kind() as usize] += 1;
                 }
                 !drop_it
             });
+            q.far.forget(func, user, &mut canceled);
+        }
+        for (c, n) in self.counts.iter_mut().zip(canceled) {
+            c.canceled += n;
         }
     }
 
-    /// Records of storage kept for later waits (all queues).
-    pub fn idle_records(&self) -> u64 {
-        self.queues.iter().map(|q| (q.items.capacity() - q.items.len() + q.spare.capacity()) as u64).sum()
+    /// Records of storage allocated: the near queues (and the run in
+    /// progress) and the far stores.
+    pub fn record_capacity(&self) -> u64 {
+        let queues: usize =
+            self.queues.iter().map(|q| q.items.capacity() + q.spare.capacity() + q.far.capacity()).sum();
+        (queues + self.running.2) as u64
     }
+}
+
+/// Gives back `v`'s storage above `cap` records (at least its length),
+/// through a fallible new allocation (none: it keeps its storage). Returns
+/// the records of storage given back.
+fn shrink(v: &mut Vec<Wait>, cap: usize) -> u64 {
+    let keep = cap.max(v.len());
+    let mut smaller = Vec::new();
+    if smaller.try_reserve_exact(keep).is_err() {
+        return 0;
+    }
+    smaller.extend_from_slice(v);
+    let given = v.capacity().saturating_sub(smaller.capacity()) as u64;
+    *v = smaller;
+    given
 }
 
 /// How many waits of each kind a run resumed.
@@ -407,56 +576,136 @@ pub struct Tally {
     pub canceled: [u64; WAIT_KIND_COUNT],
 }
 
-/// Runs the waits `items` taken by [`Timings::start_run`], in the order they
-/// were scheduled: each one due at `now` (or, with `CANCEL_ALL`, every one),
-/// or whose token is `canceled`, is removed and `resume`d (task handle or
-/// callback argument, callback, user pointer, state: `Canceled` for the
-/// latter); the others stay in `items`. `timings` is the
-/// queue set (its `running` field lets `repoint` reach the records while
-/// `resume` runs host code).
+/// Runs the waits `items` (near) and `held` (far slots of `timing`) taken
+/// by [`Timings::start_run`], merged in the order they were scheduled: each
+/// one due at `now` (or, with `CANCEL_ALL`, every one), or whose token is
+/// `canceled`, is removed and `resume`d (task handle or callback argument,
+/// callback, user pointer, state: `Canceled` for the latter); the others
+/// stay in `items` / `held`. With `CANCELED_ONLY` only canceled ones
+/// resume, and only near ones scheduled up to sequence `limit` (the passes
+/// after a run's first: nothing new is due). Counts go to `tally`. `timings` is the queue set (its `running` field lets
+/// `repoint` reach the records while `resume` runs host code).
 ///
 /// # Safety
 /// `timings` must be valid for writes whenever this function touches it:
-/// before the first and after the last `resume` call (it is the owner's
-/// state, which host code may reach only through `resume`).
-pub unsafe fn run<const CANCEL_ALL: bool>(
+/// outside the `resume` calls (it is the owner's state, which host code may
+/// reach only through `resume`).
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn run<const CANCEL_ALL: bool, const CANCELED_ONLY: bool>(
     timings: *mut Timings,
+    timing: usize,
     items: &mut Vec<Wait>,
+    held: &mut Vec<u32>,
     now: &Now,
+    limit: u64,
+    canceled: impl Fn(u64) -> bool,
+    resume: impl FnMut(u64, Option<CallbackFn>, *mut c_void, TaskState),
+    tally: &mut Tally,
+) {
+    // Most runs hold no far wait: that loop is compiled without the merge.
+    if held.is_empty() {
+        run_merged::<CANCEL_ALL, CANCELED_ONLY, false>(
+            timings, timing, items, held, now, limit, canceled, resume, tally,
+        )
+    } else {
+        run_merged::<CANCEL_ALL, CANCELED_ONLY, true>(timings, timing, items, held, now, limit, canceled, resume, tally)
+    }
+}
+
+/// [`run`], with `HAS_FAR` false when `held` is empty.
+///
+/// # Safety
+/// As [`run`].
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn run_merged<const CANCEL_ALL: bool, const CANCELED_ONLY: bool, const HAS_FAR: bool>(
+    timings: *mut Timings,
+    timing: usize,
+    items: &mut Vec<Wait>,
+    held: &mut Vec<u32>,
+    now: &Now,
+    limit: u64,
     canceled: impl Fn(u64) -> bool,
     mut resume: impl FnMut(u64, Option<CallbackFn>, *mut c_void, TaskState),
-) -> Tally {
+    tally: &mut Tally,
+) {
     let len = items.len();
     let base = items.as_mut_ptr();
+    let n_far = held.len();
     let key = now.key();
-    (*timings).running = (base, len);
-    let mut kept = 0usize;
-    let mut tally = Tally::default();
-    for i in 0..len {
-        // SAFETY: i < len; records are read through `base` only (repoint
-        // writes through the same pointer while `resume` runs).
-        let rec = unsafe { &*base.add(i) };
-        let is_canceled = CANCEL_ALL || (rec.token != 0 && canceled(rec.token));
-        if !is_canceled && !rec.is_due(now, key) {
-            // SAFETY: kept <= i < len; copy within the local vector.
-            unsafe { *base.add(kept) = *rec };
-            kept += 1;
+    (*timings).running = (base, len, items.capacity());
+    let (mut kept, mut kept_far) = (0usize, 0usize);
+    let (mut i, mut j) = (0usize, 0usize);
+    let mut local = Tally::default();
+    loop {
+        // The next record in scheduling order: far slot `held[j]` or near
+        // record `i`.
+        let far_slot = if HAS_FAR && j < n_far {
+            let slot = held[j];
+            // SAFETY: no borrow of `timings` is alive (outside `resume`).
+            let far = unsafe { &(*timings).queues[timing].far };
+            if i >= len || far.get(slot).seq < unsafe { (*base.add(i)).seq } {
+                Some(slot)
+            } else {
+                None
+            }
+        } else {
+            None
+        };
+        let rec = match far_slot {
+            Some(slot) => {
+                j += 1;
+                // SAFETY: as above.
+                unsafe { &(*timings).queues[timing].far }.get(slot)
+            }
+            None if i < len => {
+                i += 1;
+                // SAFETY: i - 1 < len; records are read through `base` only
+                // (repoint writes through the same pointer while `resume`
+                // runs).
+                unsafe { &*base.add(i - 1) }
+            }
+            None => break,
+        };
+        let swept = HAS_FAR && far_slot.is_some_and(|s| unsafe { &(*timings).queues[timing].far }.swept(s));
+        let is_canceled =
+            CANCEL_ALL || swept || (rec.token != 0 && (!CANCELED_ONLY || rec.seq <= limit) && canceled(rec.token));
+        if !is_canceled && (CANCELED_ONLY || !rec.is_due(now, key)) {
+            match far_slot {
+                Some(slot) => {
+                    held[kept_far] = slot;
+                    kept_far += 1;
+                }
+                None => {
+                    // SAFETY: kept < i <= len; copy within the local vector.
+                    unsafe { *base.add(kept) = *rec };
+                    kept += 1;
+                }
+            }
             continue;
         }
         let kind = rec.kind_index();
         let state = if is_canceled {
-            tally.canceled[kind] += 1;
+            local.canceled[kind] += 1;
             TaskState::Canceled
         } else {
-            tally.done[kind] += 1;
+            local.done[kind] += 1;
             TaskState::Succeeded
         };
         // Copied out first: `resume` runs host code, which may re-point
-        // the record's token through `base`.
+        // the record's token through `base`, or reuse a freed far slot.
         let (arg, func, user) = (rec.arg, rec.func, rec.user);
+        if let Some(slot) = far_slot {
+            // SAFETY: as above.
+            unsafe { &mut (*timings).queues[timing].far }.free(slot);
+        }
         resume(arg, func, user, state);
     }
     // SAFETY: the first `kept` elements are initialised copies.
     unsafe { items.set_len(kept) };
-    tally
+    held.truncate(kept_far);
+    for k in 0..WAIT_KIND_COUNT {
+        tally.done[k] += local.done[k];
+        tally.canceled[k] += local.canceled[k];
+    }
 }

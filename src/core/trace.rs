@@ -343,9 +343,9 @@ impl Runtime {
         self.poll_watches();
         // Runs only: the untimed loop (a resumed wait then costs what it costs untraced).
         let tally = if self.trace_has(TRACE_CONTINUATIONS) {
-            self.run_queue::<false, true>(timing as usize)
+            self.run_queue::<false, false, true>(timing as usize)
         } else {
-            self.run_queue::<false, false>(timing as usize)
+            self.run_queue::<false, false, false>(timing as usize)
         };
         // SAFETY: owner thread, short borrow.
         let frame = unsafe { self.inner() }.timings.host_frame;

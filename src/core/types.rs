@@ -164,9 +164,11 @@ pub enum Pool {
     Tasks = 0,
     /// Cancellation source slots (same rules as tasks).
     CancelSources = 1,
-    /// Wait records in the 16 timing queues: `live` records queued, `idle`
-    /// spare record storage, `cold_allocations` queue growths, `discards`
-    /// records of storage released when a queue shrinks back to `capacity / 16`.
+    /// Wait records in the 16 timing queues and their far-future stores:
+    /// `capacity` records of storage allocated now, `live` records queued,
+    /// `idle` = `capacity` - `live`, `cold_allocations` storage growths,
+    /// `discards` records of storage released when a queue or store shrinks
+    /// back to `wait_capacity`.
     WaitRecords = 2,
     /// WhenAny coordinators for 1-16 inputs (256 kept by default).
     WhenAny16 = 3,

@@ -49,6 +49,10 @@ struct BatchState {
     fast_records: *mut u64,
     capacity: usize,
     resumed: Vec<OnityResume>,
+    /// Requests filed whose resumption is not yet in `resumed`: `resumed`
+    /// keeps room for them (reserved fallibly when they are filed), so a
+    /// completing wait never allocates.
+    outstanding: usize,
     lane: LaneId,
 }
 
@@ -78,6 +82,7 @@ unsafe fn state<'a>(b: *mut OnityBatch) -> &'a mut BatchState {
 /// `b` is a live batch; owner thread.
 unsafe fn push_resume(b: *mut OnityBatch, r: OnityResume) {
     let st = state(b);
+    st.outstanding = st.outstanding.saturating_sub(1);
     st.resumed.push(r);
     (*b).resumed = st.resumed.as_ptr();
     (*b).resumed_count = st.resumed.len() as u32;
@@ -93,7 +98,7 @@ unsafe extern "C" fn batch_emit(user: *mut c_void, id: u64, state: u32) {
 ///
 /// # Safety
 /// `b` is a live batch of `r`; owner thread.
-unsafe fn file(r: &OnityRuntime, b: *mut OnityBatch) {
+unsafe fn file(r: &OnityRuntime, b: *mut OnityBatch) -> Result<(), OnityStatus> {
     let st = state(b);
     let (records, fast_records, capacity, lane) = (st.records, st.fast_records, st.capacity, st.lane);
     // The buffers and their lengths come from the runtime's own state, not
@@ -108,16 +113,33 @@ unsafe fn file(r: &OnityRuntime, b: *mut OnityBatch) {
         (*b).submit_count = 0;
     }
     if nf == 0 && n == 0 {
-        return;
+        return Ok(());
     }
     // SAFETY: both buffers hold `capacity` initialised records; the host
     // writes them only between calls (owner thread).
     let fast = std::slice::from_raw_parts(fast_records as *const u64, nf);
     let requests = std::slice::from_raw_parts(records as *const OnityBatchRecord, n);
+    // Room for every request's resumption (see `outstanding`).
+    let st = state(b);
+    if n != 0 && st.resumed.try_reserve(st.outstanding + n).is_err() {
+        (*b).fast_count = nf as u32;
+        (*b).submit_count = n as u32;
+        return Err(OnityStatus::OutOfMemory);
+    }
+    st.outstanding += n;
     let reject =
         |id, e| push_resume(b, OnityResume { id, state: OnityTaskState::Faulted as u32, status: status_code(e) });
-    // Owner thread (the caller checked): cannot fail.
-    let _ = r.rt.file_lane(lane, fast, requests.iter().copied(), reject);
+    // Owner thread (the caller checked): fails only when the fast records
+    // cannot be stored (nothing filed): they stay pending, for a later call.
+    if let Err((e, k)) = r.rt.file_lane(lane, fast, requests.iter().copied(), reject) {
+        // The records not filed stay pending, first in the buffers.
+        state(b).outstanding -= n;
+        std::ptr::copy(fast_records.add(k), fast_records, nf - k);
+        (*b).fast_count = (nf - k) as u32;
+        (*b).submit_count = n as u32;
+        return Err(e.into());
+    }
+    Ok(())
 }
 
 /// Files every batch's pending records, on the owner thread (elsewhere the
@@ -129,8 +151,9 @@ pub(crate) fn file_all(r: &OnityRuntime) {
     // SAFETY: owner thread. Filing runs no host code (rejections only
     // append resumptions), so the list cannot change while we walk it.
     for &b in unsafe { r.batches() }.iter() {
-        // SAFETY: listed batches are live.
-        unsafe { file(r, b) };
+        // SAFETY: listed batches are live. A batch whose fast records
+        // cannot be stored keeps them pending (flush reports it).
+        let _ = unsafe { file(r, b) };
     }
 }
 
@@ -258,6 +281,7 @@ pub extern "C" fn onity_batch_create(
             fast_records: Box::into_raw(vec![0u64; cap].into_boxed_slice()) as *mut u64,
             capacity: cap,
             resumed: Vec::with_capacity(1024),
+            outstanding: 0,
             lane,
         });
         // SAFETY: `b` was just made on this thread; nobody else has it yet.
@@ -276,14 +300,16 @@ pub extern "C" fn onity_batch_create(
 
 /// Files the batch's pending records now (call it when `submit` is full).
 /// Owner thread. Errors: `NULL_POINTER`, `INVALID_HANDLE` (not a live batch
-/// of this runtime), `WRONG_THREAD`.
+/// of this runtime), `WRONG_THREAD`, `OUT_OF_MEMORY` (the fast-lane records
+/// could not all be stored: those not filed stay pending, first in
+/// `fast_submit`, with every `submit` record, for a later call; the other
+/// calls that file records leave them pending the same way).
 #[no_mangle]
 pub extern "C" fn onity_batch_flush(runtime: *mut OnityRuntime, batch: *mut OnityBatch) -> OnityStatus {
     crate::ffi!({
         let r = lookup(runtime, batch)?;
         // SAFETY: live batch of this runtime, owner thread.
-        unsafe { file(r, batch) };
-        Ok(())
+        unsafe { file(r, batch) }
     })
 }
 
@@ -314,6 +340,34 @@ pub extern "C" fn onity_batch_tick(runtime: *mut OnityRuntime, batch: *mut Onity
                 (*batch).fast_resumed_count = ids.len() as u32;
             }
         })?)
+    })
+}
+
+/// The canceled-only pass of `timing`'s latest run (ABI 1.2), for a host
+/// that runs the continuations `onity_batch_tick` reported after it
+/// returns: call it when those continuations canceled a token. Files
+/// pending records (as `onity_batch_tick`), then completes canceled the
+/// waits of `timing` scheduled before that run whose token is canceled, and
+/// the WhenAny / WhenAll watching a canceled token, reporting resumptions
+/// as `onity_batch_tick` does (`fast_resumed` is left alone: fast-lane
+/// waits have no token). So a token canceled by a continuation of a run
+/// cancels the run's other pending waits in the same frame, as it does for
+/// a callback host whose continuations run inside the tick. Nothing
+/// becomes due; waits scheduled since that run are left to the next one.
+/// Owner thread. Errors: as `onity_batch_tick`.
+#[no_mangle]
+pub extern "C" fn onity_batch_cancel_pass(
+    runtime: *mut OnityRuntime,
+    batch: *mut OnityBatch,
+    timing: u32,
+) -> OnityStatus {
+    crate::ffi!({
+        let r = lookup(runtime, batch)?;
+        // SAFETY: live batch, owner thread.
+        unsafe { compact(batch) };
+        let t = arg(Timing::from_u32(timing))?;
+        file_all(r);
+        Ok(r.rt.cancel_pass(t)?)
     })
 }
 

@@ -3,7 +3,7 @@
 // Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// The header has 63 functions, 11 structs, 7 enums, 12 constants.
+// The header has 64 functions, 11 structs, 7 enums, 12 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -178,9 +178,11 @@ namespace Onity.Native
         /// </summary>
         CancelSources = 1,
         /// <summary>
-        /// Wait records in the 16 timing queues: `live` records queued, `idle`
-        /// spare record storage, `cold_allocations` queue growths, `discards`
-        /// records of storage released when a queue shrinks back to `capacity / 16`.
+        /// Wait records in the 16 timing queues and their far-future stores:
+        /// `capacity` records of storage allocated now, `live` records queued,
+        /// `idle` = `capacity` - `live`, `cold_allocations` storage growths,
+        /// `discards` records of storage released when a queue or store shrinks
+        /// back to `wait_capacity`.
         /// </summary>
         WaitRecords = 2,
         /// <summary>

@@ -3,7 +3,7 @@
 // Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// The header has 63 functions, 11 structs, 7 enums, 12 constants.
+// The header has 64 functions, 11 structs, 7 enums, 12 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -89,6 +89,23 @@ namespace Onity.Native
         public static extern uint onity_abi_version();
 
         /// <summary>
+        /// The canceled-only pass of `timing`'s latest run (ABI 1.2), for a host
+        /// that runs the continuations `onity_batch_tick` reported after it
+        /// returns: call it when those continuations canceled a token. Files
+        /// pending records (as `onity_batch_tick`), then completes canceled the
+        /// waits of `timing` scheduled before that run whose token is canceled, and
+        /// the WhenAny / WhenAll watching a canceled token, reporting resumptions
+        /// as `onity_batch_tick` does (`fast_resumed` is left alone: fast-lane
+        /// waits have no token). So a token canceled by a continuation of a run
+        /// cancels the run's other pending waits in the same frame, as it does for
+        /// a callback host whose continuations run inside the tick. Nothing
+        /// becomes due; waits scheduled since that run are left to the next one.
+        /// Owner thread. Errors: as `onity_batch_tick`.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_batch_cancel_pass", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_batch_cancel_pass(IntPtr runtime, OnityBatch* batch, uint timing);
+
+        /// <summary>
         /// Creates a batch with room for `submit_capacity` records (1 to 1,048,576)
         /// and writes it to `*out_batch`. It lives until `onity_batch_destroy` or the
         /// runtime's destruction. Owner thread. Errors: `NULL_POINTER`,
@@ -135,7 +152,10 @@ namespace Onity.Native
         /// <summary>
         /// Files the batch's pending records now (call it when `submit` is full).
         /// Owner thread. Errors: `NULL_POINTER`, `INVALID_HANDLE` (not a live batch
-        /// of this runtime), `WRONG_THREAD`.
+        /// of this runtime), `WRONG_THREAD`, `OUT_OF_MEMORY` (the fast-lane records
+        /// could not all be stored: those not filed stay pending, first in
+        /// `fast_submit`, with every `submit` record, for a later call; the other
+        /// calls that file records leave them pending the same way).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_batch_flush", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_batch_flush(IntPtr runtime, OnityBatch* batch);

@@ -3,7 +3,7 @@
 // Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// The header has 63 functions, 11 structs, 7 enums, 12 constants.
+// The header has 64 functions, 11 structs, 7 enums, 12 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -22,6 +22,12 @@ namespace Onity.Native
         {
             Crossings++;
             return OnityNative.onity_abi_version();
+        }
+
+        public static OnityStatus onity_batch_cancel_pass(IntPtr runtime, OnityBatch* batch, uint timing)
+        {
+            Crossings++;
+            return OnityNative.onity_batch_cancel_pass(runtime, batch, timing);
         }
 
         public static OnityStatus onity_batch_create(IntPtr runtime, uint submit_capacity, OnityBatch** out_batch)

@@ -59,6 +59,53 @@ namespace Onity.Tests
             }
         }
 
+        static async OnityTask CancelAfter(int frames, CancellationTokenSource cts)
+        {
+            await OnityTask.DelayFrame(frames);
+            cts.Cancel();
+        }
+
+        /// <summary>UniTask's ExceptionlessCancellation: a DelayFrame(10) continuation cancels the
+        /// token of a pending DelayFrame(100) on the same timing, which completes canceled in that
+        /// same run (10 frames later), not one frame late; checked frame by frame, for the far
+        /// (DelayFrame, Delay) and near (NextFrame) native waits.</summary>
+        [Test]
+        public void ContinuationCancelingATokenCancelsAPendingWaitInTheSameRun()
+        {
+            using (var h = new TestHost())
+            {
+                var cts = new CancellationTokenSource();
+                h.RunFrame(OnityTiming.Update);
+                ulong first = h.Runtime.Frame;
+                CancelAfter(10, cts).Forget();
+                var df = OnityTask.DelayFrame(100, OnityTiming.Update, cts.Token).SuppressCancellationThrow();
+                var d = OnityTask.Delay(TimeSpan.FromSeconds(100), DelayType.DeltaTime, OnityTiming.Update, cts.Token).SuppressCancellationThrow();
+                for (int i = 1; i <= 12; i++)
+                {
+                    if (i == 10)
+                    {
+                        // The frame's earlier runs schedule a NextFrame with the token: pending (not due)
+                        // when the canceler runs.
+                        h.Begin();
+                        var nf = OnityTask.NextFrame(OnityTiming.Update, cts.Token).SuppressCancellationThrow();
+                        h.Runtime.Tick(OnityTiming.Update);
+                        Assert.Equal(OnityTaskStatus.Succeeded, nf.Status, "NextFrame canceled in the run (frame +10)");
+                        Assert.True(nf.GetAwaiter().GetResult(), "NextFrame canceled");
+                    }
+                    else
+                    {
+                        h.RunFrame(OnityTiming.Update);
+                    }
+                    var want = i < 10 ? OnityTaskStatus.Pending : OnityTaskStatus.Succeeded;
+                    Assert.Equal(want, df.Status, "DelayFrame(100) after frame +" + i);
+                    Assert.Equal(want, d.Status, "Delay(100 s) after frame +" + i);
+                }
+                Assert.Equal(first + 12, h.Runtime.Frame);
+                Assert.True(df.GetAwaiter().GetResult(), "DelayFrame(100) canceled");
+                Assert.True(d.GetAwaiter().GetResult(), "Delay(100 s) canceled");
+            }
+        }
+
         [Test]
         public void CancelFromWorkerThread()
         {
