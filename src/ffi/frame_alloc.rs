@@ -46,9 +46,7 @@ pub extern "C" fn onity_frame_alloc(
     lifetime: u32,
     out_ptr: *mut *mut c_void,
 ) -> OnityStatus {
-    // Every error sets `*out_ptr` to NULL, a bad runtime's too: done on the
-    // way out (cold), so the fast path is the one without that case.
-    crate::ffi!({ frame_alloc(runtime, size, align, lifetime, out_ptr).map_err(|e| null_out(e, out_ptr)) })
+    crate::ffi!({ frame_alloc(runtime, size, align, lifetime, out_ptr) })
 }
 
 #[inline(always)]
@@ -59,10 +57,17 @@ fn frame_alloc(
     lifetime: u32,
     out_ptr: *mut *mut c_void,
 ) -> Result<(), OnityStatus> {
-    let rt = core_of(runtime)?;
+    // The runtime is checked before `out_ptr` (the documented order); a
+    // NULL `out_ptr` is never written.
     if out_ptr.is_null() {
+        core_of(runtime)?;
         return Err(OnityStatus::NullPointer);
     }
+    // NULL first, so every error leaves it NULL (a bad runtime's too);
+    // success overwrites it.
+    // SAFETY: checked non-null, provided by the caller.
+    unsafe { *out_ptr = std::ptr::null_mut() };
+    let rt = core_of(runtime)?;
     match Lifetime::from_u32(lifetime) {
         Some(lt) if size <= usize::MAX as u64 => match rt.frame_alloc_fast(lt, size as usize, align as usize) {
             Some(p) => {
@@ -74,17 +79,6 @@ fn frame_alloc(
         },
         _ => alloc_checked(rt, size, align, lifetime, out_ptr),
     }
-}
-
-/// An error: `*out_ptr` (when not NULL) is set to NULL.
-#[cold]
-#[inline(never)]
-fn null_out(e: OnityStatus, out_ptr: *mut *mut c_void) -> OnityStatus {
-    if !out_ptr.is_null() {
-        // SAFETY: non-null, provided by the host.
-        unsafe { *out_ptr = std::ptr::null_mut() };
-    }
-    e
 }
 
 /// Every case of `onity_frame_alloc` but the fast path: `*out_ptr` is NULL
