@@ -46,10 +46,11 @@ use sim::Sim;
 pub const ISSUE17_PHASE_B: bool = false;
 
 /// The predictions of the defects fixed so far, on by default: #1 (handles
-/// never alias across runtimes) and #3 (`*out_ptr` NULL for a bad
-/// runtime). #4 (timing work) and #7 (live-runtime table) are still open.
+/// never alias across runtimes), #3 (`*out_ptr` NULL for a bad runtime) and
+/// #4 (wait records: idle <= capacity). #7 (live-runtime table) is still
+/// open.
 pub const ISSUE17_FIXED: Issue17 =
-    Issue17 { no_alias: true, frame_alloc_out_null: true, wait_idle_le_capacity: false, bad_runtime_pointers: false };
+    Issue17 { no_alias: true, frame_alloc_out_null: true, wait_idle_le_capacity: true, bad_runtime_pointers: false };
 
 /// The predictions of issue 17's defects, each one switchable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
