@@ -79,7 +79,10 @@ fn committed_data_draws_every_chart() {
     assert_eq!(series("frame-alloc-2v1.svg").len(), 4);
     let rows = |f: &str| charts.iter().find(|c| c.file == f).unwrap().chart.groups.len();
     assert_eq!(rows("csharp-vs-unitask.svg"), 16);
-    assert_eq!(rows("native-opcount.svg"), 4);
+    // One group per Rust row of the opcount data (the C rows pair with them).
+    let opcount = std::fs::read_to_string(repo().join("docs/bench-data/opcount.txt")).unwrap();
+    let rust_rows = opcount.lines().skip(2).filter(|l| !l.trim().is_empty() && !l.starts_with("c:")).count();
+    assert_eq!(rows("native-opcount.svg"), rust_rows);
     assert_eq!(rows("frame-alloc-wall.svg"), 24);
     assert_eq!(rows("frame-alloc-2v1.svg"), 6);
     draw_and_read_back(&charts, "committed");
