@@ -447,3 +447,24 @@ fn a_due_far_wait_whose_source_is_canceled_and_destroyed_earlier_in_the_run_comp
         assert_eq!(h.find(0), Some((expect_at, SUCCEEDED)));
     }
 }
+
+/// The cancel pass after a traced tick records a continuation event for
+/// each wait it completes, as the run's own passes do.
+#[test]
+fn the_cancel_pass_records_its_continuations_while_tracing() {
+    use onity::core::trace::TRACE_ALL;
+    let h = H::new();
+    h.rt.trace_start(256, TRACE_ALL).unwrap();
+    h.begin(1);
+    let tok = h.source.get();
+    h.wait(WaitKind::DelayFrame, Timing::Update, 100.0, Clock::Scaled, tok, 1);
+    h.wait(WaitKind::DelayFrame, Timing::Update, 5.0, Clock::Scaled, tok, 2);
+    h.rt.tick(Timing::Update).unwrap();
+    h.rt.cancel(tok).unwrap();
+    h.rt.cancel_pass(Timing::Update).unwrap();
+    assert_eq!(h.find(1), Some((1, CANCELED)));
+    assert_eq!(h.find(2), Some((1, CANCELED)));
+    let json = h.rt.trace_json(|s| s.to_owned()).unwrap();
+    let continuations = json.matches("\"name\":\"callback\"").count();
+    assert_eq!(continuations, 2, "{json}");
+}

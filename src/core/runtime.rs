@@ -531,7 +531,12 @@ impl Runtime {
         // SAFETY: owner thread (checked), short borrow.
         unsafe { self.inner() }.ticking = true;
         let _guard = TickGuard(self);
-        self.run_queue::<false, true, false>(timing as usize);
+        // Its continuations are the run's: recorded as the run's are.
+        if self.tracing_continuations() {
+            self.run_queue::<false, true, true>(timing as usize);
+        } else {
+            self.run_queue::<false, true, false>(timing as usize);
+        }
         Ok(())
     }
 

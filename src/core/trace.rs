@@ -17,7 +17,7 @@
 //! | run | each tick of a timing (also a batch's) | complete event named after the timing: frame, waits resumed, canceled |
 //! | rewind | a frame-allocator rewind (automatic or explicit) | complete `frame allocator rewind` |
 //! | drain | cross-thread completions drained (tick or drain) | complete `drain`: completions |
-//! | continuation | each wait a run resumes, with its continuation (flag [`TRACE_CONTINUATIONS`]) | complete `callback` / `task`: state |
+//! | continuation | each wait a run resumes (its cancel passes and a later `cancel_pass` included), with its continuation (flag [`TRACE_CONTINUATIONS`]) | complete `callback` / `task`: state |
 //! | settle | a WhenAny / WhenAll output completing (its continuation included) | complete `WhenAny` / `WhenAll`: state, index |
 //!
 //! The hot paths pay nothing while tracing is off: a tick, a drain, a frame
@@ -308,6 +308,11 @@ impl Runtime {
     fn trace_has(&self, flag: u32) -> bool {
         // SAFETY: owner thread, short borrow.
         unsafe { self.inner() }.trace.flags & flag != 0
+    }
+
+    /// Recording is on, with every resumed wait ([`TRACE_CONTINUATIONS`]).
+    pub(super) fn tracing_continuations(&self) -> bool {
+        self.tracing() && self.trace_has(TRACE_CONTINUATIONS)
     }
 
     /// Frame begin: the frame marker and the runtime's counters.
