@@ -1102,7 +1102,7 @@ OnityStatus onity_task_on_complete(struct OnityRuntime *runtime,
 // are overwritten. Starting again restarts from an empty ring. Owner
 // thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`,
 // `COUNT_OUT_OF_RANGE` (events), `INVALID_ARGUMENT` (flags 0 or unknown
-// bits). ABI 1.2.
+// bits), `OUT_OF_MEMORY` (the ring: nothing changed). ABI 1.2.
 OnityStatus onity_trace_start(struct OnityRuntime *runtime, uint32_t events, uint32_t flags);
 
 // Stops recording; the events recorded stay readable with

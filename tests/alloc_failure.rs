@@ -427,6 +427,12 @@ const CASES: &[Case] = &[
         },
         call: |c| onity_frame_alloc_rewind(c.rt),
     },
+    Case {
+        name: "trace_start_allocates_its_ring",
+        function: "onity_trace_start",
+        setup: || Ctx::new(tiny()),
+        call: |c| onity_trace_start(c.rt, 1 << 16, ONITY_TRACE_RUNS),
+    },
 ];
 
 /// The runtime still works: a task, a wait, a tick, statistics, a frame
@@ -668,6 +674,7 @@ case_tests! {
     frame_alloc_first_on_this_runtime => "frame_alloc_first_on_this_runtime";
     frame_alloc_a_new_block => "frame_alloc_a_new_block";
     frame_alloc_rewind_returns_blocks => "frame_alloc_rewind_returns_blocks";
+    trace_start_allocates_its_ring => "trace_start_allocates_its_ring";
 }
 
 /// Every case has its test (the list above).

@@ -428,3 +428,43 @@ fn a_far_wait_with_an_already_canceled_token_completes_at_the_next_run() {
     frames(&h, 3, 5, 7, 3, CANCELED);
     assert_eq!(h.find(8), Some((3, CANCELED)));
 }
+
+/// A far wait due in a run, taken from its heap at the run's start, whose
+/// token an earlier continuation of that run cancels and destroys (no other
+/// far wait holds a token): it completes canceled, as a near wait does.
+#[test]
+fn a_due_far_wait_whose_source_is_canceled_and_destroyed_earlier_in_the_run_completes_canceled() {
+    for far in [true, false] {
+        let h = H::new();
+        h.destroy_after.set(true);
+        h.begin(1);
+        let (n, expect_at) = if far { (10, 11) } else { (1, 2) };
+        h.canceler(WaitKind::DelayFrame, n, Timing::Update);
+        h.wait(WaitKind::DelayFrame, Timing::Update, n as f64, Clock::Scaled, h.source.get(), 7);
+        h.rt.tick(Timing::Update).unwrap();
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| frames(&h, 2, expect_at + 1, 7, expect_at, CANCELED)))
+            .unwrap_or_else(|_| panic!("DelayFrame({n}), far: {far}"));
+        assert_eq!(h.find(0), Some((expect_at, SUCCEEDED)));
+    }
+}
+
+/// The cancel pass after a traced tick records a continuation event for
+/// each wait it completes, as the run's own passes do.
+#[test]
+fn the_cancel_pass_records_its_continuations_while_tracing() {
+    use onity::core::trace::TRACE_ALL;
+    let h = H::new();
+    h.rt.trace_start(256, TRACE_ALL).unwrap();
+    h.begin(1);
+    let tok = h.source.get();
+    h.wait(WaitKind::DelayFrame, Timing::Update, 100.0, Clock::Scaled, tok, 1);
+    h.wait(WaitKind::DelayFrame, Timing::Update, 5.0, Clock::Scaled, tok, 2);
+    h.rt.tick(Timing::Update).unwrap();
+    h.rt.cancel(tok).unwrap();
+    h.rt.cancel_pass(Timing::Update).unwrap();
+    assert_eq!(h.find(1), Some((1, CANCELED)));
+    assert_eq!(h.find(2), Some((1, CANCELED)));
+    let json = h.rt.trace_json(|s| s.to_owned()).unwrap();
+    let continuations = json.matches("\"name\":\"callback\"").count();
+    assert_eq!(continuations, 2, "{json}");
+}

@@ -271,6 +271,32 @@ unsafe extern "C" fn cancel_cb(user: *mut c_void, task: u64, state: u32) {
     *(user as *mut u32) += 100;
 }
 
+/// A runtime whose owner thread exited is destroyed from another thread
+/// (which then runs the continuations): a pending callback wait with a site
+/// is called once with Canceled, as a plain one is (its continuation
+/// consumes its task from that thread).
+#[test]
+fn a_callback_wait_with_a_site_is_canceled_by_a_destroy_after_the_owner_exited() {
+    static RAN: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    unsafe extern "C" fn cb(_user: *mut c_void, task: u64, state: u32) {
+        assert_eq!((task, state), (0, OnityTaskState::Canceled as u32));
+        RAN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    let p = std::thread::spawn(|| {
+        let rt = support::runtime();
+        assert_eq!(onity_runtime_set_site_capture(rt, 1), OnityStatus::Ok);
+        support::frame(rt, 1);
+        let f = FILE_A.as_ptr();
+        assert_eq!(onity_delay_frame_then_at(rt, 9, UPDATE, 0, Some(cb), ptr::null_mut(), f, 40), OnityStatus::Ok);
+        assert_eq!(onity_delay_frame_then_at(rt, 900, UPDATE, 0, Some(cb), ptr::null_mut(), f, 41), OnityStatus::Ok);
+        rt as usize
+    })
+    .join()
+    .unwrap() as *mut OnityRuntime;
+    assert_eq!(onity_runtime_destroy(p), OnityStatus::Ok);
+    assert_eq!(RAN.load(std::sync::atomic::Ordering::Relaxed), 2);
+}
+
 #[test]
 fn site_misuse_is_refused() {
     let rt = Rt::new();

@@ -310,9 +310,10 @@ impl Far {
         self.stale = 0;
     }
 
-    /// Re-points every record holding `token` at `to`.
+    /// Re-points every record holding `token` at `to`, filed or held by
+    /// the run in progress (`tokened_live` counts only the filed ones).
     pub fn repoint(&mut self, token: u64, to: u64) {
-        if self.tokened_live == 0 {
+        if self.tokened.is_empty() {
             return;
         }
         for i in 0..self.tokened.len() {

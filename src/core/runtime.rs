@@ -402,7 +402,7 @@ impl Runtime {
     /// Processes queue `t`. With `CANCEL_ALL`, every wait completes canceled
     /// (runtime destruction). With `AFTER`, only the canceled-only passes
     /// of `t`'s latest run (see [`Runtime::cancel_pass`]). With `TRACE`,
-    /// each wait resumed by the first pass is timed (`trace.rs`). Returns
+    /// each wait resumed is timed (`trace.rs`), the cancel passes' too. Returns
     /// how many of each kind resumed.
     pub(super) fn run_queue<const CANCEL_ALL: bool, const AFTER: bool, const TRACE: bool>(
         &self,
@@ -431,13 +431,7 @@ impl Runtime {
                 &now,
                 limit,
                 |token| self.token_canceled(token),
-                |arg, func, user, state| {
-                    let span = if TRACE { self.trace_resume_start() } else { None };
-                    self.resume_wait(arg, func, user, state);
-                    if TRACE {
-                        self.trace_resume_end(span, func.is_some(), state);
-                    }
-                },
+                |arg, func, user, state| self.resume_wait_traced::<TRACE>(arg, func, user, state),
                 &mut tally,
             )
         };
@@ -448,7 +442,7 @@ impl Runtime {
         // SAFETY: owner thread, short borrow.
         let left = CANCEL_ALL && unsafe { self.inner() }.timings.far_filed(t) > 0;
         if left || self.cancel_epoch.load(Ordering::Acquire) != seen {
-            self.cancel_passes::<CANCEL_ALL>(t, &mut items, &mut held, &now, limit, seen, &mut tally);
+            self.cancel_passes::<CANCEL_ALL, TRACE>(t, &mut items, &mut held, &now, limit, seen, &mut tally);
         }
         drop(running);
         // SAFETY: owner thread, short borrow; no user code below.
@@ -468,12 +462,28 @@ impl Runtime {
         }
     }
 
+    /// [`Runtime::resume_wait`], timed with `TRACE` (`trace.rs`).
+    #[inline(always)]
+    fn resume_wait_traced<const TRACE: bool>(
+        &self,
+        arg: u64,
+        func: Option<CallbackFn>,
+        user: *mut c_void,
+        state: TaskState,
+    ) {
+        let span = if TRACE { self.trace_resume_start() } else { None };
+        self.resume_wait(arg, func, user, state);
+        if TRACE {
+            self.trace_resume_end(span, func.is_some(), state);
+        }
+    }
+
     /// The passes of a run after its first, over the canceled waits, until
     /// no cancel happens during one (see [`Runtime::run_queue`]).
     #[cold]
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
-    fn cancel_passes<const CANCEL_ALL: bool>(
+    fn cancel_passes<const CANCEL_ALL: bool, const TRACE: bool>(
         &self,
         t: usize,
         items: &mut Vec<timing::Wait>,
@@ -503,7 +513,7 @@ impl Runtime {
                     now,
                     limit,
                     |token| self.token_canceled(token),
-                    |arg, func, user, state| self.resume_wait(arg, func, user, state),
+                    |arg, func, user, state| self.resume_wait_traced::<TRACE>(arg, func, user, state),
                     tally,
                 )
             };
@@ -521,7 +531,12 @@ impl Runtime {
         // SAFETY: owner thread (checked), short borrow.
         unsafe { self.inner() }.ticking = true;
         let _guard = TickGuard(self);
-        self.run_queue::<false, true, false>(timing as usize);
+        // Its continuations are the run's: recorded as the run's are.
+        if self.tracing_continuations() {
+            self.run_queue::<false, true, true>(timing as usize);
+        } else {
+            self.run_queue::<false, true, false>(timing as usize);
+        }
         Ok(())
     }
 

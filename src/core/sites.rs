@@ -478,8 +478,14 @@ unsafe extern "C" fn callback_wait(user: *mut c_void, task: u64, state: u32) {
     let rec = unsafe { rt.inner() }.sites.slots.get(idx as usize).copied();
     let Some(SlotSite { gen: g, callback: Some(f), user, .. }) = rec else { return };
     debug_assert_eq!(g, gen);
-    let consumed = rt.consume_with(task, |_| {});
-    debug_assert!(consumed.is_ok());
+    // Retired directly, not through `consume`: this also runs on the thread
+    // closing the runtime after its owner exited, where `consume` is
+    // `WrongThread`.
+    let live = rt.task_slot(task);
+    debug_assert!(live.as_ref().is_ok_and(|&(_, _, w)| slot::is_final(w)));
+    if let Ok((s, idx, word)) = live {
+        rt.take_outcome(s, idx, word);
+    }
     // SAFETY: the host promised `f` is callable with `user` (as for any
     // callback wait); this runs inside the runtime's call of a continuation.
     unsafe { f(user as *mut c_void, 0, state) };

@@ -17,7 +17,7 @@
 //! | run | each tick of a timing (also a batch's) | complete event named after the timing: frame, waits resumed, canceled |
 //! | rewind | a frame-allocator rewind (automatic or explicit) | complete `frame allocator rewind` |
 //! | drain | cross-thread completions drained (tick or drain) | complete `drain`: completions |
-//! | continuation | each wait a run resumes, with its continuation (flag [`TRACE_CONTINUATIONS`]) | complete `callback` / `task`: state |
+//! | continuation | each wait a run resumes (its cancel passes and a later `cancel_pass` included), with its continuation (flag [`TRACE_CONTINUATIONS`]) | complete `callback` / `task`: state |
 //! | settle | a WhenAny / WhenAll output completing (its continuation included) | complete `WhenAny` / `WhenAll`: state, index |
 //!
 //! The hot paths pay nothing while tracing is off: a tick, a drain, a frame
@@ -117,11 +117,15 @@ impl Trace {
         self.push(e);
     }
 
-    fn start(&mut self, events: u32, flags: u32, tag: u8) {
+    /// Nothing changes when the ring cannot be allocated (`OutOfMemory`).
+    fn start(&mut self, events: u32, flags: u32, tag: u8) -> Result<()> {
         let n = events.next_power_of_two() as usize;
         if self.ring.len() != n {
-            self.ring = vec![Event::default(); n];
-            self.order = Vec::with_capacity(n);
+            let (mut ring, mut order) = (Vec::new(), Vec::new());
+            ring.try_reserve_exact(n).map_err(|_| Error::OutOfMemory)?;
+            order.try_reserve_exact(n).map_err(|_| Error::OutOfMemory)?;
+            ring.resize(n, Event::default());
+            (self.ring, self.order) = (ring, order);
         }
         self.flags = flags;
         self.written = 0;
@@ -129,6 +133,7 @@ impl Trace {
         self.base = Some(Instant::now());
         self.tag = tag;
         self.on = true;
+        Ok(())
     }
 
     /// Events held and events overwritten.
@@ -255,8 +260,7 @@ impl Runtime {
             return Err(Error::InvalidArgument);
         }
         // SAFETY: owner thread, short borrow.
-        unsafe { self.inner() }.trace.start(events, flags, self.tag);
-        Ok(())
+        unsafe { self.inner() }.trace.start(events, flags, self.tag)
     }
 
     /// Stops recording; what was recorded stays readable. Owner thread.
@@ -308,6 +312,11 @@ impl Runtime {
     fn trace_has(&self, flag: u32) -> bool {
         // SAFETY: owner thread, short borrow.
         unsafe { self.inner() }.trace.flags & flag != 0
+    }
+
+    /// Recording is on, with every resumed wait ([`TRACE_CONTINUATIONS`]).
+    pub(super) fn tracing_continuations(&self) -> bool {
+        self.tracing() && self.trace_has(TRACE_CONTINUATIONS)
     }
 
     /// Frame begin: the frame marker and the runtime's counters.

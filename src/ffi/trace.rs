@@ -26,7 +26,7 @@ const _: () = assert!(ONITY_TRACE_RUNS == trace::TRACE_RUNS && ONITY_TRACE_CONTI
 /// are overwritten. Starting again restarts from an empty ring. Owner
 /// thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`,
 /// `COUNT_OUT_OF_RANGE` (events), `INVALID_ARGUMENT` (flags 0 or unknown
-/// bits). ABI 1.2.
+/// bits), `OUT_OF_MEMORY` (the ring: nothing changed). ABI 1.2.
 #[no_mangle]
 pub extern "C" fn onity_trace_start(runtime: *mut OnityRuntime, events: u32, flags: u32) -> OnityStatus {
     crate::ffi!({ Ok(core_of(runtime)?.trace_start(events, flags)?) })

@@ -245,3 +245,47 @@ fn tracing_allocates_nothing_after_warm_up() {
     assert_eq!(held, 1024);
     assert!(dropped > 0, "the ring wrapped while recording");
 }
+
+/// The runtime and the source `cancel_cb` cancels.
+struct Canceler {
+    rt: *mut OnityRuntime,
+    source: u64,
+}
+
+unsafe extern "C" fn cancel_cb(user: *mut c_void, _task: u64, _state: u32) {
+    let c = &*(user as *const Canceler);
+    assert_eq!(onity_cancel_source_cancel(c.rt, c.source), OnityStatus::Ok);
+}
+
+#[test]
+fn waits_canceled_in_the_same_run_are_traced_as_continuations() {
+    let rt = Rt::new();
+    assert_eq!(onity_trace_start(rt.0, 4096, ONITY_TRACE_RUNS | ONITY_TRACE_CONTINUATIONS), OnityStatus::Ok);
+    rt.frame(1);
+    let mut source = 0;
+    assert_eq!(onity_cancel_source_create(rt.0, &mut source), OnityStatus::Ok);
+    let c = Canceler { rt: rt.0, source };
+    // A Yield whose callback cancels the source, then two waits on the source: a near
+    // DelayFrame(5) callback and a far (heap) DelayFrame(1000) task.
+    let user = &c as *const Canceler as *mut c_void;
+    assert_eq!(onity_yield_then(rt.0, UPDATE, 0, Some(cancel_cb), user), OnityStatus::Ok);
+    assert_eq!(onity_delay_frame_then(rt.0, 5, UPDATE, source, Some(noop_cb), ptr::null_mut()), OnityStatus::Ok);
+    let mut far = 0;
+    assert_eq!(onity_delay_frame(rt.0, 1000, UPDATE, source, &mut far), OnityStatus::Ok);
+    rt.tick(UPDATE); // the Yield, then (same run) both canceled waits
+    assert_eq!(onity_trace_stop(rt.0), OnityStatus::Ok);
+    let (_, spans) = events(&dump(&rt));
+    let runs: Vec<&Span> = spans.iter().filter(|s| s.args.get("resumed").is_some()).collect();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].args["resumed"], 3);
+    assert_eq!(runs[0].args["canceled"], 2);
+    let inner: Vec<(&str, &str)> =
+        inside(&spans, runs[0]).iter().map(|s| (s.name.as_str(), s.args["state"].as_str().unwrap_or(""))).collect();
+    assert_eq!(
+        inner,
+        [("callback", "succeeded"), ("callback", "canceled"), ("task", "canceled")],
+        "every wait the run resumed has its continuation event, the cancel passes' too"
+    );
+    assert_eq!(onity_task_consume(rt.0, far, ptr::null_mut()), OnityStatus::Ok);
+    assert_eq!(onity_cancel_source_destroy(rt.0, source), OnityStatus::Ok);
+}

@@ -630,7 +630,7 @@ namespace Onity.Native
         /// are overwritten. Starting again restarts from an empty ring. Owner
         /// thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`,
         /// `COUNT_OUT_OF_RANGE` (events), `INVALID_ARGUMENT` (flags 0 or unknown
-        /// bits). ABI 1.2.
+        /// bits), `OUT_OF_MEMORY` (the ring: nothing changed). ABI 1.2.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_trace_start", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_trace_start(IntPtr runtime, uint events, uint flags);
