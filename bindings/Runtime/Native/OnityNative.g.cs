@@ -462,7 +462,11 @@ namespace Onity.Native
         /// continuations of those due waits are looked at by the next run of their
         /// timing; the continuations run first (off-thread completions, canceled
         /// combinators) come before this run's waits, so a Yield of this timing they
-        /// schedule resumes in this run. A timing may
+        /// schedule resumes in this run. A token canceled by a continuation of this
+        /// run cancels, before the run returns, this timing's waits scheduled before
+        /// the run (and the WhenAny / WhenAll watching the token); a wait scheduled
+        /// during the run and canceled in it completes canceled at the next run.
+        /// A timing may
         /// run several times per frame (FixedUpdate) or not at all. May be called
         /// before the first frame (Yields of the timing resume; frame waits count
         /// from the first frame) and from a continuation that runs outside a tick
