@@ -2,41 +2,15 @@
 //! live-task report grouped by site with ages in frames, frame by frame),
 //! the frame timeline (its Chrome trace JSON read back: nesting and order),
 //! misuse of both, and zero allocations after warm-up with both on
-//! (counted per thread by a global allocator, as in tests/zero_alloc.rs).
+//! (counted per thread by tests/counting_alloc, as in tests/zero_alloc.rs).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::ffi::{c_char, c_void, CStr};
 use std::ptr;
 
 use onity::ffi::*;
 
-struct Counting;
-
-thread_local! {
-    static ALLOCS: Cell<u64> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        System.alloc(l)
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        System.dealloc(p, l)
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        System.realloc(p, l, n)
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocs() -> u64 {
-    ALLOCS.with(|c| c.get())
-}
+mod counting_alloc;
+use counting_alloc::allocs;
 
 const UPDATE: u32 = OnityTiming::Update as u32;
 const LATE: u32 = OnityTiming::PostLateUpdate as u32;
