@@ -6,6 +6,7 @@ namespace Onity
 {
     public partial struct OnityTask
     {
+#if !ONITY_SITES // else OnityTask.Sites.cs, with the caller's file and line
         /// <summary>Completes with the new value when <paramref name="monitorFunction"/>(target)
         /// differs from its value at the call (UniTask's <c>WaitUntilValueChanged</c>). Checked at
         /// each run of <paramref name="monitorTiming"/> from the next one on, on the owner thread; an
@@ -23,6 +24,7 @@ namespace Onity
             if (cancellationToken.IsCancellationRequested) return FromCanceled<U>(cancellationToken);
             return ValueChangedSource<T, U>.Start(target, monitorFunction, monitorTiming, equalityComparer ?? EqualityComparer<U>.Default, cancellationToken);
         }
+#endif
     }
 
     internal sealed class ValueChangedSource<T, U> : OnityLoopSource<U> where T : class
