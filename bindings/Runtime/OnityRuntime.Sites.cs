@@ -77,7 +77,6 @@ namespace Onity
         /// until it is awaited (fast lane) or converted (wait slot). The public waits test
         /// <c>siteCapture</c> themselves, so that with capture off they return
         /// <see cref="FrameWait"/>'s result directly.</summary>
-        [MethodImpl(MethodImplOptions.NoInlining)] // keeps the capture-off path of the public waits short
         internal OnityFrameWait FrameWaitAt(int delay, OnityTiming timing, string file, int line)
         {
             var w = FrameWait(delay, timing);

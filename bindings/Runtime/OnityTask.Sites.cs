@@ -144,10 +144,7 @@ namespace Onity
             CancellationToken cancellationToken = default(CancellationToken), [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
             where T : class
         {
-            if (target == null) throw new ArgumentNullException("target");
-            if (monitorFunction == null) throw new ArgumentNullException("monitorFunction");
-            if ((uint)monitorTiming >= Native.OnityNative.ONITY_TIMING_COUNT) OnityRuntime.ThrowTiming("monitorTiming");
-            OnityRuntime.Require().CheckOwner("WaitUntilValueChanged");
+            CheckValueChanged(target, monitorFunction, monitorTiming);
             if (cancellationToken.IsCancellationRequested) return FromCanceled<U>(cancellationToken);
             var t = ValueChangedSource<T, U>.Start(target, monitorFunction, monitorTiming, equalityComparer ?? EqualityComparer<U>.Default, cancellationToken);
             return OnityRuntime.TrackAt(t, "WaitUntilValueChanged", callerFile, callerLine);

@@ -17,14 +17,19 @@ namespace Onity
         public static OnityTask<U> WaitUntilValueChanged<T, U>(T target, Func<T, U> monitorFunction, OnityTiming monitorTiming = OnityTiming.Update, IEqualityComparer<U> equalityComparer = null, CancellationToken cancellationToken = default(CancellationToken))
             where T : class
         {
-            if (target == null) throw new ArgumentNullException("target");
-            if (monitorFunction == null) throw new ArgumentNullException("monitorFunction");
-            if ((uint)monitorTiming >= Native.OnityNative.ONITY_TIMING_COUNT) OnityRuntime.ThrowTiming("monitorTiming");
-            OnityRuntime.Require().CheckOwner("WaitUntilValueChanged");
+            CheckValueChanged(target, monitorFunction, monitorTiming);
             if (cancellationToken.IsCancellationRequested) return FromCanceled<U>(cancellationToken);
             return ValueChangedSource<T, U>.Start(target, monitorFunction, monitorTiming, equalityComparer ?? EqualityComparer<U>.Default, cancellationToken);
         }
 #endif
+
+        static void CheckValueChanged(object target, object monitorFunction, OnityTiming monitorTiming)
+        {
+            if (target == null) throw new ArgumentNullException("target");
+            if (monitorFunction == null) throw new ArgumentNullException("monitorFunction");
+            if ((uint)monitorTiming >= Native.OnityNative.ONITY_TIMING_COUNT) OnityRuntime.ThrowTiming("monitorTiming");
+            OnityRuntime.Require().CheckOwner("WaitUntilValueChanged");
+        }
     }
 
     internal sealed class ValueChangedSource<T, U> : OnityLoopSource<U> where T : class
