@@ -90,6 +90,9 @@ namespace Onity
             {
                 CheckOwner("SiteCapture");
                 Check(OnityNativeCalls.onity_runtime_set_site_capture(rt, value ? 1u : 0u), "onity_runtime_set_site_capture");
+#if ONITY_SITES
+                if (value) OnitySiteSwitch.Ever = true;
+#endif
                 siteCapture = value;
             }
         }

@@ -17,6 +17,13 @@ namespace Onity
     // reported by GetPendingWaits/GetWaitReport while the use is current. Entries whose use ended
     // are dropped when the table is full (then it doubles only if still more than half full), so
     // capture allocates nothing after warm-up.
+    /// <summary>True once any runtime turned site capture on: tested before the thread-static
+    /// owner lookup, so that creating sources while capture was never on costs one static load.</summary>
+    internal static class OnitySiteSwitch
+    {
+        internal static bool Ever;
+    }
+
     public sealed unsafe partial class OnityRuntime
     {
         struct TrackedSource
@@ -35,6 +42,7 @@ namespace Onity
         /// capture is on and this is the current runtime's owner thread. Returns the task.</summary>
         internal static OnityTask<T> TrackAt<T>(OnityTask<T> task, string kind, string file, int line)
         {
+            if (!OnitySiteSwitch.Ever) return task;
             var r = ownedHere;
             if (r != null && r.siteCapture) r.Track(task.source as IOnitySiteSource, task.token, kind, file, line);
             return task;
@@ -42,6 +50,7 @@ namespace Onity
 
         internal static OnityTask TrackAt(OnityTask task, string kind, string file, int line)
         {
+            if (!OnitySiteSwitch.Ever) return task;
             var r = ownedHere;
             if (r != null && r.siteCapture) r.Track(task.source as IOnitySiteSource, task.token, kind, file, line);
             return task;
@@ -49,6 +58,7 @@ namespace Onity
 
         internal static void TrackAt(IOnitySiteSource source, long token, string kind, string file, int line)
         {
+            if (!OnitySiteSwitch.Ever) return;
             var r = ownedHere;
             if (r != null && r.siteCapture) r.Track(source, token, kind, file, line);
         }
