@@ -178,7 +178,7 @@ namespace Onity
             var s = pool.TryRent() ?? new AutoResetOnityCompletionSource();
             Volatile.Write(ref s.liveVersion, s.core.Version);
 #if ONITY_SITES
-            OnityRuntime.TrackAt(s, s.core.Version, "AutoResetOnityCompletionSource", callerFile, callerLine);
+            if (OnitySiteSwitch.Ever) OnityRuntime.TrackAt(s, s.core.Version, "AutoResetOnityCompletionSource", callerFile, callerLine);
 #endif
             return s;
         }
@@ -235,7 +235,7 @@ namespace Onity
             var s = pool.TryRent() ?? new AutoResetOnityCompletionSource<T>();
             Volatile.Write(ref s.liveVersion, s.core.Version);
 #if ONITY_SITES
-            OnityRuntime.TrackAt(s, s.core.Version, "AutoResetOnityCompletionSource", callerFile, callerLine);
+            if (OnitySiteSwitch.Ever) OnityRuntime.TrackAt(s, s.core.Version, "AutoResetOnityCompletionSource", callerFile, callerLine);
 #endif
             return s;
         }
