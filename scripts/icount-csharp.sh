@@ -6,6 +6,10 @@
 # cost of atomic instructions). Needs valgrind and mono. Usage:
 #   scripts/icount-csharp.sh [workload ...]   (default: all; nextframe yield nextframetask
 #   nextframetoken manual completed whenany32)
+# Environment: ONITY_CS_DEFINES=ONITY_SITES compiles the binding with creation sites (caller-info
+# parameters, docs/observability.md), ONITY_ICOUNT_SITES=1 also turns OnityRuntime.SiteCapture on;
+# ONITY_CS_BINDING=DIR counts another copy of bindings/Runtime (e.g. an older revision's, from
+# `git archive REV bindings/Runtime | tar -x -C DIR`: give DIR/bindings/Runtime).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -19,12 +23,17 @@ LIB="$ROOT/target/release/libonity.so"
 if [ ! -f "$LIB" ] || [ -n "$(find src Cargo.toml build.rs -newer "$LIB" -print -quit 2>/dev/null)" ]; then
     cargo build --release
 fi
-mcs -langversion:7.2 -unsafe -optimize+ -nowarn:1591 -out:"$OUT/Icount.exe" \
-    -recurse:'bindings/Runtime/*.cs' tests/csharp/Icount/*.cs
+BINDING="${ONITY_CS_BINDING:-bindings/Runtime}"
+defines=()
+[ -n "${ONITY_CS_DEFINES:-}" ] && defines=(-define:"$ONITY_CS_DEFINES")
+EXE="$OUT/Icount-$$.exe"
+trap 'rm -f "$EXE"' EXIT
+mcs -langversion:7.2 -unsafe -optimize+ -nowarn:1591 "${defines[@]}" -out:"$EXE" \
+    -recurse:"$BINDING/*.cs" tests/csharp/Icount/*.cs
 export LD_LIBRARY_PATH="$ROOT/target/release" MONO_THREADS_SUSPEND=preemptive
 count() { # flow workload n -> instructions
     valgrind --tool=callgrind --smc-check=all-non-file --callgrind-out-file=/dev/null \
-        mono --optimize=all "$OUT/Icount.exe" "$1" "$2" "$3" 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+        mono --optimize=all "$EXE" "$1" "$2" "$3" 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 workloads=("$@")
 [ ${#workloads[@]} -eq 0 ] && workloads=(nextframe yield nextframetask nextframetoken manual completed whenany32)

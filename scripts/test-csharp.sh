@@ -30,7 +30,9 @@ fi
 
 python3 scripts/gen_csharp_native.py --check
 
-mcs -langversion:7.2 -unsafe -optimize+ -debug -nowarn:1591 -define:ONITY_TEST_HOOKS -out:"$OUT/OnityTests.exe" \
+# The main suite is compiled with ONITY_SITES (creation sites compiled in: caller-info parameters);
+# the ENABLE_IL2CPP suite below without it (the default build's plain overloads).
+mcs -langversion:7.2 -unsafe -optimize+ -debug -nowarn:1591 -define:"ONITY_TEST_HOOKS;ONITY_SITES" -out:"$OUT/OnityTests.exe" \
     -recurse:'bindings/Runtime/*.cs' tests/shared/*.cs tests/csharp/*.cs tests/csharp/Tests/*.cs
 
 # The measurement programs (scripts/bench-csharp.sh, icount-csharp.sh, proto-csharp.sh) are only

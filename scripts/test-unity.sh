@@ -66,13 +66,13 @@ mkdir -p "$OUT/asm/player"
 "${MCS[@]}" -target:library $EDITOR_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEditor.dll" -r:"$OUT/asm/Onity.Runtime.dll" \
     -r:"$OUT/asm/Onity.Unity.dll" -out:"$OUT/asm/Onity.Editor.dll" $(find bindings/Editor -name '*.cs' | sort)
 
-echo "== test program (package + sample + Samples~ + tests)"
+echo "== test program (package + sample + Samples~ + tests; creation sites compiled in: ONITY_SITES)"
 SAMPLE_SRC=$( (find unity-sample/Assets -name '*.cs' 2>/dev/null || true) | sort)
 PKG_SAMPLES=$( (find 'bindings/Samples~' -name '*.cs' 2>/dev/null || true) | sort)
 "${MCS[@]}" -debug -out:"$OUT/OnityUnityTests.exe" $EDITOR_DEFINES $MODULE_DEFINES $UGUI_DEFINES \
     -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEditor.dll" -r:"$OUT/UnityEngine.UI.dll" \
     $(find bindings/Runtime bindings/Editor -name '*.cs' | sort) $SAMPLE_SRC $PKG_SAMPLES \
-    -define:ONITY_UNITY_TESTS tests/shared/*.cs tests/unity/*.cs tests/unity/Tests/*.cs
+    -define:"ONITY_UNITY_TESTS;ONITY_SITES" tests/shared/*.cs tests/unity/*.cs tests/unity/Tests/*.cs
 
 # ONITY_NATIVE_DIR: where libonity.so is loaded from (scripts/test-all.sh passes the glibc-2.17
 # plugin it built, bindings/Plugins/x86_64, so the shipped artifact runs this suite).

@@ -1,5 +1,6 @@
 // Window > Onity > Runtime Monitor: live pool statistics and live tasks of the Play Mode runtime.
 using System;
+using System.Collections.Generic;
 using Onity.Unity;
 using UnityEditor;
 using UnityEngine;
@@ -9,6 +10,8 @@ namespace Onity.Editor
     public sealed class OnityRuntimeWindow : EditorWindow
     {
         readonly OnityStatsSnapshot snapshot = new OnityStatsSnapshot();
+        readonly List<OnityWaitGroup> waitGroups = new List<OnityWaitGroup>();
+        readonly List<OnitySiteLine> siteLines = new List<OnitySiteLine>();
         Vector2 scroll;
 
         [MenuItem("Window/Onity/Runtime Monitor")]
@@ -69,6 +72,9 @@ namespace Onity.Editor
             }
             EditorGUILayout.Space();
 
+            DrawSites(rt);
+            EditorGUILayout.Space();
+
             GUILayout.Label("Live tasks (" + snapshot.LiveTaskCount + ")", EditorStyles.boldLabel);
             for (int i = 0; i < snapshot.LiveTasks.Count; i++)
                 EditorGUILayout.LabelField(snapshot.LiveTasks[i].ToString());
@@ -76,6 +82,33 @@ namespace Onity.Editor
                 EditorGUILayout.LabelField("... " + (snapshot.LiveTaskCount - snapshot.LiveTasks.Count) + " more");
 
             EditorGUILayout.EndScrollView();
+        }
+
+        // The site report (docs/observability.md): managed waits and sources grouped by creation
+        // site (ONITY_SITES builds; else by kind and awaiter), then native tasks made through the C
+        // ABI's _at calls, each with its count, state and oldest age in frames.
+        void DrawSites(OnityRuntime rt)
+        {
+            GUILayout.Label("Creation sites", EditorStyles.boldLabel);
+            bool capture = EditorGUILayout.Toggle("Capture sites", rt.SiteCapture);
+            if (capture != rt.SiteCapture) rt.SiteCapture = capture;
+#if !ONITY_SITES
+            EditorGUILayout.HelpBox("C# waits carry their file and line only with the scripting define ONITY_SITES "
+                + "(Player Settings > Scripting Define Symbols); the toggle still captures native sites.", MessageType.Info);
+#endif
+            waitGroups.Clear();
+            rt.GetWaitReport(waitGroups);
+            for (int i = 0; i < waitGroups.Count; i++) EditorGUILayout.LabelField(waitGroups[i].Describe());
+            siteLines.Clear();
+            rt.GetSiteReport(siteLines, 0);
+            for (int i = 0; i < siteLines.Count; i++)
+            {
+                var l = siteLines[i];
+                if (l.File == null) continue; // native tasks without a site: counted above
+                EditorGUILayout.LabelField(l.Tasks + " native tasks created at " + System.IO.Path.GetFileName(l.File) + ":" + l.Line + ", "
+                    + l.Pending + " pending, " + l.Completed + " completed, oldest " + l.OldestAgeFrames + " frames, never consumed");
+            }
+            if (waitGroups.Count == 0 && siteLines.Count == 0) EditorGUILayout.LabelField("No pending waits.");
         }
     }
 }

@@ -159,7 +159,7 @@ namespace Onity
     /// it completed the source or the task was awaited; when two producers race (a result and a
     /// timeout), use the plain <see cref="OnityCompletionSource"/> (as with UniTask's auto-reset
     /// sources).</summary>
-    public sealed class AutoResetOnityCompletionSource : IOnityTaskSource
+    public sealed class AutoResetOnityCompletionSource : IOnityTaskSource, IOnitySiteSource
     {
         static readonly OnityObjectPool<AutoResetOnityCompletionSource> pool = new OnityObjectPool<AutoResetOnityCompletionSource>(1024);
         OnityCompletionSourceCore<AsyncUnit> core;
@@ -169,10 +169,17 @@ namespace Onity
 
         public static OnityObjectPool<AutoResetOnityCompletionSource> Pool { get { return pool; } }
 
+#if ONITY_SITES
+        public static AutoResetOnityCompletionSource Create([CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
+#else
         public static AutoResetOnityCompletionSource Create()
+#endif
         {
             var s = pool.TryRent() ?? new AutoResetOnityCompletionSource();
             Volatile.Write(ref s.liveVersion, s.core.Version);
+#if ONITY_SITES
+            if (OnitySiteSwitch.Ever) OnityRuntime.TrackAt(s, s.core.Version, "AutoResetOnityCompletionSource", callerFile, callerLine);
+#endif
             return s;
         }
 
@@ -183,6 +190,7 @@ namespace Onity
         public bool TrySetCanceled(CancellationToken token = default(CancellationToken)) { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetCanceled(token); }
 
         public OnityTaskStatus GetStatus(long token) { return core.GetStatus(token); }
+        bool IOnitySiteSource.IsCurrent(long token) { return Volatile.Read(ref liveVersion) == (uint)token && core.Version == (uint)token; }
         public void OnCompleted(Action continuation, long token) { core.OnCompleted(continuation, token); }
 
         public void GetResult(long token)
@@ -210,7 +218,7 @@ namespace Onity
     }
 
     /// <summary>The typed pooled auto-reset completion source (see the untyped one).</summary>
-    public sealed class AutoResetOnityCompletionSource<T> : IOnityTaskSource<T>
+    public sealed class AutoResetOnityCompletionSource<T> : IOnityTaskSource<T>, IOnitySiteSource
     {
         static readonly OnityObjectPool<AutoResetOnityCompletionSource<T>> pool = new OnityObjectPool<AutoResetOnityCompletionSource<T>>(1024);
         OnityCompletionSourceCore<T> core;
@@ -218,10 +226,17 @@ namespace Onity
 
         AutoResetOnityCompletionSource() { }
 
+#if ONITY_SITES
+        public static AutoResetOnityCompletionSource<T> Create([CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
+#else
         public static AutoResetOnityCompletionSource<T> Create()
+#endif
         {
             var s = pool.TryRent() ?? new AutoResetOnityCompletionSource<T>();
             Volatile.Write(ref s.liveVersion, s.core.Version);
+#if ONITY_SITES
+            if (OnitySiteSwitch.Ever) OnityRuntime.TrackAt(s, s.core.Version, "AutoResetOnityCompletionSource", callerFile, callerLine);
+#endif
             return s;
         }
 
@@ -232,6 +247,7 @@ namespace Onity
         public bool TrySetCanceled(CancellationToken token = default(CancellationToken)) { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetCanceled(token); }
 
         public OnityTaskStatus GetStatus(long token) { return core.GetStatus(token); }
+        bool IOnitySiteSource.IsCurrent(long token) { return Volatile.Read(ref liveVersion) == (uint)token && core.Version == (uint)token; }
         public void OnCompleted(Action continuation, long token) { core.OnCompleted(continuation, token); }
         void IOnityTaskSource.GetResult(long token) { GetResult(token); }
 

@@ -33,7 +33,8 @@ namespace Onity
         // A uint's value in a ulong field: every field is then written with a whole-word store, so
         // the word-by-word copies Mono makes of the struct right after it is built do not stall on
         // store-to-load forwarding (measured: about 9 % of a NextFrame await with a uint field).
-        // Bits 32-63: the creation site's id while site capture is on (OnityRuntime.Sites.cs), else 0.
+        // Bits 32-63: the creation site's id while site capture is on (ONITY_SITES builds,
+        // OnityRuntime.Sites.cs), else 0.
         readonly ulong info;
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -106,8 +107,12 @@ namespace Onity
         {
             var r = runtime;
             if (r == null) ThrowDisposed(true);
+#if ONITY_SITES
             if (info <= uint.MaxValue) r.EnqueueFrameWait(continuation, mark, (uint)info);
             else r.EnqueueFrameWaitAt(continuation, mark, info); // carries a site
+#else
+            r.EnqueueFrameWait(continuation, mark, (uint)info);
+#endif
         }
 
         /// <summary>The same wait as an <see cref="OnityTask"/> (a wait slot: status, WhenAll/WhenAny,
@@ -117,7 +122,9 @@ namespace Onity
             var r = runtime;
             if (r == null) ThrowDisposed(true);
             var t = r.FrameWaitTask(mark, (uint)info);
+#if ONITY_SITES
             if (info > uint.MaxValue) r.TagTask(t, (int)(info >> 32), null, 0);
+#endif
             return t;
         }
 

@@ -12,7 +12,7 @@ namespace Onity
     /// <see cref="Release"/>, where a pooled source clears its fields and returns to its pool;
     /// when the loop is still registered at that moment, <see cref="Release"/> waits for the
     /// loop's last step, so a pooled source never reaches its pool with a step pending.</summary>
-    public abstract class OnityLoopSource<T> : OnityLoopItem, IOnityTaskSource<T>
+    public abstract class OnityLoopSource<T> : OnityLoopItem, IOnityTaskSource<T>, IOnitySiteSource
     {
         OnityCompletionSourceCore<T> core;
         bool releaseWhenLoopEnds;
@@ -52,6 +52,7 @@ namespace Onity
         }
 
         public OnityTaskStatus GetStatus(long token) { return core.GetStatus(token); }
+        bool IOnitySiteSource.IsCurrent(long token) { return (uint)token == core.Version; }
         public void OnCompleted(Action continuation, long token) { core.OnCompleted(continuation, token); }
         void IOnityTaskSource.GetResult(long token) { GetResult(token); }
 

@@ -19,6 +19,8 @@ namespace Onity
         /// <summary>Where it was created (while <see cref="OnityRuntime.SiteCapture"/> was on), or null.</summary>
         public string File;
         public int Line;
+        /// <summary>Completed, its result never consumed (else pending).</summary>
+        public bool Completed;
 
         public override string ToString()
         {
@@ -130,6 +132,7 @@ namespace Onity
                 w.Awaited = s.cont != null;
                 w.Awaiter = s.cont != null && s.cont.Target != null ? s.cont.Target.GetType().FullName : null;
                 w.Token = (long)(((ulong)s.version << 32) | (uint)i);
+                w.Completed = s.state != 0;
                 SlotSite(i, out w.File, out w.Line);
                 into.Add(w);
                 n++;
@@ -151,6 +154,9 @@ namespace Onity
                 into.Add(w);
                 n++;
             }
+#if ONITY_SITES
+            n += AppendTrackedSources(into);
+#endif
             return n;
         }
 

@@ -41,8 +41,19 @@ namespace Onity
         /// runner), or null for waits nobody awaits.</summary>
         public string Awaiter;
         public int Count;
+        /// <summary>Of <see cref="Count"/>: completed, their results never consumed (the rest are pending).</summary>
+        public int Completed;
         public ulong OldestAgeFrames;
         public ulong NewestAgeFrames;
+
+        /// <summary>One line for a report: "412 WaitUntilValueChanged created at Enemy.cs:88, pending
+        /// for > 600 frames, never consumed" (the file's name without its directory).</summary>
+        public string Describe()
+        {
+            string where = File != null ? " created at " + System.IO.Path.GetFileName(File) + ":" + Line : Awaiter != null ? " awaited by " + Awaiter : " not awaited";
+            string state = Completed == 0 ? "pending" : Completed == Count ? "completed" : (Count - Completed) + " pending, " + Completed + " completed";
+            return Count + " " + Kind + where + ", " + state + " for > " + OldestAgeFrames + " frames, never consumed";
+        }
 
         public override string ToString()
         {
@@ -79,6 +90,9 @@ namespace Onity
             {
                 CheckOwner("SiteCapture");
                 Check(OnityNativeCalls.onity_runtime_set_site_capture(rt, value ? 1u : 0u), "onity_runtime_set_site_capture");
+#if ONITY_SITES
+                if (value) OnitySiteSwitch.Ever = true;
+#endif
                 siteCapture = value;
             }
         }
@@ -144,6 +158,7 @@ namespace Onity
                     g.NewestAgeFrames = ulong.MaxValue;
                 }
                 g.Count++;
+                if (w.Completed) g.Completed++;
                 if (age > g.OldestAgeFrames) g.OldestAgeFrames = age;
                 if (age < g.NewestAgeFrames) g.NewestAgeFrames = age;
                 groups[key] = g;

@@ -30,13 +30,34 @@ namespace Onity
         Action[] fastSiteCont;          // this continuation with this record
         ulong[] fastSiteRecord;
 
+        // In front of the dictionary (which hashes the whole path): a direct-mapped cache by line
+        // of (file reference, line) -> id. Caller files are string literals, one interned object
+        // per path, so a hit is a reference compare; a miss (another file on a line with the same
+        // low bits, or an equal string that is another object) asks the dictionary and refills.
+        const int SiteCacheMask = 1023;
+        string[] siteCacheFile;
+        int[] siteCacheLine;
+        int[] siteCacheId;
+
         /// <summary>The id (1..) of a site; interned on first sight. Owner thread, capture on.</summary>
         int SiteId(string file, int line)
+        {
+            int c = line & SiteCacheMask;
+            if (siteCacheFile != null && ReferenceEquals(siteCacheFile[c], file) && siteCacheLine[c] == line && file != null)
+                return siteCacheId[c];
+            return SiteIdSlow(file, line, c);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        int SiteIdSlow(string file, int line, int c)
         {
             if (siteIds == null)
             {
                 siteIds = new Dictionary<SiteKey, int>();
                 sites = new List<SiteKey>();
+                siteCacheFile = new string[SiteCacheMask + 1];
+                siteCacheLine = new int[SiteCacheMask + 1];
+                siteCacheId = new int[SiteCacheMask + 1];
             }
             var k = new SiteKey { File = file, Line = line };
             int id;
@@ -46,6 +67,9 @@ namespace Onity
                 id = sites.Count;
                 siteIds.Add(k, id);
             }
+            siteCacheFile[c] = file;
+            siteCacheLine[c] = line;
+            siteCacheId[c] = id;
             return id;
         }
 
@@ -98,7 +122,7 @@ namespace Onity
         {
             if (ownedHere != this || fastFreeCount >= fast.Length) return;
             int id = fastFree[fastFreeCount]; // the entry EnqueueFrameWait just took
-            if (fast[id].cont != continuation) return;
+            if (!ReferenceEquals(fast[id].cont, continuation)) return; // (not `!=`: the delegate operator compares targets and methods)
             if (fastSite == null || fastSite.Length < fast.Length)
             {
                 Array.Resize(ref fastSite, fast.Length);

@@ -1,5 +1,4 @@
 using System;
-using System.Runtime.CompilerServices;
 using System.Threading;
 
 namespace Onity
@@ -15,119 +14,102 @@ namespace Onity
         // batch's fast lane (an 8-byte record, no wait slot); converted to OnityTask (implicitly)
         // it becomes an ordinary wait task with the same timing.
 
-        // Every wait takes its caller's file and line ([CallerFilePath], [CallerLineNumber]: constants
-        // the compiler passes, no allocation); they are recorded only while
-        // OnityRuntime.SiteCapture is on (OnityRuntime.Sites.cs) and shown by GetWaitReport.
-
+        // Creation sites: compiled with the scripting define ONITY_SITES, these waits take their
+        // caller's file and line instead (OnityTask.Sites.cs); without it (the default) they are
+        // exactly the code below, and cost what they cost before sites existed.
+#if !ONITY_SITES
         /// <summary>Completes at the next run of Update (possibly later in this frame).</summary>
-        public static OnityFrameWait Yield([CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
-        {
-            var r = OnityRuntime.Require();
-            return r.siteCapture ? r.FrameWaitAt(0, OnityTiming.Update, callerFile, callerLine) : r.FrameWait(0, OnityTiming.Update);
-        }
-
+        public static OnityFrameWait Yield() { return OnityRuntime.Require().FrameWait(0, OnityTiming.Update); }
         /// <summary>Completes at the next run of <paramref name="timing"/> (possibly later in this frame).</summary>
-        public static OnityFrameWait Yield(OnityTiming timing, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
-        {
-            var r = OnityRuntime.Require();
-            return r.siteCapture ? r.FrameWaitAt(0, timing, callerFile, callerLine) : r.FrameWait(0, timing);
-        }
-
+        public static OnityFrameWait Yield(OnityTiming timing) { return OnityRuntime.Require().FrameWait(0, timing); }
         /// <summary>Completes at the first run of Update in a later frame.</summary>
-        public static OnityFrameWait NextFrame([CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
-        {
-            var r = OnityRuntime.Require();
-            return r.siteCapture ? r.FrameWaitAt(1, OnityTiming.Update, callerFile, callerLine) : r.FrameWait(1, OnityTiming.Update);
-        }
-
+        public static OnityFrameWait NextFrame() { return OnityRuntime.Require().FrameWait(1, OnityTiming.Update); }
         /// <summary>Completes at the first run of <paramref name="timing"/> in a later frame.</summary>
-        public static OnityFrameWait NextFrame(OnityTiming timing, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
-        {
-            var r = OnityRuntime.Require();
-            return r.siteCapture ? r.FrameWaitAt(1, timing, callerFile, callerLine) : r.FrameWait(1, timing);
-        }
+        public static OnityFrameWait NextFrame(OnityTiming timing) { return OnityRuntime.Require().FrameWait(1, timing); }
 
         /// <summary>Completes at the first run of Update in a frame at least
         /// <paramref name="delayFrameCount"/> frames after the current one (0 behaves as Yield).</summary>
-        public static OnityFrameWait DelayFrame(int delayFrameCount, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
+        public static OnityFrameWait DelayFrame(int delayFrameCount)
         {
-            var r = OnityRuntime.Require();
-            return r.siteCapture ? r.FrameWaitAt(OnityFrameWait.CheckDelay(delayFrameCount), OnityTiming.Update, callerFile, callerLine) : r.FrameWait(OnityFrameWait.CheckDelay(delayFrameCount), OnityTiming.Update);
+            return OnityRuntime.Require().FrameWait(OnityFrameWait.CheckDelay(delayFrameCount), OnityTiming.Update);
         }
 
-        /// <summary>As <see cref="DelayFrame(int, string, int)"/> on <paramref name="timing"/>.</summary>
-        public static OnityFrameWait DelayFrame(int delayFrameCount, OnityTiming timing, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
+        /// <summary>As <see cref="DelayFrame(int)"/> on <paramref name="timing"/>.</summary>
+        public static OnityFrameWait DelayFrame(int delayFrameCount, OnityTiming timing)
         {
-            var r = OnityRuntime.Require();
-            return r.siteCapture ? r.FrameWaitAt(OnityFrameWait.CheckDelay(delayFrameCount), timing, callerFile, callerLine) : r.FrameWait(OnityFrameWait.CheckDelay(delayFrameCount), timing);
+            return OnityRuntime.Require().FrameWait(OnityFrameWait.CheckDelay(delayFrameCount), timing);
         }
 
         /// <summary>Completes at the next run of <paramref name="timing"/> (possibly later in the
         /// same frame). Cancellation completes it canceled at the next run of its timing.</summary>
-        public static OnityTask Yield(OnityTiming timing, CancellationToken cancellationToken, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
+        public static OnityTask Yield(OnityTiming timing, CancellationToken cancellationToken)
         {
-            var r = OnityRuntime.Require();
-            return r.At(r.Schedule(OnityRuntime.KindYield, timing, 0, 0, cancellationToken), callerFile, callerLine);
+            return OnityRuntime.Require().Schedule(OnityRuntime.KindYield, timing, 0, 0, cancellationToken);
         }
 
-        public static OnityTask Yield(CancellationToken cancellationToken, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
+        public static OnityTask Yield(CancellationToken cancellationToken)
         {
-            var r = OnityRuntime.Require();
-            return r.At(r.Schedule(OnityRuntime.KindYield, OnityTiming.Update, 0, 0, cancellationToken), callerFile, callerLine);
+            return OnityRuntime.Require().Schedule(OnityRuntime.KindYield, OnityTiming.Update, 0, 0, cancellationToken);
         }
 
         /// <summary>Completes at the first run of <paramref name="timing"/> in a later frame.</summary>
-        public static OnityTask NextFrame(OnityTiming timing, CancellationToken cancellationToken, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
+        public static OnityTask NextFrame(OnityTiming timing, CancellationToken cancellationToken)
         {
-            var r = OnityRuntime.Require();
-            return r.At(r.Schedule(OnityRuntime.KindNextFrame, timing, 0, 0, cancellationToken), callerFile, callerLine);
+            return OnityRuntime.Require().Schedule(OnityRuntime.KindNextFrame, timing, 0, 0, cancellationToken);
         }
 
-        public static OnityTask NextFrame(CancellationToken cancellationToken, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
+        public static OnityTask NextFrame(CancellationToken cancellationToken)
         {
-            var r = OnityRuntime.Require();
-            return r.At(r.Schedule(OnityRuntime.KindNextFrame, OnityTiming.Update, 0, 0, cancellationToken), callerFile, callerLine);
+            return OnityRuntime.Require().Schedule(OnityRuntime.KindNextFrame, OnityTiming.Update, 0, 0, cancellationToken);
         }
 
         /// <summary>Completes at the first run of <paramref name="timing"/> in a frame at least
         /// <paramref name="delayFrameCount"/> frames after the current one (0 behaves as Yield).
-        /// (No optional timing here: with the caller-site parameters, DelayFrame(n, timing) would
-        /// be ambiguous with the frame-wait overload.)</summary>
-        public static OnityTask DelayFrame(int delayFrameCount, OnityTiming timing, CancellationToken cancellationToken, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
+        /// (No optional timing: with ONITY_SITES's caller-info parameters, DelayFrame(n, timing)
+        /// would be ambiguous with the frame-wait overload; both builds keep one API.)</summary>
+        public static OnityTask DelayFrame(int delayFrameCount, OnityTiming timing, CancellationToken cancellationToken)
         {
-            if (delayFrameCount < 0) throw new ArgumentOutOfRangeException("delayFrameCount", "Delay frame count must be >= 0.");
-            var r = OnityRuntime.Require();
-            return r.At(r.Schedule(OnityRuntime.KindDelayFrame, timing, (ulong)delayFrameCount, 0, cancellationToken), callerFile, callerLine);
+            ulong n = CheckDelayCount(delayFrameCount);
+            return OnityRuntime.Require().Schedule(OnityRuntime.KindDelayFrame, timing, n, 0, cancellationToken);
         }
 
-        /// <summary>As <see cref="DelayFrame(int, OnityTiming, CancellationToken, string, int)"/> on Update.</summary>
-        public static OnityTask DelayFrame(int delayFrameCount, CancellationToken cancellationToken, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
+        /// <summary>As <see cref="DelayFrame(int, OnityTiming, CancellationToken)"/> on Update.</summary>
+        public static OnityTask DelayFrame(int delayFrameCount, CancellationToken cancellationToken)
         {
-            return DelayFrame(delayFrameCount, OnityTiming.Update, cancellationToken, callerFile, callerLine);
+            return DelayFrame(delayFrameCount, OnityTiming.Update, cancellationToken);
         }
 
         /// <summary>Completes at the first run of <paramref name="timing"/>, in a later frame, at which
         /// the chosen clock (the frame times given to <see cref="OnityRuntime.BeginFrame"/>) has
         /// advanced by at least <paramref name="delay"/>.</summary>
-        public static OnityTask Delay(TimeSpan delay, DelayType delayType = DelayType.DeltaTime, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken),
-            [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
+        public static OnityTask Delay(TimeSpan delay, DelayType delayType = DelayType.DeltaTime, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            ulong bits = DelayBits(delay);
+            return OnityRuntime.Require().Schedule(OnityRuntime.KindDelay, timing, bits, (byte)delayType, cancellationToken);
+        }
+
+        public static OnityTask Delay(int millisecondsDelay, DelayType delayType = DelayType.DeltaTime, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return Delay(TimeSpan.FromMilliseconds(millisecondsDelay), delayType, timing, cancellationToken);
+        }
+
+        public static OnityTask Delay(TimeSpan delay, bool ignoreTimeScale, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return Delay(delay, ignoreTimeScale ? DelayType.UnscaledDeltaTime : DelayType.DeltaTime, timing, cancellationToken);
+        }
+#endif
+
+        static ulong CheckDelayCount(int delayFrameCount)
+        {
+            if (delayFrameCount < 0) throw new ArgumentOutOfRangeException("delayFrameCount", "Delay frame count must be >= 0.");
+            return (ulong)delayFrameCount;
+        }
+
+        static ulong DelayBits(TimeSpan delay)
         {
             double seconds = delay.TotalSeconds;
             if (!(seconds >= 0) || double.IsInfinity(seconds)) throw new ArgumentOutOfRangeException("delay", "Delay must be finite and >= 0.");
-            var r = OnityRuntime.Require();
-            return r.At(r.Schedule(OnityRuntime.KindDelay, timing, (ulong)BitConverter.DoubleToInt64Bits(seconds), (byte)delayType, cancellationToken), callerFile, callerLine);
-        }
-
-        public static OnityTask Delay(int millisecondsDelay, DelayType delayType = DelayType.DeltaTime, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken),
-            [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
-        {
-            return Delay(TimeSpan.FromMilliseconds(millisecondsDelay), delayType, timing, cancellationToken, callerFile, callerLine);
-        }
-
-        public static OnityTask Delay(TimeSpan delay, bool ignoreTimeScale, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken),
-            [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
-        {
-            return Delay(delay, ignoreTimeScale ? DelayType.UnscaledDeltaTime : DelayType.DeltaTime, timing, cancellationToken, callerFile, callerLine);
+            return (ulong)BitConverter.DoubleToInt64Bits(seconds);
         }
 
         /// <summary>Continues on the runtime's owner thread: at once if already there, else at the

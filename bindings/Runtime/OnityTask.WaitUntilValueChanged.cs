@@ -6,6 +6,7 @@ namespace Onity
 {
     public partial struct OnityTask
     {
+#if !ONITY_SITES // else OnityTask.Sites.cs, with the caller's file and line
         /// <summary>Completes with the new value when <paramref name="monitorFunction"/>(target)
         /// differs from its value at the call (UniTask's <c>WaitUntilValueChanged</c>). Checked at
         /// each run of <paramref name="monitorTiming"/> from the next one on, on the owner thread; an
@@ -16,12 +17,18 @@ namespace Onity
         public static OnityTask<U> WaitUntilValueChanged<T, U>(T target, Func<T, U> monitorFunction, OnityTiming monitorTiming = OnityTiming.Update, IEqualityComparer<U> equalityComparer = null, CancellationToken cancellationToken = default(CancellationToken))
             where T : class
         {
+            CheckValueChanged(target, monitorFunction, monitorTiming);
+            if (cancellationToken.IsCancellationRequested) return FromCanceled<U>(cancellationToken);
+            return ValueChangedSource<T, U>.Start(target, monitorFunction, monitorTiming, equalityComparer ?? EqualityComparer<U>.Default, cancellationToken);
+        }
+#endif
+
+        static void CheckValueChanged(object target, object monitorFunction, OnityTiming monitorTiming)
+        {
             if (target == null) throw new ArgumentNullException("target");
             if (monitorFunction == null) throw new ArgumentNullException("monitorFunction");
             if ((uint)monitorTiming >= Native.OnityNative.ONITY_TIMING_COUNT) OnityRuntime.ThrowTiming("monitorTiming");
             OnityRuntime.Require().CheckOwner("WaitUntilValueChanged");
-            if (cancellationToken.IsCancellationRequested) return FromCanceled<U>(cancellationToken);
-            return ValueChangedSource<T, U>.Start(target, monitorFunction, monitorTiming, equalityComparer ?? EqualityComparer<U>.Default, cancellationToken);
         }
     }
 

@@ -7,10 +7,12 @@ namespace Onity
     {
         /// <summary>Completes once every input has; faults or cancels like the first input (in
         /// completion order) that failed. Each input is awaited by the combinator.</summary>
+#if !ONITY_SITES // else OnityTask.Sites.cs
         public static OnityTask WhenAll(OnityTask[] tasks, CancellationToken cancellationToken)
         {
             return WhenAllPromise.Create(tasks, cancellationToken);
         }
+#endif
 
         public static OnityTask WhenAll(params OnityTask[] tasks)
         {
@@ -19,10 +21,12 @@ namespace Onity
 
         /// <summary>WhenAll over frame waits (each converted to a wait task; allocates the converted
         /// array: pass an <c>OnityTask[]</c> for the allocation-free form).</summary>
+#if !ONITY_SITES // else OnityTask.Sites.cs
         public static OnityTask WhenAll(OnityFrameWait[] waits, CancellationToken cancellationToken)
         {
             return WhenAllPromise.Create(OnityFrameWait.ToTasks(waits), cancellationToken);
         }
+#endif
 
         public static OnityTask WhenAll(params OnityFrameWait[] waits)
         {
@@ -30,10 +34,12 @@ namespace Onity
         }
 
         /// <summary>WhenAll over typed tasks: every result, in input order (a new array).</summary>
+#if !ONITY_SITES // else OnityTask.Sites.cs
         public static OnityTask<T[]> WhenAll<T>(OnityTask<T>[] tasks, CancellationToken cancellationToken)
         {
             return WhenAllPromise<T>.Create(tasks, cancellationToken);
         }
+#endif
 
         public static OnityTask<T[]> WhenAll<T>(params OnityTask<T>[] tasks)
         {
@@ -41,8 +47,10 @@ namespace Onity
         }
     }
 
-    internal sealed class WhenAllPromise : IOnityTaskSource
+    internal sealed class WhenAllPromise : IOnityTaskSource, IOnitySiteSource
     {
+        bool IOnitySiteSource.IsCurrent(long token) { return !consumed && (uint)token == core.Version; }
+
         static readonly OnityObjectPool<WhenAllPromise> pool16 = new OnityObjectPool<WhenAllPromise>(256);
         static readonly OnityObjectPool<WhenAllPromise> pool32 = new OnityObjectPool<WhenAllPromise>(128);
         static readonly Action<object> cancel = o => { var p = (WhenAllPromise)o; p.core.TrySetCanceled(p.token); };
@@ -177,8 +185,10 @@ namespace Onity
         }
     }
 
-    internal sealed class WhenAllPromise<T> : IOnityTaskSource<T[]>
+    internal sealed class WhenAllPromise<T> : IOnityTaskSource<T[]>, IOnitySiteSource
     {
+        bool IOnitySiteSource.IsCurrent(long token) { return Volatile.Read(ref consumed) == 0 && (uint)token == core.Version; }
+
         static readonly Action<object> cancel = o => { var p = (WhenAllPromise<T>)o; p.core.TrySetCanceled(p.token); };
 
         sealed class Input

@@ -10,10 +10,12 @@ namespace Onity
         /// Losers keep running and are observed (their failures ignored) when they finish. Each
         /// input is awaited by the combinator: do not await it yourself. Coordinators for up to 32
         /// inputs are pooled.</summary>
+#if !ONITY_SITES // else OnityTask.Sites.cs
         public static OnityTask<int> WhenAny(OnityTask[] tasks, CancellationToken cancellationToken)
         {
             return WhenAnyPromise.Create(tasks, cancellationToken);
         }
+#endif
 
         public static OnityTask<int> WhenAny(params OnityTask[] tasks)
         {
@@ -22,10 +24,12 @@ namespace Onity
 
         /// <summary>WhenAny over frame waits (each converted to a wait task; allocates the converted
         /// array: pass an <c>OnityTask[]</c> for the allocation-free form).</summary>
+#if !ONITY_SITES // else OnityTask.Sites.cs
         public static OnityTask<int> WhenAny(OnityFrameWait[] waits, CancellationToken cancellationToken)
         {
             return WhenAny(OnityFrameWait.ToTasks(waits), cancellationToken);
         }
+#endif
 
         public static OnityTask<int> WhenAny(params OnityFrameWait[] waits)
         {
@@ -33,10 +37,12 @@ namespace Onity
         }
 
         /// <summary>WhenAny over typed tasks: the winner's index and result.</summary>
+#if !ONITY_SITES // else OnityTask.Sites.cs
         public static OnityTask<WhenAnyResult<T>> WhenAny<T>(OnityTask<T>[] tasks, CancellationToken cancellationToken)
         {
             return WhenAnyPromise<T>.Create(tasks, cancellationToken);
         }
+#endif
 
         public static OnityTask<WhenAnyResult<T>> WhenAny<T>(params OnityTask<T>[] tasks)
         {
@@ -72,8 +78,10 @@ namespace Onity
         internal static int Bucket(int n) { return n <= 16 ? 16 : n <= 32 ? 32 : n; }
     }
 
-    internal sealed class WhenAnyPromise : IOnityTaskSource<int>
+    internal sealed class WhenAnyPromise : IOnityTaskSource<int>, IOnitySiteSource
     {
+        bool IOnitySiteSource.IsCurrent(long token) { return !consumed && (uint)token == core.Version; }
+
         internal static readonly OnityObjectPool<WhenAnyPromise> pool16 = new OnityObjectPool<WhenAnyPromise>(256);
         static readonly OnityObjectPool<WhenAnyPromise> pool32 = new OnityObjectPool<WhenAnyPromise>(128);
         static readonly Action<object> cancel = o => { var p = (WhenAnyPromise)o; p.core.TrySetCanceled(p.token); };
@@ -206,8 +214,10 @@ namespace Onity
         }
     }
 
-    internal sealed class WhenAnyPromise<T> : IOnityTaskSource<WhenAnyResult<T>>
+    internal sealed class WhenAnyPromise<T> : IOnityTaskSource<WhenAnyResult<T>>, IOnitySiteSource
     {
+        bool IOnitySiteSource.IsCurrent(long token) { return !consumed && (uint)token == core.Version; }
+
         static readonly OnityObjectPool<WhenAnyPromise<T>> pool16 = new OnityObjectPool<WhenAnyPromise<T>>(256);
         static readonly OnityObjectPool<WhenAnyPromise<T>> pool32 = new OnityObjectPool<WhenAnyPromise<T>>(128);
         static readonly Action<object> cancel = o => { var p = (WhenAnyPromise<T>)o; p.core.TrySetCanceled(p.token); };

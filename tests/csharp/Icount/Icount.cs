@@ -55,6 +55,8 @@ namespace Onity.Icount
             OnityContextFlow.Enabled = args[0] == "1";
             int count = int.Parse(args[2]);
             rt = new OnityRuntime(65536);
+            // scripts/icount-csharp.sh: capture on (a binding compiled with ONITY_SITES records sites).
+            if (Environment.GetEnvironmentVariable("ONITY_ICOUNT_SITES") == "1") rt.SiteCapture = true;
             switch (args[1])
             {
                 case "nextframe":

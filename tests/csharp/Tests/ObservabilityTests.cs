@@ -68,6 +68,7 @@ namespace Onity.Tests
 
         static int Here([CallerLineNumber] int line = 0) { return line; }
 
+#if ONITY_SITES // compiled-in sites (the main suite); the IL2CPP suite runs the default build
         [Test]
         public void PublicWaitsCarryTheirCallersFileAndLine()
         {
@@ -109,6 +110,25 @@ namespace Onity.Tests
                 GC.KeepAlive(token);
             }
         }
+#else
+        [Test]
+        public void WithoutOnitySitesManagedWaitsCarryNoSite()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame(OnityTiming.Update);
+                h.Runtime.SiteCapture = true; // native capture only: the waits have no caller info
+                OnityTask delay = OnityTask.Delay(1000);
+                var src = AutoResetOnityCompletionSource.Create();
+                var groups = new List<OnityWaitGroup>();
+                Assert.Equal(1, h.Runtime.GetWaitReport(groups), "sources are not tracked");
+                Assert.Equal(null, groups[0].File);
+                Assert.Equal("Delay", groups[0].Kind);
+                GC.KeepAlive(delay);
+                src.TrySetResult();
+            }
+        }
+#endif
 
         [Test]
         public void SiteCaptureAllocatesNothingAfterWarmUp()
@@ -139,7 +159,11 @@ namespace Onity.Tests
                 Frame(h);
                 var groups = new List<OnityWaitGroup>();
                 h.Runtime.GetWaitReport(groups);
+#if ONITY_SITES
                 Assert.Equal(capture, groups.Count > 0 && groups[0].File != null, "sites recorded");
+#else
+                Assert.False(groups.Count > 0 && groups[0].File != null, "no sites without ONITY_SITES");
+#endif
                 return d;
             }
         }

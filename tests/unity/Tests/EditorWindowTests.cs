@@ -60,5 +60,39 @@ namespace Onity.UnityTests
             Invoke(w, "OnGUI");
             Assert.True(StandInGui.Drawn.Any(s => s.StartsWith("HelpBox")), "back to help after exit");
         }
+
+        static int lineLeak;
+
+        static void Leak(int n)
+        {
+            for (int i = 0; i < n; i++) OnityTask.DelayFrame(600).Forget(); lineLeak = Line();
+        }
+
+        static int Line([System.Runtime.CompilerServices.CallerLineNumber] int line = 0) { return line; }
+
+        [Test]
+        public void Window_ShowsTheSiteReportGroupedBySite_WithACaptureToggle()
+        {
+            Sim.EnterPlayMode();
+            var w = EditorWindow.GetWindow<OnityRuntimeWindow>();
+            StandInGui.Drawn.Clear();
+            StandInToggle.Next = true; // the user ticks "Capture sites"
+            Invoke(w, "OnGUI");
+            Assert.Contains("Toggle(Capture sites): False", string.Join("\n", StandInGui.Drawn), "toggle drawn off");
+            Assert.True(OnityPlayerLoop.Runtime.SiteCapture, "the toggle turned capture on");
+            var probe = Probe.Create();
+            probe.OnUpdate.Enqueue(p => Leak(12));
+            Sim.RunFrames(4);
+            StandInGui.Drawn.Clear();
+            Invoke(w, "OnGUI");
+            var text = string.Join("\n", StandInGui.Drawn);
+            Assert.Contains("Toggle(Capture sites): True", text, "toggle drawn on");
+            Assert.Contains("Creation sites", text, "section header");
+            Assert.Contains("12 DelayFrame created at EditorWindowTests.cs:" + lineLeak + ", pending for > 3 frames, never consumed", text, "grouped row");
+            StandInToggle.Next = false;
+            Invoke(w, "OnGUI");
+            Assert.False(OnityPlayerLoop.Runtime.SiteCapture, "unticked");
+            Sim.ExitPlayMode();
+        }
     }
 }

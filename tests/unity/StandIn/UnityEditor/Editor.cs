@@ -127,6 +127,22 @@ namespace UnityEditor
         public static Vector2 BeginScrollView(Vector2 scrollPosition, params GUILayoutOption[] options) { return scrollPosition; }
         public static void EndScrollView() { }
         public static void Space() { }
+        // EditorGUILayout.Toggle(string, bool, params GUILayoutOption[]) (Unity 2022.3 Script
+        // Reference): records the label and state; returns StandInToggle's answer when a test set one.
+        public static bool Toggle(string label, bool value, params GUILayoutOption[] options)
+        {
+            StandInGui.Record("Toggle(" + label + "): " + value);
+            bool r = StandInToggle.Next ?? value;
+            StandInToggle.Next = null;
+            return r;
+        }
+    }
+
+    /// <summary>Stand-in only: what the next <see cref="EditorGUILayout.Toggle(string, bool, GUILayoutOption[])"/>
+    /// returns (the user's click), or null for the value shown.</summary>
+    internal static class StandInToggle
+    {
+        internal static bool? Next;
     }
 }
 
