@@ -57,7 +57,7 @@
 // ABI version of this header: `major << 16 | minor`. The major changes on
 // any incompatible change; the minor when functions or enum values are added.
 // Compare with `onity_abi_version()` at startup.
-#define ONITY_ABI_VERSION 65538
+#define ONITY_ABI_VERSION 65539
 
 // Number of timings.
 #define ONITY_TIMING_COUNT 16
@@ -399,6 +399,15 @@ typedef struct OnityOutcome {
   uint32_t reserved;
 } OnityOutcome;
 
+// A continuation. `task` is the completed task's handle (0 for callback
+// waits, which have no task); `state` is its `OnityTaskState`. It runs on the
+// owner thread. It may call any `onity_*` function except
+// `onity_runtime_destroy` of its own runtime, which returns
+// `ONITY_STATUS_REENTRANT` while any of that runtime's continuations,
+// callbacks or ticks is running. Destroying another runtime from it is
+// allowed.
+typedef void (*OnityCallback)(void *user, uint64_t task, uint32_t state);
+
 // Runtime configuration. Fill with `onity_runtime_config_init(&c,
 // sizeof c)` (every field) or `onity_runtime_config_default(&c)` (the ABI
 // 1.0 fields, `size = ONITY_RUNTIME_CONFIG_SIZE_1_0`), then change fields.
@@ -578,15 +587,6 @@ typedef struct OnitySiteReport {
   uint64_t newest_age_frames;
 } OnitySiteReport;
 
-// A continuation. `task` is the completed task's handle (0 for callback
-// waits, which have no task); `state` is its `OnityTaskState`. It runs on the
-// owner thread. It may call any `onity_*` function except
-// `onity_runtime_destroy` of its own runtime, which returns
-// `ONITY_STATUS_REENTRANT` while any of that runtime's continuations,
-// callbacks or ticks is running. Destroying another runtime from it is
-// allowed.
-typedef void (*OnityCallback)(void *user, uint64_t task, uint32_t state);
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -764,6 +764,58 @@ OnityStatus onity_frame_alloc(struct OnityRuntime *runtime,
 // hosts, or an extra rewind). Owner thread, not inside a tick; no thread
 // may be allocating. Errors: `WRONG_THREAD`, `REENTRANT`.
 OnityStatus onity_frame_alloc_rewind(struct OnityRuntime *runtime);
+
+// `onity_yield_then` that also writes the wait's id to `*out_wait` (on
+// success only), for `onity_wait_retire`. Owner thread. ABI 1.3.
+// Errors: `INVALID_RUNTIME`, `INVALID_ARGUMENT` (timing), `NULL_POINTER`
+// (callback, `out_wait`), `INVALID_HANDLE` / `STALE_HANDLE` /
+// `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT` (being
+// destroyed), `OUT_OF_MEMORY`; so do the other `_then_id` forms.
+OnityStatus onity_yield_then_id(struct OnityRuntime *runtime,
+                                uint32_t timing,
+                                uint64_t token,
+                                OnityCallback callback,
+                                uint64_t *wait);
+
+// `onity_next_frame_then` with the wait's id (see `onity_yield_then_id`).
+// Owner thread. ABI 1.3.
+OnityStatus onity_next_frame_then_id(struct OnityRuntime *runtime,
+                                     uint32_t timing,
+                                     uint64_t token,
+                                     OnityCallback callback,
+                                     uint64_t *wait);
+
+// `onity_delay_frame_then` with the wait's id (see `onity_yield_then_id`).
+// Owner thread. ABI 1.3.
+OnityStatus onity_delay_frame_then_id(struct OnityRuntime *runtime,
+                                      uint32_t frames,
+                                      uint32_t timing,
+                                      uint64_t token,
+                                      OnityCallback callback,
+                                      uint64_t *wait);
+
+// `onity_delay_then` with the wait's id (see `onity_yield_then_id`; also
+// `INVALID_ARGUMENT` for a bad clock or seconds). Owner thread. ABI 1.3.
+OnityStatus onity_delay_then_id(struct OnityRuntime *runtime,
+                                double seconds,
+                                uint32_t clock,
+                                uint32_t timing,
+                                uint64_t token,
+                                OnityCallback callback,
+                                uint64_t *wait);
+
+// Retires the pending wait `wait` (from a `_then_id` form) made with
+// `user`: its callback is never called, and `user` is the caller's again
+// when this returns. A far wait (a DelayFrame due after the next frame, a
+// Delay not yet due) leaves its timing's store now; a near one is marked
+// and leaves at its timing's next run, or in the run in progress (a scan
+// of that run's waits). Counted canceled in the wait statistics. Owner
+// thread; also from inside a callback of a tick and during the runtime's
+// destruction. ABI 1.3.
+// Errors: `INVALID_RUNTIME`, `WRONG_THREAD`, `INVALID_HANDLE` (0, or not
+// an id this runtime gave), `STALE_HANDLE` (no such wait is pending: it
+// ran, was retired, or was made with another `user`; nothing changed).
+OnityStatus onity_wait_retire(struct OnityRuntime *runtime, uint64_t *wait);
 
 // Version of the C ABI this library implements: `major << 16 | minor`.
 // Compare with `ONITY_ABI_VERSION` from the header you compiled against: the

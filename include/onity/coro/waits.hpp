@@ -4,9 +4,10 @@
  * handle, onity_when_any / onity_when_all), switch_to_owner() and
  * this_coroutine. Part of onity/coro.hpp; include that.
  *
- * Each frame wait is one C call (the callback form: onity_*_then) whose
- * callback resumes the coroutine; until / while_ make one per run of their
- * timing. Await them inside an onity::task coroutine only.
+ * Each frame wait is one C call (the retirable callback form:
+ * onity_*_then_id) whose callback resumes the coroutine; until / while_ make
+ * one per run of their timing. A coroutine finished while such a wait is
+ * pending retires it (onity_wait_retire): nothing stays queued for it. Await them inside an onity::task coroutine only.
  */
 #ifndef ONITY_CORO_WAITS_HPP
 #define ONITY_CORO_WAITS_HPP
@@ -122,6 +123,10 @@ struct wait_where<true> {
 
 template <uint8_t Kind, bool Try, bool Plain = false>
 struct frame_wait : wait_outcome<Try>, wait_args<Kind>, wait_where<Plain> {
+    /* DelayFrame and Delay (which may wait long) are retired when the
+     * coroutine finishes at them; Yield and NextFrame end within two runs
+     * of their timing and leave a ghost until then (one C call less). */
+    static constexpr bool retirable = Kind == fw_delay_frame || Kind == fw_delay;
     bool await_ready() const noexcept { return false; }
     template <class P>
     ONITY_CORO_HOT bool await_suspend(std::coroutine_handle<P> h) noexcept {
@@ -139,12 +144,12 @@ struct frame_wait : wait_outcome<Try>, wait_args<Kind>, wait_where<Plain> {
         else if constexpr (Kind == fw_next_frame)
             s = onity_next_frame_then(rt, timing, tok, &on_done, c);
         else if constexpr (Kind == fw_delay_frame)
-            s = onity_delay_frame_then(rt, this->frames, timing, tok, &on_done, c);
+            s = onity_delay_frame_then_id(rt, this->frames, timing, tok, &on_done, &c->wait_id);
         else
-            s = onity_delay_then(rt, this->seconds, this->clock, timing, tok, &on_done, c);
+            s = onity_delay_then_id(rt, this->seconds, this->clock, timing, tok, &on_done, &c->wait_id);
         if (s == ONITY_STATUS_OK) [[likely]] {
             if constexpr (Try) c->awaiting = this;
-            c->wait = wait_native;
+            c->wait = retirable ? wait_frame : wait_native;
             return true;
         }
         if constexpr (Try)
@@ -154,16 +159,21 @@ struct frame_wait : wait_outcome<Try>, wait_args<Kind>, wait_where<Plain> {
     }
     /* Out of line: the hot path stays small (Plain: nothing kept across the call). */
     [[gnu::noinline]] bool failed(cell *c, OnityStatus s) noexcept {
-        return await_failed<Try>(c, s, "a frame wait (onity_*_then)", this->state_, this->error_);
+        return await_failed<Try>(c, s, "a frame wait (onity_*_then_id)", this->state_, this->error_);
     }
     [[gnu::noinline]] static bool failed_plain(void *frame, OnityStatus s) noexcept {
         no_outcome o;
-        return await_failed<false>(static_cast<cell *>(frame) - 1, s, "a frame wait (onity_*_then)", o.state_, o.error_);
+        return await_failed<false>(static_cast<cell *>(frame) - 1, s, "a frame wait (onity_*_then_id)", o.state_, o.error_);
     }
 
-    static void on_done(void *user, uint64_t, uint32_t state) noexcept {
+    /* A wait that succeeds belongs to a live frame: a coroutine finished
+     * while it was pending retired it (retire_wait), or, past the runtime's
+     * bell, left a ghost that completes canceled. Not noexcept (nothing in
+     * it throws: a coroutine's resume never does, its promise catches), so
+     * that the resume is a tail jump. */
+    static void on_done(void *user, uint64_t, uint32_t state) {
         cell *c = static_cast<cell *>(user);
-        if (c->frame_alive && state == ONITY_TASK_STATE_SUCCEEDED) [[likely]] {
+        if (state == ONITY_TASK_STATE_SUCCEEDED && (retirable || c->frame_alive)) [[likely]] {
             c->wait = wait_none;
             frame_of(c).resume();
             return;
@@ -204,13 +214,13 @@ struct until_wait : std::conditional_t<Try, wait_outcome<true>, no_outcome> {
         cell *c = cell_of(h);
         if (cancel_pending(c)) return end_here(c, ONITY_TASK_STATE_CANCELED, 0);
         tok_ = effective_token(c, token);
-        const OnityStatus s = onity_yield_then(c->owner->rt, timing, tok_, &on_run, c);
+        const OnityStatus s = onity_yield_then_id(c->owner->rt, timing, tok_, &on_run, &c->wait_id);
         if (s == ONITY_STATUS_OK) {
             c->awaiting = this;
-            c->wait = wait_native;
+            c->wait = wait_frame;
             return true;
         }
-        return await_failed<Try>(c, s, "until / while_ (onity_yield_then)", this->state_, this->error_);
+        return await_failed<Try>(c, s, "until / while_ (onity_yield_then_id)", this->state_, this->error_);
     }
 
   private:
@@ -253,13 +263,13 @@ struct until_wait : std::conditional_t<Try, wait_outcome<true>, no_outcome> {
             frame_of(c).resume();
             return;
         }
-        const OnityStatus s = onity_yield_then(c->owner->rt, a->timing, a->tok_, &on_run, c);
+        const OnityStatus s = onity_yield_then_id(c->owner->rt, a->timing, a->tok_, &on_run, &c->wait_id);
         if (s == ONITY_STATUS_OK) {
-            c->wait = wait_native;
+            c->wait = wait_frame;
             return;
         }
         if (s == ONITY_STATUS_REENTRANT || !c->owner->rt) return end(c, ONITY_TASK_STATE_CANCELED, 0);
-        report_misuse(static_cast<Status>(s), "until / while_ (onity_yield_then)");
+        report_misuse(static_cast<Status>(s), "until / while_ (onity_yield_then_id)");
         end(c, ONITY_TASK_STATE_FAULTED, status_error(static_cast<Status>(s)));
     }
 };
