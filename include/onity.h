@@ -765,10 +765,13 @@ OnityStatus onity_frame_alloc(struct OnityRuntime *runtime,
 // may be allocating. Errors: `WRONG_THREAD`, `REENTRANT`.
 OnityStatus onity_frame_alloc_rewind(struct OnityRuntime *runtime);
 
-// `onity_yield_then` that also writes the wait's id to `*out_wait` (on
-// success only), for `onity_wait_retire`. Owner thread. ABI 1.3.
-// Errors: `INVALID_RUNTIME`, `INVALID_ARGUMENT` (timing), `NULL_POINTER`
-// (callback, `out_wait`), `INVALID_HANDLE` / `STALE_HANDLE` /
+// Callback form of `onity_yield` that can be retired: `callback(wait, 0,
+// state)` runs as for `onity_yield_then` with `user` = `wait`, a slot the
+// caller keeps until the callback ran or the wait was retired; `*wait`
+// receives the wait's id (on success only; do not change it). Owner
+// thread. ABI 1.3.
+// Errors: `NULL_POINTER` (runtime, callback, wait), `INVALID_RUNTIME`,
+// `INVALID_ARGUMENT` (timing), `INVALID_HANDLE` / `STALE_HANDLE` /
 // `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT` (being
 // destroyed), `OUT_OF_MEMORY`; so do the other `_then_id` forms.
 OnityStatus onity_yield_then_id(struct OnityRuntime *runtime,
@@ -777,7 +780,7 @@ OnityStatus onity_yield_then_id(struct OnityRuntime *runtime,
                                 OnityCallback callback,
                                 uint64_t *wait);
 
-// `onity_next_frame_then` with the wait's id (see `onity_yield_then_id`).
+// `onity_next_frame_then` that can be retired (see `onity_yield_then_id`).
 // Owner thread. ABI 1.3.
 OnityStatus onity_next_frame_then_id(struct OnityRuntime *runtime,
                                      uint32_t timing,
@@ -785,8 +788,8 @@ OnityStatus onity_next_frame_then_id(struct OnityRuntime *runtime,
                                      OnityCallback callback,
                                      uint64_t *wait);
 
-// `onity_delay_frame_then` with the wait's id (see `onity_yield_then_id`).
-// Owner thread. ABI 1.3.
+// `onity_delay_frame_then` that can be retired (see
+// `onity_yield_then_id`). Owner thread. ABI 1.3.
 OnityStatus onity_delay_frame_then_id(struct OnityRuntime *runtime,
                                       uint32_t frames,
                                       uint32_t timing,
@@ -794,7 +797,7 @@ OnityStatus onity_delay_frame_then_id(struct OnityRuntime *runtime,
                                       OnityCallback callback,
                                       uint64_t *wait);
 
-// `onity_delay_then` with the wait's id (see `onity_yield_then_id`; also
+// `onity_delay_then` that can be retired (see `onity_yield_then_id`; also
 // `INVALID_ARGUMENT` for a bad clock or seconds). Owner thread. ABI 1.3.
 OnityStatus onity_delay_then_id(struct OnityRuntime *runtime,
                                 double seconds,
@@ -804,17 +807,18 @@ OnityStatus onity_delay_then_id(struct OnityRuntime *runtime,
                                 OnityCallback callback,
                                 uint64_t *wait);
 
-// Retires the pending wait `wait` (from a `_then_id` form) made with
-// `user`: its callback is never called, and `user` is the caller's again
-// when this returns. A far wait (a DelayFrame due after the next frame, a
-// Delay not yet due) leaves its timing's store now; a near one is marked
-// and leaves at its timing's next run, or in the run in progress (a scan
-// of that run's waits). Counted canceled in the wait statistics. Owner
-// thread; also from inside a callback of a tick and during the runtime's
-// destruction. ABI 1.3.
-// Errors: `INVALID_RUNTIME`, `WRONG_THREAD`, `INVALID_HANDLE` (0, or not
-// an id this runtime gave), `STALE_HANDLE` (no such wait is pending: it
-// ran, was retired, or was made with another `user`; nothing changed).
+// Retires the pending wait whose slot is `wait` (from a `_then_id` form):
+// its callback is never called, and the slot is the caller's again when
+// this returns. A far wait (a DelayFrame due after the next frame, a Delay
+// not yet due) leaves its timing's store now; a near one is marked and
+// leaves at its timing's next run, or in the run in progress (found by a
+// scan of that run's waits). Counted canceled in the wait statistics.
+// Owner thread; also from a callback inside a tick and during the
+// runtime's destruction. ABI 1.3.
+// Errors: `NULL_POINTER` (runtime, wait), `INVALID_RUNTIME`,
+// `WRONG_THREAD`, `INVALID_HANDLE` (`*wait` is no id this runtime gave),
+// `STALE_HANDLE` (no wait with that id and slot is pending: it ran, was
+// retired, or the id was copied to another slot); nothing changes then.
 OnityStatus onity_wait_retire(struct OnityRuntime *runtime, uint64_t *wait);
 
 // Version of the C ABI this library implements: `major << 16 | minor`.

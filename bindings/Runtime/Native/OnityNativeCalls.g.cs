@@ -126,10 +126,10 @@ namespace Onity.Native
             return OnityNative.onity_delay_frame_then_at(runtime, frames, timing, token, callback, user, file, line);
         }
 
-        public static OnityStatus onity_delay_frame_then_id(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, IntPtr user, ulong* out_wait)
+        public static OnityStatus onity_delay_frame_then_id(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, ulong* wait)
         {
             Crossings++;
-            return OnityNative.onity_delay_frame_then_id(runtime, frames, timing, token, callback, user, out_wait);
+            return OnityNative.onity_delay_frame_then_id(runtime, frames, timing, token, callback, wait);
         }
 
         public static OnityStatus onity_delay_then(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, IntPtr user)
@@ -144,10 +144,10 @@ namespace Onity.Native
             return OnityNative.onity_delay_then_at(runtime, seconds, clock, timing, token, callback, user, file, line);
         }
 
-        public static OnityStatus onity_delay_then_id(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, IntPtr user, ulong* out_wait)
+        public static OnityStatus onity_delay_then_id(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, ulong* wait)
         {
             Crossings++;
-            return OnityNative.onity_delay_then_id(runtime, seconds, clock, timing, token, callback, user, out_wait);
+            return OnityNative.onity_delay_then_id(runtime, seconds, clock, timing, token, callback, wait);
         }
 
         public static OnityStatus onity_frame_alloc(IntPtr runtime, ulong size, uint align, uint lifetime, IntPtr* out_ptr)
@@ -186,10 +186,10 @@ namespace Onity.Native
             return OnityNative.onity_next_frame_then_at(runtime, timing, token, callback, user, file, line);
         }
 
-        public static OnityStatus onity_next_frame_then_id(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user, ulong* out_wait)
+        public static OnityStatus onity_next_frame_then_id(IntPtr runtime, uint timing, ulong token, OnityCallback callback, ulong* wait)
         {
             Crossings++;
-            return OnityNative.onity_next_frame_then_id(runtime, timing, token, callback, user, out_wait);
+            return OnityNative.onity_next_frame_then_id(runtime, timing, token, callback, wait);
         }
 
         public static IntPtr onity_pool_name(uint pool)
@@ -366,10 +366,10 @@ namespace Onity.Native
             return OnityNative.onity_trace_stop(runtime);
         }
 
-        public static OnityStatus onity_wait_retire(IntPtr runtime, ulong wait, IntPtr user)
+        public static OnityStatus onity_wait_retire(IntPtr runtime, ulong* wait)
         {
             Crossings++;
-            return OnityNative.onity_wait_retire(runtime, wait, user);
+            return OnityNative.onity_wait_retire(runtime, wait);
         }
 
         public static OnityStatus onity_when_all(IntPtr runtime, ulong* tasks, uint count, ulong token, ulong* out_task)
@@ -426,10 +426,10 @@ namespace Onity.Native
             return OnityNative.onity_yield_then_at(runtime, timing, token, callback, user, file, line);
         }
 
-        public static OnityStatus onity_yield_then_id(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user, ulong* out_wait)
+        public static OnityStatus onity_yield_then_id(IntPtr runtime, uint timing, ulong token, OnityCallback callback, ulong* wait)
         {
             Crossings++;
-            return OnityNative.onity_yield_then_id(runtime, timing, token, callback, user, out_wait);
+            return OnityNative.onity_yield_then_id(runtime, timing, token, callback, wait);
         }
 
     }
