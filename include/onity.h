@@ -57,7 +57,7 @@
 // ABI version of this header: `major << 16 | minor`. The major changes on
 // any incompatible change; the minor when functions or enum values are added.
 // Compare with `onity_abi_version()` at startup.
-#define ONITY_ABI_VERSION 65538
+#define ONITY_ABI_VERSION 65539
 
 // Number of timings.
 #define ONITY_TIMING_COUNT 16
@@ -399,6 +399,15 @@ typedef struct OnityOutcome {
   uint32_t reserved;
 } OnityOutcome;
 
+// A continuation. `task` is the completed task's handle (0 for callback
+// waits, which have no task); `state` is its `OnityTaskState`. It runs on the
+// owner thread. It may call any `onity_*` function except
+// `onity_runtime_destroy` of its own runtime, which returns
+// `ONITY_STATUS_REENTRANT` while any of that runtime's continuations,
+// callbacks or ticks is running. Destroying another runtime from it is
+// allowed.
+typedef void (*OnityCallback)(void *user, uint64_t task, uint32_t state);
+
 // Runtime configuration. Fill with `onity_runtime_config_init(&c,
 // sizeof c)` (every field) or `onity_runtime_config_default(&c)` (the ABI
 // 1.0 fields, `size = ONITY_RUNTIME_CONFIG_SIZE_1_0`), then change fields.
@@ -578,15 +587,6 @@ typedef struct OnitySiteReport {
   uint64_t newest_age_frames;
 } OnitySiteReport;
 
-// A continuation. `task` is the completed task's handle (0 for callback
-// waits, which have no task); `state` is its `OnityTaskState`. It runs on the
-// owner thread. It may call any `onity_*` function except
-// `onity_runtime_destroy` of its own runtime, which returns
-// `ONITY_STATUS_REENTRANT` while any of that runtime's continuations,
-// callbacks or ticks is running. Destroying another runtime from it is
-// allowed.
-typedef void (*OnityCallback)(void *user, uint64_t task, uint32_t state);
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -764,6 +764,62 @@ OnityStatus onity_frame_alloc(struct OnityRuntime *runtime,
 // hosts, or an extra rewind). Owner thread, not inside a tick; no thread
 // may be allocating. Errors: `WRONG_THREAD`, `REENTRANT`.
 OnityStatus onity_frame_alloc_rewind(struct OnityRuntime *runtime);
+
+// Callback form of `onity_yield` that can be retired: `callback(wait, 0,
+// state)` runs as for `onity_yield_then` with `user` = `wait`, a slot the
+// caller keeps until the callback ran or the wait was retired; `*wait`
+// receives the wait's id (on success only; do not change it). Owner
+// thread. ABI 1.3.
+// Errors: `NULL_POINTER` (runtime, callback, wait), `INVALID_RUNTIME`,
+// `INVALID_ARGUMENT` (timing), `INVALID_HANDLE` / `STALE_HANDLE` /
+// `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT` (being
+// destroyed), `OUT_OF_MEMORY`; so do the other `_then_id` forms.
+OnityStatus onity_yield_then_id(struct OnityRuntime *runtime,
+                                uint32_t timing,
+                                uint64_t token,
+                                OnityCallback callback,
+                                uint64_t *wait);
+
+// `onity_next_frame_then` that can be retired (see `onity_yield_then_id`).
+// Owner thread. ABI 1.3.
+OnityStatus onity_next_frame_then_id(struct OnityRuntime *runtime,
+                                     uint32_t timing,
+                                     uint64_t token,
+                                     OnityCallback callback,
+                                     uint64_t *wait);
+
+// `onity_delay_frame_then` that can be retired (see
+// `onity_yield_then_id`). Owner thread. ABI 1.3.
+OnityStatus onity_delay_frame_then_id(struct OnityRuntime *runtime,
+                                      uint32_t frames,
+                                      uint32_t timing,
+                                      uint64_t token,
+                                      OnityCallback callback,
+                                      uint64_t *wait);
+
+// `onity_delay_then` that can be retired (see `onity_yield_then_id`; also
+// `INVALID_ARGUMENT` for a bad clock or seconds). Owner thread. ABI 1.3.
+OnityStatus onity_delay_then_id(struct OnityRuntime *runtime,
+                                double seconds,
+                                uint32_t clock,
+                                uint32_t timing,
+                                uint64_t token,
+                                OnityCallback callback,
+                                uint64_t *wait);
+
+// Retires the pending wait whose slot is `wait` (from a `_then_id` form):
+// its callback is never called, and the slot is the caller's again when
+// this returns. A far wait (a DelayFrame due after the next frame, a Delay
+// not yet due) leaves its timing's store now; a near one is marked and
+// leaves at its timing's next run, or in the run in progress (found by a
+// scan of that run's waits). Counted canceled in the wait statistics.
+// Owner thread; also from a callback inside a tick and during the
+// runtime's destruction. ABI 1.3.
+// Errors: `NULL_POINTER` (runtime, wait), `INVALID_RUNTIME`,
+// `WRONG_THREAD`, `INVALID_HANDLE` (`*wait` is no id this runtime gave),
+// `STALE_HANDLE` (no wait with that id and slot is pending: it ran, was
+// retired, or the id was copied to another slot); nothing changes then.
+OnityStatus onity_wait_retire(struct OnityRuntime *runtime, uint64_t *wait);
 
 // Version of the C ABI this library implements: `major << 16 | minor`.
 // Compare with `ONITY_ABI_VERSION` from the header you compiled against: the

@@ -46,11 +46,15 @@
  *   task<>s and of combinators over them check the token (one C call) when
  *   they start (also of one already complete) and when what they await
  *   completes.
- * - task<>::cancel() finishes a coroutine suspended in a runtime wait at once
- *   (the C API cannot withdraw a callback wait: its record stays in the
- *   runtime, and keeps the coroutine's pool block, until it would have come
- *   due; coro_stats::ghost_waits counts them), is passed on to the task<>s it
- *   awaits, and otherwise takes effect at the coroutine's next Onity await.
+ * - task<>::cancel() finishes a coroutine suspended in a runtime wait at once,
+ *   is passed on to the task<>s it awaits, and otherwise takes effect at the
+ *   coroutine's next Onity await. Its pending wait: delay_frame, delay,
+ *   until / while_ are retired (onity_wait_retire: a far wait's record leaves
+ *   the runtime at once, a near one at its timing's next run, and no block is
+ *   kept); yield and next_frame, and awaits of a native handle, stay in the
+ *   runtime and keep the coroutine's pool block until they would have ended
+ *   (two runs of the timing at most; a handle: until it completes);
+ *   coro_stats::ghost_waits counts those.
  * - this_coroutine::canceled() (bool), finish_if_canceled(), cancel(),
  *   fail(code), token(), defer_cancellation() (a cancel_guard: cancellation
  *   waits until the last guard is gone; waits made under a guard carry no
@@ -103,7 +107,9 @@
  *
  * Costs: one C call per frame wait (the callback form), none per resume; a
  * frame from the runtime's pool (no heap allocation after warm-up); no
- * std::function anywhere. Every frame is 128-byte aligned (locals up to
+ * std::function anywhere. coro_runtime::stats() reports the frame pool (per
+ * size class, and oversize frames) with the runtime's own OnityStats taken
+ * in the same call (coro_stats::runtime). Every frame is 128-byte aligned (locals up to
  * alignas(128) may live across a co_await; C++20 compilers do not tell
  * operator new a frame's alignment, so more than that is not supported).
  */
@@ -115,6 +121,7 @@
 #include "coro/task.hpp"
 #include "coro/runtime.hpp"
 #include "coro/waits.hpp"
+#include "coro/this_coroutine.hpp"
 #include "coro/combinators.hpp"
 
 #endif /* ONITY_CORO_HPP */

@@ -92,8 +92,9 @@ impl Far {
         }
     }
 
-    /// Files a wait. Nothing changes on failure (`OutOfMemory`).
-    pub fn push(&mut self, w: Wait) -> Result<()> {
+    /// Files a wait; returns its slot. Nothing changes on failure
+    /// (`OutOfMemory`).
+    pub fn push(&mut self, w: Wait) -> Result<u32> {
         let (h, key) = Self::key(&w);
         let oom = |_| Error::OutOfMemory;
         self.heaps[h].try_reserve(1).map_err(oom)?;
@@ -118,7 +119,7 @@ impl Far {
             self.tokened_live += 1;
         }
         self.filed += 1;
-        Ok(())
+        Ok(slot)
     }
 
     /// Records filed and not yet taken by a run.
@@ -341,6 +342,30 @@ impl Far {
                 self.free(slot);
             }
         }
+    }
+
+    /// Retires the callback wait in `slot` whose sequence number has the low
+    /// bits `seq_low` (`mask`) and whose user pointer is `user`: a filed one
+    /// is dropped now (`Some(kind)`: count it canceled), one held by the run
+    /// in progress is marked (`None`: the run drops it, see
+    /// [`super::timing::Wait::retire`]). `Err` when no such wait is pending.
+    pub fn retire(&mut self, slot: u32, seq_low: u64, mask: u64, user: *mut c_void) -> Result<Option<WaitKind>> {
+        let Some(r) = self.slab.get_mut(slot as usize) else { return Err(Error::StaleHandle) };
+        if r.place == Place::Free || r.w.seq & mask != seq_low || r.w.user != user || r.w.func.is_none() {
+            return Err(Error::StaleHandle);
+        }
+        if r.place != Place::Filed {
+            r.w.retire();
+            return Ok(None);
+        }
+        let kind = r.w.kind();
+        if r.w.token != 0 {
+            self.tokened_live -= 1;
+        }
+        self.filed -= 1;
+        self.stale += 1;
+        self.free(slot);
+        Ok(Some(kind))
     }
 
     /// Record storage allocated.

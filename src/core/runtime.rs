@@ -263,8 +263,8 @@ impl Runtime {
         Ok(())
     }
 
-    /// Schedules a wait on `timing`. Returns the task it completes (or 0 for
-    /// a callback wait). `frames` is used by DelayFrame, `seconds` and `clock`
+    /// Schedules a wait on `timing`. Returns the task it completes, or for
+    /// a callback wait its id ([`Runtime::retire_wait`]). `frames` is used by DelayFrame, `seconds` and `clock`
     /// by Delay. Owner thread.
     #[allow(clippy::too_many_arguments)]
     #[inline]
@@ -283,8 +283,8 @@ impl Runtime {
         Ok(h)
     }
 
-    /// [`Runtime::wait`], handing the task (0 for a callback wait) to `take`
-    /// (only on success).
+    /// [`Runtime::wait`], handing the task (a callback wait: its id) to
+    /// `take` (only on success).
     #[inline(always)]
     pub fn wait_with(&self, spec: WaitSpec, target: WaitTarget, take: impl FnOnce(u64)) -> Result<()> {
         let (func, user, arg) = match target {
@@ -305,8 +305,8 @@ impl Runtime {
                         None => return self.wait_slow(spec, func, user, arg, take),
                     },
                 };
-                inner.timings.push_frame_wait(&spec, arg, func, user);
-                take(if func.is_none() { arg } else { 0 });
+                let id = inner.timings.push_frame_wait(&spec, arg, func, user);
+                take(if func.is_none() { arg } else { id });
                 return Ok(());
             }
         }
@@ -336,15 +336,19 @@ impl Runtime {
         };
         let canceled = self.token_canceled(spec.token);
         // SAFETY: owner thread, short borrow (no user code below).
-        if let Err(e) = unsafe { self.inner() }.timings.push(&spec, canceled, arg, func, user) {
-            if func.is_none() {
-                // The task was never handed out: give its slot back.
-                let _ = self.consume(arg);
+        match unsafe { self.inner() }.timings.push(&spec, canceled, arg, func, user) {
+            Ok(id) => {
+                take(if func.is_none() { arg } else { id });
+                Ok(())
             }
-            return Err(e);
+            Err(e) => {
+                if func.is_none() {
+                    // The task was never handed out: give its slot back.
+                    let _ = self.consume(arg);
+                }
+                Err(e)
+            }
         }
-        take(if func.is_none() { arg } else { 0 });
-        Ok(())
     }
 
     /// `Ok` when [`Runtime::tick`] may run now: owner thread, not inside a

@@ -19,6 +19,10 @@
 use std::ffi::c_void;
 use std::ptr;
 
+mod retire;
+
+pub use retire::{far_id, near_id};
+
 use super::error::{Error, Result};
 use super::far::Far;
 use super::pool::PoolStats;
@@ -274,8 +278,8 @@ impl Timings {
     /// Queues a wait: in the far store when it is a DelayFrame due after
     /// the next frame or a Delay not yet due, else (and when its token is
     /// `canceled` already: the far store looks at tokens only after a
-    /// cancel) in the near queue. `OutOfMemory` (nothing queued) when
-    /// storage cannot grow.
+    /// cancel) in the near queue. Returns its id (see `retire.rs`).
+    /// `OutOfMemory` (nothing queued) when storage cannot grow.
     #[inline(always)]
     pub fn push(
         &mut self,
@@ -284,7 +288,7 @@ impl Timings {
         arg: u64,
         func: Option<CallbackFn>,
         user: *mut c_void,
-    ) -> Result<()> {
+    ) -> Result<u64> {
         let WaitSpec { kind, timing, frames, seconds, clock, token } = *spec;
         let due_frame = self.now.due_frame(kind, frames);
         let (due_time, far) = match kind {
@@ -299,24 +303,26 @@ impl Timings {
         let rec =
             Wait { seq: self.seq + 1, arg, func, user, token, due_meta: Wait::meta(kind, due_frame, clock), due_time };
         let q = &mut self.queues[timing as usize];
-        if far {
+        let id = if far {
             let before = q.far.capacity();
-            q.far.push(rec)?;
+            let slot = q.far.push(rec)?;
             if q.far.capacity() != before {
                 self.storage.cold_allocations += 1;
             }
+            far_id(timing as usize, slot, rec.seq)
         } else {
             if q.items.len() == q.items.capacity() {
                 q.items.try_reserve(1).map_err(|_| Error::OutOfMemory)?;
                 self.storage.cold_allocations += 1;
             }
             q.items.push(rec);
-        }
+            near_id(timing as usize, rec.seq)
+        };
         self.seq += 1;
         // Only `scheduled` is counted here; pending and high water are
         // derived at each run (see `sample_high_water`).
         self.counts[kind as usize].scheduled += 1;
-        Ok(())
+        Ok(id)
     }
 
     /// Whether [`Timings::push_frame_wait`] takes `spec` now: a frame wait
@@ -331,9 +337,10 @@ impl Timings {
             && q.len() < q.capacity()
     }
 
-    /// [`Timings::push`] of a wait that [`Timings::fast_push_ok`] takes.
+    /// [`Timings::push`] of a wait that [`Timings::fast_push_ok`] takes;
+    /// returns its id.
     #[inline(always)]
-    pub fn push_frame_wait(&mut self, spec: &WaitSpec, arg: u64, func: Option<CallbackFn>, user: *mut c_void) {
+    pub fn push_frame_wait(&mut self, spec: &WaitSpec, arg: u64, func: Option<CallbackFn>, user: *mut c_void) -> u64 {
         let (kind, timing) = (spec.kind, spec.timing);
         debug_assert!(self.fast_push_ok(spec));
         let due_meta = Wait::meta(kind, self.now.due_frame(kind, spec.frames), Clock::Scaled);
@@ -357,6 +364,7 @@ impl Timings {
             self.seq += 1;
             self.counts[kind as usize].scheduled += 1;
         }
+        near_id(timing as usize, self.seq)
     }
 
     /// Updates the high-water marks, with `lanes` the fast lanes' counts.

@@ -8,6 +8,7 @@
 //! | `status.rs` | `OnityStatus` and its texts |
 //! | `types.rs` | every `#[repr(C)]` type, the boundary enums' C names, constants |
 //! | `runtime.rs`, `task.rs`, `wait.rs`, `cancel.rs`, `combinator.rs`, `frame_alloc.rs`, `batch.rs` | the exports, one file per C type or family |
+//! | `retire.rs` | retirable callback waits (`_then_id`, `onity_wait_retire`) |
 //!
 //! Conventions (after rustls-ffi and wasmtime's C API):
 //! - Every export is a body behind [`ffi!`]: it returns
@@ -57,6 +58,7 @@ pub mod combinator;
 pub mod error;
 pub mod frame_alloc;
 pub mod object;
+pub mod retire;
 pub mod runtime;
 pub mod sites;
 pub mod status;
@@ -70,6 +72,7 @@ pub use cancel::*;
 pub use combinator::*;
 pub use frame_alloc::*;
 pub use object::OnityRuntime;
+pub use retire::*;
 pub use runtime::*;
 pub use sites::*;
 pub use status::OnityStatus;

@@ -163,6 +163,8 @@ TEST(cancel_finishes_a_suspended_coroutine_at_once) {
         task<> t = victim(Token(), k, &p, Token(), Task(hs.t[0]), Task(hs.t[1]), Task(hs.t[2]));
         h.frame_all();
         CHECK(!t.done());
+        const onity::coro_stats before = h.stats();
+        CHECK(before.has_runtime);
         t.cancel();
         CHECK(t.done());
         CHECK(t.state() == TaskState::Canceled);
@@ -172,14 +174,27 @@ TEST(cancel_finishes_a_suspended_coroutine_at_once) {
         t.reset();
         onity::coro_stats st = h.stats();
         CHECK_EQ(st.live_frames, 0u);
-        // A wait still pending in the runtime keeps its block until it calls
-        // back (the victim's own, or its children's).
-        const uint64_t ghosts = k <= a_native_all ? 1 : k == a_child ? 1 : 2;
+        // DelayFrame and Delay (far waits here) and until / while_ are
+        // retired: no block is kept, and a far wait's record leaves the
+        // runtime at once (until's Yield leaves at its timing's next run).
+        // Another wait still pending in the runtime keeps its block until it
+        // calls back (the victim's own, or its children's): Yield and
+        // NextFrame within two runs of their timing, a handle when completed.
+        const bool retired = k >= a_delay_frame && k <= a_delay_realtime;
+        const bool no_ghost = retired || k == a_until || k == a_while;
+        const uint64_t ghosts = no_ghost ? 0 : k <= a_native_all ? 1 : k == a_child ? 1 : 2;
         CHECK_EQ(st.ghost_waits, ghosts);
+        const OnityPoolStats &r0 = before.runtime.pool(ONITY_POOL_WAIT_RECORDS);
+        const OnityPoolStats &r1 = st.runtime.pool(ONITY_POOL_WAIT_RECORDS);
+        CHECK_EQ(r1.live, r0.live - (retired ? 1 : 0));
+        CHECK_EQ(r1.idle, r0.idle + (retired ? 1 : 0));
         for (uint64_t x : hs.t) onity_task_set_result(h.raw(), x, 1);
         h.frames(2);
-        const bool long_wait = k >= a_delay_frame && k <= a_delay_realtime;  // until the runtime goes
-        CHECK_EQ(h.stats().ghost_waits, long_wait ? 1u : 0u);
+        CHECK_EQ(h.stats().ghost_waits, 0u);
+        if (retired) {
+            const uint32_t kind = k == a_delay_frame ? ONITY_WAIT_KIND_DELAY_FRAME : ONITY_WAIT_KIND_DELAY;
+            CHECK_EQ(h.stats().runtime.waits(kind).canceled, 1u);
+        }
         h.destroy();
         st = h.stats();
         CHECK_EQ(st.ghost_waits, 0u);
@@ -384,4 +399,104 @@ TEST(runtime_destroy_with_suspended_coroutines) {
     t.reset();
     CHECK_EQ(h.stats().live_blocks, 0u);
     g = nullptr;
+}
+
+/* ---- retired waits: DelayFrame / Delay leave the runtime with their coroutine ---- */
+
+namespace {
+
+task<> delayed(probe *p, uint32_t frames) {
+    loud l{p};
+    co_await delay_frame(frames);
+    p->after++;
+}
+/* Cancels `victim` after its own DelayFrame(frames) (in Update). */
+task<> canceler(task<> *victim, int *ran, uint32_t frames) {
+    co_await delay_frame(frames);
+    ++*ran;
+    victim->cancel();
+}
+/* Cancels `victim` when destroyed (the runtime's destruction finishes the
+ * coroutine holding it). */
+struct cancels_on_exit {
+    task<> *victim;
+    ~cancels_on_exit() { victim->cancel(); }
+};
+task<> holder(task<> *victim) {
+    cancels_on_exit c{victim};
+    for (;;) co_await next_frame();
+}
+
+uint64_t live_wait_records(const host &h) {
+    return h.stats().runtime.pool(ONITY_POOL_WAIT_RECORDS).live;
+}
+
+}  // namespace
+
+/* A coroutine canceled inside the run that holds its wait: a DelayFrame(1)
+ * due in that run (a near wait, in the run's own records) and a DelayFrame(3)
+ * due in it (a far wait the run holds). Neither resumes, no block is kept,
+ * each wait is counted canceled. */
+TEST(canceled_inside_the_run_that_holds_its_wait) {
+    for (uint32_t frames : {1u, 3u}) {
+        host h;
+        g = &h;
+        h.frame_all();
+        probe p;
+        int ran = 0;
+        task<> victim;
+        task<> c = canceler(&victim, &ran, frames);  // scheduled first: runs first in the same run
+        victim = delayed(&p, frames);
+        CHECK_EQ(live_wait_records(h), 2u);
+        h.frames(static_cast<int>(frames));
+        CHECK_EQ(ran, 1);
+        CHECK(c.done());
+        CHECK(victim.done());
+        CHECK(victim.state() == TaskState::Canceled);
+        CHECK_EQ(p.dtors, 1);
+        CHECK_EQ(p.after, 0);
+        const onity::coro_stats st = h.stats();
+        CHECK_EQ(st.ghost_waits, 0u);
+        CHECK_EQ(st.runtime.waits(ONITY_WAIT_KIND_DELAY_FRAME).completed, 1u);
+        CHECK_EQ(st.runtime.waits(ONITY_WAIT_KIND_DELAY_FRAME).canceled, 1u);
+        CHECK_EQ(live_wait_records(h), 0u);
+        CHECK_EQ(t20::misuse.count, 0);
+        g = nullptr;
+    }
+}
+
+/* Destroying the runtime with a coroutine whose destruction cancels another
+ * one suspended in a far DelayFrame: the second is retired during the
+ * destruction (or already canceled by it); both finish canceled once. */
+TEST(runtime_destroy_retires_waits_of_coroutines_it_cancels) {
+    for (int order = 0; order < 2; order++) {
+        host h;
+        g = &h;
+        h.frame_all();
+        probe p;
+        task<> victim;
+        task<> hold;
+        if (order == 0) {
+            hold = holder(&victim);
+            victim = delayed(&p, 100);
+        } else {
+            victim = delayed(&p, 100);
+            hold = holder(&victim);
+        }
+        h.frames(2);
+        CHECK_EQ(live_wait_records(h), 2u);
+        h.destroy();
+        CHECK(victim.done() && hold.done());
+        CHECK(victim.state() == TaskState::Canceled);
+        CHECK(hold.state() == TaskState::Canceled);
+        CHECK_EQ(p.dtors, 1);
+        CHECK_EQ(p.after, 0);
+        victim.reset();
+        hold.reset();
+        onity::coro_stats st = h.stats();
+        CHECK_EQ(st.ghost_waits, 0u);
+        CHECK_EQ(st.live_blocks, 0u);
+        CHECK_EQ(t20::misuse.count, 0);
+        g = nullptr;
+    }
 }

@@ -483,3 +483,41 @@ TEST(coroutine_awaiting_itself) {
         CHECK_EQ(h.stats().live_blocks, 0u);
     }
 }
+
+/* coro_runtime::stats() reports the frame pool with the runtime's own
+ * statistics taken in the same call: the native pools the coroutines use
+ * (wait records, tasks) beside the frame blocks; none once the runtime is
+ * gone, and none off the owner thread. */
+namespace {
+task<> stat_waiter() { co_await delay_frame(10); }
+}  // namespace
+
+TEST(stats_carry_the_runtimes_own) {
+    t20::host h;
+    h.frame_all();
+    onity::coro_stats st = h.stats();
+    CHECK(st.has_runtime);
+    CHECK_EQ(st.runtime.pool(ONITY_POOL_WAIT_RECORDS).live, 0u);
+    task<> a = stat_waiter();
+    task<> b = stat_waiter();
+    st = h.stats();
+    CHECK(st.has_runtime);
+    CHECK_EQ(st.live_frames, 2u);
+    CHECK_EQ(st.total().live, 2u);
+    CHECK_EQ(st.runtime.pool(ONITY_POOL_WAIT_RECORDS).live, 2u);
+    CHECK_EQ(st.runtime.waits(ONITY_WAIT_KIND_DELAY_FRAME).pending, 2u);
+    const onity::Stats native = h.rt.stats().unwrap();
+    CHECK_EQ(native.pool(ONITY_POOL_TASKS).live, st.runtime.pool(ONITY_POOL_TASKS).live);
+    bool off_thread = true;
+    std::thread([&] { off_thread = h.co.stats().has_runtime; }).join();
+    CHECK(!off_thread);
+    a.cancel();
+    st = h.stats();
+    CHECK_EQ(st.runtime.pool(ONITY_POOL_WAIT_RECORDS).live, 1u);
+    CHECK_EQ(st.live_frames, 1u);
+    h.destroy();
+    st = h.stats();
+    CHECK(!st.runtime_alive);
+    CHECK(!st.has_runtime);
+    CHECK_EQ(st.ghost_waits, 0u);
+}

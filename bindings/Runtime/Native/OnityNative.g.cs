@@ -3,7 +3,7 @@
 // Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// The header has 64 functions, 11 structs, 7 enums, 12 constants.
+// The header has 69 functions, 11 structs, 7 enums, 12 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -51,7 +51,7 @@ namespace Onity.Native
         /// any incompatible change; the minor when functions or enum values are added.
         /// Compare with `onity_abi_version()` at startup.
         /// </summary>
-        public const uint ONITY_ABI_VERSION = 65538;
+        public const uint ONITY_ABI_VERSION = 65539;
         /// <summary>
         /// Number of timings.
         /// </summary>
@@ -255,6 +255,13 @@ namespace Onity.Native
         public static extern OnityStatus onity_delay_frame_then_at(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line);
 
         /// <summary>
+        /// `onity_delay_frame_then` that can be retired (see
+        /// `onity_yield_then_id`). Owner thread. ABI 1.3.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_delay_frame_then_id", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_delay_frame_then_id(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, ulong* wait);
+
+        /// <summary>
         /// Callback form of `onity_delay` (see `onity_yield_then`). Owner thread;
         /// `user` stays the caller's.
         /// </summary>
@@ -267,6 +274,13 @@ namespace Onity.Native
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_delay_then_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_delay_then_at(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line);
+
+        /// <summary>
+        /// `onity_delay_then` that can be retired (see `onity_yield_then_id`; also
+        /// `INVALID_ARGUMENT` for a bad clock or seconds). Owner thread. ABI 1.3.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_delay_then_id", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_delay_then_id(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, ulong* wait);
 
         /// <summary>
         /// Allocates `size` bytes aligned to `align` (a power of two up to 4096)
@@ -327,6 +341,13 @@ namespace Onity.Native
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_next_frame_then_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_next_frame_then_at(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line);
+
+        /// <summary>
+        /// `onity_next_frame_then` that can be retired (see `onity_yield_then_id`).
+        /// Owner thread. ABI 1.3.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_next_frame_then_id", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_next_frame_then_id(IntPtr runtime, uint timing, ulong token, OnityCallback callback, ulong* wait);
 
         /// <summary>
         /// The name of a pool (`OnityPool` value) or "invalid". Infallible; any
@@ -648,6 +669,23 @@ namespace Onity.Native
         public static extern OnityStatus onity_trace_stop(IntPtr runtime);
 
         /// <summary>
+        /// Retires the pending wait whose slot is `wait` (from a `_then_id` form):
+        /// its callback is never called, and the slot is the caller's again when
+        /// this returns. A far wait (a DelayFrame due after the next frame, a Delay
+        /// not yet due) leaves its timing's store now; a near one is marked and
+        /// leaves at its timing's next run, or in the run in progress (found by a
+        /// scan of that run's waits). Counted canceled in the wait statistics.
+        /// Owner thread; also from a callback inside a tick and during the
+        /// runtime's destruction. ABI 1.3.
+        /// Errors: `NULL_POINTER` (runtime, wait), `INVALID_RUNTIME`,
+        /// `WRONG_THREAD`, `INVALID_HANDLE` (`*wait` is no id this runtime gave),
+        /// `STALE_HANDLE` (no wait with that id and slot is pending: it ran, was
+        /// retired, or the id was copied to another slot); nothing changes then.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_wait_retire", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_wait_retire(IntPtr runtime, ulong* wait);
+
+        /// <summary>
         /// WhenAll: writes to `*out_task` a task that completes once every input has.
         /// It succeeds with value = `count` when all succeeded; otherwise it takes the
         /// state and error of the first input (in completion order; inputs already
@@ -737,6 +775,20 @@ namespace Onity.Native
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_yield_then_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_yield_then_at(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line);
+
+        /// <summary>
+        /// Callback form of `onity_yield` that can be retired: `callback(wait, 0,
+        /// state)` runs as for `onity_yield_then` with `user` = `wait`, a slot the
+        /// caller keeps until the callback ran or the wait was retired; `*wait`
+        /// receives the wait's id (on success only; do not change it). Owner
+        /// thread. ABI 1.3.
+        /// Errors: `NULL_POINTER` (runtime, callback, wait), `INVALID_RUNTIME`,
+        /// `INVALID_ARGUMENT` (timing), `INVALID_HANDLE` / `STALE_HANDLE` /
+        /// `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT` (being
+        /// destroyed), `OUT_OF_MEMORY`; so do the other `_then_id` forms.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_yield_then_id", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_yield_then_id(IntPtr runtime, uint timing, ulong token, OnityCallback callback, ulong* wait);
 
     }
 }

@@ -3,7 +3,7 @@
 // Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// The header has 64 functions, 11 structs, 7 enums, 12 constants.
+// The header has 69 functions, 11 structs, 7 enums, 12 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -126,6 +126,12 @@ namespace Onity.Native
             return OnityNative.onity_delay_frame_then_at(runtime, frames, timing, token, callback, user, file, line);
         }
 
+        public static OnityStatus onity_delay_frame_then_id(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, ulong* wait)
+        {
+            Crossings++;
+            return OnityNative.onity_delay_frame_then_id(runtime, frames, timing, token, callback, wait);
+        }
+
         public static OnityStatus onity_delay_then(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, IntPtr user)
         {
             Crossings++;
@@ -136,6 +142,12 @@ namespace Onity.Native
         {
             Crossings++;
             return OnityNative.onity_delay_then_at(runtime, seconds, clock, timing, token, callback, user, file, line);
+        }
+
+        public static OnityStatus onity_delay_then_id(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, ulong* wait)
+        {
+            Crossings++;
+            return OnityNative.onity_delay_then_id(runtime, seconds, clock, timing, token, callback, wait);
         }
 
         public static OnityStatus onity_frame_alloc(IntPtr runtime, ulong size, uint align, uint lifetime, IntPtr* out_ptr)
@@ -172,6 +184,12 @@ namespace Onity.Native
         {
             Crossings++;
             return OnityNative.onity_next_frame_then_at(runtime, timing, token, callback, user, file, line);
+        }
+
+        public static OnityStatus onity_next_frame_then_id(IntPtr runtime, uint timing, ulong token, OnityCallback callback, ulong* wait)
+        {
+            Crossings++;
+            return OnityNative.onity_next_frame_then_id(runtime, timing, token, callback, wait);
         }
 
         public static IntPtr onity_pool_name(uint pool)
@@ -348,6 +366,12 @@ namespace Onity.Native
             return OnityNative.onity_trace_stop(runtime);
         }
 
+        public static OnityStatus onity_wait_retire(IntPtr runtime, ulong* wait)
+        {
+            Crossings++;
+            return OnityNative.onity_wait_retire(runtime, wait);
+        }
+
         public static OnityStatus onity_when_all(IntPtr runtime, ulong* tasks, uint count, ulong token, ulong* out_task)
         {
             Crossings++;
@@ -400,6 +424,12 @@ namespace Onity.Native
         {
             Crossings++;
             return OnityNative.onity_yield_then_at(runtime, timing, token, callback, user, file, line);
+        }
+
+        public static OnityStatus onity_yield_then_id(IntPtr runtime, uint timing, ulong token, OnityCallback callback, ulong* wait)
+        {
+            Crossings++;
+            return OnityNative.onity_yield_then_id(runtime, timing, token, callback, wait);
         }
 
     }

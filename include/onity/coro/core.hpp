@@ -126,7 +126,10 @@ enum : uint8_t {
     wait_queued,    // in the owner's inbox
     wait_final,     // finished, frame kept for the task<> that holds it
     wait_initial,   // never started (no runtime): frame kept for the task<>
+    wait_frame,     // a retirable native callback wait (user = the cell, id = cell::wait_id)
 };
+/* Suspended in a native callback wait (either kind). */
+inline bool in_native_wait(uint8_t wait) noexcept { return wait == wait_native || wait == wait_frame; }
 
 /* Inbox requests (cell::qmode). */
 enum : uint8_t { q_resume = 1, q_complete, q_fault, q_cancel };
@@ -155,6 +158,9 @@ struct nested {
  * `state`, so it never sees a coroutine finished before its completion runs
  * on the owner. */
 struct alignas(128) cell {
+    /* wait_frame: the native wait's id; its slot (onity_*_then_id) is the
+     * cell itself, which the callback gets as `user`. First member. */
+    uint64_t wait_id = 0;
     core *owner = nullptr;  // null: started without a runtime
     void *awaiting = nullptr;
     cont_fn cont = nullptr;
@@ -188,6 +194,7 @@ struct alignas(128) cell {
  * so the layer gives every frame the most any common local needs. */
 inline constexpr std::size_t frame_align = 128;
 static_assert(alignof(cell) == frame_align && sizeof(cell) == frame_align, "a frame starts frame_align-aligned after its cell");
+static_assert(offsetof(cell, wait_id) == 0, "a cell is its wait's slot");
 inline constexpr std::align_val_t frame_align_val{frame_align};
 
 inline constexpr uint32_t cancel_requested_bit = 1u << 31;
@@ -472,6 +479,26 @@ inline void notify(cell *c, bool observed) noexcept {
     }
 }
 
+/* A coroutine leaves its retirable wait (it is finished there): the runtime
+ * drops the wait without calling it back (wait_none). With the runtime gone
+ * or being destroyed past its bell (no `rt`), the wait stays as a ghost
+ * (wait_native): every wait then completes canceled, which the callbacks
+ * check before they touch the frame. Any other failure breaks that rule, so
+ * it is fatal. */
+inline void retire_wait(cell *c) noexcept {
+    OnityRuntime *rt = c->owner ? c->owner->rt : nullptr;
+    if (!rt) {
+        c->wait = wait_native;
+        return;
+    }
+    const OnityStatus s = onity_wait_retire(rt, &c->wait_id);
+    if (s != ONITY_STATUS_OK) {
+        report_misuse(static_cast<Status>(s), "retiring a canceled coroutine's wait (onity_wait_retire)");
+        fatal("a coroutine's pending wait could not be retired");
+    }
+    c->wait = wait_none;
+}
+
 /* Finishes a coroutine suspended at an await with `state` (CANCELED, or
  * FAULTED with `error`) without resuming it: its frame is destroyed now
  * (destructors of its locals run), then its bound native task and its
@@ -482,6 +509,7 @@ inline void finish(cell *c, uint8_t state, int32_t error) noexcept {
     c->error = error;
     count_outcome(c);
     c->refs++;  // pin: the cell outlives everything below
+    if (c->wait == wait_frame) retire_wait(c);
     if (c->wait == wait_native) {
         c->refs++;  // the pending native callback will find a dead frame
         if (c->owner) c->owner->ghosts++;
@@ -515,7 +543,7 @@ inline void complete_at_final(cell *c) noexcept {
  * task<>s. Nothing if it finished or a guard is alive meanwhile. */
 inline void cancel_now(cell *c) noexcept {
     if (c->state != ONITY_TASK_STATE_PENDING || !cancel_pending(c)) return;
-    if (c->wait == wait_native) {
+    if (in_native_wait(c->wait)) {
         finish(c, ONITY_TASK_STATE_CANCELED, 0);
     } else if (c->wait == wait_nested) {
         nested *n = static_cast<nested *>(c->awaiting);

@@ -12,7 +12,12 @@ namespace onity {
 
 /* ---- coro_runtime and statistics ------------------------------------------ */
 
-/* The coroutine layer's counters for one runtime (coro_runtime::stats). The
+/* The coroutine layer's counters for one runtime (coro_runtime::stats), with
+ * the runtime's own snapshot beside them (`runtime`: onity_runtime_stats,
+ * taken in the same call), so one call reports every pool a coroutine uses:
+ * its frame block here, its native waits and tasks there. The frame pool
+ * lives in the header's code, not in the library, so the runtime's
+ * OnityStats (the C ABI, which C# reads too) does not list it. The
  * frame pool is per runtime, like the runtime's own pools: frames are only
  * allocated, destroyed and returned on its owner thread (a coroutine that
  * finishes on a worker is completed on the owner), so it needs no lock and no
@@ -37,6 +42,10 @@ struct coro_stats {
     uint64_t started = 0, succeeded = 0, faulted = 0, canceled = 0;
     /* The runtime is still alive (not destroyed). */
     bool runtime_alive = false;
+    /* The runtime's statistics (every native pool, the waits per kind),
+     * when `has_runtime` (alive, and asked on its owner thread). */
+    Stats runtime;
+    bool has_runtime = false;
 
     /* All classes and the oversize class summed (capacity, idle, live, rents,
      * returns, cold allocations, discards; high_water is the largest of
@@ -162,6 +171,7 @@ class coro_runtime {
         st.faulted = k_->faulted;
         st.canceled = k_->canceled;
         st.runtime_alive = k_->rt != nullptr;
+        st.has_runtime = st.runtime_alive && onity_runtime_stats(k_->rt, &st.runtime.raw()) == ONITY_STATUS_OK;
         return st;
     }
 

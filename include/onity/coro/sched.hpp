@@ -95,7 +95,7 @@ inline void proceed(cell *c, uint8_t step, uint8_t state, int32_t error) noexcep
 inline void request_cancel(cell *c) noexcept {
     if (!c || c->state != ONITY_TASK_STATE_PENDING) return;
     if (c->cancel_word.fetch_or(cancel_requested_bit, std::memory_order_relaxed) != 0) return;  // guarded, or again
-    if (c->wait == wait_native)
+    if (in_native_wait(c->wait))
         finish(c, ONITY_TASK_STATE_CANCELED, 0);  // at once, at any depth (what it wakes is a step)
     else if (c->wait == wait_nested)
         proceed(c, step_cancel, 0, 0);  // passed down a chain: a step per level

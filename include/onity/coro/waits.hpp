@@ -1,12 +1,18 @@
 /*
  * onity/coro/waits.hpp: the awaitables over the runtime's waits (next_frame,
  * yield, delay_frame, delay, until, while_), over native task handles (a raw
- * handle, onity_when_any / onity_when_all), switch_to_owner() and
- * this_coroutine. Part of onity/coro.hpp; include that.
+ * handle, onity_when_any / onity_when_all) and switch_to_owner() (what a
+ * coroutine asks about itself is in this_coroutine.hpp). Part of
+ * onity/coro.hpp; include that.
  *
- * Each frame wait is one C call (the callback form: onity_*_then) whose
- * callback resumes the coroutine; until / while_ make one per run of their
- * timing. Await them inside an onity::task coroutine only.
+ * Each frame wait is one C call whose callback resumes the coroutine; until
+ * / while_ make one per run of their timing. DelayFrame, Delay and until /
+ * while_ use the retirable form (onity_*_then_id): a coroutine finished while
+ * one is pending retires it (onity_wait_retire), so nothing stays queued for
+ * it. Yield and NextFrame use onity_*_then (one C call less per await): a
+ * coroutine finished there leaves a ghost wait (coro_stats::ghost_waits)
+ * that ends within two runs of its timing. Await them inside an onity::task
+ * coroutine only.
  */
 #ifndef ONITY_CORO_WAITS_HPP
 #define ONITY_CORO_WAITS_HPP
@@ -122,6 +128,10 @@ struct wait_where<true> {
 
 template <uint8_t Kind, bool Try, bool Plain = false>
 struct frame_wait : wait_outcome<Try>, wait_args<Kind>, wait_where<Plain> {
+    /* DelayFrame and Delay (which may wait long) are retired when the
+     * coroutine finishes at them; Yield and NextFrame end within two runs
+     * of their timing and leave a ghost until then (one C call less). */
+    static constexpr bool retirable = Kind == fw_delay_frame || Kind == fw_delay;
     bool await_ready() const noexcept { return false; }
     template <class P>
     ONITY_CORO_HOT bool await_suspend(std::coroutine_handle<P> h) noexcept {
@@ -139,12 +149,12 @@ struct frame_wait : wait_outcome<Try>, wait_args<Kind>, wait_where<Plain> {
         else if constexpr (Kind == fw_next_frame)
             s = onity_next_frame_then(rt, timing, tok, &on_done, c);
         else if constexpr (Kind == fw_delay_frame)
-            s = onity_delay_frame_then(rt, this->frames, timing, tok, &on_done, c);
+            s = onity_delay_frame_then_id(rt, this->frames, timing, tok, &on_done, &c->wait_id);
         else
-            s = onity_delay_then(rt, this->seconds, this->clock, timing, tok, &on_done, c);
+            s = onity_delay_then_id(rt, this->seconds, this->clock, timing, tok, &on_done, &c->wait_id);
         if (s == ONITY_STATUS_OK) [[likely]] {
             if constexpr (Try) c->awaiting = this;
-            c->wait = wait_native;
+            c->wait = retirable ? wait_frame : wait_native;
             return true;
         }
         if constexpr (Try)
@@ -154,16 +164,21 @@ struct frame_wait : wait_outcome<Try>, wait_args<Kind>, wait_where<Plain> {
     }
     /* Out of line: the hot path stays small (Plain: nothing kept across the call). */
     [[gnu::noinline]] bool failed(cell *c, OnityStatus s) noexcept {
-        return await_failed<Try>(c, s, "a frame wait (onity_*_then)", this->state_, this->error_);
+        return await_failed<Try>(c, s, "a frame wait (onity_*_then_id)", this->state_, this->error_);
     }
     [[gnu::noinline]] static bool failed_plain(void *frame, OnityStatus s) noexcept {
         no_outcome o;
-        return await_failed<false>(static_cast<cell *>(frame) - 1, s, "a frame wait (onity_*_then)", o.state_, o.error_);
+        return await_failed<false>(static_cast<cell *>(frame) - 1, s, "a frame wait (onity_*_then_id)", o.state_, o.error_);
     }
 
-    static void on_done(void *user, uint64_t, uint32_t state) noexcept {
+    /* A wait that succeeds belongs to a live frame: a coroutine finished
+     * while it was pending retired it (retire_wait), or, past the runtime's
+     * bell, left a ghost that completes canceled. Not noexcept (nothing in
+     * it throws: a coroutine's resume never does, its promise catches), so
+     * that the resume is a tail jump. */
+    static void on_done(void *user, uint64_t, uint32_t state) {
         cell *c = static_cast<cell *>(user);
-        if (c->frame_alive && state == ONITY_TASK_STATE_SUCCEEDED) [[likely]] {
+        if (state == ONITY_TASK_STATE_SUCCEEDED && (retirable || c->frame_alive)) [[likely]] {
             c->wait = wait_none;
             frame_of(c).resume();
             return;
@@ -204,13 +219,13 @@ struct until_wait : std::conditional_t<Try, wait_outcome<true>, no_outcome> {
         cell *c = cell_of(h);
         if (cancel_pending(c)) return end_here(c, ONITY_TASK_STATE_CANCELED, 0);
         tok_ = effective_token(c, token);
-        const OnityStatus s = onity_yield_then(c->owner->rt, timing, tok_, &on_run, c);
+        const OnityStatus s = onity_yield_then_id(c->owner->rt, timing, tok_, &on_run, &c->wait_id);
         if (s == ONITY_STATUS_OK) {
             c->awaiting = this;
-            c->wait = wait_native;
+            c->wait = wait_frame;
             return true;
         }
-        return await_failed<Try>(c, s, "until / while_ (onity_yield_then)", this->state_, this->error_);
+        return await_failed<Try>(c, s, "until / while_ (onity_yield_then_id)", this->state_, this->error_);
     }
 
   private:
@@ -253,13 +268,13 @@ struct until_wait : std::conditional_t<Try, wait_outcome<true>, no_outcome> {
             frame_of(c).resume();
             return;
         }
-        const OnityStatus s = onity_yield_then(c->owner->rt, a->timing, a->tok_, &on_run, c);
+        const OnityStatus s = onity_yield_then_id(c->owner->rt, a->timing, a->tok_, &on_run, &c->wait_id);
         if (s == ONITY_STATUS_OK) {
-            c->wait = wait_native;
+            c->wait = wait_frame;
             return;
         }
         if (s == ONITY_STATUS_REENTRANT || !c->owner->rt) return end(c, ONITY_TASK_STATE_CANCELED, 0);
-        report_misuse(static_cast<Status>(s), "until / while_ (onity_yield_then)");
+        report_misuse(static_cast<Status>(s), "until / while_ (onity_yield_then_id)");
         end(c, ONITY_TASK_STATE_FAULTED, status_error(static_cast<Status>(s)));
     }
 };
@@ -403,35 +418,6 @@ struct owner_switch {
     }
     void await_resume() const noexcept {}
 };
-
-/* Awaiters that look at the coroutine without suspending it. */
-template <class F>
-struct peek {
-    F f;
-    using R = decltype(std::declval<F &>()(static_cast<cell *>(nullptr), std::declval<bool &>()));
-    R result{};
-    bool await_ready() const noexcept { return false; }
-    template <class P>
-    bool await_suspend(std::coroutine_handle<P> h) noexcept {
-        bool finished = false;
-        R r = f(cell_of(h), finished);
-        if (finished) return true;  // the frame (and this awaiter) is gone
-        result = std::move(r);
-        return false;
-    }
-    R await_resume() noexcept { return std::move(result); }
-};
-template <class F>
-peek<F> make_peek(F f) noexcept {
-    return peek<F>{std::move(f)};
-}
-
-inline bool is_canceled(cell *c) noexcept {
-    if (cancel_requested(c)) return true;
-    if (!c->token || !c->owner || !c->owner->rt) return false;
-    uint32_t v = 0;
-    return onity_cancel_source_is_canceled(c->owner->rt, c->token, &v) == ONITY_STATUS_OK && v != 0;
-}
 
 }  // namespace detail
 
@@ -611,92 +597,6 @@ detail::task_awaiter<T, true> try_await(task<T> &&t) noexcept {
  * nor destroy task<>s. */
 inline detail::owner_switch switch_to_owner() noexcept { return {}; }
 
-/* ---- the running coroutine ----------------------------------------------------- */
-
-/* While one lives, cancellation of its coroutine is deferred: waits carry no
- * token, cancel() only records the request, and the coroutine finishes
- * canceled at its first Onity await after the last guard is gone. Only as a
- * local of the coroutine that made it (co_await
- * this_coroutine::defer_cancellation()). A runtime being destroyed still
- * ends the coroutine's waits canceled. */
-class cancel_guard {
-  public:
-    cancel_guard() noexcept = default;
-    explicit cancel_guard(detail::cell *c) noexcept : c_(c) {
-        if (c_) {
-            c_->cancel_word.fetch_add(1, std::memory_order_relaxed);
-            c_->wait_token = 0;
-        }
-    }
-    cancel_guard(cancel_guard &&o) noexcept : c_(std::exchange(o.c_, nullptr)) {}
-    cancel_guard &operator=(cancel_guard &&o) noexcept {
-        if (this != &o) {
-            release();
-            c_ = std::exchange(o.c_, nullptr);
-        }
-        return *this;
-    }
-    cancel_guard(const cancel_guard &) = delete;
-    cancel_guard &operator=(const cancel_guard &) = delete;
-    ~cancel_guard() { release(); }
-    void release() noexcept {
-        if (!c_) return;
-        detail::cell *c = std::exchange(c_, nullptr);
-        if ((c->cancel_word.fetch_sub(1, std::memory_order_relaxed) & ~detail::cancel_requested_bit) == 1)
-            c->wait_token = c->token;
-    }
-
-  private:
-    detail::cell *c_ = nullptr;
-};
-
-namespace this_coroutine {
-
-/* co_await: whether cancellation was requested (task<>::cancel, or the
- * coroutine's token canceled: one onity_cancel_source_is_canceled call); sees
- * through guards. Never suspends. */
-inline auto canceled() noexcept {
-    return detail::make_peek([](detail::cell *c, bool &) noexcept { return detail::is_canceled(c); });
-}
-/* co_await: finishes the coroutine canceled here if it was canceled (and no
- * guard is alive); else goes on at once. */
-inline auto finish_if_canceled() noexcept {
-    return detail::make_peek([](detail::cell *c, bool &finished) noexcept {
-        if (detail::guards(c) == 0 && detail::is_canceled(c))
-            finished = detail::end_here(c, ONITY_TASK_STATE_CANCELED, 0);
-        return 0;
-    });
-}
-/* co_await: a cancel_guard for the coroutine. */
-inline auto defer_cancellation() noexcept {
-    return detail::make_peek([](detail::cell *c, bool &) noexcept { return cancel_guard(c); });
-}
-/* co_await: the coroutine's token (the first onity::Token parameter). */
-inline auto token() noexcept {
-    return detail::make_peek([](detail::cell *c, bool &) noexcept { return Token(c->token); });
-}
-/* co_await: finishes the coroutine canceled here (with a guard alive: records
- * the request and goes on, as cancel() does). */
-inline auto cancel() noexcept {
-    return detail::make_peek([](detail::cell *c, bool &finished) noexcept {
-        if (detail::guards(c) != 0) {
-            c->cancel_word.fetch_or(detail::cancel_requested_bit, std::memory_order_relaxed);
-        } else {
-            finished = detail::end_here(c, ONITY_TASK_STATE_CANCELED, 0);
-        }
-        return 0;
-    });
-}
-/* co_await: finishes the coroutine faulted with `error` here (the outcome's
- * error code; destructors run, no exception involved). */
-inline auto fail(int32_t error) noexcept {
-    return detail::make_peek([error](detail::cell *c, bool &finished) noexcept {
-        finished = detail::end_here(c, ONITY_TASK_STATE_FAULTED, error);
-        return 0;
-    });
-}
-
-}  // namespace this_coroutine
 }  // namespace onity
 
 #endif /* ONITY_CORO_WAITS_HPP */
