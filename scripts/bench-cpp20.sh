@@ -29,3 +29,16 @@ for spec in "c_next_frame:4096:task-frame" "coro_next_frame:4096:task-frame" \
     awk -v n="$name" -v a="$a" -v b="$b" -v p="$per" -v w="$what" \
         'BEGIN { printf "%-18s %12.1f  %s\n", n, (b - a) / 10 / p, w }'
 done
+# The compiler's own cost of an await, without the runtime: coroutines and C callbacks over the
+# same trivial queue (benches/cpp/coro_floor.cpp), instructions per await.
+"$CXX" -std=c++20 -O2 benches/cpp/coro_floor.cpp -o "$OUT/coro_floor"
+floor() {
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$OUT/coro_floor" "$1" "$2" 2>&1 |
+        sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+for k in c coro; do
+    a=$(floor "$k" 10)
+    b=$(floor "$k" 20)
+    awk -v n="floor_$k" -v a="$a" -v b="$b" \
+        'BEGIN { printf "%-18s %12.1f  %s\n", n, (b - a) / 10 / 4096, "await over a trivial queue (no runtime)" }'
+done
