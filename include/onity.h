@@ -399,6 +399,72 @@ typedef struct OnityOutcome {
   uint32_t reserved;
 } OnityOutcome;
 
+// Time values of a frame, for `onity_runtime_frame_begin`.
+typedef struct OnityFrameInfo {
+  // `sizeof(OnityFrameInfo)`.
+  uint32_t size;
+  // Ignored; write 0 (a later version may give it a meaning).
+  uint32_t reserved;
+  // Frame number (e.g. Unity's `Time.frameCount`); must increase.
+  uint64_t frame;
+  // Scaled seconds since the previous frame (`Time.deltaTime`).
+  double delta_time;
+  // Unscaled seconds since the previous frame (`Time.unscaledDeltaTime`).
+  double unscaled_delta_time;
+  // Absolute real-time seconds (`Time.realtimeSinceStartupAsDouble`),
+  // finite (else `INVALID_ARGUMENT`). It may go backwards (a clock
+  // reset); `ONITY_CLOCK_REALTIME` delays then wait until it is again
+  // their creation value plus their seconds.
+  double realtime;
+} OnityFrameInfo;
+
+// ABI 1.3. A frame begin written into memory instead of a call to
+// `onity_runtime_frame_begin`, for a host that pays for every call (C# on
+// Mono): one call a frame fewer. One per runtime; its address comes from
+// `onity_batch_deferred_frame`. A deferred frame is applied by the next
+// call, on the owner thread, of a function whose result depends on the
+// frame: `onity_runtime_frame_begin` (which then begins its own frame),
+// `onity_runtime_tick`, `onity_runtime_drain`, `onity_runtime_stats`,
+// `onity_runtime_site_report`, `onity_batch_tick`, `onity_batch_drain`,
+// `onity_batch_flush`, `onity_batch_cancel_pass`,
+// `onity_batch_deferred_frame`, every wait (`onity_yield`,
+// `onity_next_frame`, `onity_delay_frame`, `onity_delay`, their `_then`,
+// `_then_id` and `_at` forms), `onity_task_create_at`, `onity_task_from_result_at`,
+// `onity_when_any_at`, `onity_when_all_at` (they record the creation
+// frame) and the `onity_trace_*` calls. No other function reads or
+// changes the frame, so C and C++ code calling the runtime between the
+// host's begin and its first tick sees the new frame, as with a call.
+// Applying it files the bound batch's records written before the begin
+// (and every other batch's records) with the previous frame, begins the
+// frame exactly as `onity_runtime_frame_begin` would, then files the bound
+// batch's later records. A frame still deferred when the runtime is
+// destroyed is dropped. Owner thread only.
+typedef struct OnityDeferredFrame {
+  // 0: nothing waiting. The host writes `info` and the splits, then sets
+  // 1; the runtime resets it to 0 when it applies the frame. While it is
+  // 1 the host writes nothing here (to begin another frame, call
+  // `onity_runtime_frame_begin`: it applies this one first). Calls from
+  // other threads may read this word (they leave the frame to the
+  // owner): store it as one aligned 32-bit store (C#'s is).
+  uint32_t pending;
+  // The bound batch's `submit_count` when the host began the frame: its
+  // first `submit_split` records are filed with the previous frame, the
+  // later ones with the new frame. A value above the count is read as
+  // the count.
+  uint32_t submit_split;
+  // The same for the bound batch's `fast_count`.
+  uint32_t fast_split;
+  // `ONITY_STATUS_OK`, or the status a refused frame got (what
+  // `onity_runtime_frame_begin` returns for it: `SIZE_MISMATCH`,
+  // `INVALID_ARGUMENT`, `FRAME_ORDER`, `REENTRANT`); a refused frame is
+  // dropped. Written only on refusal: the host reads it after its calls
+  // and resets it to 0.
+  uint32_t status;
+  // The frame, as for `onity_runtime_frame_begin` (`size` =
+  // `sizeof(OnityFrameInfo)`).
+  struct OnityFrameInfo info;
+} OnityDeferredFrame;
+
 // A continuation. `task` is the completed task's handle (0 for callback
 // waits, which have no task); `state` is its `OnityTaskState`. It runs on the
 // owner thread. It may call any `onity_*` function except
@@ -469,25 +535,6 @@ typedef struct OnityRuntimeConfig {
   // Must be 0 (`INVALID_ARGUMENT` otherwise).
   uint32_t reserved;
 } OnityRuntimeConfig;
-
-// Time values of a frame, for `onity_runtime_frame_begin`.
-typedef struct OnityFrameInfo {
-  // `sizeof(OnityFrameInfo)`.
-  uint32_t size;
-  // Ignored; write 0 (a later version may give it a meaning).
-  uint32_t reserved;
-  // Frame number (e.g. Unity's `Time.frameCount`); must increase.
-  uint64_t frame;
-  // Scaled seconds since the previous frame (`Time.deltaTime`).
-  double delta_time;
-  // Unscaled seconds since the previous frame (`Time.unscaledDeltaTime`).
-  double unscaled_delta_time;
-  // Absolute real-time seconds (`Time.realtimeSinceStartupAsDouble`),
-  // finite (else `INVALID_ARGUMENT`). It may go backwards (a clock
-  // reset); `ONITY_CLOCK_REALTIME` delays then wait until it is again
-  // their creation value plus their seconds.
-  double realtime;
-} OnityFrameInfo;
 
 // Counters of one pool. `live` objects are handed out, `idle` ones kept for
 // reuse (at most `capacity`). A rent with nothing idle is a cold allocation;
@@ -735,6 +782,18 @@ OnityStatus onity_when_all_results(struct OnityRuntime *runtime,
                                    uint64_t task,
                                    struct OnityOutcome *out_outcomes,
                                    uint32_t count);
+
+// ABI 1.3. Writes the address of the runtime's deferred frame (see
+// `OnityDeferredFrame`) to `*out_frame` and binds it to `batch`: its splits
+// count this batch's records. Applies a frame still deferred first. The
+// address is valid until the runtime is destroyed; binding another batch
+// (or destroying this one) unbinds this one. A host that begins frames
+// through it makes one call a frame fewer: begin the frame by writing it
+// there, then tick as usual. Owner thread. Errors: `NULL_POINTER`,
+// `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`.
+OnityStatus onity_batch_deferred_frame(struct OnityRuntime *runtime,
+                                       struct OnityBatch *batch,
+                                       struct OnityDeferredFrame **out_frame);
 
 // Allocates `size` bytes aligned to `align` (a power of two up to 4096)
 // with an `OnityLifetime`, and writes the address to `*out_ptr`. Any thread;

@@ -4,7 +4,9 @@ using Onity.Native;
 namespace Onity
 {
     // The frame driver: what the host calls every frame (BeginFrame, then Tick per timing it runs;
-    // Drain between frames), and the frame counters frame waits read without a call.
+    // Drain between frames), and the frame counters frame waits read without a call. A frame
+    // costs one native call per timing run: BeginFrame writes the frame into native memory and
+    // the first native call that depends on the frame applies it (ABI 1.3, OnityDeferredFrame).
     public sealed unsafe partial class OnityRuntime
     {
         // Frames counted from the first one (1; 0 before it): frame waits made before the first
@@ -17,7 +19,17 @@ namespace Onity
         internal readonly ulong[] runs = new ulong[32];
 
         /// <summary>Begins a frame: frame number (strictly increasing), scaled and unscaled delta
-        /// times and the absolute realtime clock, in seconds. Owner thread.</summary>
+        /// times and the absolute realtime clock, in seconds. Owner thread.
+        /// <para>No call: the frame is written into the runtime's deferred frame (native memory,
+        /// <c>OnityDeferredFrame</c>), and the native runtime applies it at the next call on this
+        /// thread whose result depends on the frame — the first <see cref="Tick"/>, or C/C++ code
+        /// scheduling a wait or reading the frame before that, which sees the new frame as with a
+        /// call. Waits written before this begin are filed with the previous frame. A frame the
+        /// native side refuses although it passed the checks here (another host began a later
+        /// frame on the same runtime) is reported by the next Tick or Drain, which throws after
+        /// running its continuations. A frame that fails the checks here, or a second begin
+        /// before any call, takes the call (<c>onity_runtime_frame_begin</c>, which applies the
+        /// waiting one first), so its error is thrown here.</para></summary>
         public void BeginFrame(ulong frameNumber, double deltaTime, double unscaledDeltaTime, double realtime)
         {
             CheckOwner("BeginFrame");
@@ -29,7 +41,17 @@ namespace Onity
             info.delta_time = deltaTime;
             info.unscaled_delta_time = unscaledDeltaTime;
             info.realtime = realtime;
-            Check(OnityNativeCalls.onity_runtime_frame_begin(rt, &info), "BeginFrame");
+            OnityDeferredFrame* d = deferred;
+            if (d->pending == 0 && Deferrable(frameNumber, deltaTime, unscaledDeltaTime, realtime))
+            {
+                OnityBatch* b = batch;
+                d->info = info;
+                d->submit_split = b->submit_count;
+                d->fast_split = b->fast_count;
+                d->pending = 1; // read by the native side only in later calls on this thread
+            }
+            else
+                Check(OnityNativeCalls.onity_runtime_frame_begin(rt, &info), "BeginFrame");
             frame = frameNumber;
             if (fcount == 0) fbase = frameNumber;
             fcount = frameNumber + 1 - fbase;
@@ -41,6 +63,27 @@ namespace Onity
                 ProcessResumed();
             }
             finally { inTick = false; }
+        }
+
+        /// <summary>Whether the native side will accept this frame as far as this runtime knows
+        /// (onity_runtime_frame_begin's rules: increasing frame number below 2^59, finite
+        /// non-negative deltas, finite realtime). A frame that fails goes through the call, so the
+        /// native side stays the one judge and its error is thrown by BeginFrame.</summary>
+        bool Deferrable(ulong frameNumber, double deltaTime, double unscaledDeltaTime, double realtime)
+        {
+            return (fcount == 0 || frameNumber > frame) && frameNumber < 1UL << 59
+                && deltaTime >= 0 && deltaTime <= double.MaxValue
+                && unscaledDeltaTime >= 0 && unscaledDeltaTime <= double.MaxValue
+                && realtime >= -double.MaxValue && realtime <= double.MaxValue;
+        }
+
+        /// <summary>Throws what the native side reported for a deferred frame it refused (the
+        /// frame was dropped); called after a Tick or Drain has run its continuations.</summary>
+        void ThrowRefusedFrame()
+        {
+            var st = (OnityStatus)deferred->status;
+            deferred->status = 0;
+            throw new OnityException(st, "BeginFrame (applied by the next call)");
         }
 
         /// <summary>Runs one timing: continuations posted from other threads, then one
@@ -81,6 +124,8 @@ namespace Onity
                 }
             }
             finally { inTick = false; }
+            // Not disposed here: Dispose refuses during a tick.
+            if (deferred->status != 0) ThrowRefusedFrame();
         }
 
         /// <summary>Runs continuations completed from other threads (managed and native) without
@@ -97,6 +142,7 @@ namespace Onity
                 ProcessResumed();
             }
             finally { inTick = false; }
+            if (deferred->status != 0) ThrowRefusedFrame();
         }
 
         /// <summary>Dispose: every frame wait then reads as done (its GetResult throws canceled).</summary>

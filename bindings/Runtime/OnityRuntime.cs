@@ -45,6 +45,7 @@ namespace Onity
 
         internal IntPtr rt;     // internal: tests/csharp/Proto
         internal OnityBatch* batch;
+        OnityDeferredFrame* deferred; // the frame begin written instead of called (FrameDriver.cs)
         readonly Thread owner;
         bool inTick;
         internal bool disposed;
@@ -89,6 +90,14 @@ namespace Onity
                 throw new OnityException(st, "onity_batch_create");
             }
             batch = b;
+            OnityDeferredFrame* d;
+            st = OnityNativeCalls.onity_batch_deferred_frame(rt, b, &d);
+            if (st != OnityStatus.Ok)
+            {
+                OnityNativeCalls.onity_runtime_destroy(rt);
+                throw new OnityException(st, "onity_batch_deferred_frame");
+            }
+            deferred = d;
             owner = Thread.CurrentThread;
             tokens = new OnityTokenMap(rt);
             InitSlots();
@@ -101,6 +110,7 @@ namespace Onity
                     OnityNativeCalls.onity_runtime_destroy(rt);
                     rt = IntPtr.Zero;
                     batch = null;
+                    deferred = null;
                     disposed = true;
                     throw;
                 }
@@ -197,6 +207,7 @@ namespace Onity
             Check(OnityNativeCalls.onity_runtime_destroy(rt), "onity_runtime_destroy");
             rt = IntPtr.Zero;
             batch = null;
+            deferred = null;
             var conts = new List<Action>();
             CancelPendingSlots(conts);
             CancelFastWaits(conts);

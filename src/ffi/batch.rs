@@ -23,11 +23,16 @@
 //! record (delay 0 counts as a Yield, 1 as a NextFrame, more as a DelayFrame)
 //! but not in the wait-record pool, whose storage they do not use.
 //!
+//! A host may also begin frames without a call (ABI 1.3, `deferred.rs`):
+//! then the records it wrote before the begin are filed with the previous
+//! frame, the later ones with the new frame, as with a call.
+//!
 //! This file only moves records between the host's memory and the core,
 //! which files, rebases, runs and counts them (`src/core/lane.rs`).
 
 use std::ffi::c_void;
 
+use super::deferred::{sync_frame, unbind};
 use super::error::{arg, status_code, Out};
 use super::object::{runtime_ref, OnityRuntime};
 use super::status::OnityStatus;
@@ -98,19 +103,35 @@ unsafe extern "C" fn batch_emit(user: *mut c_void, id: u64, state: u32) {
 ///
 /// # Safety
 /// `b` is a live batch of `r`; owner thread.
-unsafe fn file(r: &OnityRuntime, b: *mut OnityBatch) -> Result<(), OnityStatus> {
+pub(super) unsafe fn file(r: &OnityRuntime, b: *mut OnityBatch) -> Result<(), OnityStatus> {
+    file_first(r, b, usize::MAX, usize::MAX)
+}
+
+/// Files the batch's first `fast_max` fast records and first `requests_max`
+/// requests (the deferred frame's split, `deferred.rs`); the later ones stay
+/// pending, moved to the front of their buffers.
+///
+/// # Safety
+/// `b` is a live batch of `r`; owner thread.
+pub(super) unsafe fn file_first(
+    r: &OnityRuntime,
+    b: *mut OnityBatch,
+    fast_max: usize,
+    requests_max: usize,
+) -> Result<(), OnityStatus> {
     let st = state(b);
     let (records, fast_records, capacity, lane) = (st.records, st.fast_records, st.capacity, st.lane);
     // The buffers and their lengths come from the runtime's own state, not
     // from the host-writable `submit` / `fast_submit` / capacity fields; a
     // count above the capacity is read as the capacity.
-    let nf = ((*b).fast_count as usize).min(capacity);
-    let n = ((*b).submit_count as usize).min(capacity);
+    let nf_all = ((*b).fast_count as usize).min(capacity);
+    let n_all = ((*b).submit_count as usize).min(capacity);
+    let (nf, n) = (nf_all.min(fast_max), n_all.min(requests_max));
     if nf != 0 {
-        (*b).fast_count = 0;
+        (*b).fast_count = (nf_all - nf) as u32;
     }
     if n != 0 {
-        (*b).submit_count = 0;
+        (*b).submit_count = (n_all - n) as u32;
     }
     if nf == 0 && n == 0 {
         return Ok(());
@@ -122,8 +143,8 @@ unsafe fn file(r: &OnityRuntime, b: *mut OnityBatch) -> Result<(), OnityStatus> 
     // Room for every request's resumption (see `outstanding`).
     let st = state(b);
     if n != 0 && st.resumed.try_reserve(st.outstanding + n).is_err() {
-        (*b).fast_count = nf as u32;
-        (*b).submit_count = n as u32;
+        (*b).fast_count = nf_all as u32;
+        (*b).submit_count = n_all as u32;
         return Err(OnityStatus::OutOfMemory);
     }
     st.outstanding += n;
@@ -134,10 +155,18 @@ unsafe fn file(r: &OnityRuntime, b: *mut OnityBatch) -> Result<(), OnityStatus> 
     if let Err((e, k)) = r.rt.file_lane(lane, fast, requests.iter().copied(), reject) {
         // The records not filed stay pending, first in the buffers.
         state(b).outstanding -= n;
-        std::ptr::copy(fast_records.add(k), fast_records, nf - k);
-        (*b).fast_count = (nf - k) as u32;
-        (*b).submit_count = n as u32;
+        std::ptr::copy(fast_records.add(k), fast_records, nf_all - k);
+        (*b).fast_count = (nf_all - k) as u32;
+        (*b).submit_count = n_all as u32;
         return Err(e.into());
+    }
+    // The records after the split move to the front (filed ones were
+    // copied out above).
+    if nf < nf_all {
+        std::ptr::copy(fast_records.add(nf), fast_records, nf_all - nf);
+    }
+    if n < n_all {
+        std::ptr::copy(records.add(n), records, n_all - n);
     }
     Ok(())
 }
@@ -189,7 +218,7 @@ pub(crate) unsafe fn free(b: *mut OnityBatch) {
 /// The runtime and a live batch of it, on the owner thread: `NullPointer`,
 /// `InvalidRuntime`, `WrongThread`, or `InvalidHandle` (not a live batch of
 /// this runtime).
-fn lookup<'a>(runtime: *mut OnityRuntime, b: *mut OnityBatch) -> Result<&'a OnityRuntime, OnityStatus> {
+pub(super) fn lookup<'a>(runtime: *mut OnityRuntime, b: *mut OnityBatch) -> Result<&'a OnityRuntime, OnityStatus> {
     // SAFETY: documented contract of the runtime pointer.
     let r = unsafe { runtime_ref(runtime) }?;
     if b.is_null() {
@@ -308,6 +337,7 @@ pub extern "C" fn onity_batch_create(
 pub extern "C" fn onity_batch_flush(runtime: *mut OnityRuntime, batch: *mut OnityBatch) -> OnityStatus {
     crate::ffi!({
         let r = lookup(runtime, batch)?;
+        sync_frame(r);
         // SAFETY: live batch of this runtime, owner thread.
         unsafe { file(r, batch) }
     })
@@ -324,6 +354,7 @@ pub extern "C" fn onity_batch_flush(runtime: *mut OnityRuntime, batch: *mut Onit
 pub extern "C" fn onity_batch_tick(runtime: *mut OnityRuntime, batch: *mut OnityBatch, timing: u32) -> OnityStatus {
     crate::ffi!({
         let r = lookup(runtime, batch)?;
+        sync_frame(r);
         // SAFETY: live batch, owner thread.
         unsafe { compact(batch) };
         let t = arg(Timing::from_u32(timing))?;
@@ -363,6 +394,7 @@ pub extern "C" fn onity_batch_cancel_pass(
 ) -> OnityStatus {
     crate::ffi!({
         let r = lookup(runtime, batch)?;
+        sync_frame(r);
         // SAFETY: live batch, owner thread.
         unsafe { compact(batch) };
         let t = arg(Timing::from_u32(timing))?;
@@ -378,6 +410,7 @@ pub extern "C" fn onity_batch_cancel_pass(
 pub extern "C" fn onity_batch_drain(runtime: *mut OnityRuntime, batch: *mut OnityBatch) -> OnityStatus {
     crate::ffi!({
         let r = lookup(runtime, batch)?;
+        sync_frame(r);
         // SAFETY: live batch, owner thread.
         unsafe { compact(batch) };
         file_all(r);
@@ -404,6 +437,7 @@ pub extern "C" fn onity_batch_destroy(runtime: *mut OnityRuntime, batch: *mut On
             r.batches().retain(|&x| x != batch);
             free(batch);
         }
+        unbind(r, batch);
         Ok(())
     })
 }

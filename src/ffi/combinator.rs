@@ -6,6 +6,7 @@
 //! Coordinators are pooled in buckets: up to 16 inputs (256 kept), up to 32
 //! (128 kept), larger ones are never pooled.
 
+use super::deferred::core_at_frame;
 use super::error::Out;
 use super::object::{core_of, OnityRuntime};
 use super::status::OnityStatus;
@@ -13,7 +14,9 @@ use super::types::{OnityOutcome, ONITY_MAX_COMBINATOR_INPUTS};
 use crate::core::Runtime;
 
 /// WhenAny and WhenAll: checks and converts, then `make`s the combinator.
-pub(super) fn combine(
+/// `AT_FRAME`: the `_at` forms, which record the creation frame (a deferred
+/// frame is applied first, `deferred.rs`).
+pub(super) fn combine<const AT_FRAME: bool>(
     runtime: *mut OnityRuntime,
     tasks: *const u64,
     count: u32,
@@ -21,7 +24,7 @@ pub(super) fn combine(
     out_task: *mut u64,
     make: impl FnOnce(&Runtime, &[u64], u64) -> crate::core::Result<u64>,
 ) -> Result<(), OnityStatus> {
-    let rt = core_of(runtime)?;
+    let rt = if AT_FRAME { core_at_frame(runtime)? } else { core_of(runtime)? };
     let out = Out::new(out_task)?;
     out.set(make(rt, inputs(tasks, count)?, token)?)
 }
@@ -63,7 +66,7 @@ pub extern "C" fn onity_when_any(
     token: u64,
     out_task: *mut u64,
 ) -> OnityStatus {
-    crate::ffi!({ combine(runtime, tasks, count, token, out_task, Runtime::when_any) })
+    crate::ffi!({ combine::<false>(runtime, tasks, count, token, out_task, Runtime::when_any) })
 }
 
 /// WhenAll: writes to `*out_task` a task that completes once every input has.
@@ -82,7 +85,7 @@ pub extern "C" fn onity_when_all(
     token: u64,
     out_task: *mut u64,
 ) -> OnityStatus {
-    crate::ffi!({ combine(runtime, tasks, count, token, out_task, Runtime::when_all) })
+    crate::ffi!({ combine::<false>(runtime, tasks, count, token, out_task, Runtime::when_all) })
 }
 
 /// Copies the outcome of each input of a completed, not yet consumed WhenAll

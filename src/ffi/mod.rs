@@ -9,6 +9,7 @@
 //! | `types.rs` | every `#[repr(C)]` type, the boundary enums' C names, constants |
 //! | `runtime.rs`, `task.rs`, `wait.rs`, `cancel.rs`, `combinator.rs`, `frame_alloc.rs`, `batch.rs` | the exports, one file per C type or family |
 //! | `retire.rs` | retirable callback waits (`_then_id`, `onity_wait_retire`) |
+//! | `deferred.rs` | the deferred frame begin: which exports apply it, and applying it |
 //!
 //! Conventions (after rustls-ffi and wasmtime's C API):
 //! - Every export is a body behind [`ffi!`]: it returns
@@ -55,6 +56,7 @@ pub fn panicked(payload: Box<dyn std::any::Any + Send>) -> OnityStatus {
 pub mod batch;
 pub mod cancel;
 pub mod combinator;
+pub mod deferred;
 pub mod error;
 pub mod frame_alloc;
 pub mod object;
@@ -70,6 +72,7 @@ pub mod wait;
 pub use batch::*;
 pub use cancel::*;
 pub use combinator::*;
+pub use deferred::onity_batch_deferred_frame;
 pub use frame_alloc::*;
 pub use object::OnityRuntime;
 pub use retire::*;

@@ -2,10 +2,11 @@
 //! pointer every export makes. (Issue 17's live-runtime table replaces the
 //! magic check here, and nowhere else.)
 
-use std::cell::UnsafeCell;
+use std::cell::{Cell, UnsafeCell};
+use std::sync::atomic::AtomicU32;
 
 use super::status::OnityStatus;
-use super::types::OnityBatch;
+use super::types::{OnityBatch, OnityDeferredFrame, OnityFrameInfo};
 use crate::core;
 
 /// The first 8 bytes of a live runtime. Its upper half is all ones so that
@@ -26,9 +27,17 @@ pub struct OnityRuntime {
 #[doc(hidden)]
 pub struct RuntimeFields {
     magic: u64,
+    /// The deferred frame begin shared with the host (`deferred.rs`), next
+    /// to `magic` so that its `pending` word shares the cache line every
+    /// export reads: written by the host on the owner thread between calls;
+    /// `pending` is read atomically (any thread).
+    deferred: UnsafeCell<OnityDeferredFrame>,
     pub(crate) rt: core::Runtime,
     /// Live batches (owner thread only).
     batches: UnsafeCell<Vec<*mut OnityBatch>>,
+    /// The batch whose records the deferred frame's splits count (owner
+    /// thread only; null when none).
+    deferred_batch: Cell<*mut OnityBatch>,
 }
 
 const _: () = assert!(std::mem::offset_of!(OnityRuntime, f) == 0);
@@ -43,7 +52,37 @@ impl std::ops::Deref for OnityRuntime {
 impl OnityRuntime {
     /// A new runtime object, for `Box::into_raw`.
     pub(crate) fn new(rt: core::Runtime) -> OnityRuntime {
-        OnityRuntime { f: RuntimeFields { magic: MAGIC, rt, batches: UnsafeCell::new(Vec::new()) } }
+        let info =
+            OnityFrameInfo { size: 0, reserved: 0, frame: 0, delta_time: 0.0, unscaled_delta_time: 0.0, realtime: 0.0 };
+        let deferred = OnityDeferredFrame { pending: 0, submit_split: 0, fast_split: 0, status: 0, info };
+        OnityRuntime {
+            f: RuntimeFields {
+                magic: MAGIC,
+                deferred: UnsafeCell::new(deferred),
+                rt,
+                batches: UnsafeCell::new(Vec::new()),
+                deferred_batch: Cell::new(std::ptr::null_mut()),
+            },
+        }
+    }
+
+    /// The deferred frame the host writes (stable: the runtime is boxed).
+    pub(crate) fn deferred(&self) -> *mut OnityDeferredFrame {
+        self.deferred.get()
+    }
+
+    /// The deferred frame's `pending` word, accessed atomically on this side
+    /// (the host stores it with a plain aligned store on the owner thread).
+    #[inline(always)]
+    pub(crate) fn deferred_pending(&self) -> &AtomicU32 {
+        // SAFETY: the field lives as long as `self`, is 4-aligned, and is
+        // only ever accessed atomically on the runtime's side.
+        unsafe { AtomicU32::from_ptr(std::ptr::addr_of_mut!((*self.deferred.get()).pending)) }
+    }
+
+    /// The batch the deferred frame's splits count (owner thread only).
+    pub(crate) fn deferred_batch(&self) -> &Cell<*mut OnityBatch> {
+        &self.deferred_batch
     }
 
     /// The live batches of this runtime.

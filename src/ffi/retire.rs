@@ -7,6 +7,7 @@
 //! does not stay queued until it is due (a far DelayFrame would keep its
 //! record for its whole delay).
 
+use super::deferred::core_at_frame;
 use super::error::{arg, Out};
 use super::object::{core_of, OnityRuntime};
 use super::status::OnityStatus;
@@ -24,7 +25,8 @@ fn schedule_id(
     wait: *mut u64,
 ) -> Result<(), OnityStatus> {
     let (kind, timing, frames, seconds, clock, token) = spec;
-    let rt = core_of(runtime)?;
+    // A wait reads the frame: a frame the host deferred is applied first.
+    let rt = core_at_frame(runtime)?;
     let (timing, clock) = (arg(Timing::from_u32(timing))?, arg(Clock::from_u32(clock))?);
     let f = callback.ok_or(OnityStatus::NullPointer)?;
     let out = Out::new(wait)?;

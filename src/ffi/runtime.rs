@@ -3,8 +3,9 @@
 use std::ffi::c_char;
 
 use super::batch;
+use super::deferred::{core_at_frame, frame_ref};
 use super::error::{arg, Out};
-use super::object::{core_of, runtime_ref, OnityRuntime};
+use super::object::{core_of, OnityRuntime};
 use super::status::OnityStatus;
 use super::types::*;
 use crate::core::frame_alloc::FrameAllocConfig;
@@ -189,7 +190,7 @@ pub extern "C" fn onity_runtime_destroy(runtime: *mut OnityRuntime) -> OnityStat
 pub extern "C" fn onity_runtime_frame_begin(runtime: *mut OnityRuntime, frame: *const OnityFrameInfo) -> OnityStatus {
     crate::ffi!({
         // SAFETY: documented contract of the runtime pointer.
-        let r = unsafe { runtime_ref(runtime) }?;
+        let r = unsafe { frame_ref(runtime) }?;
         if frame.is_null() {
             return Err(OnityStatus::NullPointer);
         }
@@ -237,7 +238,7 @@ pub extern "C" fn onity_runtime_frame_begin(runtime: *mut OnityRuntime, frame: *
 pub extern "C" fn onity_runtime_tick(runtime: *mut OnityRuntime, timing: u32) -> OnityStatus {
     crate::ffi!({
         // SAFETY: documented contract of the runtime pointer.
-        let r = unsafe { runtime_ref(runtime) }?;
+        let r = unsafe { frame_ref(runtime) }?;
         let t = arg(Timing::from_u32(timing))?;
         batch::file_all(r);
         Ok(r.rt.tick(t)?)
@@ -252,7 +253,7 @@ pub extern "C" fn onity_runtime_tick(runtime: *mut OnityRuntime, timing: u32) ->
 pub extern "C" fn onity_runtime_drain(runtime: *mut OnityRuntime) -> OnityStatus {
     crate::ffi!({
         // SAFETY: documented contract of the runtime pointer.
-        let r = unsafe { runtime_ref(runtime) }?;
+        let r = unsafe { frame_ref(runtime) }?;
         batch::file_all(r);
         Ok(r.rt.drain()?)
     })
@@ -264,7 +265,7 @@ pub extern "C" fn onity_runtime_drain(runtime: *mut OnityRuntime) -> OnityStatus
 #[no_mangle]
 pub extern "C" fn onity_runtime_stats(runtime: *mut OnityRuntime, stats: *mut OnityStats) -> OnityStatus {
     crate::ffi!({
-        let rt = core_of(runtime)?;
+        let rt = core_at_frame(runtime)?;
         let out = Out::new(stats)?;
         // SAFETY: non-null, provided by the caller; only `size` is read.
         if unsafe { std::ptr::read_unaligned(std::ptr::addr_of!((*stats).size)) } as usize

@@ -18,6 +18,7 @@
 use std::ffi::{c_char, c_void};
 
 use super::combinator::combine;
+use super::deferred::core_at_frame;
 use super::error::Out;
 use super::object::{core_of, OnityRuntime};
 use super::status::OnityStatus;
@@ -123,7 +124,7 @@ pub extern "C" fn onity_runtime_site_report(
     out_count: *mut u32,
 ) -> OnityStatus {
     crate::ffi!({
-        let rt = core_of(runtime)?;
+        let rt = core_at_frame(runtime)?;
         let out = Out::new(out_count)?;
         if capacity != 0 && out_lines.is_null() {
             return Err(OnityStatus::NullPointer);
@@ -179,7 +180,7 @@ pub extern "C" fn onity_task_create_at(
     line: u32,
 ) -> OnityStatus {
     crate::ffi!({
-        let rt = core_of(runtime)?;
+        let rt = core_at_frame(runtime)?;
         let out = Out::new(out_task)?;
         Ok(rt.create_task_at(site(file, line), move |h| out.put(h))?)
     })
@@ -196,7 +197,7 @@ pub extern "C" fn onity_task_from_result_at(
     line: u32,
 ) -> OnityStatus {
     crate::ffi!({
-        let rt = core_of(runtime)?;
+        let rt = core_at_frame(runtime)?;
         let out = Out::new(out_task)?;
         let state = crate::core::TaskState::Succeeded;
         Ok(rt.create_completed_at(state, value, 0, site(file, line), move |h| out.put(h))?)
@@ -214,7 +215,7 @@ pub extern "C" fn onity_yield_at(
     line: u32,
 ) -> OnityStatus {
     let target = Target::Task(out_task);
-    crate::ffi!({ schedule_at(runtime, WaitKind::Yield, timing, 0, 0.0, 0, token, target, site(file, line)) })
+    crate::ffi!({ schedule_at(runtime, WaitKind::Yield, timing, 0, 0.0, 0, token, target, file, line) })
 }
 
 /// `onity_next_frame` with a creation site. ABI 1.2; errors as
@@ -229,7 +230,7 @@ pub extern "C" fn onity_next_frame_at(
     line: u32,
 ) -> OnityStatus {
     let target = Target::Task(out_task);
-    crate::ffi!({ schedule_at(runtime, WaitKind::NextFrame, timing, 0, 0.0, 0, token, target, site(file, line)) })
+    crate::ffi!({ schedule_at(runtime, WaitKind::NextFrame, timing, 0, 0.0, 0, token, target, file, line) })
 }
 
 /// `onity_delay_frame` with a creation site. ABI 1.2; errors as
@@ -245,7 +246,7 @@ pub extern "C" fn onity_delay_frame_at(
     line: u32,
 ) -> OnityStatus {
     let target = Target::Task(out_task);
-    crate::ffi!({ schedule_at(runtime, WaitKind::DelayFrame, timing, frames, 0.0, 0, token, target, site(file, line)) })
+    crate::ffi!({ schedule_at(runtime, WaitKind::DelayFrame, timing, frames, 0.0, 0, token, target, file, line) })
 }
 
 /// `onity_delay` with a creation site. ABI 1.2; errors as `onity_delay`.
@@ -261,7 +262,7 @@ pub extern "C" fn onity_delay_at(
     line: u32,
 ) -> OnityStatus {
     let target = Target::Task(out_task);
-    crate::ffi!({ schedule_at(runtime, WaitKind::Delay, timing, 0, seconds, clock, token, target, site(file, line)) })
+    crate::ffi!({ schedule_at(runtime, WaitKind::Delay, timing, 0, seconds, clock, token, target, file, line) })
 }
 
 /// `onity_yield_then` with a creation site. ABI 1.2; errors as
@@ -277,7 +278,7 @@ pub extern "C" fn onity_yield_then_at(
     line: u32,
 ) -> OnityStatus {
     let target = Target::Callback(callback, user);
-    crate::ffi!({ schedule_at(runtime, WaitKind::Yield, timing, 0, 0.0, 0, token, target, site(file, line)) })
+    crate::ffi!({ schedule_at(runtime, WaitKind::Yield, timing, 0, 0.0, 0, token, target, file, line) })
 }
 
 /// `onity_next_frame_then` with a creation site. ABI 1.2; errors as
@@ -293,7 +294,7 @@ pub extern "C" fn onity_next_frame_then_at(
     line: u32,
 ) -> OnityStatus {
     let target = Target::Callback(callback, user);
-    crate::ffi!({ schedule_at(runtime, WaitKind::NextFrame, timing, 0, 0.0, 0, token, target, site(file, line)) })
+    crate::ffi!({ schedule_at(runtime, WaitKind::NextFrame, timing, 0, 0.0, 0, token, target, file, line) })
 }
 
 /// `onity_delay_frame_then` with a creation site. ABI 1.2; errors as
@@ -310,7 +311,7 @@ pub extern "C" fn onity_delay_frame_then_at(
     line: u32,
 ) -> OnityStatus {
     let target = Target::Callback(callback, user);
-    crate::ffi!({ schedule_at(runtime, WaitKind::DelayFrame, timing, frames, 0.0, 0, token, target, site(file, line)) })
+    crate::ffi!({ schedule_at(runtime, WaitKind::DelayFrame, timing, frames, 0.0, 0, token, target, file, line) })
 }
 
 /// `onity_delay_then` with a creation site. ABI 1.2; errors as
@@ -329,7 +330,7 @@ pub extern "C" fn onity_delay_then_at(
     line: u32,
 ) -> OnityStatus {
     let target = Target::Callback(callback, user);
-    crate::ffi!({ schedule_at(runtime, WaitKind::Delay, timing, 0, seconds, clock, token, target, site(file, line)) })
+    crate::ffi!({ schedule_at(runtime, WaitKind::Delay, timing, 0, seconds, clock, token, target, file, line) })
 }
 
 /// `onity_when_any` with a creation site. ABI 1.2; errors as
@@ -345,7 +346,7 @@ pub extern "C" fn onity_when_any_at(
     line: u32,
 ) -> OnityStatus {
     let s = site(file, line);
-    crate::ffi!({ combine(runtime, tasks, count, token, out_task, |rt, ins, tok| rt.when_any_at(ins, tok, s)) })
+    crate::ffi!({ combine::<true>(runtime, tasks, count, token, out_task, |rt, ins, tok| rt.when_any_at(ins, tok, s)) })
 }
 
 /// `onity_when_all` with a creation site. ABI 1.2; errors as
@@ -361,5 +362,5 @@ pub extern "C" fn onity_when_all_at(
     line: u32,
 ) -> OnityStatus {
     let s = site(file, line);
-    crate::ffi!({ combine(runtime, tasks, count, token, out_task, |rt, ins, tok| rt.when_all_at(ins, tok, s)) })
+    crate::ffi!({ combine::<true>(runtime, tasks, count, token, out_task, |rt, ins, tok| rt.when_all_at(ins, tok, s)) })
 }

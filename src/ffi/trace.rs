@@ -5,8 +5,9 @@
 
 use std::ffi::c_char;
 
+use super::deferred::core_at_frame;
 use super::error::Out;
-use super::object::{core_of, OnityRuntime};
+use super::object::OnityRuntime;
 use super::status::OnityStatus;
 use crate::core::trace;
 
@@ -29,7 +30,7 @@ const _: () = assert!(ONITY_TRACE_RUNS == trace::TRACE_RUNS && ONITY_TRACE_CONTI
 /// bits), `OUT_OF_MEMORY` (the ring: nothing changed). ABI 1.2.
 #[no_mangle]
 pub extern "C" fn onity_trace_start(runtime: *mut OnityRuntime, events: u32, flags: u32) -> OnityStatus {
-    crate::ffi!({ Ok(core_of(runtime)?.trace_start(events, flags)?) })
+    crate::ffi!({ Ok(core_at_frame(runtime)?.trace_start(events, flags)?) })
 }
 
 /// Stops recording; the events recorded stay readable with
@@ -37,7 +38,7 @@ pub extern "C" fn onity_trace_start(runtime: *mut OnityRuntime, events: u32, fla
 /// Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`. ABI 1.2.
 #[no_mangle]
 pub extern "C" fn onity_trace_stop(runtime: *mut OnityRuntime) -> OnityStatus {
-    crate::ffi!({ Ok(core_of(runtime)?.trace_stop()?) })
+    crate::ffi!({ Ok(core_at_frame(runtime)?.trace_stop()?) })
 }
 
 /// The events the ring holds (`*out_events`) and those overwritten since
@@ -50,7 +51,7 @@ pub extern "C" fn onity_trace_counts(
     out_dropped: *mut u64,
 ) -> OnityStatus {
     crate::ffi!({
-        let (held, dropped) = core_of(runtime)?.trace_counts()?;
+        let (held, dropped) = core_at_frame(runtime)?.trace_counts()?;
         if let Some(o) = Out::optional(out_events) {
             o.put(held);
         }
@@ -78,7 +79,7 @@ pub extern "C" fn onity_trace_dump(
     out_len: *mut usize,
 ) -> OnityStatus {
     crate::ffi!({
-        let rt = core_of(runtime)?;
+        let rt = core_at_frame(runtime)?;
         let out = Out::new(out_len)?;
         if capacity != 0 && buf.is_null() {
             return Err(OnityStatus::NullPointer);

@@ -15,10 +15,11 @@
 //! With a cancellation token, a wait whose source is canceled completes
 //! canceled at the next run of its timing, even if it is not yet due.
 
-use std::ffi::c_void;
+use std::ffi::{c_char, c_void};
 
+use super::deferred::{frame_pending, sync_frame};
 use super::error::{arg, Out};
-use super::object::{core_of, OnityRuntime};
+use super::object::{runtime_ref, OnityRuntime};
 use super::status::OnityStatus;
 use super::types::OnityCallback;
 use crate::core::sites::SiteRef;
@@ -45,10 +46,11 @@ fn schedule(
     token: u64,
     target: Target,
 ) -> Result<(), OnityStatus> {
-    schedule_at(runtime, kind, timing, frames, seconds, clock, token, target, None)
+    schedule_at(runtime, kind, timing, frames, seconds, clock, token, target, std::ptr::null(), 0)
 }
 
-/// [`schedule`] with a creation site (the `_at` exports, `sites.rs`).
+/// [`schedule`] with a creation site (the `_at` exports, `sites.rs`): `file`
+/// and `line` as those take them (a null `file`: no site).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(super) fn schedule_at(
@@ -60,18 +62,75 @@ pub(super) fn schedule_at(
     clock: u32,
     token: u64,
     target: Target,
-    site: Option<SiteRef>,
+    file: *const c_char,
+    line: u32,
 ) -> Result<(), OnityStatus> {
-    let out = match target {
-        Target::Task(p) => Some(Out::new(p)?),
-        Target::Callback(..) => None,
+    // The target as scalars (a task form is the one with an output), so
+    // that the call below takes them in registers.
+    let (out, callback, user) = match target {
+        Target::Task(p) => (Some(Out::new(p)?), None, std::ptr::null_mut()),
+        Target::Callback(f, user) => (None, f, user),
     };
-    let rt = core_of(runtime)?;
+    // SAFETY: documented contract of the runtime pointer.
+    let r = unsafe { runtime_ref(runtime) }?;
+    if frame_pending(r) {
+        return schedule_deferred(r, timing, token, callback, user, out, kind, frames, seconds, clock, file, line);
+    }
+    file_wait(&r.rt, kind, timing, frames, seconds, clock, token, callback, user, file, line, out)
+}
+
+/// [`file_wait`] after applying the deferred frame: out of line with its
+/// own copy of `file_wait`, so the usual path pays the check alone
+/// (returning to an inlined `file_wait` after a call would make it keep its
+/// arguments in saved registers).
+#[allow(clippy::too_many_arguments)]
+#[cold]
+#[inline(never)]
+fn schedule_deferred(
+    // In the registers the callback forms of Yield and NextFrame get their
+    // arguments in (no move on the usual path).
+    r: &OnityRuntime,
+    timing: u32,
+    token: u64,
+    callback: OnityCallback,
+    user: *mut c_void,
+    out: Option<Out<u64>>,
+    kind: WaitKind,
+    frames: u32,
+    seconds: f64,
+    clock: u32,
+    file: *const c_char,
+    line: u32,
+) -> Result<(), OnityStatus> {
+    sync_frame(r);
+    file_wait(&r.rt, kind, timing, frames, seconds, clock, token, callback, user, file, line, out)
+}
+
+/// The rest of [`schedule_at`]: checks the timing, clock and callback (a
+/// callback form is one without `out`), then schedules.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn file_wait(
+    rt: &crate::core::Runtime,
+    kind: WaitKind,
+    timing: u32,
+    frames: u32,
+    seconds: f64,
+    clock: u32,
+    token: u64,
+    callback: OnityCallback,
+    user: *mut c_void,
+    file: *const c_char,
+    line: u32,
+    out: Option<Out<u64>>,
+) -> Result<(), OnityStatus> {
+    // SAFETY: the documented contract of every `_at` function's `file`.
+    let site = unsafe { SiteRef::from_raw(file, line) };
     let t = arg(Timing::from_u32(timing))?;
     let c = arg(Clock::from_u32(clock))?;
-    let target = match target {
-        Target::Task(_) => WaitTarget::Task,
-        Target::Callback(f, user) => WaitTarget::Callback(f.ok_or(OnityStatus::NullPointer)?, user, 0),
+    let target = match out {
+        Some(_) => WaitTarget::Task,
+        None => WaitTarget::Callback(callback.ok_or(OnityStatus::NullPointer)?, user, 0),
     };
     let spec = WaitSpec { kind, timing: t, frames, seconds, clock: c, token };
     let take = move |h| {

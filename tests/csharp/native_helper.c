@@ -6,6 +6,10 @@
  * mode 0 = onity_task_set_result(value), 1 = onity_task_set_error((int32_t)value),
  * 2 = onity_task_cancel. The status it got is kept for helper_last_status().
  * helper_running() counts helper threads that have not finished yet.
+ *
+ * The helper_c_* functions are C code sharing the runtime on the owner thread, called by C#
+ * between its BeginFrame and its first Tick (DeferredFrameTests.cs): they read the frame, begin
+ * a frame and schedule a NextFrame wait through the C ABI.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -77,3 +81,30 @@ int helper_running(void) { return __atomic_load_n(&g_running, __ATOMIC_SEQ_CST);
 uint32_t helper_last_status(void) { return __atomic_load_n(&g_last_status, __ATOMIC_SEQ_CST); }
 
 uint64_t helper_last_thread(void) { return g_last_thread; }
+
+uint64_t helper_c_frame(OnityRuntime *rt) {
+    OnityStats s;
+    s.size = (uint32_t)sizeof s;
+    return onity_runtime_stats(rt, &s) == ONITY_STATUS_OK ? s.frame : UINT64_MAX;
+}
+
+uint32_t helper_c_begin(OnityRuntime *rt, uint64_t frame) {
+    OnityFrameInfo f = {(uint32_t)sizeof f, 0, frame, 1.0 / 60, 1.0 / 60, (double)frame / 60};
+    return (uint32_t)onity_runtime_frame_begin(rt, &f);
+}
+
+uint32_t helper_c_next_frame(OnityRuntime *rt, uint64_t *task) {
+    return (uint32_t)onity_next_frame(rt, ONITY_TIMING_UPDATE, 0, task);
+}
+
+/* The task's state, or 100 + the status when the query failed. */
+uint32_t helper_c_task_state(OnityRuntime *rt, uint64_t task) {
+    uint32_t st;
+    OnityStatus s = onity_task_state(rt, task, &st);
+    return s == ONITY_STATUS_OK ? st : 100 + (uint32_t)s;
+}
+
+uint32_t helper_c_consume(OnityRuntime *rt, uint64_t task) {
+    OnityOutcome o;
+    return (uint32_t)onity_task_consume(rt, task, &o);
+}

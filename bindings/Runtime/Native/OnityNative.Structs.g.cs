@@ -3,7 +3,7 @@
 // Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// The header has 69 functions, 11 structs, 7 enums, 12 constants.
+// The header has 70 functions, 12 structs, 7 enums, 12 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -193,6 +193,102 @@ namespace Onity.Native
     }
 
     /// <summary>
+    /// Time values of a frame, for `onity_runtime_frame_begin`.
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe struct OnityFrameInfo
+    {
+        /// <summary>
+        /// `sizeof(OnityFrameInfo)`.
+        /// </summary>
+        public uint size;
+        /// <summary>
+        /// Ignored; write 0 (a later version may give it a meaning).
+        /// </summary>
+        public uint reserved;
+        /// <summary>
+        /// Frame number (e.g. Unity's `Time.frameCount`); must increase.
+        /// </summary>
+        public ulong frame;
+        /// <summary>
+        /// Scaled seconds since the previous frame (`Time.deltaTime`).
+        /// </summary>
+        public double delta_time;
+        /// <summary>
+        /// Unscaled seconds since the previous frame (`Time.unscaledDeltaTime`).
+        /// </summary>
+        public double unscaled_delta_time;
+        /// <summary>
+        /// Absolute real-time seconds (`Time.realtimeSinceStartupAsDouble`),
+        /// finite (else `INVALID_ARGUMENT`). It may go backwards (a clock
+        /// reset); `ONITY_CLOCK_REALTIME` delays then wait until it is again
+        /// their creation value plus their seconds.
+        /// </summary>
+        public double realtime;
+    }
+
+    /// <summary>
+    /// ABI 1.3. A frame begin written into memory instead of a call to
+    /// `onity_runtime_frame_begin`, for a host that pays for every call (C# on
+    /// Mono): one call a frame fewer. One per runtime; its address comes from
+    /// `onity_batch_deferred_frame`. A deferred frame is applied by the next
+    /// call, on the owner thread, of a function whose result depends on the
+    /// frame: `onity_runtime_frame_begin` (which then begins its own frame),
+    /// `onity_runtime_tick`, `onity_runtime_drain`, `onity_runtime_stats`,
+    /// `onity_runtime_site_report`, `onity_batch_tick`, `onity_batch_drain`,
+    /// `onity_batch_flush`, `onity_batch_cancel_pass`,
+    /// `onity_batch_deferred_frame`, every wait (`onity_yield`,
+    /// `onity_next_frame`, `onity_delay_frame`, `onity_delay`, their `_then`,
+    /// `_then_id` and `_at` forms), `onity_task_create_at`, `onity_task_from_result_at`,
+    /// `onity_when_any_at`, `onity_when_all_at` (they record the creation
+    /// frame) and the `onity_trace_*` calls. No other function reads or
+    /// changes the frame, so C and C++ code calling the runtime between the
+    /// host's begin and its first tick sees the new frame, as with a call.
+    /// Applying it files the bound batch's records written before the begin
+    /// (and every other batch's records) with the previous frame, begins the
+    /// frame exactly as `onity_runtime_frame_begin` would, then files the bound
+    /// batch's later records. A frame still deferred when the runtime is
+    /// destroyed is dropped. Owner thread only.
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe struct OnityDeferredFrame
+    {
+        /// <summary>
+        /// 0: nothing waiting. The host writes `info` and the splits, then sets
+        /// 1; the runtime resets it to 0 when it applies the frame. While it is
+        /// 1 the host writes nothing here (to begin another frame, call
+        /// `onity_runtime_frame_begin`: it applies this one first). Calls from
+        /// other threads may read this word (they leave the frame to the
+        /// owner): store it as one aligned 32-bit store (C#'s is).
+        /// </summary>
+        public uint pending;
+        /// <summary>
+        /// The bound batch's `submit_count` when the host began the frame: its
+        /// first `submit_split` records are filed with the previous frame, the
+        /// later ones with the new frame. A value above the count is read as
+        /// the count.
+        /// </summary>
+        public uint submit_split;
+        /// <summary>
+        /// The same for the bound batch's `fast_count`.
+        /// </summary>
+        public uint fast_split;
+        /// <summary>
+        /// `ONITY_STATUS_OK`, or the status a refused frame got (what
+        /// `onity_runtime_frame_begin` returns for it: `SIZE_MISMATCH`,
+        /// `INVALID_ARGUMENT`, `FRAME_ORDER`, `REENTRANT`); a refused frame is
+        /// dropped. Written only on refusal: the host reads it after its calls
+        /// and resets it to 0.
+        /// </summary>
+        public uint status;
+        /// <summary>
+        /// The frame, as for `onity_runtime_frame_begin` (`size` =
+        /// `sizeof(OnityFrameInfo)`).
+        /// </summary>
+        public OnityFrameInfo info;
+    }
+
+    /// <summary>
     /// Runtime configuration. Fill with `onity_runtime_config_init(&amp;c,
     /// sizeof c)` (every field) or `onity_runtime_config_default(&amp;c)` (the ABI
     /// 1.0 fields, `size = ONITY_RUNTIME_CONFIG_SIZE_1_0`), then change fields.
@@ -284,41 +380,6 @@ namespace Onity.Native
         /// Must be 0 (`INVALID_ARGUMENT` otherwise).
         /// </summary>
         public uint reserved;
-    }
-
-    /// <summary>
-    /// Time values of a frame, for `onity_runtime_frame_begin`.
-    /// </summary>
-    [StructLayout(LayoutKind.Sequential)]
-    public unsafe struct OnityFrameInfo
-    {
-        /// <summary>
-        /// `sizeof(OnityFrameInfo)`.
-        /// </summary>
-        public uint size;
-        /// <summary>
-        /// Ignored; write 0 (a later version may give it a meaning).
-        /// </summary>
-        public uint reserved;
-        /// <summary>
-        /// Frame number (e.g. Unity's `Time.frameCount`); must increase.
-        /// </summary>
-        public ulong frame;
-        /// <summary>
-        /// Scaled seconds since the previous frame (`Time.deltaTime`).
-        /// </summary>
-        public double delta_time;
-        /// <summary>
-        /// Unscaled seconds since the previous frame (`Time.unscaledDeltaTime`).
-        /// </summary>
-        public double unscaled_delta_time;
-        /// <summary>
-        /// Absolute real-time seconds (`Time.realtimeSinceStartupAsDouble`),
-        /// finite (else `INVALID_ARGUMENT`). It may go backwards (a clock
-        /// reset); `ONITY_CLOCK_REALTIME` delays then wait until it is again
-        /// their creation value plus their seconds.
-        /// </summary>
-        public double realtime;
     }
 
     /// <summary>

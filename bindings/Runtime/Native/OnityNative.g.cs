@@ -3,7 +3,7 @@
 // Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// The header has 69 functions, 11 structs, 7 enums, 12 constants.
+// The header has 70 functions, 12 structs, 7 enums, 12 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -113,6 +113,19 @@ namespace Onity.Native
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_batch_create", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_batch_create(IntPtr runtime, uint submit_capacity, OnityBatch** out_batch);
+
+        /// <summary>
+        /// ABI 1.3. Writes the address of the runtime's deferred frame (see
+        /// `OnityDeferredFrame`) to `*out_frame` and binds it to `batch`: its splits
+        /// count this batch's records. Applies a frame still deferred first. The
+        /// address is valid until the runtime is destroyed; binding another batch
+        /// (or destroying this one) unbinds this one. A host that begins frames
+        /// through it makes one call a frame fewer: begin the frame by writing it
+        /// there, then tick as usual. Owner thread. Errors: `NULL_POINTER`,
+        /// `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_batch_deferred_frame", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_batch_deferred_frame(IntPtr runtime, OnityBatch* batch, OnityDeferredFrame** out_frame);
 
         /// <summary>
         /// Destroys a batch. Waits it filed that are still pending are canceled

@@ -3,7 +3,7 @@
 // Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// The header has 69 functions, 11 structs, 7 enums, 12 constants.
+// The header has 70 functions, 12 structs, 7 enums, 12 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -34,6 +34,12 @@ namespace Onity.Native
         {
             Crossings++;
             return OnityNative.onity_batch_create(runtime, submit_capacity, out_batch);
+        }
+
+        public static OnityStatus onity_batch_deferred_frame(IntPtr runtime, OnityBatch* batch, OnityDeferredFrame** out_frame)
+        {
+            Crossings++;
+            return OnityNative.onity_batch_deferred_frame(runtime, batch, out_frame);
         }
 
         public static OnityStatus onity_batch_destroy(IntPtr runtime, OnityBatch* batch)
