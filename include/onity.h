@@ -124,7 +124,14 @@ enum OnityStatus
   ONITY_STATUS_PANIC = 15,
   // A capacity limit was reached (task table full, allocator cap).
   ONITY_STATUS_EXHAUSTED = 16,
-  // The runtime pointer does not point at a live runtime.
+  // The runtime pointer is not a live runtime: garbage, misaligned,
+  // unmapped, a copy of a runtime, or a destroyed runtime. Checked
+  // against the table of live runtimes without reading through the
+  // pointer. A destroyed runtime's pointer stays INVALID_RUNTIME until
+  // its table entry is reused: entries are handed out round robin, so
+  // every other free entry is used first (254 creations when no other
+  // runtime is alive, fewer while some are); from then on it designates
+  // the new runtime (the old runtime's handles are STALE_HANDLE there).
   ONITY_STATUS_INVALID_RUNTIME = 17,
   // The requested alignment is not a power of two or is above 4096.
   ONITY_STATUS_INVALID_ALIGNMENT = 18,

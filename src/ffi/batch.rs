@@ -29,7 +29,7 @@
 use std::ffi::c_void;
 
 use super::error::{arg, status_code, Out};
-use super::object::{runtime_ref, OnityRuntime};
+use super::object::{runtime_ref, OnityRuntime, RuntimeObject};
 use super::status::OnityStatus;
 use super::types::{OnityBatch, OnityBatchRecord, OnityResume, OnityTaskState};
 use crate::core::{lane, LaneId, Timing};
@@ -98,7 +98,7 @@ unsafe extern "C" fn batch_emit(user: *mut c_void, id: u64, state: u32) {
 ///
 /// # Safety
 /// `b` is a live batch of `r`; owner thread.
-unsafe fn file(r: &OnityRuntime, b: *mut OnityBatch) -> Result<(), OnityStatus> {
+unsafe fn file(r: &RuntimeObject, b: *mut OnityBatch) -> Result<(), OnityStatus> {
     let st = state(b);
     let (records, fast_records, capacity, lane) = (st.records, st.fast_records, st.capacity, st.lane);
     // The buffers and their lengths come from the runtime's own state, not
@@ -144,7 +144,7 @@ unsafe fn file(r: &OnityRuntime, b: *mut OnityBatch) -> Result<(), OnityStatus> 
 
 /// Files every batch's pending records, on the owner thread (elsewhere the
 /// call that follows fails with `WRONG_THREAD` and nothing is touched).
-pub(crate) fn file_all(r: &OnityRuntime) {
+pub(crate) fn file_all(r: &RuntimeObject) {
     if !r.rt.is_owner_thread() {
         return;
     }
@@ -189,7 +189,7 @@ pub(crate) unsafe fn free(b: *mut OnityBatch) {
 /// The runtime and a live batch of it, on the owner thread: `NullPointer`,
 /// `InvalidRuntime`, `WrongThread`, or `InvalidHandle` (not a live batch of
 /// this runtime).
-fn lookup<'a>(runtime: *mut OnityRuntime, b: *mut OnityBatch) -> Result<&'a OnityRuntime, OnityStatus> {
+fn lookup<'a>(runtime: *mut OnityRuntime, b: *mut OnityBatch) -> Result<&'a RuntimeObject, OnityStatus> {
     // SAFETY: documented contract of the runtime pointer.
     let r = unsafe { runtime_ref(runtime) }?;
     if b.is_null() {

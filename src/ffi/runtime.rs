@@ -4,7 +4,7 @@ use std::ffi::c_char;
 
 use super::batch;
 use super::error::{arg, Out};
-use super::object::{core_of, runtime_ref, OnityRuntime};
+use super::object::{self, core_of, runtime_ref, OnityRuntime, RuntimeObject};
 use super::status::OnityStatus;
 use super::types::*;
 use crate::core::frame_alloc::FrameAllocConfig;
@@ -142,8 +142,8 @@ pub extern "C" fn onity_runtime_create(
         };
         let rt = crate::core::Runtime::try_new(core_cfg)?;
         // Out of memory here drops `rt` (never shared: nothing to close).
-        let obj = crate::core::fallible::try_box(|| OnityRuntime::new(rt))?;
-        out.set(Box::into_raw(obj))
+        let obj = crate::core::fallible::try_box(|| RuntimeObject::new(rt))?;
+        out.set(object::publish(obj))
     })
 }
 
@@ -171,7 +171,7 @@ pub extern "C" fn onity_runtime_destroy(runtime: *mut OnityRuntime) -> OnityStat
         core_of(runtime)?.close()?;
         // SAFETY: created by onity_runtime_create, still live (checked), and
         // closed: nothing runs on it any more.
-        for b in unsafe { OnityRuntime::free(runtime) } {
+        for b in unsafe { object::free(runtime) } {
             // SAFETY: listed batches are live and freed once.
             unsafe { batch::free(b) };
         }
