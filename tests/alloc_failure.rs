@@ -563,12 +563,10 @@ macro_rules! case_tests {
     };
 }
 
-// Today every case aborts except a new frame-allocator block (the list:
-// docs/issue17-alloc-failure.md); phase B removes the ignores.
+// Every case: each allocation of the call failing in turn is a status, and
+// the runtime stays usable.
 case_tests! {
-    #[ignore = "issue 17: fixed in phase B"]
     runtime_create => "runtime_create";
-    #[ignore = "issue 17: fixed in phase B"]
     runtime_destroy => "runtime_destroy";
     task_create_grows_the_slot_table => "task_create_grows_the_slot_table";
     cancel_source_create_grows_the_slot_table => "cancel_source_create_grows_the_slot_table";
@@ -577,11 +575,9 @@ case_tests! {
     when_any_with_a_token => "when_any_with_a_token";
     when_all_of_40_inputs => "when_all_of_40_inputs";
     tick_refills_and_shrinks_a_queue => "tick_refills_and_shrinks_a_queue";
-    #[ignore = "issue 17: fixed in phase B"]
     batch_create => "batch_create";
     batch_flush_files_records => "batch_flush_files_records";
     batch_tick_reports_resumptions => "batch_tick_reports_resumptions";
-    #[ignore = "issue 17: fixed in phase B"]
     frame_alloc_first_on_this_runtime => "frame_alloc_first_on_this_runtime";
     frame_alloc_a_new_block => "frame_alloc_a_new_block";
     frame_alloc_rewind_returns_blocks => "frame_alloc_rewind_returns_blocks";

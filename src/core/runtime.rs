@@ -161,7 +161,7 @@ impl Runtime {
         };
         // SAFETY: the cell is in the table's allocation, which never moves
         // and is freed after `owner` (field order).
-        let owner = unsafe { Owner::register(tasks.header()) };
+        let owner = unsafe { Owner::register(tasks.header()) }?;
         Ok(Runtime {
             owner,
             tag,

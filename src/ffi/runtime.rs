@@ -80,7 +80,7 @@ pub extern "C" fn onity_runtime_config_init(config: *mut OnityRuntimeConfig, siz
 /// `onity_runtime_destroy` on the same thread. Several runtimes may coexist.
 /// Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT` (rewind timing,
 /// `frame_alloc_max_chunk_bytes`, `frame_alloc_prefault` or `reserved` out of
-/// range), `EXHAUSTED` (255 runtimes alive).
+/// range), `EXHAUSTED` (255 runtimes alive), `OUT_OF_MEMORY` (nothing made).
 #[no_mangle]
 pub extern "C" fn onity_runtime_create(
     config: *const OnityRuntimeConfig,
