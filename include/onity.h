@@ -813,7 +813,7 @@ OnityStatus onity_runtime_config_init(struct OnityRuntimeConfig *config, uint32_
 // `onity_runtime_destroy` on the same thread. Several runtimes may coexist.
 // Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT` (rewind timing,
 // `frame_alloc_max_chunk_bytes`, `frame_alloc_prefault` or `reserved` out of
-// range), `EXHAUSTED` (255 runtimes alive).
+// range), `EXHAUSTED` (255 runtimes alive), `OUT_OF_MEMORY` (nothing made).
 OnityStatus onity_runtime_create(const struct OnityRuntimeConfig *config,
                                  struct OnityRuntime **out_runtime);
 
@@ -895,7 +895,8 @@ const char *onity_pool_name(uint32_t pool);
 
 // Turns site capture on (`enabled` = 1) or off (0, the default). Owner
 // thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`,
-// `INVALID_ARGUMENT` (other values). ABI 1.2.
+// `INVALID_ARGUMENT` (other values), `OUT_OF_MEMORY` (turning it on the
+// first time: capture stays off). ABI 1.2.
 OnityStatus onity_runtime_set_site_capture(struct OnityRuntime *runtime, uint32_t enabled);
 
 // The live-task report: the live tasks at least `min_age_frames` frames old
@@ -904,8 +905,8 @@ OnityStatus onity_runtime_set_site_capture(struct OnityRuntime *runtime, uint32_
 // `out_lines` and the number of lines to `*out_count` (which may exceed
 // `capacity`); `out_lines` may be NULL when `capacity` is 0. Scans every
 // task slot; allocates only the first time (and when sites were added).
-// Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`.
-// ABI 1.2.
+// Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`,
+// `OUT_OF_MEMORY` (nothing written). ABI 1.2.
 OnityStatus onity_runtime_site_report(struct OnityRuntime *runtime,
                                       uint64_t min_age_frames,
                                       struct OnitySiteReport *out_lines,
@@ -1135,8 +1136,9 @@ OnityStatus onity_trace_counts(struct OnityRuntime *runtime,
 // larger buffer (`buf` may be NULL then). The JSON is made once per batch
 // of new events and kept by the runtime (no allocation when nothing was
 // recorded since). Owner thread. Errors: `NULL_POINTER` (`out_len`, or
-// `buf` with a non-zero capacity), `INVALID_RUNTIME`, `WRONG_THREAD`. ABI
-// 1.2.
+// `buf` with a non-zero capacity), `INVALID_RUNTIME`, `WRONG_THREAD`,
+// `OUT_OF_MEMORY` (the JSON could not be made; recording goes on, and a
+// later call tries again). ABI 1.2.
 OnityStatus onity_trace_dump(struct OnityRuntime *runtime,
                              char *buf,
                              size_t capacity,

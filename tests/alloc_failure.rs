@@ -344,6 +344,67 @@ const CASES: &[Case] = &[
         setup: || Ctx::new(tiny()),
         call: |c| onity_trace_start(c.rt, 1 << 16, ONITY_TRACE_RUNS),
     },
+    Case {
+        name: "trace_dump_makes_its_json",
+        function: "onity_trace_dump",
+        setup: || {
+            let c = Ctx::new(tiny());
+            assert_eq!(onity_trace_start(c.rt, 1 << 12, ONITY_TRACE_RUNS | ONITY_TRACE_CONTINUATIONS), S::Ok);
+            for f in 1..200 {
+                frame(c.rt, f);
+                assert_eq!(onity_runtime_tick(c.rt, 8), S::Ok);
+            }
+            c
+        },
+        call: |c| {
+            let mut len = 0;
+            onity_trace_dump(c.rt, ptr::null_mut(), 0, &mut len)
+        },
+    },
+    Case {
+        name: "site_capture_on_allocates_its_tables",
+        function: "onity_runtime_set_site_capture",
+        setup: || Ctx::new(tiny()),
+        call: |c| onity_runtime_set_site_capture(c.rt, 1),
+    },
+    Case {
+        name: "task_create_at_interns_and_records_a_site",
+        function: "onity_task_create_at",
+        setup: || {
+            let c = Ctx::new(tiny());
+            assert_eq!(onity_runtime_set_site_capture(c.rt, 1), S::Ok);
+            c
+        },
+        call: |c| {
+            let mut h = 0;
+            onity_task_create_at(c.rt, &mut h, c"site.c".as_ptr(), 7)
+        },
+    },
+    Case {
+        name: "yield_then_at_records_its_callback",
+        function: "onity_yield_then_at",
+        setup: || {
+            let c = Ctx::new(tiny());
+            assert_eq!(onity_runtime_set_site_capture(c.rt, 1), S::Ok);
+            c
+        },
+        call: |c| onity_yield_then_at(c.rt, 8, 0, Some(nop_cb), ptr::null_mut(), c"site.c".as_ptr(), 9),
+    },
+    Case {
+        name: "site_report_sizes_its_lines",
+        function: "onity_runtime_site_report",
+        setup: || {
+            let c = Ctx::new(tiny());
+            assert_eq!(onity_runtime_set_site_capture(c.rt, 1), S::Ok);
+            let mut h = 0;
+            assert_eq!(onity_task_create_at(c.rt, &mut h, c"site.c".as_ptr(), 3), S::Ok);
+            c
+        },
+        call: |c| {
+            let mut n = 0;
+            onity_runtime_site_report(c.rt, 0, ptr::null_mut(), 0, &mut n)
+        },
+    },
 ];
 
 /// The runtime still works: a task, a wait, a tick, statistics, a frame
@@ -582,6 +643,11 @@ case_tests! {
     frame_alloc_a_new_block => "frame_alloc_a_new_block";
     frame_alloc_rewind_returns_blocks => "frame_alloc_rewind_returns_blocks";
     trace_start_allocates_its_ring => "trace_start_allocates_its_ring";
+    trace_dump_makes_its_json => "trace_dump_makes_its_json";
+    site_capture_on_allocates_its_tables => "site_capture_on_allocates_its_tables";
+    task_create_at_interns_and_records_a_site => "task_create_at_interns_and_records_a_site";
+    yield_then_at_records_its_callback => "yield_then_at_records_its_callback";
+    site_report_sizes_its_lines => "site_report_sizes_its_lines";
 }
 
 /// Every case has its test (the list above).
