@@ -672,7 +672,7 @@ OnityStatus onity_batch_destroy(struct OnityRuntime *runtime, struct OnityBatch 
 
 // Creates a cancellation source and writes its handle (= its token) to
 // `*out_source`. Owner thread. Errors: `NULL_POINTER`, `WRONG_THREAD`,
-// `EXHAUSTED`, `REENTRANT`.
+// `EXHAUSTED`, `REENTRANT`, `OUT_OF_MEMORY` (nothing made).
 OnityStatus onity_cancel_source_create(struct OnityRuntime *runtime, uint64_t *out_source);
 
 // Cancels a source. Any thread; canceling twice is fine. Waits holding the
@@ -1042,7 +1042,7 @@ OnityStatus onity_when_all_at(struct OnityRuntime *runtime,
 // Creates a manual completion source (a pending task) and writes its handle
 // to `*out_task`. Owner thread. Consume it once it has completed.
 // Errors: `NULL_POINTER`, `WRONG_THREAD`, `EXHAUSTED` (4M live tasks),
-// `REENTRANT` (runtime being destroyed).
+// `REENTRANT` (runtime being destroyed), `OUT_OF_MEMORY` (nothing made).
 OnityStatus onity_task_create(struct OnityRuntime *runtime, uint64_t *out_task);
 
 // Creates a task that has already succeeded with `value` (like UniTask's
@@ -1149,7 +1149,8 @@ OnityStatus onity_trace_dump(struct OnityRuntime *runtime,
 // `UINT32_MAX`), or is canceled (the same fields); so do the tasks of the
 // other waits. Owner thread.
 // Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (timing), `INVALID_HANDLE` /
-// `STALE_HANDLE` / `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT`.
+// `STALE_HANDLE` / `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT`,
+// `EXHAUSTED` (task table full), `OUT_OF_MEMORY` (nothing made).
 OnityStatus onity_yield(struct OnityRuntime *runtime,
                         uint32_t timing,
                         uint64_t token,

@@ -90,7 +90,8 @@ pub(super) fn schedule_at(
 /// `UINT32_MAX`), or is canceled (the same fields); so do the tasks of the
 /// other waits. Owner thread.
 /// Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (timing), `INVALID_HANDLE` /
-/// `STALE_HANDLE` / `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT`.
+/// `STALE_HANDLE` / `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT`,
+/// `EXHAUSTED` (task table full), `OUT_OF_MEMORY` (nothing made).
 #[no_mangle]
 pub extern "C" fn onity_yield(runtime: *mut OnityRuntime, timing: u32, token: u64, out_task: *mut u64) -> OnityStatus {
     crate::ffi!({ schedule(runtime, WaitKind::Yield, timing, 0, 0.0, 0, token, Target::Task(out_task)) })
