@@ -124,7 +124,14 @@ enum OnityStatus
   ONITY_STATUS_PANIC = 15,
   // A capacity limit was reached (task table full, allocator cap).
   ONITY_STATUS_EXHAUSTED = 16,
-  // The runtime pointer does not point at a live runtime.
+  // The runtime pointer is not a live runtime: garbage, misaligned,
+  // unmapped, a copy of a runtime, or a destroyed runtime. Checked
+  // against the table of live runtimes without reading through the
+  // pointer. A destroyed runtime's pointer stays INVALID_RUNTIME until
+  // its table entry is reused: entries are handed out round robin, so
+  // every other free entry is used first (254 creations when no other
+  // runtime is alive, fewer while some are); from then on it designates
+  // the new runtime (the old runtime's handles are STALE_HANDLE there).
   ONITY_STATUS_INVALID_RUNTIME = 17,
   // The requested alignment is not a power of two or is above 4096.
   ONITY_STATUS_INVALID_ALIGNMENT = 18,
@@ -656,7 +663,7 @@ OnityStatus onity_batch_fast_record(uint32_t id,
 // Creates a batch with room for `submit_capacity` records (1 to 1,048,576)
 // and writes it to `*out_batch`. It lives until `onity_batch_destroy` or the
 // runtime's destruction. Owner thread. Errors: `NULL_POINTER`,
-// `COUNT_OUT_OF_RANGE`, `WRONG_THREAD`.
+// `COUNT_OUT_OF_RANGE`, `WRONG_THREAD`, `OUT_OF_MEMORY` (nothing made).
 OnityStatus onity_batch_create(struct OnityRuntime *runtime,
                                uint32_t submit_capacity,
                                struct OnityBatch **out_batch);
@@ -712,7 +719,7 @@ OnityStatus onity_batch_destroy(struct OnityRuntime *runtime, struct OnityBatch 
 
 // Creates a cancellation source and writes its handle (= its token) to
 // `*out_source`. Owner thread. Errors: `NULL_POINTER`, `WRONG_THREAD`,
-// `EXHAUSTED`, `REENTRANT`.
+// `EXHAUSTED`, `REENTRANT`, `OUT_OF_MEMORY` (nothing made).
 OnityStatus onity_cancel_source_create(struct OnityRuntime *runtime, uint64_t *out_source);
 
 // Cancels a source. Any thread; canceling twice is fine. Waits holding the
@@ -921,7 +928,7 @@ OnityStatus onity_runtime_config_init(struct OnityRuntimeConfig *config, uint32_
 // `onity_runtime_destroy` on the same thread. Several runtimes may coexist.
 // Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT` (rewind timing,
 // `frame_alloc_max_chunk_bytes`, `frame_alloc_prefault` or `reserved` out of
-// range), `EXHAUSTED` (255 runtimes alive).
+// range), `EXHAUSTED` (255 runtimes alive), `OUT_OF_MEMORY` (nothing made).
 OnityStatus onity_runtime_create(const struct OnityRuntimeConfig *config,
                                  struct OnityRuntime **out_runtime);
 
@@ -1003,7 +1010,8 @@ const char *onity_pool_name(uint32_t pool);
 
 // Turns site capture on (`enabled` = 1) or off (0, the default). Owner
 // thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`,
-// `INVALID_ARGUMENT` (other values). ABI 1.2.
+// `INVALID_ARGUMENT` (other values), `OUT_OF_MEMORY` (turning it on the
+// first time: capture stays off). ABI 1.2.
 OnityStatus onity_runtime_set_site_capture(struct OnityRuntime *runtime, uint32_t enabled);
 
 // The live-task report: the live tasks at least `min_age_frames` frames old
@@ -1012,8 +1020,8 @@ OnityStatus onity_runtime_set_site_capture(struct OnityRuntime *runtime, uint32_
 // `out_lines` and the number of lines to `*out_count` (which may exceed
 // `capacity`); `out_lines` may be NULL when `capacity` is 0. Scans every
 // task slot; allocates only the first time (and when sites were added).
-// Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`.
-// ABI 1.2.
+// Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`,
+// `OUT_OF_MEMORY` (nothing written). ABI 1.2.
 OnityStatus onity_runtime_site_report(struct OnityRuntime *runtime,
                                       uint64_t min_age_frames,
                                       struct OnitySiteReport *out_lines,
@@ -1149,7 +1157,7 @@ OnityStatus onity_when_all_at(struct OnityRuntime *runtime,
 // Creates a manual completion source (a pending task) and writes its handle
 // to `*out_task`. Owner thread. Consume it once it has completed.
 // Errors: `NULL_POINTER`, `WRONG_THREAD`, `EXHAUSTED` (4M live tasks),
-// `REENTRANT` (runtime being destroyed).
+// `REENTRANT` (runtime being destroyed), `OUT_OF_MEMORY` (nothing made).
 OnityStatus onity_task_create(struct OnityRuntime *runtime, uint64_t *out_task);
 
 // Creates a task that has already succeeded with `value` (like UniTask's
@@ -1243,8 +1251,9 @@ OnityStatus onity_trace_counts(struct OnityRuntime *runtime,
 // larger buffer (`buf` may be NULL then). The JSON is made once per batch
 // of new events and kept by the runtime (no allocation when nothing was
 // recorded since). Owner thread. Errors: `NULL_POINTER` (`out_len`, or
-// `buf` with a non-zero capacity), `INVALID_RUNTIME`, `WRONG_THREAD`. ABI
-// 1.2.
+// `buf` with a non-zero capacity), `INVALID_RUNTIME`, `WRONG_THREAD`,
+// `OUT_OF_MEMORY` (the JSON could not be made; recording goes on, and a
+// later call tries again). ABI 1.2.
 OnityStatus onity_trace_dump(struct OnityRuntime *runtime,
                              char *buf,
                              size_t capacity,
@@ -1255,7 +1264,8 @@ OnityStatus onity_trace_dump(struct OnityRuntime *runtime,
 // `UINT32_MAX`), or is canceled (the same fields); so do the tasks of the
 // other waits. Owner thread.
 // Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (timing), `INVALID_HANDLE` /
-// `STALE_HANDLE` / `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT`.
+// `STALE_HANDLE` / `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT`,
+// `EXHAUSTED` (task table full), `OUT_OF_MEMORY` (nothing made).
 OnityStatus onity_yield(struct OnityRuntime *runtime,
                         uint32_t timing,
                         uint64_t token,

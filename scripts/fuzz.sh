@@ -12,7 +12,7 @@
 # tests/fuzz_replay.rs replays the corpus and a seeded stream on stable there.
 #
 # Usage: scripts/fuzz.sh [SECONDS] [libFuzzer options...]
-#   ONITY_FUZZ_ISSUE17=all|none|1,3,4,7  which of issue 17's predictions to check (default: the fixed ones, #1 and #3)
+#   ONITY_FUZZ_ISSUE17=all|none|1,3,4,7  which of issue 17's predictions to check (default: all, every defect is fixed)
 #   ONITY_FUZZ_STATS=1              print inputs and operations run (at powers of two)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"

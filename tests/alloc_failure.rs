@@ -17,108 +17,19 @@
 //! aborting allocation sites); `alloc_failure_report` prints the table of
 //! every case (`-- --ignored --nocapture alloc_failure_report`).
 
+mod fail_alloc;
 mod support;
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
 use std::cell::Cell;
 use std::ffi::c_void;
 use std::process::Command;
 use std::ptr;
 use std::time::Duration;
 
+use fail_alloc::{armed, GLOBAL};
 use onity::ffi::*;
 use support::*;
-
-// ---- the allocator --------------------------------------------------------------
-
-struct FailOnDemand;
-
-thread_local! {
-    /// Counting allocations of this thread (the call under test).
-    static ARMED: Cell<bool> = const { Cell::new(false) };
-    static COUNT: Cell<u64> = const { Cell::new(0) };
-    /// The allocation (1-based, counted while armed) that fails; 0: none.
-    static FAIL_AT: Cell<u64> = const { Cell::new(0) };
-    static IN_HOOK: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Counts an allocation of the armed thread; true when it must fail.
-fn should_fail() -> bool {
-    let armed = ARMED.try_with(|a| a.get()).unwrap_or(false);
-    if !armed || IN_HOOK.with(|h| h.get()) {
-        return false;
-    }
-    let n = COUNT.with(|c| {
-        c.set(c.get() + 1);
-        c.get()
-    });
-    if n != FAIL_AT.with(|f| f.get()) {
-        return false;
-    }
-    IN_HOOK.with(|h| h.set(true));
-    print_site();
-    IN_HOOK.with(|h| h.set(false));
-    true
-}
-
-/// Prints the innermost `onity` frames of the failing allocation.
-fn print_site() {
-    let bt = std::backtrace::Backtrace::force_capture().to_string();
-    let lines: Vec<&str> = bt.lines().map(str::trim).collect();
-    let mut frames = Vec::new();
-    for (i, l) in lines.iter().enumerate() {
-        let Some((_, f)) = l.split_once(": ") else { continue };
-        if !f.starts_with("onity::") && !f.starts_with("<onity::") {
-            continue;
-        }
-        let at = lines.get(i + 1).and_then(|n| n.strip_prefix("at ")).unwrap_or("?");
-        let at = at.rsplit_once("/src/").map_or(at.to_string(), |(_, p)| format!("src/{p}"));
-        frames.push(format!("{f} ({at})"));
-        if frames.len() == 3 {
-            break;
-        }
-    }
-    eprintln!("ALLOC-FAIL-SITE: {}", frames.join(" <- "));
-}
-
-// SAFETY: forwards to the system allocator, or returns null (a failure).
-unsafe impl GlobalAlloc for FailOnDemand {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        if should_fail() {
-            return ptr::null_mut();
-        }
-        System.alloc(l)
-    }
-    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
-        if should_fail() {
-            return ptr::null_mut();
-        }
-        System.alloc_zeroed(l)
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        System.dealloc(p, l)
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        if should_fail() {
-            return ptr::null_mut();
-        }
-        System.realloc(p, l, n)
-    }
-}
-
-#[global_allocator]
-static GLOBAL: FailOnDemand = FailOnDemand;
-
-/// Runs `f` with allocation `fail_at` failing (0: none); returns its result
-/// and the number of allocations it made.
-fn armed<R>(fail_at: u64, f: impl FnOnce() -> R) -> (R, u64) {
-    COUNT.with(|c| c.set(0));
-    FAIL_AT.with(|x| x.set(fail_at));
-    ARMED.with(|a| a.set(true));
-    let r = f();
-    ARMED.with(|a| a.set(false));
-    (r, COUNT.with(|c| c.get()))
-}
 
 // ---- cases ------------------------------------------------------------------------
 
@@ -433,6 +344,67 @@ const CASES: &[Case] = &[
         setup: || Ctx::new(tiny()),
         call: |c| onity_trace_start(c.rt, 1 << 16, ONITY_TRACE_RUNS),
     },
+    Case {
+        name: "trace_dump_makes_its_json",
+        function: "onity_trace_dump",
+        setup: || {
+            let c = Ctx::new(tiny());
+            assert_eq!(onity_trace_start(c.rt, 1 << 12, ONITY_TRACE_RUNS | ONITY_TRACE_CONTINUATIONS), S::Ok);
+            for f in 1..200 {
+                frame(c.rt, f);
+                assert_eq!(onity_runtime_tick(c.rt, 8), S::Ok);
+            }
+            c
+        },
+        call: |c| {
+            let mut len = 0;
+            onity_trace_dump(c.rt, ptr::null_mut(), 0, &mut len)
+        },
+    },
+    Case {
+        name: "site_capture_on_allocates_its_tables",
+        function: "onity_runtime_set_site_capture",
+        setup: || Ctx::new(tiny()),
+        call: |c| onity_runtime_set_site_capture(c.rt, 1),
+    },
+    Case {
+        name: "task_create_at_interns_and_records_a_site",
+        function: "onity_task_create_at",
+        setup: || {
+            let c = Ctx::new(tiny());
+            assert_eq!(onity_runtime_set_site_capture(c.rt, 1), S::Ok);
+            c
+        },
+        call: |c| {
+            let mut h = 0;
+            onity_task_create_at(c.rt, &mut h, c"site.c".as_ptr(), 7)
+        },
+    },
+    Case {
+        name: "yield_then_at_records_its_callback",
+        function: "onity_yield_then_at",
+        setup: || {
+            let c = Ctx::new(tiny());
+            assert_eq!(onity_runtime_set_site_capture(c.rt, 1), S::Ok);
+            c
+        },
+        call: |c| onity_yield_then_at(c.rt, 8, 0, Some(nop_cb), ptr::null_mut(), c"site.c".as_ptr(), 9),
+    },
+    Case {
+        name: "site_report_sizes_its_lines",
+        function: "onity_runtime_site_report",
+        setup: || {
+            let c = Ctx::new(tiny());
+            assert_eq!(onity_runtime_set_site_capture(c.rt, 1), S::Ok);
+            let mut h = 0;
+            assert_eq!(onity_task_create_at(c.rt, &mut h, c"site.c".as_ptr(), 3), S::Ok);
+            c
+        },
+        call: |c| {
+            let mut n = 0;
+            onity_runtime_site_report(c.rt, 0, ptr::null_mut(), 0, &mut n)
+        },
+    },
 ];
 
 /// The runtime still works: a task, a wait, a tick, statistics, a frame
@@ -652,12 +624,10 @@ macro_rules! case_tests {
     };
 }
 
-// Today every case aborts except a new frame-allocator block (the list:
-// docs/issue17-alloc-failure.md); phase B removes the ignores.
+// Every case: each allocation of the call failing in turn is a status, and
+// the runtime stays usable.
 case_tests! {
-    #[ignore = "issue 17: fixed in phase B"]
     runtime_create => "runtime_create";
-    #[ignore = "issue 17: fixed in phase B"]
     runtime_destroy => "runtime_destroy";
     task_create_grows_the_slot_table => "task_create_grows_the_slot_table";
     cancel_source_create_grows_the_slot_table => "cancel_source_create_grows_the_slot_table";
@@ -666,15 +636,18 @@ case_tests! {
     when_any_with_a_token => "when_any_with_a_token";
     when_all_of_40_inputs => "when_all_of_40_inputs";
     tick_refills_and_shrinks_a_queue => "tick_refills_and_shrinks_a_queue";
-    #[ignore = "issue 17: fixed in phase B"]
     batch_create => "batch_create";
     batch_flush_files_records => "batch_flush_files_records";
     batch_tick_reports_resumptions => "batch_tick_reports_resumptions";
-    #[ignore = "issue 17: fixed in phase B"]
     frame_alloc_first_on_this_runtime => "frame_alloc_first_on_this_runtime";
     frame_alloc_a_new_block => "frame_alloc_a_new_block";
     frame_alloc_rewind_returns_blocks => "frame_alloc_rewind_returns_blocks";
     trace_start_allocates_its_ring => "trace_start_allocates_its_ring";
+    trace_dump_makes_its_json => "trace_dump_makes_its_json";
+    site_capture_on_allocates_its_tables => "site_capture_on_allocates_its_tables";
+    task_create_at_interns_and_records_a_site => "task_create_at_interns_and_records_a_site";
+    yield_then_at_records_its_callback => "yield_then_at_records_its_callback";
+    site_report_sizes_its_lines => "site_report_sizes_its_lines";
 }
 
 /// Every case has its test (the list above).

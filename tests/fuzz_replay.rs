@@ -5,8 +5,9 @@
 //! the libFuzzer run (`scripts/fuzz.sh`) is the longer exploration.
 //!
 //! `ONITY_FUZZ_SEEDS` (default 120) and `ONITY_FUZZ_BYTES` (default 6000)
-//! size the random part; `ONITY_FUZZ_ISSUE17` turns on issue 17's
-//! predictions (`all`, or `1,3,4,7`), off until phase B lands.
+//! size the random part; `ONITY_FUZZ_ISSUE17` picks issue 17's
+//! predictions (`all`, the default since all four defects are fixed;
+//! `none`; or `1,3,4,7`).
 
 #[allow(dead_code)]
 #[path = "../fuzz/src/model/mod.rs"]
@@ -93,17 +94,10 @@ fn seeded_random_operations_against_the_model() {
         "frame_alloc ok (worker)",
         "frame allocator rewind",
         "zeroed or misaligned runtime",
+        "destroyed runtime (issue 17 #7)",
+        "copied runtime (issue 17 #7)",
+        "unmapped runtime (issue 17 #7)",
     ] {
         assert!(r.cover.get(what).copied().unwrap_or(0) > 0, "the seeded run never reached {what:?}");
     }
-}
-
-/// Issue 17's predictions (defects 1, 3, 4, 7) on: fails until phase B.
-/// `cargo test --test fuzz_replay -- --ignored issue17`
-#[test]
-#[ignore = "issue 17: fixed in phase B"]
-fn issue17_predictions_hold() {
-    let r = replay_seeds(Issue17::ALL);
-    summary("seeds (issue 17 on)", &r);
-    replay_corpus(Issue17::ALL);
 }

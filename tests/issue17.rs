@@ -1,8 +1,8 @@
 //! Issue 17's defects 1-7, one test each (or a few), written to the
-//! documented or intended behaviour: they fail on today's code and are
-//! ignored until the core fixes land (phase B, after issue 15's restructure).
+//! documented or intended behaviour (each failed on the code the issue was
+//! filed against). #7's Rust-side tests: tests/runtime_pointer.rs.
 //!
-//! Run them: `cargo build --release --lib && cargo test --release --test issue17 -- --ignored`
+//! Full size: `cargo build --release --lib && cargo test --release --test issue17`
 //! (release: #2 measures tick times and #1 makes 200,000 runtimes; the C
 //! programs of #5 and #7 link the `libonity.so` of the test's profile,
 //! hence the `cargo build --release --lib`; they need gcc and valgrind).
@@ -265,7 +265,6 @@ fn defect6_only_destroy_and_only_after_the_owner_exited() {
 /// A destroyed runtime: INVALID_RUNTIME, and valgrind sees no read of the
 /// freed memory.
 #[test]
-#[ignore = "issue 17: fixed in phase B"]
 fn defect7_a_freed_runtime_is_not_read() {
     assert!(valgrind_available(), "valgrind is needed (apt-get install valgrind)");
     let exe = build_c("issue17/bad_runtime_pointer.c", "bad_runtime_pointer");
@@ -283,17 +282,15 @@ fn bad_pointer_native(mode: &str) {
     }
 }
 
-/// An unmapped address: INVALID_RUNTIME (today: SIGSEGV).
+/// An unmapped address: INVALID_RUNTIME (it used to be SIGSEGV).
 #[test]
-#[ignore = "issue 17: fixed in phase B"]
 fn defect7_an_unmapped_runtime_pointer_is_invalid_runtime() {
     bad_pointer_native("unmapped");
 }
 
 /// A byte copy of a live runtime's first 64 bytes, two runtimes alive:
-/// INVALID_RUNTIME (today the check passes and the call reads the copy).
+/// INVALID_RUNTIME (the magic check used to pass it and read the copy).
 #[test]
-#[ignore = "issue 17: fixed in phase B"]
 fn defect7_a_copied_runtime_is_invalid_runtime() {
     bad_pointer_native("copy");
 }

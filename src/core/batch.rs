@@ -14,11 +14,12 @@ use super::types::{CallbackFn, Clock, Timing, WaitKind};
 
 impl Runtime {
     /// Creates a batch's lane: its waits and watched tasks call
-    /// `emit(user, record id, state)`. Owner thread.
+    /// `emit(user, record id, state)`. Owner thread. `OutOfMemory`: nothing
+    /// made.
     pub fn create_lane(&self, emit: CallbackFn, user: *mut c_void) -> Result<LaneId> {
         self.check_owner()?;
         // SAFETY: owner thread, short borrow.
-        Ok(unsafe { self.inner() }.lanes.create(emit, user))
+        unsafe { self.inner() }.lanes.create(emit, user)
     }
 
     /// Files lane `id`'s fast records and requests, with the frame current

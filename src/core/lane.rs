@@ -23,6 +23,7 @@ use std::ffi::c_void;
 use std::ptr::NonNull;
 
 use super::error::{Error, Result};
+use super::fallible;
 use super::timing::{rebased, Counts, Now};
 use super::types::{CallbackFn, WaitKind, TIMING_COUNT, WAIT_KIND_COUNT};
 
@@ -126,25 +127,25 @@ pub struct Lanes {
 pub type LaneId = u32;
 
 impl Lanes {
-    /// Adds a batch whose waits call `emit(user, id, state)`.
-    pub fn create(&mut self, emit: CallbackFn, user: *mut c_void) -> LaneId {
-        let lane = Box::new(Lane {
-            emit,
-            user,
-            queues: (0..TIMING_COUNT).map(|_| FastQueue::default()).collect(),
-            out: Vec::with_capacity(1024),
-            pending: 0,
-            seq: 0,
-        });
+    /// Adds a batch whose waits call `emit(user, id, state)`; `OutOfMemory`
+    /// (nothing added) when its memory cannot be had.
+    pub fn create(&mut self, emit: CallbackFn, user: *mut c_void) -> Result<LaneId> {
+        let mut queues = fallible::vec_with_capacity(TIMING_COUNT)?;
+        queues.extend((0..TIMING_COUNT).map(|_| FastQueue::default()));
+        let out = fallible::vec_with_capacity(1024)?;
+        if !self.list.iter().any(Option::is_none) {
+            fallible::reserve(&mut self.list, 1)?;
+        }
+        let lane = fallible::try_box(|| Lane { emit, user, queues, out, pending: 0, seq: 0 })?;
         let lane = NonNull::from(Box::leak(lane));
         match self.list.iter().position(Option::is_none) {
             Some(i) => {
                 self.list[i] = Some(lane);
-                i as LaneId
+                Ok(i as LaneId)
             }
             None => {
                 self.list.push(Some(lane));
-                (self.list.len() - 1) as LaneId
+                Ok((self.list.len() - 1) as LaneId)
             }
         }
     }

@@ -247,23 +247,31 @@ mod fork {
 }
 
 impl Owner {
-    /// Makes the calling thread the owner of `cell`.
+    /// Makes the calling thread the owner of `cell`; `OutOfMemory` when the
+    /// registry of watched owners cannot grow (then nothing changed).
     ///
     /// # Safety
     /// `cell` does not move and outlives the returned `Owner`.
-    pub unsafe fn register(cell: &OwnerCell) -> Owner {
+    pub unsafe fn register(cell: &OwnerCell) -> crate::core::Result<Owner> {
         let id = current_thread_id();
         let watched = EXIT_GUARD.try_with(|_| ()).is_ok();
         let key = current_key();
+        let mut reg = if watched {
+            #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"), not(miri)))]
+            fork::install();
+            let mut reg = registry();
+            crate::core::fallible::reserve(&mut reg, 1)?;
+            Some(reg)
+        } else {
+            None
+        };
         if watched || !HAS_THREAD_POINTER {
             cell.0.store(key, Ordering::Relaxed);
         }
-        if watched {
-            #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"), not(miri)))]
-            fork::install();
-            registry().push(Registered(cell, key));
+        if let Some(reg) = reg.as_mut() {
+            reg.push(Registered(cell, key));
         }
-        Owner { cell, id, watched }
+        Ok(Owner { cell, id, watched })
     }
 
     /// Whether the calling thread is the owner.
@@ -309,13 +317,14 @@ mod tests {
     fn only_the_creating_thread_is_the_owner_even_after_it_exits() {
         let (here_cell, there_cell) = (Box::new(OwnerCell::default()), Box::new(OwnerCell::default()));
         // SAFETY: the boxed cells outlive the owners (dropped first below).
-        let here = unsafe { Owner::register(&here_cell) };
+        let here = unsafe { Owner::register(&here_cell) }.unwrap();
         assert!(here.is_current());
         assert!(here_cell.is_current_fast());
         let there_ptr = &*there_cell as *const OwnerCell as usize;
         // SAFETY: as above.
-        let there =
-            std::thread::spawn(move || unsafe { Owner::register(&*(there_ptr as *const OwnerCell)) }).join().unwrap();
+        let there = std::thread::spawn(move || unsafe { Owner::register(&*(there_ptr as *const OwnerCell)) }.unwrap())
+            .join()
+            .unwrap();
         assert!(!there.is_current());
         assert!(there.has_exited());
         assert!(!here.has_exited());

@@ -34,7 +34,8 @@
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::sync::atomic::Ordering;
 
-use super::error::Result;
+use super::error::{Error, Result};
+use super::fallible;
 use super::handle;
 use super::runtime::Runtime;
 use super::slot::{self, cont, STATE_MASK};
@@ -165,6 +166,14 @@ pub struct Sites {
     order: Vec<u32>,
 }
 
+/// `file` copied, or `None` when out of memory.
+fn try_cstring(file: &CStr) -> Option<CString> {
+    let bytes = file.to_bytes_with_nul();
+    let mut v = fallible::vec_with_capacity(bytes.len()).ok()?;
+    v.extend_from_slice(bytes);
+    CString::from_vec_with_nul(v).ok()
+}
+
 #[inline(always)]
 fn key_hash(ptr: usize, line: u32) -> usize {
     let h = (ptr as u64 ^ (line as u64).rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -172,13 +181,17 @@ fn key_hash(ptr: usize, line: u32) -> usize {
 }
 
 impl Sites {
-    /// Turns capture on or off; the tables are allocated the first time.
-    pub fn set(&mut self, on: bool) {
+    /// Turns capture on or off; the tables are allocated the first time
+    /// (`OutOfMemory`: capture stays as it was).
+    pub fn set(&mut self, on: bool) -> Result<()> {
         if on && self.keys.is_empty() {
-            self.keys = vec![Key::default(); KEY_SLOTS];
-            self.sites.reserve(64);
+            let mut keys = fallible::vec_with_capacity(KEY_SLOTS)?;
+            keys.resize(KEY_SLOTS, Key::default());
+            fallible::reserve(&mut self.sites, 64)?;
+            self.keys = keys;
         }
         self.on = on;
+        Ok(())
     }
 
     /// The id of a site (interned on first sight). Capture must be on.
@@ -207,7 +220,13 @@ impl Sites {
         let id = match known {
             Some(p) => p as u32 + 1,
             None if self.sites.len() < MAX_SITES as usize => {
-                self.sites.push(Interned { file: file.to_owned(), line: site.line });
+                // Out of memory: the task is recorded without a site (the
+                // report's "unknown" line); a later call tries again.
+                let Some(file) = try_cstring(file) else { return SITE_NONE };
+                if fallible::reserve(&mut self.sites, 1).is_err() {
+                    return SITE_NONE;
+                }
+                self.sites.push(Interned { file, line: site.line });
                 self.sites.len() as u32
             }
             None => return SITE_OVERFLOW,
@@ -222,12 +241,20 @@ impl Sites {
 
     /// Records that the task in slot `idx` (generation `gen`) was made at
     /// `site` in `frame`.
+    /// False (nothing recorded: the task has no known site) when the side
+    /// table cannot grow.
     #[inline]
-    pub fn record(&mut self, idx: u32, gen: u32, site: u32, frame: u64, slots: u32) {
+    pub fn record(&mut self, idx: u32, gen: u32, site: u32, frame: u64, slots: u32) -> bool {
         if idx as usize >= self.slots.len() {
-            self.slots.resize(slots.max(idx + 1) as usize, SlotSite::default());
+            let len = slots.max(idx + 1) as usize;
+            let extra = len - self.slots.len();
+            if fallible::reserve(&mut self.slots, extra).is_err() {
+                return false;
+            }
+            self.slots.resize(len, SlotSite::default());
         }
         self.slots[idx as usize] = SlotSite { gen, site, frame, callback: None, user: 0 };
+        true
     }
 
     /// The site and creation frame of the task in slot `idx` whose
@@ -264,7 +291,7 @@ impl Runtime {
     pub fn set_site_capture(&self, on: bool) -> Result<()> {
         self.check_owner()?;
         // SAFETY: owner thread, short borrow.
-        unsafe { self.inner() }.sites.set(on);
+        unsafe { self.inner() }.sites.set(on)?;
         self.site_capture.store(on, std::sync::atomic::Ordering::Relaxed);
         Ok(())
     }
@@ -277,19 +304,20 @@ impl Runtime {
     }
 
     /// Records `site` for the live task `h` (just made by this thread), if
-    /// capture is on.
+    /// capture is on. False when out of memory (the task then has no known
+    /// site).
     #[inline]
-    fn record_site(&self, h: u64, site: Option<SiteRef>) {
-        let Some(site) = site else { return };
+    fn record_site(&self, h: u64, site: Option<SiteRef>) -> bool {
+        let Some(site) = site else { return true };
         // SAFETY: owner thread (the caller just made `h` there), short
         // borrow; no host code runs.
         let inner = unsafe { self.inner() };
         if !inner.sites.on {
-            return;
+            return true;
         }
         let id = inner.sites.intern(site);
         let frame = inner.timings.host_frame;
-        inner.sites.record(handle::index(h), (h >> 32) as u32, id, frame, self.tasks.len());
+        inner.sites.record(handle::index(h), (h >> 32) as u32, id, frame, self.tasks.len())
     }
 
     /// Whether an `_at` call must record (a site given, capture on, the
@@ -361,7 +389,13 @@ impl Runtime {
             WaitTarget::Callback(f, user, 0) => {
                 let mut h = 0;
                 self.wait_with(spec, WaitTarget::Task, |t| h = t)?;
-                self.record_site(h, site);
+                if !self.record_site(h, site) {
+                    // No room for the callback: the wait is undone (its
+                    // record is dropped when it would have been due).
+                    let _ = self.complete(h, TaskState::Canceled, 0, 0, false);
+                    let _ = self.consume(h);
+                    return Err(Error::OutOfMemory);
+                }
                 {
                     // SAFETY: owner thread (capturing), short borrow; the
                     // record was just written.
@@ -402,6 +436,9 @@ impl Runtime {
         let s = &mut inner.sites;
         let n_agg = s.sites.len() + 2;
         s.agg.clear();
+        fallible::reserve(&mut s.agg, n_agg)?;
+        s.order.clear();
+        fallible::reserve(&mut s.order, n_agg)?;
         s.agg.resize(n_agg, SiteCount::default());
         for idx in 0..inner.tasks.fresh() {
             let slot = self.slot(idx);

@@ -214,6 +214,10 @@ impl Timings {
             for v in [&mut q.items, &mut q.spare] {
                 v.try_reserve_exact(per_queue.min(256)).map_err(|_| Error::OutOfMemory)?;
             }
+            // Room the far waits' passes always have (kept across runs):
+            // a cancel pass makes progress without allocating, so
+            // destruction ends even when memory stays refused.
+            q.held.try_reserve_exact(HELD_ROOM).map_err(|_| Error::OutOfMemory)?;
         }
         Ok(Timings {
             queues,
@@ -717,3 +721,7 @@ unsafe fn run_merged<const CANCEL_ALL: bool, const CANCELED_ONLY: bool, const HA
         tally.canceled[k] += local.canceled[k];
     }
 }
+
+/// Far slots a queue's run can always hold without allocating (reserved at
+/// creation, never shrunk): see [`Timings::new`].
+const HELD_ROOM: usize = 16;

@@ -142,23 +142,27 @@ impl Trace {
         (held, self.written - held)
     }
 
-    /// Writes the held events as Chrome trace JSON into `self.json`.
-    fn render(&mut self) {
+    /// Writes the held events as Chrome trace JSON into `self.json`;
+    /// `OutOfMemory` (and no JSON kept) when it cannot grow.
+    fn render(&mut self) -> Result<()> {
         if self.json_at == self.written && !self.json.is_empty() {
-            return;
+            return Ok(());
         }
         let (held, dropped) = self.counts();
         let mask = self.ring.len().saturating_sub(1) as u64;
         self.order.clear();
         self.order.extend((self.written - held..self.written).map(|i| (i & mask) as u32));
         let ring = &self.ring;
-        // Start time; a parent (longer) before the children it contains.
-        self.order.sort_by(|&x, &y| {
+        // Start time; a parent (longer) before the children it contains;
+        // then recording order (an unstable sort: a stable one allocates).
+        let first = (self.written - held) & mask;
+        self.order.sort_unstable_by(|&x, &y| {
             let (a, b) = (&ring[x as usize], &ring[y as usize]);
-            a.start.cmp(&b.start).then(b.dur.cmp(&a.dur))
+            let seq = |i: u32| (i as u64).wrapping_sub(first) & mask;
+            a.start.cmp(&b.start).then(b.dur.cmp(&a.dur)).then(seq(x).cmp(&seq(y)))
         });
-        let j = &mut self.json;
-        j.clear();
+        self.json.clear();
+        let j = &mut TryString(&mut self.json, false);
         let pid = self.tag;
         let _ = write!(
             j,
@@ -170,7 +174,7 @@ impl Trace {
         for &i in self.order.iter() {
             let e = ring[i as usize];
             let ts = Us(e.start);
-            let head = |j: &mut String, name: &str, cat: &str, ph: &str| {
+            let head = |j: &mut TryString, name: &str, cat: &str, ph: &str| {
                 let _ = write!(
                     j,
                     ",\n{{\"name\":\"{name}\",\"cat\":\"{cat}\",\"ph\":\"{ph}\",\"ts\":{ts},\"pid\":{pid},\"tid\":1"
@@ -221,8 +225,28 @@ impl Trace {
                 }
             }
         }
-        j.push_str("\n]}\n");
+        let _ = j.write_str("\n]}\n");
+        if j.1 {
+            self.json = String::new();
+            return Err(Error::OutOfMemory);
+        }
         self.json_at = self.written;
+        Ok(())
+    }
+}
+
+/// A `String` that grows fallibly: a write that cannot get room writes
+/// nothing and sets `.1`.
+struct TryString<'a>(&'a mut String, bool);
+
+impl std::fmt::Write for TryString<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        if self.1 || self.0.try_reserve(s.len()).is_err() {
+            self.1 = true;
+            return Err(std::fmt::Error);
+        }
+        self.0.push_str(s);
+        Ok(())
     }
 }
 
@@ -285,7 +309,7 @@ impl Runtime {
         // SAFETY: owner thread, short borrow; `read` is the caller's
         // conversion (no host code).
         let t = &mut unsafe { self.inner() }.trace;
-        t.render();
+        t.render()?;
         Ok(read(&t.json))
     }
 

@@ -34,10 +34,10 @@ use std::ffi::c_void;
 
 use super::deferred::{sync_frame, unbind};
 use super::error::{arg, status_code, Out};
-use super::object::{runtime_ref, OnityRuntime};
+use super::object::{runtime_ref, OnityRuntime, RuntimeObject};
 use super::status::OnityStatus;
 use super::types::{OnityBatch, OnityBatchRecord, OnityResume, OnityTaskState};
-use crate::core::{lane, LaneId, Timing};
+use crate::core::{fallible, lane, LaneId, Timing};
 
 /// Record kinds of `OnityBatchRecord::kind`: the four `OnityWaitKind`
 /// values, plus `ONITY_BATCH_TASK` (resume when the task in `arg` completes).
@@ -103,7 +103,7 @@ unsafe extern "C" fn batch_emit(user: *mut c_void, id: u64, state: u32) {
 ///
 /// # Safety
 /// `b` is a live batch of `r`; owner thread.
-pub(super) unsafe fn file(r: &OnityRuntime, b: *mut OnityBatch) -> Result<(), OnityStatus> {
+pub(super) unsafe fn file(r: &RuntimeObject, b: *mut OnityBatch) -> Result<(), OnityStatus> {
     file_first(r, b, usize::MAX, usize::MAX)
 }
 
@@ -114,7 +114,7 @@ pub(super) unsafe fn file(r: &OnityRuntime, b: *mut OnityBatch) -> Result<(), On
 /// # Safety
 /// `b` is a live batch of `r`; owner thread.
 pub(super) unsafe fn file_first(
-    r: &OnityRuntime,
+    r: &RuntimeObject,
     b: *mut OnityBatch,
     fast_max: usize,
     requests_max: usize,
@@ -173,7 +173,7 @@ pub(super) unsafe fn file_first(
 
 /// Files every batch's pending records, on the owner thread (elsewhere the
 /// call that follows fails with `WRONG_THREAD` and nothing is touched).
-pub(crate) fn file_all(r: &OnityRuntime) {
+pub(crate) fn file_all(r: &RuntimeObject) {
     if !r.rt.is_owner_thread() {
         return;
     }
@@ -218,7 +218,7 @@ pub(crate) unsafe fn free(b: *mut OnityBatch) {
 /// The runtime and a live batch of it, on the owner thread: `NullPointer`,
 /// `InvalidRuntime`, `WrongThread`, or `InvalidHandle` (not a live batch of
 /// this runtime).
-pub(super) fn lookup<'a>(runtime: *mut OnityRuntime, b: *mut OnityBatch) -> Result<&'a OnityRuntime, OnityStatus> {
+pub(super) fn lookup<'a>(runtime: *mut OnityRuntime, b: *mut OnityBatch) -> Result<&'a RuntimeObject, OnityStatus> {
     // SAFETY: documented contract of the runtime pointer.
     let r = unsafe { runtime_ref(runtime) }?;
     if b.is_null() {
@@ -261,7 +261,7 @@ pub extern "C" fn onity_batch_fast_record(
 /// Creates a batch with room for `submit_capacity` records (1 to 1,048,576)
 /// and writes it to `*out_batch`. It lives until `onity_batch_destroy` or the
 /// runtime's destruction. Owner thread. Errors: `NULL_POINTER`,
-/// `COUNT_OUT_OF_RANGE`, `WRONG_THREAD`.
+/// `COUNT_OUT_OF_RANGE`, `WRONG_THREAD`, `OUT_OF_MEMORY` (nothing made).
 #[no_mangle]
 pub extern "C" fn onity_batch_create(
     runtime: *mut OnityRuntime,
@@ -280,47 +280,51 @@ pub extern "C" fn onity_batch_create(
         }
         let zero = OnityBatchRecord { id: 0, token: 0, arg: 0, kind: 0, timing: 0, clock: 0, reserved: [0; 5] };
         let cap = submit_capacity as usize;
-        let b = Box::into_raw(Box::new(OnityBatch {
+        // Everything allocated first, fallibly; the lane last (the one step
+        // to undo if a later one failed). Out of memory drops what was made.
+        let records = fallible::try_boxed_slice(cap, || zero)?;
+        let fast_records = fallible::try_boxed_slice(cap, || 0u64)?;
+        let resumed = fallible::vec_with_capacity(1024)?;
+        // From here the state's drop frees the record buffers.
+        let mut st = fallible::try_box(move || BatchState {
+            records: Box::into_raw(records) as *mut OnityBatchRecord,
+            fast_records: Box::into_raw(fast_records) as *mut u64,
+            capacity: cap,
+            resumed,
+            outstanding: 0,
+            lane: 0,
+        })?;
+        let b = Box::into_raw(fallible::try_box(|| OnityBatch {
             size: std::mem::size_of::<OnityBatch>() as u32,
             submit_capacity,
-            submit: std::ptr::null_mut(),
+            submit: st.records,
             submit_count: 0,
             resumed_consumed: 0,
-            resumed: std::ptr::null(),
+            resumed: st.resumed.as_ptr(),
             resumed_count: 0,
             reserved: 0,
             internal: std::ptr::null_mut(),
-            fast_submit: std::ptr::null_mut(),
+            fast_submit: st.fast_records,
             fast_capacity: submit_capacity,
             fast_count: 0,
-            fast_resumed: std::ptr::null(),
+            fast_resumed: (&[] as &[u32]).as_ptr(),
             fast_resumed_count: 0,
             reserved2: 0,
-        }));
-        let lane = match r.rt.create_lane(batch_emit, b as *mut c_void) {
-            Ok(l) => l,
+        })?);
+        // SAFETY: owner thread, short borrow.
+        let room = fallible::reserve(unsafe { r.batches() }, 1);
+        let lane = room.and_then(|()| r.rt.create_lane(batch_emit, b as *mut c_void));
+        match lane {
+            Ok(l) => st.lane = l,
             Err(e) => {
                 // SAFETY: just made, never shared.
                 drop(unsafe { Box::from_raw(b) });
                 return Err(e.into());
             }
-        };
-        let st = Box::new(BatchState {
-            records: Box::into_raw(vec![zero; cap].into_boxed_slice()) as *mut OnityBatchRecord,
-            fast_records: Box::into_raw(vec![0u64; cap].into_boxed_slice()) as *mut u64,
-            capacity: cap,
-            resumed: Vec::with_capacity(1024),
-            outstanding: 0,
-            lane,
-        });
+        }
         // SAFETY: `b` was just made on this thread; nobody else has it yet.
         unsafe {
-            (*b).submit = st.records;
-            (*b).fast_submit = st.fast_records;
-            (*b).resumed = st.resumed.as_ptr();
             (*b).internal = Box::into_raw(st) as *mut c_void;
-            let report: &[u32] = &[];
-            (*b).fast_resumed = report.as_ptr();
             r.batches().push(b);
         }
         out.set(b)

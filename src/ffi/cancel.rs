@@ -7,7 +7,7 @@ use super::status::OnityStatus;
 
 /// Creates a cancellation source and writes its handle (= its token) to
 /// `*out_source`. Owner thread. Errors: `NULL_POINTER`, `WRONG_THREAD`,
-/// `EXHAUSTED`, `REENTRANT`.
+/// `EXHAUSTED`, `REENTRANT`, `OUT_OF_MEMORY` (nothing made).
 #[no_mangle]
 pub extern "C" fn onity_cancel_source_create(runtime: *mut OnityRuntime, out_source: *mut u64) -> OnityStatus {
     crate::ffi!({

@@ -25,7 +25,7 @@ use std::sync::atomic::Ordering;
 
 use super::batch::{file, file_first, lookup};
 use super::error::Out;
-use super::object::{runtime_ref, OnityRuntime};
+use super::object::{runtime_ref, OnityRuntime, RuntimeObject};
 use super::status::OnityStatus;
 use super::types::{OnityBatch, OnityDeferredFrame, OnityFrameInfo};
 use crate::core::{self, FrameInfo};
@@ -36,14 +36,14 @@ use crate::core::{self, FrameInfo};
 /// (`wait.rs`), so that its usual path keeps no register across a call it
 /// does not make.
 #[inline(always)]
-pub(crate) fn frame_pending(r: &OnityRuntime) -> bool {
+pub(crate) fn frame_pending(r: &RuntimeObject) -> bool {
     r.deferred_pending().load(Ordering::Relaxed) != 0
 }
 
 /// Applies the frame the host deferred, if any (see the module docs). Off
 /// the owner thread it leaves it to the owner.
 #[inline(always)]
-pub(crate) fn sync_frame(r: &OnityRuntime) {
+pub(crate) fn sync_frame(r: &RuntimeObject) {
     if frame_pending(r) {
         apply(r);
     }
@@ -55,7 +55,7 @@ pub(crate) fn sync_frame(r: &OnityRuntime) {
 /// # Safety
 /// As [`runtime_ref`].
 #[inline(always)]
-pub(crate) unsafe fn frame_ref<'a>(p: *const OnityRuntime) -> Result<&'a OnityRuntime, OnityStatus> {
+pub(crate) unsafe fn frame_ref<'a>(p: *const OnityRuntime) -> Result<&'a RuntimeObject, OnityStatus> {
     let r = runtime_ref(p)?;
     sync_frame(r);
     Ok(r)
@@ -72,7 +72,7 @@ pub(crate) fn core_at_frame<'a>(p: *const OnityRuntime) -> Result<&'a core::Runt
 
 #[cold]
 #[inline(never)]
-fn apply(r: &OnityRuntime) {
+fn apply(r: &RuntimeObject) {
     if !r.rt.is_owner_thread() {
         return;
     }
@@ -149,7 +149,7 @@ pub extern "C" fn onity_batch_deferred_frame(
 
 /// Unbinds `batch` from the deferred frame if it is bound (it is being
 /// destroyed). Owner thread.
-pub(super) fn unbind(r: &OnityRuntime, batch: *mut OnityBatch) {
+pub(super) fn unbind(r: &RuntimeObject, batch: *mut OnityBatch) {
     if r.deferred_batch().get() == batch {
         r.deferred_batch().set(std::ptr::null_mut());
     }

@@ -63,11 +63,12 @@ fn frame_alloc(
         core_of(runtime)?;
         return Err(OnityStatus::NullPointer);
     }
-    // NULL first, so every error leaves it NULL (a bad runtime's too);
-    // success overwrites it.
-    // SAFETY: checked non-null, provided by the caller.
-    unsafe { *out_ptr = std::ptr::null_mut() };
-    let rt = core_of(runtime)?;
+    // Every error leaves it NULL: a bad runtime's here, the others in
+    // `alloc_checked`.
+    let rt = match core_of(runtime) {
+        Ok(rt) => rt,
+        Err(e) => return Err(null_out(out_ptr, e)),
+    };
     match Lifetime::from_u32(lifetime) {
         Some(lt) if size <= usize::MAX as u64 => match rt.frame_alloc_fast(lt, size as usize, align as usize) {
             Some(p) => {
@@ -79,6 +80,15 @@ fn frame_alloc(
         },
         _ => alloc_checked(rt, size, align, lifetime, out_ptr),
     }
+}
+
+/// Sets `*out_ptr` to NULL and returns `e` (off the fast path).
+#[cold]
+#[inline(never)]
+fn null_out(out_ptr: *mut *mut c_void, e: OnityStatus) -> OnityStatus {
+    // SAFETY: checked non-null by the caller, provided by the host.
+    unsafe { *out_ptr = std::ptr::null_mut() };
+    e
 }
 
 /// Every case of `onity_frame_alloc` but the fast path: `*out_ptr` is NULL

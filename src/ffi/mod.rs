@@ -22,7 +22,8 @@
 //!   the core; enum-valued inputs are plain `u32` and converted here (the
 //!   enums themselves are defined once, in `src/core/types.rs`).
 
-// Exported functions take raw pointers from C and check them (null, magic);
+// Exported functions take raw pointers from C and check them (null, the
+// live-runtime table);
 // they cannot be `unsafe fn` without changing nothing for C callers.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 

@@ -1,35 +1,55 @@
 //! The opaque `OnityRuntime` a C host holds, and the one check of a runtime
-//! pointer every export makes. (Issue 17's live-runtime table replaces the
-//! magic check here, and nowhere else.)
+//! pointer every export makes ([`runtime_ref`]).
+//!
+//! The pointer a host holds is not the runtime's memory: it is a cell of a
+//! static table, [`CELLS`], one per runtime tag (the process has 255 tags,
+//! `core::tags`; a tag is unique among live runtimes). A cell holds a
+//! pointer to its live runtime, or null. Checking a pointer is a range and
+//! alignment test against the table and one load of the cell: nothing is
+//! read through memory the caller owns, so a garbage, freed, unmapped or
+//! copied pointer is `InvalidRuntime` without a read through it.
+//!
+//! A destroyed runtime's cell is reused when its tag is: tags are handed out
+//! round robin, so every other free tag is used first (254 creations when no
+//! other runtime is alive) before a destroyed runtime's pointer designates
+//! a runtime again (then it is the new one; the old runtime's handles stay
+//! `StaleHandle` there). Documented on `ONITY_STATUS_INVALID_RUNTIME`.
 
 use std::cell::{Cell, UnsafeCell};
-use std::sync::atomic::AtomicU32;
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 
 use super::status::OnityStatus;
 use super::types::{OnityBatch, OnityDeferredFrame, OnityFrameInfo};
 use crate::core;
 
-/// The first 8 bytes of a live runtime. Its upper half is all ones so that
-/// it is a sign-extended 32-bit immediate: the check is one compare with
-/// memory on x86_64 ("ONIT" in the low half).
-const MAGIC: u64 = 0xffff_ffff_4f4e_4954;
-const DEAD: u64 = 0xdead_dead_dead_dead;
-
 /// An Onity runtime. Opaque; create with `onity_runtime_create`.
+// Inside: a cell of the live-runtime table. 64 bytes, aligned, so that a
+// byte copy of the first 64 bytes a host makes is of one cell, and no two
+// cells share a cache line.
+#[repr(align(64))]
 pub struct OnityRuntime {
-    // The only field, at offset 0 (asserted below), and `repr(C)` with
-    // `magic` first: the best-effort check of a bad pointer reads the first
-    // 8 bytes it points to and nothing past them.
-    f: RuntimeFields,
+    live: AtomicPtr<RuntimeObject>,
 }
 
-#[repr(C)]
-#[doc(hidden)]
-pub struct RuntimeFields {
-    magic: u64,
-    /// The deferred frame begin shared with the host (`deferred.rs`), next
-    /// to `magic` so that its `pending` word shares the cache line every
-    /// export reads: written by the host on the owner thread between calls;
+/// Cells in the table: one per runtime tag (tag 0 is never used: its cell
+/// stays null).
+const CELL_COUNT: usize = 256;
+const CELL_SHIFT: u32 = 6;
+const _: () = assert!(std::mem::size_of::<OnityRuntime>() == 1 << CELL_SHIFT);
+const _: () = assert!(CELL_COUNT == u8::MAX as usize + 1);
+
+/// The live-runtime table: `CELLS[tag]` points at the live runtime with
+/// that tag, or is null.
+static CELLS: [OnityRuntime; CELL_COUNT] =
+    [const { OnityRuntime { live: AtomicPtr::new(ptr::null_mut()) } }; CELL_COUNT];
+
+/// What a runtime pointer designates while its runtime lives.
+#[repr(C)] // `deferred` first (its comment)
+pub(crate) struct RuntimeObject {
+    /// The deferred frame begin shared with the host (`deferred.rs`), first
+    /// so that its `pending` word shares the cache line the pointer check's
+    /// load leads to: written by the host on the owner thread between calls;
     /// `pending` is read atomically (any thread).
     deferred: UnsafeCell<OnityDeferredFrame>,
     pub(crate) rt: core::Runtime,
@@ -40,29 +60,17 @@ pub struct RuntimeFields {
     deferred_batch: Cell<*mut OnityBatch>,
 }
 
-const _: () = assert!(std::mem::offset_of!(OnityRuntime, f) == 0);
-
-impl std::ops::Deref for OnityRuntime {
-    type Target = RuntimeFields;
-    fn deref(&self) -> &RuntimeFields {
-        &self.f
-    }
-}
-
-impl OnityRuntime {
-    /// A new runtime object, for `Box::into_raw`.
-    pub(crate) fn new(rt: core::Runtime) -> OnityRuntime {
+impl RuntimeObject {
+    /// A new runtime object, for [`publish`].
+    pub(crate) fn new(rt: core::Runtime) -> RuntimeObject {
         let info =
             OnityFrameInfo { size: 0, reserved: 0, frame: 0, delta_time: 0.0, unscaled_delta_time: 0.0, realtime: 0.0 };
         let deferred = OnityDeferredFrame { pending: 0, submit_split: 0, fast_split: 0, status: 0, info };
-        OnityRuntime {
-            f: RuntimeFields {
-                magic: MAGIC,
-                deferred: UnsafeCell::new(deferred),
-                rt,
-                batches: UnsafeCell::new(Vec::new()),
-                deferred_batch: Cell::new(std::ptr::null_mut()),
-            },
+        RuntimeObject {
+            deferred: UnsafeCell::new(deferred),
+            rt,
+            batches: UnsafeCell::new(Vec::new()),
+            deferred_batch: Cell::new(ptr::null_mut()),
         }
     }
 
@@ -77,7 +85,7 @@ impl OnityRuntime {
     pub(crate) fn deferred_pending(&self) -> &AtomicU32 {
         // SAFETY: the field lives as long as `self`, is 4-aligned, and is
         // only ever accessed atomically on the runtime's side.
-        unsafe { AtomicU32::from_ptr(std::ptr::addr_of_mut!((*self.deferred.get()).pending)) }
+        unsafe { AtomicU32::from_ptr(ptr::addr_of_mut!((*self.deferred.get()).pending)) }
     }
 
     /// The batch the deferred frame's splits count (owner thread only).
@@ -94,43 +102,55 @@ impl OnityRuntime {
     pub(crate) unsafe fn batches(&self) -> &mut Vec<*mut OnityBatch> {
         &mut *self.batches.get()
     }
+}
 
-    /// Frees a runtime made by `onity_runtime_create` (already closed),
-    /// returning its batches for the caller to free.
-    ///
-    /// # Safety
-    /// `p` came from `Box::into_raw` of [`OnityRuntime::new`] and is freed
-    /// once; nothing uses it afterwards.
-    pub(crate) unsafe fn free(p: *mut OnityRuntime) -> Vec<*mut OnityBatch> {
-        let mut boxed = Box::from_raw(p);
-        boxed.f.magic = DEAD;
-        std::mem::take(boxed.f.batches.get_mut())
-    }
+/// Makes `obj` live: stores it in the cell of its tag and returns the
+/// cell, the pointer the host gets.
+pub(crate) fn publish(obj: Box<RuntimeObject>) -> *mut OnityRuntime {
+    let cell = &CELLS[obj.rt.tag() as usize];
+    // The tag is unique among live runtimes and a cell is cleared before
+    // its runtime (and tag) is dropped.
+    debug_assert!(cell.live.load(Ordering::Relaxed).is_null());
+    cell.live.store(Box::into_raw(obj), Ordering::Release);
+    cell as *const OnityRuntime as *mut OnityRuntime
+}
+
+/// Frees the runtime behind `p` (already closed), returning its batches for
+/// the caller to free. Its cell is cleared first: from here on `p` is
+/// `InvalidRuntime`.
+///
+/// # Safety
+/// `p` passed [`runtime_ref`]; its runtime is closed and nothing uses it
+/// any more.
+pub(crate) unsafe fn free(p: *mut OnityRuntime) -> Vec<*mut OnityBatch> {
+    let obj = (*p).live.swap(ptr::null_mut(), Ordering::AcqRel);
+    let mut boxed = Box::from_raw(obj);
+    std::mem::take(boxed.batches.get_mut())
 }
 
 /// Borrows the runtime behind `p`: `NullPointer`, or `InvalidRuntime` for
-/// a misaligned pointer or one whose first 8 bytes are not a live
-/// runtime's magic.
+/// any pointer that is not the cell of a live runtime. Nothing is read
+/// through `p` unless it points at a cell of [`CELLS`].
 ///
 /// # Safety
-/// `p` is null or was returned by `onity_runtime_create` and not destroyed
-/// (a best-effort check catches other pointers that are readable).
+/// A runtime is not destroyed while the borrow lives (the documented
+/// contract of every export).
 #[inline(always)]
-pub(crate) unsafe fn runtime_ref<'a>(p: *const OnityRuntime) -> Result<&'a OnityRuntime, OnityStatus> {
-    // A garbage pointer may be misaligned: check before making a reference,
-    // and read the magic (the first 8 bytes) without one. Null and
-    // misaligned pointers fail one test: `p - ALIGN`, rotated left by one,
-    // has its low bits clear only when `p` is a non-null multiple of the
-    // alignment (null wraps to a value with the top bit set). Which error it
-    // is, is told apart off the fast path.
-    const ALIGN: usize = std::mem::align_of::<OnityRuntime>();
-    const _: () = assert!(ALIGN.is_power_of_two() && ALIGN >= 8);
-    if (p as usize).wrapping_sub(ALIGN).rotate_left(1) & (2 * ALIGN - 1) != 0
-        || std::ptr::read(p as *const u64) != MAGIC
-    {
+pub(crate) unsafe fn runtime_ref<'a>(p: *const OnityRuntime) -> Result<&'a RuntimeObject, OnityStatus> {
+    // One test for "inside the table and on a cell boundary": the offset
+    // from the table, rotated right by the cell shift, moves a misaligned
+    // offset's low bits to the top; below the cell count only for a cell.
+    // Null and every pointer outside the table fail it too.
+    let off = (p as usize).wrapping_sub(CELLS.as_ptr() as usize);
+    if off.rotate_right(CELL_SHIFT) >= CELL_COUNT {
         return Err(bad_runtime(p));
     }
-    Ok(&*p)
+    // SAFETY: `p` is the address of a cell of the static table.
+    let obj = (*p).live.load(Ordering::Acquire);
+    if obj.is_null() {
+        return Err(OnityStatus::InvalidRuntime);
+    }
+    Ok(&*obj)
 }
 
 #[cold]
@@ -146,7 +166,23 @@ fn bad_runtime(p: *const OnityRuntime) -> OnityStatus {
 /// The core runtime behind `p` (see [`runtime_ref`]).
 #[inline(always)]
 pub(crate) fn core_of<'a>(p: *const OnityRuntime) -> Result<&'a core::Runtime, OnityStatus> {
-    // SAFETY: the caller passes a pointer from onity_runtime_create
+    // SAFETY: the caller does not destroy the runtime during the call
     // (documented for every export).
     unsafe { runtime_ref(p) }.map(|r| &r.rt)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pointers near and inside the table that are not a live cell.
+    #[test]
+    fn only_a_live_cell_passes() {
+        let base = CELLS.as_ptr() as usize;
+        for p in [0, 0x10, 0x7fff_ffff_fff0, base - 64, base + 1, base + 8, base + 63, base + 64 * CELL_COUNT, base] {
+            let want = if p == 0 { OnityStatus::NullPointer } else { OnityStatus::InvalidRuntime };
+            // SAFETY: the check reads only cells of the table.
+            assert_eq!(unsafe { runtime_ref(p as *const OnityRuntime) }.err(), Some(want), "{p:#x}");
+        }
+    }
 }

@@ -5,7 +5,7 @@ use std::ffi::c_char;
 use super::batch;
 use super::deferred::{core_at_frame, frame_ref};
 use super::error::{arg, Out};
-use super::object::{core_of, OnityRuntime};
+use super::object::{self, core_of, OnityRuntime, RuntimeObject};
 use super::status::OnityStatus;
 use super::types::*;
 use crate::core::frame_alloc::FrameAllocConfig;
@@ -81,7 +81,7 @@ pub extern "C" fn onity_runtime_config_init(config: *mut OnityRuntimeConfig, siz
 /// `onity_runtime_destroy` on the same thread. Several runtimes may coexist.
 /// Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT` (rewind timing,
 /// `frame_alloc_max_chunk_bytes`, `frame_alloc_prefault` or `reserved` out of
-/// range), `EXHAUSTED` (255 runtimes alive).
+/// range), `EXHAUSTED` (255 runtimes alive), `OUT_OF_MEMORY` (nothing made).
 #[no_mangle]
 pub extern "C" fn onity_runtime_create(
     config: *const OnityRuntimeConfig,
@@ -143,8 +143,8 @@ pub extern "C" fn onity_runtime_create(
         };
         let rt = crate::core::Runtime::try_new(core_cfg)?;
         // Out of memory here drops `rt` (never shared: nothing to close).
-        let obj = crate::core::fallible::try_box(|| OnityRuntime::new(rt))?;
-        out.set(Box::into_raw(obj))
+        let obj = crate::core::fallible::try_box(|| RuntimeObject::new(rt))?;
+        out.set(object::publish(obj))
     })
 }
 
@@ -172,7 +172,7 @@ pub extern "C" fn onity_runtime_destroy(runtime: *mut OnityRuntime) -> OnityStat
         core_of(runtime)?.close()?;
         // SAFETY: created by onity_runtime_create, still live (checked), and
         // closed: nothing runs on it any more.
-        for b in unsafe { OnityRuntime::free(runtime) } {
+        for b in unsafe { object::free(runtime) } {
             // SAFETY: listed batches are live and freed once.
             unsafe { batch::free(b) };
         }

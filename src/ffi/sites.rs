@@ -14,6 +14,11 @@
 //! wait whose continuation consumes it and calls the callback with 0: same
 //! queue, order, cancellation and destruction rules, and it appears in the
 //! report until it has run.
+//!
+//! Out of memory while capture is on: a task (or task wait) whose site
+//! cannot be stored is made without one (reported under
+//! `ONITY_SITE_NONE`); a callback wait whose callback cannot be stored is
+//! not made (`OUT_OF_MEMORY`).
 
 use std::ffi::{c_char, c_void};
 
@@ -95,7 +100,8 @@ fn site(file: *const c_char, line: u32) -> Option<SiteRef> {
 
 /// Turns site capture on (`enabled` = 1) or off (0, the default). Owner
 /// thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`,
-/// `INVALID_ARGUMENT` (other values). ABI 1.2.
+/// `INVALID_ARGUMENT` (other values), `OUT_OF_MEMORY` (turning it on the
+/// first time: capture stays off). ABI 1.2.
 #[no_mangle]
 pub extern "C" fn onity_runtime_set_site_capture(runtime: *mut OnityRuntime, enabled: u32) -> OnityStatus {
     crate::ffi!({
@@ -113,8 +119,8 @@ pub extern "C" fn onity_runtime_set_site_capture(runtime: *mut OnityRuntime, ena
 /// `out_lines` and the number of lines to `*out_count` (which may exceed
 /// `capacity`); `out_lines` may be NULL when `capacity` is 0. Scans every
 /// task slot; allocates only the first time (and when sites were added).
-/// Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`.
-/// ABI 1.2.
+/// Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`,
+/// `OUT_OF_MEMORY` (nothing written). ABI 1.2.
 #[no_mangle]
 pub extern "C" fn onity_runtime_site_report(
     runtime: *mut OnityRuntime,

@@ -43,7 +43,14 @@ pub enum OnityStatus {
     Panic = 15,
     /// A capacity limit was reached (task table full, allocator cap).
     Exhausted = 16,
-    /// The runtime pointer does not point at a live runtime.
+    /// The runtime pointer is not a live runtime: garbage, misaligned,
+    /// unmapped, a copy of a runtime, or a destroyed runtime. Checked
+    /// against the table of live runtimes without reading through the
+    /// pointer. A destroyed runtime's pointer stays INVALID_RUNTIME until
+    /// its table entry is reused: entries are handed out round robin, so
+    /// every other free entry is used first (254 creations when no other
+    /// runtime is alive, fewer while some are); from then on it designates
+    /// the new runtime (the old runtime's handles are STALE_HANDLE there).
     InvalidRuntime = 17,
     /// The requested alignment is not a power of two or is above 4096.
     InvalidAlignment = 18,

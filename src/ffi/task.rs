@@ -15,7 +15,7 @@ use crate::core::TaskState;
 /// Creates a manual completion source (a pending task) and writes its handle
 /// to `*out_task`. Owner thread. Consume it once it has completed.
 /// Errors: `NULL_POINTER`, `WRONG_THREAD`, `EXHAUSTED` (4M live tasks),
-/// `REENTRANT` (runtime being destroyed).
+/// `REENTRANT` (runtime being destroyed), `OUT_OF_MEMORY` (nothing made).
 #[no_mangle]
 pub extern "C" fn onity_task_create(runtime: *mut OnityRuntime, out_task: *mut u64) -> OnityStatus {
     crate::ffi!({

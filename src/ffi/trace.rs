@@ -69,8 +69,9 @@ pub extern "C" fn onity_trace_counts(
 /// larger buffer (`buf` may be NULL then). The JSON is made once per batch
 /// of new events and kept by the runtime (no allocation when nothing was
 /// recorded since). Owner thread. Errors: `NULL_POINTER` (`out_len`, or
-/// `buf` with a non-zero capacity), `INVALID_RUNTIME`, `WRONG_THREAD`. ABI
-/// 1.2.
+/// `buf` with a non-zero capacity), `INVALID_RUNTIME`, `WRONG_THREAD`,
+/// `OUT_OF_MEMORY` (the JSON could not be made; recording goes on, and a
+/// later call tries again). ABI 1.2.
 #[no_mangle]
 pub extern "C" fn onity_trace_dump(
     runtime: *mut OnityRuntime,

@@ -19,7 +19,7 @@ use std::ffi::{c_char, c_void};
 
 use super::deferred::{frame_pending, sync_frame};
 use super::error::{arg, Out};
-use super::object::{runtime_ref, OnityRuntime};
+use super::object::{runtime_ref, OnityRuntime, RuntimeObject};
 use super::status::OnityStatus;
 use super::types::OnityCallback;
 use crate::core::sites::SiteRef;
@@ -89,7 +89,7 @@ pub(super) fn schedule_at(
 fn schedule_deferred(
     // In the registers the callback forms of Yield and NextFrame get their
     // arguments in (no move on the usual path).
-    r: &OnityRuntime,
+    r: &RuntimeObject,
     timing: u32,
     token: u64,
     callback: OnityCallback,
@@ -149,7 +149,8 @@ fn file_wait(
 /// `UINT32_MAX`), or is canceled (the same fields); so do the tasks of the
 /// other waits. Owner thread.
 /// Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (timing), `INVALID_HANDLE` /
-/// `STALE_HANDLE` / `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT`.
+/// `STALE_HANDLE` / `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT`,
+/// `EXHAUSTED` (task table full), `OUT_OF_MEMORY` (nothing made).
 #[no_mangle]
 pub extern "C" fn onity_yield(runtime: *mut OnityRuntime, timing: u32, token: u64, out_task: *mut u64) -> OnityStatus {
     crate::ffi!({ schedule(runtime, WaitKind::Yield, timing, 0, 0.0, 0, token, Target::Task(out_task)) })

@@ -89,7 +89,14 @@ namespace Onity.Native
         /// </summary>
         Exhausted = 16,
         /// <summary>
-        /// The runtime pointer does not point at a live runtime.
+        /// The runtime pointer is not a live runtime: garbage, misaligned,
+        /// unmapped, a copy of a runtime, or a destroyed runtime. Checked
+        /// against the table of live runtimes without reading through the
+        /// pointer. A destroyed runtime's pointer stays INVALID_RUNTIME until
+        /// its table entry is reused: entries are handed out round robin, so
+        /// every other free entry is used first (254 creations when no other
+        /// runtime is alive, fewer while some are); from then on it designates
+        /// the new runtime (the old runtime's handles are STALE_HANDLE there).
         /// </summary>
         InvalidRuntime = 17,
         /// <summary>

@@ -109,7 +109,7 @@ namespace Onity.Native
         /// Creates a batch with room for `submit_capacity` records (1 to 1,048,576)
         /// and writes it to `*out_batch`. It lives until `onity_batch_destroy` or the
         /// runtime's destruction. Owner thread. Errors: `NULL_POINTER`,
-        /// `COUNT_OUT_OF_RANGE`, `WRONG_THREAD`.
+        /// `COUNT_OUT_OF_RANGE`, `WRONG_THREAD`, `OUT_OF_MEMORY` (nothing made).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_batch_create", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_batch_create(IntPtr runtime, uint submit_capacity, OnityBatch** out_batch);
@@ -201,7 +201,7 @@ namespace Onity.Native
         /// <summary>
         /// Creates a cancellation source and writes its handle (= its token) to
         /// `*out_source`. Owner thread. Errors: `NULL_POINTER`, `WRONG_THREAD`,
-        /// `EXHAUSTED`, `REENTRANT`.
+        /// `EXHAUSTED`, `REENTRANT`, `OUT_OF_MEMORY` (nothing made).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_cancel_source_create", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_cancel_source_create(IntPtr runtime, ulong* out_source);
@@ -402,7 +402,7 @@ namespace Onity.Native
         /// `onity_runtime_destroy` on the same thread. Several runtimes may coexist.
         /// Errors: `NULL_POINTER`, `SIZE_MISMATCH`, `INVALID_ARGUMENT` (rewind timing,
         /// `frame_alloc_max_chunk_bytes`, `frame_alloc_prefault` or `reserved` out of
-        /// range), `EXHAUSTED` (255 runtimes alive).
+        /// range), `EXHAUSTED` (255 runtimes alive), `OUT_OF_MEMORY` (nothing made).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_runtime_create", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_runtime_create(OnityRuntimeConfig* config, IntPtr* out_runtime);
@@ -462,7 +462,8 @@ namespace Onity.Native
         /// <summary>
         /// Turns site capture on (`enabled` = 1) or off (0, the default). Owner
         /// thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`,
-        /// `INVALID_ARGUMENT` (other values). ABI 1.2.
+        /// `INVALID_ARGUMENT` (other values), `OUT_OF_MEMORY` (turning it on the
+        /// first time: capture stays off). ABI 1.2.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_runtime_set_site_capture", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_runtime_set_site_capture(IntPtr runtime, uint enabled);
@@ -474,8 +475,8 @@ namespace Onity.Native
         /// `out_lines` and the number of lines to `*out_count` (which may exceed
         /// `capacity`); `out_lines` may be NULL when `capacity` is 0. Scans every
         /// task slot; allocates only the first time (and when sites were added).
-        /// Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`.
-        /// ABI 1.2.
+        /// Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`,
+        /// `OUT_OF_MEMORY` (nothing written). ABI 1.2.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_runtime_site_report", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_runtime_site_report(IntPtr runtime, ulong min_age_frames, OnitySiteReport* out_lines, uint capacity, uint* out_count);
@@ -551,7 +552,7 @@ namespace Onity.Native
         /// Creates a manual completion source (a pending task) and writes its handle
         /// to `*out_task`. Owner thread. Consume it once it has completed.
         /// Errors: `NULL_POINTER`, `WRONG_THREAD`, `EXHAUSTED` (4M live tasks),
-        /// `REENTRANT` (runtime being destroyed).
+        /// `REENTRANT` (runtime being destroyed), `OUT_OF_MEMORY` (nothing made).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_task_create", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_task_create(IntPtr runtime, ulong* out_task);
@@ -654,8 +655,9 @@ namespace Onity.Native
         /// larger buffer (`buf` may be NULL then). The JSON is made once per batch
         /// of new events and kept by the runtime (no allocation when nothing was
         /// recorded since). Owner thread. Errors: `NULL_POINTER` (`out_len`, or
-        /// `buf` with a non-zero capacity), `INVALID_RUNTIME`, `WRONG_THREAD`. ABI
-        /// 1.2.
+        /// `buf` with a non-zero capacity), `INVALID_RUNTIME`, `WRONG_THREAD`,
+        /// `OUT_OF_MEMORY` (the JSON could not be made; recording goes on, and a
+        /// later call tries again). ABI 1.2.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_trace_dump", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_trace_dump(IntPtr runtime, IntPtr buf, UIntPtr capacity, UIntPtr* out_len);
@@ -762,7 +764,8 @@ namespace Onity.Native
         /// `UINT32_MAX`), or is canceled (the same fields); so do the tasks of the
         /// other waits. Owner thread.
         /// Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (timing), `INVALID_HANDLE` /
-        /// `STALE_HANDLE` / `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT`.
+        /// `STALE_HANDLE` / `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT`,
+        /// `EXHAUSTED` (task table full), `OUT_OF_MEMORY` (nothing made).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_yield", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_yield(IntPtr runtime, uint timing, ulong token, ulong* out_task);

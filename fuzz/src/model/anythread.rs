@@ -193,7 +193,7 @@ impl Sim<'_> {
             },
             4 => {
                 let src = self.inp.pick(&alive);
-                // SAFETY: a live runtime is a heap allocation of more than 64 bytes.
+                // SAFETY: a runtime pointer designates 64 readable bytes (a table cell).
                 unsafe { ptr::copy_nonoverlapping(src as *const u8, base, 64) };
                 base as *mut OnityRuntime
             }

@@ -40,17 +40,14 @@ mod worker;
 pub use input::Input;
 use sim::Sim;
 
-/// Issue 17, phase B: the core fixes of defects 1, 3, 4 and 7 have landed.
-/// Turn this on (or set `ONITY_FUZZ_ISSUE17=all`) in the change that lands
-/// the last of them; until then [`ISSUE17_FIXED`] holds those that landed.
-pub const ISSUE17_PHASE_B: bool = false;
+/// Issue 17, phase B: the core fixes of defects 1, 3, 4 and 7 have landed
+/// (#7, the live-runtime table, last): every prediction is on.
+pub const ISSUE17_PHASE_B: bool = true;
 
-/// The predictions of the defects fixed so far, on by default: #1 (handles
-/// never alias across runtimes), #3 (`*out_ptr` NULL for a bad runtime) and
-/// #4 (wait records: idle <= capacity). #7 (live-runtime table) is still
-/// open.
-pub const ISSUE17_FIXED: Issue17 =
-    Issue17 { no_alias: true, frame_alloc_out_null: true, wait_idle_le_capacity: true, bad_runtime_pointers: false };
+/// The predictions of the defects fixed so far: all of them, #1 (handles
+/// never alias across runtimes), #3 (`*out_ptr` NULL for a bad runtime),
+/// #4 (wait records: idle <= capacity) and #7 (live-runtime table).
+pub const ISSUE17_FIXED: Issue17 = Issue17::ALL;
 
 /// The predictions of issue 17's defects, each one switchable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -410,7 +410,9 @@ impl FrameAllocator {
         // SAFETY: as above.
         let rebound = unsafe { (*cache).entries[0].id } != self.hot.id;
         if rebound {
-            self.slots.rebind(cache, self.hot.id, stamp, epoch);
+            if !self.slots.rebind(cache, self.hot.id, stamp, epoch) {
+                return Err(self.fail(AllocError::OutOfMemory));
+            }
         } else {
             // SAFETY: as above.
             unsafe { per_thread::renew(&mut (*cache).entries[0], stamp, epoch) };

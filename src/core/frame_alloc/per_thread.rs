@@ -3,8 +3,8 @@
 
 use std::cell::{RefCell, UnsafeCell};
 use std::ptr::{self, NonNull};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
 
 use super::config::{lock, CACHE_ENTRIES, LINE, MAX_CHUNK_BYTES, OVERFLOW_ARENAS, RECENT_BYTES, RECENT_ONE};
 use super::home::HomeCell;
@@ -199,7 +199,7 @@ thread_local! {
 
 /// Releases this thread's slots (in every allocator still alive) when the
 /// thread exits, so that new threads reuse them instead of adding slots.
-struct ExitGuard(RefCell<Vec<Weak<ThreadSlot>>>);
+struct ExitGuard(RefCell<Vec<SlotWatch>>);
 
 impl Drop for ExitGuard {
     fn drop(&mut self) {
@@ -213,11 +213,12 @@ impl Drop for ExitGuard {
             let c = unsafe { &mut *c.get() };
             c.entries = [Entry::EMPTY; CACHE_ENTRIES];
         });
-        for slot in self.0.get_mut().drain(..) {
-            if let Some(s) = slot.upgrade() {
+        for w in self.0.get_mut().drain(..) {
+            if w.owned() {
                 // Release: the next owner (Acquire in `register`) sees every
-                // write this thread made to the slot.
-                s.token.store(0, Ordering::Release);
+                // write this thread made to the slot. (Its allocator may be
+                // dropping meanwhile: `w` keeps the memory alive.)
+                w.slot().token.store(0, Ordering::Release);
             }
         }
     }
@@ -253,12 +254,12 @@ pub(super) unsafe fn bump(b: &mut Bump, size: usize, align: usize) -> Option<Non
 /// The slots of one allocator, one per thread that allocated while alive.
 #[derive(Default)]
 pub(super) struct Slots {
-    list: Mutex<Vec<Arc<ThreadSlot>>>,
+    list: Mutex<Vec<SlotRc>>,
 }
 
 impl Slots {
     /// The slots, locked.
-    pub(super) fn lock(&self) -> MutexGuard<'_, Vec<Arc<ThreadSlot>>> {
+    pub(super) fn lock(&self) -> MutexGuard<'_, Vec<SlotRc>> {
         lock(&self.list)
     }
 
@@ -268,9 +269,11 @@ impl Slots {
     /// older epoch.
     ///
     /// Only called when entry 0 is not ours.
+    /// False (nothing changed) when out of memory for this thread's first
+    /// slot.
     #[cold]
     #[inline(never)]
-    pub(super) fn rebind(&self, cache: *mut Cache, id: u64, stamp: u64, epoch: u64) {
+    pub(super) fn rebind(&self, cache: *mut Cache, id: u64, stamp: u64, epoch: u64) -> bool {
         // SAFETY (every `&mut *cache`): as in `alloc_slow`.
         let (found, token) = unsafe {
             let c = &mut *cache;
@@ -291,7 +294,9 @@ impl Slots {
             } else {
                 token
             };
-            let slot = self.register(token);
+            let Some(slot) = self.register(token) else {
+                return false;
+            };
             // SAFETY: as above. The evicted last entry holds no resource.
             unsafe {
                 let c = &mut *cache;
@@ -306,38 +311,147 @@ impl Slots {
         }
         // SAFETY: as above.
         unsafe { renew(&mut (*cache).entries[0], stamp, epoch) };
+        true
     }
 
     /// Finds this thread's slot, or takes over the slot of an exited thread,
-    /// or creates one.
-    fn register(&self, token: u64) -> *const ThreadSlot {
-        let slot = {
+    /// or creates one; `None` (nothing changed) when out of memory.
+    fn register(&self, token: u64) -> Option<*const ThreadSlot> {
+        // Room for the exit guard's entry first. If the thread is already
+        // being torn down the guard is gone: the slot then stays this
+        // thread's.
+        let guard_room = EXIT_GUARD.try_with(|g| {
+            let mut v = g.0.borrow_mut();
+            v.retain(SlotWatch::owned);
+            v.try_reserve(1).is_ok()
+        });
+        if guard_room == Ok(false) {
+            return None;
+        }
+        let watch = {
             let mut slots = lock(&self.list);
             // This thread's own (its cache entry was evicted).
             if let Some(s) = slots.iter().find(|s| s.token.load(Ordering::Relaxed) == token) {
-                return Arc::as_ptr(s);
+                return Some(s.as_ptr());
             }
             // Acquire: pairs with the Release of the exited thread's guard.
             match slots
                 .iter()
                 .find(|s| s.token.compare_exchange(0, token, Ordering::Acquire, Ordering::Relaxed).is_ok())
             {
-                Some(s) => s.clone(),
+                Some(s) => s.watch(),
                 None => {
-                    let s = Arc::new(ThreadSlot::new(token));
-                    slots.push(s.clone());
-                    s
+                    slots.try_reserve(1).ok()?;
+                    let s = SlotRc::try_new(token)?;
+                    let w = s.watch();
+                    slots.push(s);
+                    w
                 }
             }
         };
-        // Release it when this thread exits. If the thread is already being
-        // torn down the guard is gone: the slot then stays this thread's.
-        let _ = EXIT_GUARD.try_with(|g| {
-            let mut v = g.0.borrow_mut();
-            v.retain(|w| w.strong_count() > 0);
-            v.push(Arc::downgrade(&slot));
-        });
-        Arc::as_ptr(&slot)
+        let slot = watch.slot() as *const ThreadSlot;
+        // Release it when this thread exits (room reserved above).
+        let _ = EXIT_GUARD.try_with(|g| g.0.borrow_mut().push(watch));
+        Some(slot)
+    }
+}
+
+/// What a [`SlotRc`] and its [`SlotWatch`]es share.
+struct Shared {
+    /// References: the allocator's and the exit guards'.
+    refs: AtomicUsize,
+    /// The allocator still holds it (its [`SlotRc`] lives).
+    owned: AtomicBool,
+    slot: ThreadSlot,
+}
+
+/// Drops one reference to `p`, freeing it with the last one.
+///
+/// # Safety
+/// The caller owns a reference to `p` and does not use it afterwards.
+unsafe fn release(p: NonNull<Shared>) {
+    // SAFETY: alive while the caller's reference is (the caller's contract).
+    if unsafe { p.as_ref() }.refs.fetch_sub(1, Ordering::Release) == 1 {
+        fence(Ordering::Acquire);
+        // SAFETY: the last reference: nothing else uses it.
+        drop(unsafe { Box::from_raw(p.as_ptr()) });
+    }
+}
+
+/// The allocator's reference to a thread's slot (an `Arc<ThreadSlot>` made
+/// fallibly: stable Rust has no `Arc::try_new`).
+pub(super) struct SlotRc(NonNull<Shared>);
+
+// SAFETY: a shared reference to a `ThreadSlot` (atomics and home cells,
+// which are `Sync`), counted atomically.
+unsafe impl Send for SlotRc {}
+// SAFETY: as above.
+unsafe impl Sync for SlotRc {}
+
+impl SlotRc {
+    /// A new slot for thread `token`, or `None` when out of memory.
+    fn try_new(token: u64) -> Option<SlotRc> {
+        let b = crate::core::fallible::try_box(|| Shared {
+            refs: AtomicUsize::new(1),
+            owned: AtomicBool::new(true),
+            slot: ThreadSlot::new(token),
+        })
+        .ok()?;
+        // SAFETY: `Box::into_raw` is never null.
+        Some(SlotRc(unsafe { NonNull::new_unchecked(Box::into_raw(b)) }))
+    }
+
+    /// A reference for the exit guard of the thread using the slot.
+    fn watch(&self) -> SlotWatch {
+        self.shared().refs.fetch_add(1, Ordering::Relaxed);
+        SlotWatch(self.0)
+    }
+
+    pub(super) fn as_ptr(&self) -> *const ThreadSlot {
+        &self.shared().slot
+    }
+
+    fn shared(&self) -> &Shared {
+        // SAFETY: alive while this reference is.
+        unsafe { self.0.as_ref() }
+    }
+}
+
+impl std::ops::Deref for SlotRc {
+    type Target = ThreadSlot;
+    fn deref(&self) -> &ThreadSlot {
+        &self.shared().slot
+    }
+}
+
+impl Drop for SlotRc {
+    fn drop(&mut self) {
+        self.shared().owned.store(false, Ordering::Release);
+        // SAFETY: this reference is ours and dropped here.
+        unsafe { release(self.0) };
+    }
+}
+
+/// An exit guard's reference to a slot (a `Weak<ThreadSlot>`): keeps the
+/// memory, and tells whether the allocator still holds the slot.
+struct SlotWatch(NonNull<Shared>);
+
+impl SlotWatch {
+    fn owned(&self) -> bool {
+        // SAFETY: alive while this reference is.
+        unsafe { self.0.as_ref() }.owned.load(Ordering::Acquire)
+    }
+
+    fn slot(&self) -> &ThreadSlot {
+        // SAFETY: alive while this reference is.
+        &unsafe { self.0.as_ref() }.slot
+    }
+}
+
+impl Drop for SlotWatch {
+    fn drop(&mut self) {
+        // SAFETY: this reference is ours and dropped here.
+        unsafe { release(self.0) };
     }
 }
 

@@ -1,11 +1,10 @@
 //! Statistics: exact counters without a shared write per allocation.
 
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 
 use super::blocks::{Arena, Blocks};
 use super::config::{OVERFLOW_ARENAS, RECENT_BYTES, TRIM_WINDOW};
-use super::per_thread::ThreadSlot;
+use super::per_thread::SlotRc;
 
 /// Counters of the frame allocator.
 #[repr(C)]
@@ -77,7 +76,7 @@ impl RewindState {
 }
 impl Totals {
     /// Sums the counters of every thread's slot.
-    pub(super) fn of(slots: &[Arc<ThreadSlot>]) -> Totals {
+    pub(super) fn of(slots: &[SlotRc]) -> Totals {
         let mut t = Totals::default();
         for s in slots.iter() {
             let [r0, r1] = [0, 1].map(|lt| s.recent[lt].load(Ordering::Relaxed));
@@ -93,7 +92,7 @@ impl Totals {
 /// water mark.
 pub(super) fn snapshot(
     st: &mut RewindState,
-    slots: &[Arc<ThreadSlot>],
+    slots: &[SlotRc],
     blocks: &Blocks,
     rewinds: u64,
     failed: u64,
