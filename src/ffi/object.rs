@@ -45,14 +45,15 @@ static CELLS: [OnityRuntime; CELL_COUNT] =
     [const { OnityRuntime { live: AtomicPtr::new(ptr::null_mut()) } }; CELL_COUNT];
 
 /// What a runtime pointer designates while its runtime lives.
-#[repr(C)] // `deferred` first (its comment)
+// `rt` first: the core runtime's address is the object's (no offset to add
+// in every export that passes it on).
+#[repr(C)]
 pub(crate) struct RuntimeObject {
-    /// The deferred frame begin shared with the host (`deferred.rs`), first
-    /// so that its `pending` word shares the cache line the pointer check's
-    /// load leads to: written by the host on the owner thread between calls;
-    /// `pending` is read atomically (any thread).
-    deferred: UnsafeCell<OnityDeferredFrame>,
     pub(crate) rt: core::Runtime,
+    /// The deferred frame begin shared with the host (`deferred.rs`):
+    /// written by the host on the owner thread between calls; `pending` is
+    /// read atomically (any thread).
+    deferred: UnsafeCell<OnityDeferredFrame>,
     /// Live batches (owner thread only).
     batches: UnsafeCell<Vec<*mut OnityBatch>>,
     /// The batch whose records the deferred frame's splits count (owner
@@ -67,8 +68,8 @@ impl RuntimeObject {
             OnityFrameInfo { size: 0, reserved: 0, frame: 0, delta_time: 0.0, unscaled_delta_time: 0.0, realtime: 0.0 };
         let deferred = OnityDeferredFrame { pending: 0, submit_split: 0, fast_split: 0, status: 0, info };
         RuntimeObject {
-            deferred: UnsafeCell::new(deferred),
             rt,
+            deferred: UnsafeCell::new(deferred),
             batches: UnsafeCell::new(Vec::new()),
             deferred_batch: Cell::new(ptr::null_mut()),
         }
