@@ -169,11 +169,8 @@ namespace Onity
 
         public static OnityObjectPool<AutoResetOnityCompletionSource> Pool { get { return pool; } }
 
-#if ONITY_SITES
+        // Caller info in every build (one API); recorded only with ONITY_SITES.
         public static AutoResetOnityCompletionSource Create([CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
-#else
-        public static AutoResetOnityCompletionSource Create()
-#endif
         {
             var s = pool.TryRent() ?? new AutoResetOnityCompletionSource();
             Volatile.Write(ref s.liveVersion, s.core.Version);
@@ -226,11 +223,8 @@ namespace Onity
 
         AutoResetOnityCompletionSource() { }
 
-#if ONITY_SITES
+        // Caller info in every build (one API); recorded only with ONITY_SITES.
         public static AutoResetOnityCompletionSource<T> Create([CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
-#else
-        public static AutoResetOnityCompletionSource<T> Create()
-#endif
         {
             var s = pool.TryRent() ?? new AutoResetOnityCompletionSource<T>();
             Volatile.Write(ref s.liveVersion, s.core.Version);

@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using System.Threading;
 
 namespace Onity
@@ -11,7 +12,7 @@ namespace Onity
         /// input is awaited by the combinator: do not await it yourself. Coordinators for up to 32
         /// inputs are pooled.</summary>
 #if !ONITY_SITES // else OnityTask.Sites.cs
-        public static OnityTask<int> WhenAny(OnityTask[] tasks, CancellationToken cancellationToken)
+        public static OnityTask<int> WhenAny(OnityTask[] tasks, CancellationToken cancellationToken, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             return WhenAnyPromise.Create(tasks, cancellationToken);
         }
@@ -25,7 +26,7 @@ namespace Onity
         /// <summary>WhenAny over frame waits (each converted to a wait task; allocates the converted
         /// array: pass an <c>OnityTask[]</c> for the allocation-free form).</summary>
 #if !ONITY_SITES // else OnityTask.Sites.cs
-        public static OnityTask<int> WhenAny(OnityFrameWait[] waits, CancellationToken cancellationToken)
+        public static OnityTask<int> WhenAny(OnityFrameWait[] waits, CancellationToken cancellationToken, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             return WhenAny(OnityFrameWait.ToTasks(waits), cancellationToken);
         }
@@ -38,7 +39,7 @@ namespace Onity
 
         /// <summary>WhenAny over typed tasks: the winner's index and result.</summary>
 #if !ONITY_SITES // else OnityTask.Sites.cs
-        public static OnityTask<WhenAnyResult<T>> WhenAny<T>(OnityTask<T>[] tasks, CancellationToken cancellationToken)
+        public static OnityTask<WhenAnyResult<T>> WhenAny<T>(OnityTask<T>[] tasks, CancellationToken cancellationToken, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             return WhenAnyPromise<T>.Create(tasks, cancellationToken);
         }
