@@ -188,6 +188,7 @@ namespace Onity
 
         public OnityTaskStatus GetStatus(long token) { return core.GetStatus(token); }
         bool IOnitySiteSource.IsCurrent(long token) { return Volatile.Read(ref liveVersion) == (uint)token && core.Version == (uint)token; }
+        OnityTaskStatus IOnitySiteSource.UnsafeGetStatus() { return core.UnsafeGetStatus(); }
         public void OnCompleted(Action continuation, long token) { core.OnCompleted(continuation, token); }
 
         public void GetResult(long token)
@@ -242,6 +243,7 @@ namespace Onity
 
         public OnityTaskStatus GetStatus(long token) { return core.GetStatus(token); }
         bool IOnitySiteSource.IsCurrent(long token) { return Volatile.Read(ref liveVersion) == (uint)token && core.Version == (uint)token; }
+        OnityTaskStatus IOnitySiteSource.UnsafeGetStatus() { return core.UnsafeGetStatus(); }
         public void OnCompleted(Action continuation, long token) { core.OnCompleted(continuation, token); }
         void IOnityTaskSource.GetResult(long token) { GetResult(token); }
 

@@ -9,6 +9,10 @@ namespace Onity
     internal interface IOnitySiteSource
     {
         bool IsCurrent(long token);
+
+        /// <summary>The status of whatever use is current, without a token check (which would
+        /// throw if another thread consumed the use since <see cref="IsCurrent"/>).</summary>
+        OnityTaskStatus UnsafeGetStatus();
     }
 
 #if ONITY_SITES
@@ -94,10 +98,14 @@ namespace Onity
             {
                 var t = tracked[i];
                 if (!t.Source.IsCurrent(t.Token)) continue;
+                // The use may be consumed (and the source recycled) on another thread meanwhile:
+                // read the status unchecked, then keep it only if the use is still current.
+                bool completed = t.Source.UnsafeGetStatus() != OnityTaskStatus.Pending;
+                if (!t.Source.IsCurrent(t.Token)) continue;
                 var w = new OnityPendingWait();
                 w.Kind = t.Kind;
                 w.CreatedFrame = t.Frame;
-                w.Completed = ((IOnityTaskSource)t.Source).GetStatus(t.Token) != OnityTaskStatus.Pending;
+                w.Completed = completed;
                 w.Token = t.Token;
                 Describe(t.Site, out w.File, out w.Line);
                 into.Add(w);

@@ -51,6 +51,7 @@ namespace Onity
     internal sealed class WhenAllPromise : IOnityTaskSource, IOnitySiteSource
     {
         bool IOnitySiteSource.IsCurrent(long token) { return !consumed && (uint)token == core.Version; }
+        OnityTaskStatus IOnitySiteSource.UnsafeGetStatus() { return core.UnsafeGetStatus(); }
 
         static readonly OnityObjectPool<WhenAllPromise> pool16 = new OnityObjectPool<WhenAllPromise>(256);
         static readonly OnityObjectPool<WhenAllPromise> pool32 = new OnityObjectPool<WhenAllPromise>(128);
@@ -189,6 +190,7 @@ namespace Onity
     internal sealed class WhenAllPromise<T> : IOnityTaskSource<T[]>, IOnitySiteSource
     {
         bool IOnitySiteSource.IsCurrent(long token) { return Volatile.Read(ref consumed) == 0 && (uint)token == core.Version; }
+        OnityTaskStatus IOnitySiteSource.UnsafeGetStatus() { return core.UnsafeGetStatus(); }
 
         static readonly Action<object> cancel = o => { var p = (WhenAllPromise<T>)o; p.core.TrySetCanceled(p.token); };
 

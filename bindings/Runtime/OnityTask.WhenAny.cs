@@ -82,6 +82,7 @@ namespace Onity
     internal sealed class WhenAnyPromise : IOnityTaskSource<int>, IOnitySiteSource
     {
         bool IOnitySiteSource.IsCurrent(long token) { return !consumed && (uint)token == core.Version; }
+        OnityTaskStatus IOnitySiteSource.UnsafeGetStatus() { return core.UnsafeGetStatus(); }
 
         internal static readonly OnityObjectPool<WhenAnyPromise> pool16 = new OnityObjectPool<WhenAnyPromise>(256);
         static readonly OnityObjectPool<WhenAnyPromise> pool32 = new OnityObjectPool<WhenAnyPromise>(128);
@@ -218,6 +219,7 @@ namespace Onity
     internal sealed class WhenAnyPromise<T> : IOnityTaskSource<WhenAnyResult<T>>, IOnitySiteSource
     {
         bool IOnitySiteSource.IsCurrent(long token) { return !consumed && (uint)token == core.Version; }
+        OnityTaskStatus IOnitySiteSource.UnsafeGetStatus() { return core.UnsafeGetStatus(); }
 
         static readonly OnityObjectPool<WhenAnyPromise<T>> pool16 = new OnityObjectPool<WhenAnyPromise<T>>(256);
         static readonly OnityObjectPool<WhenAnyPromise<T>> pool32 = new OnityObjectPool<WhenAnyPromise<T>>(128);

@@ -115,6 +115,53 @@ namespace Onity.Tests
         }
 
         [Test]
+        public void ReportSurvivesSourcesConsumedOnAnotherThread()
+        {
+            // A tracked source may be consumed (and recycled: its version moves) on a worker
+            // thread while the owner builds the report (the editor window, each repaint): the
+            // report must skip it, not throw a stale-token error between its checks.
+            using (var h = new TestHost())
+            {
+                h.RunFrame(OnityTiming.Update);
+                var r = h.Runtime;
+                r.SiteCapture = true;
+                const int n = 2000;
+                var sources = new AutoResetOnityCompletionSource[n];
+                var list = new List<OnityPendingWait>(n + 64);
+                Exception failure = null;
+                for (int round = 0; round < 300 && failure == null; round++)
+                {
+                    for (int i = 0; i < n; i++)
+                    {
+                        sources[i] = AutoResetOnityCompletionSource.Create();
+                        sources[i].TrySetResult();
+                    }
+                    int done = 0;
+                    var worker = new Thread(() =>
+                    {
+                        for (int i = 0; i < n; i++) sources[i].Task.GetAwaiter().GetResult();
+                        Volatile.Write(ref done, 1);
+                    });
+                    worker.Start();
+                    try
+                    {
+                        while (Volatile.Read(ref done) == 0)
+                        {
+                            list.Clear();
+                            r.GetPendingWaits(list);
+                        }
+                    }
+                    catch (Exception e) { failure = e; }
+                    worker.Join();
+                }
+                Assert.Equal(null, failure == null ? null : failure.GetType().Name + ": " + failure.Message);
+                list.Clear();
+                r.GetPendingWaits(list);
+                Assert.Equal(0, list.Count, "all consumed");
+            }
+        }
+
+        [Test]
         public void TrackedSourcesAllocateNothingAfterWarmUp()
         {
             long bytes = -1;
