@@ -164,19 +164,25 @@ namespace Onity.Tests
         [Test]
         public void TrackedSourcesAllocateNothingAfterWarmUp()
         {
-            long bytes = -1;
-            int groups = -1;
-            FreshThread.Run(() => bytes = CycleBytes(out groups));
+            long bytes = -1, control = -1;
+            int groups = -1, pending = -1, controlGroups = -1, controlPending = -1;
+            FreshThread.Run(() => { bytes = CycleBytes(false, out groups, out pending); control = CycleBytes(true, out controlGroups, out controlPending); });
             Assert.Equal(0L, bytes, "capture on, 300 cycles after warm-up");
             Assert.Equal(0, groups, "every use consumed: nothing left in the report");
+            // Control: the same loop leaving one source pending per frame allocates (new sources,
+            // the table's growth), which the measurement must see, and the report lists every
+            // one of them at its site: the loop did track (else the zero above proves nothing).
+            Assert.True(control > 0, "the control sees allocations");
+            Assert.Equal(1, controlGroups, "the pending sources: one site");
+            Assert.Equal(400, controlPending, "one per frame, all tracked");
         }
 
         static readonly Func<bool> always = () => true;
 
         /// <summary>GC bytes of 300 frames, each creating and consuming two sources, a WhenAny, a
-        /// WhenAll and a WaitUntil with capture on, after 100 frames of warm-up (the site table and
+        /// WhenAll and a WaitUntil with capture on (and, for the control, leaving a source pending), after 100 frames of warm-up (the site table and
         /// the tracked-source table grow then, and are compacted in place later).</summary>
-        static long CycleBytes(out int groupsLeft)
+        static long CycleBytes(bool leaveOnePending, out int groupsLeft, out int pendingLeft)
         {
             using (var h = new TestHost())
             {
@@ -205,11 +211,14 @@ namespace Onity.Tests
                     h.Begin();
                     h.Runtime.Tick(OnityTiming.Update);
                     until.GetAwaiter().GetResult();
+                    if (leaveOnePending) AutoResetOnityCompletionSource.Create();
                 }
                 long d = GC.GetAllocatedBytesForCurrentThread() - b0;
                 var groups = new List<OnityWaitGroup>();
                 h.Runtime.GetWaitReport(groups);
                 groupsLeft = groups.Count;
+                pendingLeft = 0;
+                foreach (var g in groups) pendingLeft += g.Count;
                 return d;
             }
         }
