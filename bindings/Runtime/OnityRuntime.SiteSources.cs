@@ -80,14 +80,23 @@ namespace Onity
             if (tracked == null) tracked = new TrackedSource[64];
             if (trackedCount == tracked.Length)
             {
-                int n = 0;
-                for (int i = 0; i < trackedCount; i++)
-                    if (tracked[i].Source.IsCurrent(tracked[i].Token)) tracked[n++] = tracked[i];
-                Array.Clear(tracked, n, trackedCount - n);
-                trackedCount = n;
+                int n = DropEndedTrackedSources();
                 if (n * 2 > tracked.Length) Array.Resize(ref tracked, tracked.Length * 2);
             }
             tracked[trackedCount++] = new TrackedSource { Source = source, Token = token, Site = SiteId(file, line), Kind = kind, Frame = frame };
+        }
+
+        /// <summary>Compacts the table in place to the uses still current, releasing the sources
+        /// of the others (consumed or recycled: else pinned until the table fills, which never
+        /// happens once capture is off). Returns the count left.</summary>
+        int DropEndedTrackedSources()
+        {
+            int n = 0;
+            for (int i = 0; i < trackedCount; i++)
+                if (tracked[i].Source.IsCurrent(tracked[i].Token)) tracked[n++] = tracked[i];
+            if (tracked != null) Array.Clear(tracked, n, trackedCount - n);
+            trackedCount = n;
+            return n;
         }
 
         /// <summary>GetPendingWaits' part: the tracked sources whose use is current.</summary>

@@ -162,6 +162,45 @@ namespace Onity.Tests
         }
 
         [Test]
+        public void TurningCaptureOffReleasesConsumedSources()
+        {
+            // 2,200 sources made with capture on, then consumed: the pool (at most 1,024 in the
+            // owner's lane + 1,024 shared) takes the first ones back and drops the last, which
+            // only the tracked-source table still holds.
+            // Turning capture off must let them go (nothing compacts the table after that).
+            using (var h = new TestHost())
+            {
+                h.RunFrame(OnityTiming.Update);
+                h.Runtime.SiteCapture = true;
+                var dropped = MakeAndConsume(2200, 50);
+                h.Runtime.SiteCapture = false;
+                GC.Collect();
+                GC.WaitForPendingFinalizers();
+                GC.Collect();
+                int alive = 0;
+                foreach (var w in dropped) if (w.IsAlive) alive++;
+                Assert.True(alive < 5, alive + " of the 50 last consumed sources still reachable");
+            }
+        }
+
+        /// <summary>Weak references to the <paramref name="last"/> sources consumed.</summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static List<WeakReference> MakeAndConsume(int n, int last)
+        {
+            var sources = new AutoResetOnityCompletionSource[n];
+            for (int i = 0; i < n; i++) sources[i] = AutoResetOnityCompletionSource.Create();
+            var weak = new List<WeakReference>();
+            for (int i = 0; i < n; i++)
+            {
+                sources[i].TrySetResult();
+                sources[i].Task.GetAwaiter().GetResult();
+                if (i >= n - last) weak.Add(new WeakReference(sources[i]));
+                sources[i] = null;
+            }
+            return weak;
+        }
+
+        [Test]
         public void TrackedSourcesAllocateNothingAfterWarmUp()
         {
             long bytes = -1, control = -1;
