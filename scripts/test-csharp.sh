@@ -35,6 +35,10 @@ python3 scripts/gen_csharp_native.py --check
 mcs -langversion:7.2 -unsafe -optimize+ -debug -nowarn:1591 -define:"ONITY_TEST_HOOKS;ONITY_SITES" -out:"$OUT/OnityTests.exe" \
     -recurse:'bindings/Runtime/*.cs' tests/shared/*.cs tests/csharp/*.cs tests/csharp/Tests/*.cs
 
+# Both builds (with and without ONITY_SITES) expose the same public API: calls, method-group
+# conversions and named arguments compile alike ("api-parity: N passed, N failed").
+scripts/check-csharp-api-parity.sh
+
 # The measurement programs (scripts/bench-csharp.sh, icount-csharp.sh, proto-csharp.sh) are only
 # compiled here, so that a change to the binding cannot leave them broken. The benchmark is built
 # against the UnityEngine stand-in, as scripts/build-csharp-bench.sh builds it (its AsyncOperation

@@ -169,11 +169,8 @@ namespace Onity
 
         public static OnityObjectPool<AutoResetOnityCompletionSource> Pool { get { return pool; } }
 
-#if ONITY_SITES
+        // Caller info in every build (one API); recorded only with ONITY_SITES.
         public static AutoResetOnityCompletionSource Create([CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
-#else
-        public static AutoResetOnityCompletionSource Create()
-#endif
         {
             var s = pool.TryRent() ?? new AutoResetOnityCompletionSource();
             Volatile.Write(ref s.liveVersion, s.core.Version);
@@ -191,6 +188,7 @@ namespace Onity
 
         public OnityTaskStatus GetStatus(long token) { return core.GetStatus(token); }
         bool IOnitySiteSource.IsCurrent(long token) { return Volatile.Read(ref liveVersion) == (uint)token && core.Version == (uint)token; }
+        OnityTaskStatus IOnitySiteSource.UnsafeGetStatus() { return core.UnsafeGetStatus(); }
         public void OnCompleted(Action continuation, long token) { core.OnCompleted(continuation, token); }
 
         public void GetResult(long token)
@@ -226,11 +224,8 @@ namespace Onity
 
         AutoResetOnityCompletionSource() { }
 
-#if ONITY_SITES
+        // Caller info in every build (one API); recorded only with ONITY_SITES.
         public static AutoResetOnityCompletionSource<T> Create([CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
-#else
-        public static AutoResetOnityCompletionSource<T> Create()
-#endif
         {
             var s = pool.TryRent() ?? new AutoResetOnityCompletionSource<T>();
             Volatile.Write(ref s.liveVersion, s.core.Version);
@@ -248,6 +243,7 @@ namespace Onity
 
         public OnityTaskStatus GetStatus(long token) { return core.GetStatus(token); }
         bool IOnitySiteSource.IsCurrent(long token) { return Volatile.Read(ref liveVersion) == (uint)token && core.Version == (uint)token; }
+        OnityTaskStatus IOnitySiteSource.UnsafeGetStatus() { return core.UnsafeGetStatus(); }
         public void OnCompleted(Action continuation, long token) { core.OnCompleted(continuation, token); }
         void IOnityTaskSource.GetResult(long token) { GetResult(token); }
 

@@ -53,6 +53,7 @@ namespace Onity
 
         public OnityTaskStatus GetStatus(long token) { return core.GetStatus(token); }
         bool IOnitySiteSource.IsCurrent(long token) { return (uint)token == core.Version; }
+        OnityTaskStatus IOnitySiteSource.UnsafeGetStatus() { return core.UnsafeGetStatus(); }
         public void OnCompleted(Action continuation, long token) { core.OnCompleted(continuation, token); }
         void IOnityTaskSource.GetResult(long token) { GetResult(token); }
 

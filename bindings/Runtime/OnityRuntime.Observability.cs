@@ -92,6 +92,7 @@ namespace Onity
                 Check(OnityNativeCalls.onity_runtime_set_site_capture(rt, value ? 1u : 0u), "onity_runtime_set_site_capture");
 #if ONITY_SITES
                 if (value) OnitySiteSwitch.Ever = true;
+                else DropEndedTrackedSources(); // nothing compacts the table while capture is off
 #endif
                 siteCapture = value;
             }

@@ -9,6 +9,10 @@ namespace Onity
     internal interface IOnitySiteSource
     {
         bool IsCurrent(long token);
+
+        /// <summary>The status of whatever use is current, without a token check (which would
+        /// throw if another thread consumed the use since <see cref="IsCurrent"/>).</summary>
+        OnityTaskStatus UnsafeGetStatus();
     }
 
 #if ONITY_SITES
@@ -76,14 +80,23 @@ namespace Onity
             if (tracked == null) tracked = new TrackedSource[64];
             if (trackedCount == tracked.Length)
             {
-                int n = 0;
-                for (int i = 0; i < trackedCount; i++)
-                    if (tracked[i].Source.IsCurrent(tracked[i].Token)) tracked[n++] = tracked[i];
-                Array.Clear(tracked, n, trackedCount - n);
-                trackedCount = n;
+                int n = DropEndedTrackedSources();
                 if (n * 2 > tracked.Length) Array.Resize(ref tracked, tracked.Length * 2);
             }
             tracked[trackedCount++] = new TrackedSource { Source = source, Token = token, Site = SiteId(file, line), Kind = kind, Frame = frame };
+        }
+
+        /// <summary>Compacts the table in place to the uses still current, releasing the sources
+        /// of the others (consumed or recycled: else pinned until the table fills, which never
+        /// happens once capture is off). Returns the count left.</summary>
+        int DropEndedTrackedSources()
+        {
+            int n = 0;
+            for (int i = 0; i < trackedCount; i++)
+                if (tracked[i].Source.IsCurrent(tracked[i].Token)) tracked[n++] = tracked[i];
+            if (tracked != null) Array.Clear(tracked, n, trackedCount - n);
+            trackedCount = n;
+            return n;
         }
 
         /// <summary>GetPendingWaits' part: the tracked sources whose use is current.</summary>
@@ -94,10 +107,14 @@ namespace Onity
             {
                 var t = tracked[i];
                 if (!t.Source.IsCurrent(t.Token)) continue;
+                // The use may be consumed (and the source recycled) on another thread meanwhile:
+                // read the status unchecked, then keep it only if the use is still current.
+                bool completed = t.Source.UnsafeGetStatus() != OnityTaskStatus.Pending;
+                if (!t.Source.IsCurrent(t.Token)) continue;
                 var w = new OnityPendingWait();
                 w.Kind = t.Kind;
                 w.CreatedFrame = t.Frame;
-                w.Completed = ((IOnityTaskSource)t.Source).GetStatus(t.Token) != OnityTaskStatus.Pending;
+                w.Completed = completed;
                 w.Token = t.Token;
                 Describe(t.Site, out w.File, out w.Line);
                 into.Add(w);

@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using System.Threading;
 
 namespace Onity
@@ -14,51 +15,53 @@ namespace Onity
         // batch's fast lane (an 8-byte record, no wait slot); converted to OnityTask (implicitly)
         // it becomes an ordinary wait task with the same timing.
 
-        // Creation sites: compiled with the scripting define ONITY_SITES, these waits take their
-        // caller's file and line instead (OnityTask.Sites.cs); without it (the default) they are
-        // exactly the code below, and cost what they cost before sites existed.
+        // Creation sites: compiled with the scripting define ONITY_SITES, these waits record their
+        // caller's file and line (OnityTask.Sites.cs); without it (the default) they are the code
+        // below, which ignores them. Both builds declare the same caller-info parameters, so that
+        // switching the define changes no call, method-group conversion or named argument
+        // (scripts/check-csharp-api-parity.sh); the default build pays only for passing them.
 #if !ONITY_SITES
         /// <summary>Completes at the next run of Update (possibly later in this frame).</summary>
-        public static OnityFrameWait Yield() { return OnityRuntime.Require().FrameWait(0, OnityTiming.Update); }
+        public static OnityFrameWait Yield([CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0) { return OnityRuntime.Require().FrameWait(0, OnityTiming.Update); }
         /// <summary>Completes at the next run of <paramref name="timing"/> (possibly later in this frame).</summary>
-        public static OnityFrameWait Yield(OnityTiming timing) { return OnityRuntime.Require().FrameWait(0, timing); }
+        public static OnityFrameWait Yield(OnityTiming timing, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0) { return OnityRuntime.Require().FrameWait(0, timing); }
         /// <summary>Completes at the first run of Update in a later frame.</summary>
-        public static OnityFrameWait NextFrame() { return OnityRuntime.Require().FrameWait(1, OnityTiming.Update); }
+        public static OnityFrameWait NextFrame([CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0) { return OnityRuntime.Require().FrameWait(1, OnityTiming.Update); }
         /// <summary>Completes at the first run of <paramref name="timing"/> in a later frame.</summary>
-        public static OnityFrameWait NextFrame(OnityTiming timing) { return OnityRuntime.Require().FrameWait(1, timing); }
+        public static OnityFrameWait NextFrame(OnityTiming timing, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0) { return OnityRuntime.Require().FrameWait(1, timing); }
 
         /// <summary>Completes at the first run of Update in a frame at least
         /// <paramref name="delayFrameCount"/> frames after the current one (0 behaves as Yield).</summary>
-        public static OnityFrameWait DelayFrame(int delayFrameCount)
+        public static OnityFrameWait DelayFrame(int delayFrameCount, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             return OnityRuntime.Require().FrameWait(OnityFrameWait.CheckDelay(delayFrameCount), OnityTiming.Update);
         }
 
         /// <summary>As <see cref="DelayFrame(int)"/> on <paramref name="timing"/>.</summary>
-        public static OnityFrameWait DelayFrame(int delayFrameCount, OnityTiming timing)
+        public static OnityFrameWait DelayFrame(int delayFrameCount, OnityTiming timing, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             return OnityRuntime.Require().FrameWait(OnityFrameWait.CheckDelay(delayFrameCount), timing);
         }
 
         /// <summary>Completes at the next run of <paramref name="timing"/> (possibly later in the
         /// same frame). Cancellation completes it canceled at the next run of its timing.</summary>
-        public static OnityTask Yield(OnityTiming timing, CancellationToken cancellationToken)
+        public static OnityTask Yield(OnityTiming timing, CancellationToken cancellationToken, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             return OnityRuntime.Require().Schedule(OnityRuntime.KindYield, timing, 0, 0, cancellationToken);
         }
 
-        public static OnityTask Yield(CancellationToken cancellationToken)
+        public static OnityTask Yield(CancellationToken cancellationToken, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             return OnityRuntime.Require().Schedule(OnityRuntime.KindYield, OnityTiming.Update, 0, 0, cancellationToken);
         }
 
         /// <summary>Completes at the first run of <paramref name="timing"/> in a later frame.</summary>
-        public static OnityTask NextFrame(OnityTiming timing, CancellationToken cancellationToken)
+        public static OnityTask NextFrame(OnityTiming timing, CancellationToken cancellationToken, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             return OnityRuntime.Require().Schedule(OnityRuntime.KindNextFrame, timing, 0, 0, cancellationToken);
         }
 
-        public static OnityTask NextFrame(CancellationToken cancellationToken)
+        public static OnityTask NextFrame(CancellationToken cancellationToken, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             return OnityRuntime.Require().Schedule(OnityRuntime.KindNextFrame, OnityTiming.Update, 0, 0, cancellationToken);
         }
@@ -67,14 +70,14 @@ namespace Onity
         /// <paramref name="delayFrameCount"/> frames after the current one (0 behaves as Yield).
         /// (No optional timing: with ONITY_SITES's caller-info parameters, DelayFrame(n, timing)
         /// would be ambiguous with the frame-wait overload; both builds keep one API.)</summary>
-        public static OnityTask DelayFrame(int delayFrameCount, OnityTiming timing, CancellationToken cancellationToken)
+        public static OnityTask DelayFrame(int delayFrameCount, OnityTiming timing, CancellationToken cancellationToken, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             ulong n = CheckDelayCount(delayFrameCount);
             return OnityRuntime.Require().Schedule(OnityRuntime.KindDelayFrame, timing, n, 0, cancellationToken);
         }
 
         /// <summary>As <see cref="DelayFrame(int, OnityTiming, CancellationToken)"/> on Update.</summary>
-        public static OnityTask DelayFrame(int delayFrameCount, CancellationToken cancellationToken)
+        public static OnityTask DelayFrame(int delayFrameCount, CancellationToken cancellationToken, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             return DelayFrame(delayFrameCount, OnityTiming.Update, cancellationToken);
         }
@@ -82,18 +85,18 @@ namespace Onity
         /// <summary>Completes at the first run of <paramref name="timing"/>, in a later frame, at which
         /// the chosen clock (the frame times given to <see cref="OnityRuntime.BeginFrame"/>) has
         /// advanced by at least <paramref name="delay"/>.</summary>
-        public static OnityTask Delay(TimeSpan delay, DelayType delayType = DelayType.DeltaTime, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
+        public static OnityTask Delay(TimeSpan delay, DelayType delayType = DelayType.DeltaTime, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken), [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             ulong bits = DelayBits(delay);
             return OnityRuntime.Require().Schedule(OnityRuntime.KindDelay, timing, bits, (byte)delayType, cancellationToken);
         }
 
-        public static OnityTask Delay(int millisecondsDelay, DelayType delayType = DelayType.DeltaTime, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
+        public static OnityTask Delay(int millisecondsDelay, DelayType delayType = DelayType.DeltaTime, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken), [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             return Delay(TimeSpan.FromMilliseconds(millisecondsDelay), delayType, timing, cancellationToken);
         }
 
-        public static OnityTask Delay(TimeSpan delay, bool ignoreTimeScale, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
+        public static OnityTask Delay(TimeSpan delay, bool ignoreTimeScale, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken), [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             return Delay(delay, ignoreTimeScale ? DelayType.UnscaledDeltaTime : DelayType.DeltaTime, timing, cancellationToken);
         }

@@ -7,11 +7,11 @@ using System.Threading;
 namespace Onity
 {
     // Creation sites (docs/observability.md): compiled only with the scripting define ONITY_SITES
-    // (Unity: Player Settings > Scripting Define Symbols). Each public wait then takes its caller's
+    // (Unity: Player Settings > Scripting Define Symbols). Each public wait then records its caller's
     // file and line ([CallerFilePath], [CallerLineNumber]: a string literal and a constant the
-    // compiler passes, no allocation) and records them while OnityRuntime.SiteCapture is on.
-    // Without the define these overloads do not exist and OnityTask.Frames.cs's plain ones are
-    // compiled instead: the same calls, the pre-sites cost.
+    // compiler passes, no allocation) while OnityRuntime.SiteCapture is on.
+    // Without the define OnityTask.Frames.cs's bodies are compiled instead: the same signatures
+    // (scripts/check-csharp-api-parity.sh), the caller info ignored.
     public partial struct OnityTask
     {
         /// <summary>Completes at the next run of Update (possibly later in this frame).</summary>

@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using System.Threading;
 
 namespace Onity
@@ -16,7 +17,7 @@ namespace Onity
         /// faults the task (an <see cref="OperationCanceledException"/> cancels it); a canceled
         /// token cancels it at the next run of the timing, and so does disposing the runtime that
         /// was current at the call. Owner thread.</summary>
-        public static OnityTask WaitUntil(Func<bool> predicate, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
+        public static OnityTask WaitUntil(Func<bool> predicate, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken), [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             return ConditionLoop(CheckCondition(predicate, timing), predicate, true, timing, cancellationToken);
         }
@@ -24,7 +25,7 @@ namespace Onity
         /// <summary>Completes at the first run of <paramref name="timing"/> (from the next one on)
         /// at which <paramref name="predicate"/> returns false. Otherwise as
         /// <see cref="WaitUntil"/>.</summary>
-        public static OnityTask WaitWhile(Func<bool> predicate, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
+        public static OnityTask WaitWhile(Func<bool> predicate, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken), [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             return ConditionLoop(CheckCondition(predicate, timing), predicate, false, timing, cancellationToken);
         }

@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using System.Collections.Generic;
 using System.Threading;
 
@@ -14,7 +15,7 @@ namespace Onity
         /// so does a target that has become equal to null (a destroyed <c>UnityEngine.Object</c>).
         /// Pooled: nothing allocated after warm-up but the caller's delegate. The target is held
         /// strongly until the task completes.</summary>
-        public static OnityTask<U> WaitUntilValueChanged<T, U>(T target, Func<T, U> monitorFunction, OnityTiming monitorTiming = OnityTiming.Update, IEqualityComparer<U> equalityComparer = null, CancellationToken cancellationToken = default(CancellationToken))
+        public static OnityTask<U> WaitUntilValueChanged<T, U>(T target, Func<T, U> monitorFunction, OnityTiming monitorTiming = OnityTiming.Update, IEqualityComparer<U> equalityComparer = null, CancellationToken cancellationToken = default(CancellationToken), [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
             where T : class
         {
             CheckValueChanged(target, monitorFunction, monitorTiming);

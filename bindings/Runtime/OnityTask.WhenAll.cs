@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using System.Threading;
 
 namespace Onity
@@ -8,7 +9,7 @@ namespace Onity
         /// <summary>Completes once every input has; faults or cancels like the first input (in
         /// completion order) that failed. Each input is awaited by the combinator.</summary>
 #if !ONITY_SITES // else OnityTask.Sites.cs
-        public static OnityTask WhenAll(OnityTask[] tasks, CancellationToken cancellationToken)
+        public static OnityTask WhenAll(OnityTask[] tasks, CancellationToken cancellationToken, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             return WhenAllPromise.Create(tasks, cancellationToken);
         }
@@ -22,7 +23,7 @@ namespace Onity
         /// <summary>WhenAll over frame waits (each converted to a wait task; allocates the converted
         /// array: pass an <c>OnityTask[]</c> for the allocation-free form).</summary>
 #if !ONITY_SITES // else OnityTask.Sites.cs
-        public static OnityTask WhenAll(OnityFrameWait[] waits, CancellationToken cancellationToken)
+        public static OnityTask WhenAll(OnityFrameWait[] waits, CancellationToken cancellationToken, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             return WhenAllPromise.Create(OnityFrameWait.ToTasks(waits), cancellationToken);
         }
@@ -35,7 +36,7 @@ namespace Onity
 
         /// <summary>WhenAll over typed tasks: every result, in input order (a new array).</summary>
 #if !ONITY_SITES // else OnityTask.Sites.cs
-        public static OnityTask<T[]> WhenAll<T>(OnityTask<T>[] tasks, CancellationToken cancellationToken)
+        public static OnityTask<T[]> WhenAll<T>(OnityTask<T>[] tasks, CancellationToken cancellationToken, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             return WhenAllPromise<T>.Create(tasks, cancellationToken);
         }
@@ -50,6 +51,7 @@ namespace Onity
     internal sealed class WhenAllPromise : IOnityTaskSource, IOnitySiteSource
     {
         bool IOnitySiteSource.IsCurrent(long token) { return !consumed && (uint)token == core.Version; }
+        OnityTaskStatus IOnitySiteSource.UnsafeGetStatus() { return core.UnsafeGetStatus(); }
 
         static readonly OnityObjectPool<WhenAllPromise> pool16 = new OnityObjectPool<WhenAllPromise>(256);
         static readonly OnityObjectPool<WhenAllPromise> pool32 = new OnityObjectPool<WhenAllPromise>(128);
@@ -188,6 +190,7 @@ namespace Onity
     internal sealed class WhenAllPromise<T> : IOnityTaskSource<T[]>, IOnitySiteSource
     {
         bool IOnitySiteSource.IsCurrent(long token) { return Volatile.Read(ref consumed) == 0 && (uint)token == core.Version; }
+        OnityTaskStatus IOnitySiteSource.UnsafeGetStatus() { return core.UnsafeGetStatus(); }
 
         static readonly Action<object> cancel = o => { var p = (WhenAllPromise<T>)o; p.core.TrySetCanceled(p.token); };
 

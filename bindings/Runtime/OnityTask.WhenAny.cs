@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using System.Threading;
 
 namespace Onity
@@ -11,7 +12,7 @@ namespace Onity
         /// input is awaited by the combinator: do not await it yourself. Coordinators for up to 32
         /// inputs are pooled.</summary>
 #if !ONITY_SITES // else OnityTask.Sites.cs
-        public static OnityTask<int> WhenAny(OnityTask[] tasks, CancellationToken cancellationToken)
+        public static OnityTask<int> WhenAny(OnityTask[] tasks, CancellationToken cancellationToken, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             return WhenAnyPromise.Create(tasks, cancellationToken);
         }
@@ -25,7 +26,7 @@ namespace Onity
         /// <summary>WhenAny over frame waits (each converted to a wait task; allocates the converted
         /// array: pass an <c>OnityTask[]</c> for the allocation-free form).</summary>
 #if !ONITY_SITES // else OnityTask.Sites.cs
-        public static OnityTask<int> WhenAny(OnityFrameWait[] waits, CancellationToken cancellationToken)
+        public static OnityTask<int> WhenAny(OnityFrameWait[] waits, CancellationToken cancellationToken, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             return WhenAny(OnityFrameWait.ToTasks(waits), cancellationToken);
         }
@@ -38,7 +39,7 @@ namespace Onity
 
         /// <summary>WhenAny over typed tasks: the winner's index and result.</summary>
 #if !ONITY_SITES // else OnityTask.Sites.cs
-        public static OnityTask<WhenAnyResult<T>> WhenAny<T>(OnityTask<T>[] tasks, CancellationToken cancellationToken)
+        public static OnityTask<WhenAnyResult<T>> WhenAny<T>(OnityTask<T>[] tasks, CancellationToken cancellationToken, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             return WhenAnyPromise<T>.Create(tasks, cancellationToken);
         }
@@ -81,6 +82,7 @@ namespace Onity
     internal sealed class WhenAnyPromise : IOnityTaskSource<int>, IOnitySiteSource
     {
         bool IOnitySiteSource.IsCurrent(long token) { return !consumed && (uint)token == core.Version; }
+        OnityTaskStatus IOnitySiteSource.UnsafeGetStatus() { return core.UnsafeGetStatus(); }
 
         internal static readonly OnityObjectPool<WhenAnyPromise> pool16 = new OnityObjectPool<WhenAnyPromise>(256);
         static readonly OnityObjectPool<WhenAnyPromise> pool32 = new OnityObjectPool<WhenAnyPromise>(128);
@@ -217,6 +219,7 @@ namespace Onity
     internal sealed class WhenAnyPromise<T> : IOnityTaskSource<WhenAnyResult<T>>, IOnitySiteSource
     {
         bool IOnitySiteSource.IsCurrent(long token) { return !consumed && (uint)token == core.Version; }
+        OnityTaskStatus IOnitySiteSource.UnsafeGetStatus() { return core.UnsafeGetStatus(); }
 
         static readonly OnityObjectPool<WhenAnyPromise<T>> pool16 = new OnityObjectPool<WhenAnyPromise<T>>(256);
         static readonly OnityObjectPool<WhenAnyPromise<T>> pool32 = new OnityObjectPool<WhenAnyPromise<T>>(128);

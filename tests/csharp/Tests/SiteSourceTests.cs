@@ -115,21 +115,113 @@ namespace Onity.Tests
         }
 
         [Test]
+        public void ReportSurvivesSourcesConsumedOnAnotherThread()
+        {
+            // A tracked source may be consumed (and recycled: its version moves) on a worker
+            // thread while the owner builds the report (the editor window, each repaint): the
+            // report must skip it, not throw a stale-token error between its checks.
+            using (var h = new TestHost())
+            {
+                h.RunFrame(OnityTiming.Update);
+                var r = h.Runtime;
+                r.SiteCapture = true;
+                const int n = 2000;
+                var sources = new AutoResetOnityCompletionSource[n];
+                var list = new List<OnityPendingWait>(n + 64);
+                Exception failure = null;
+                for (int round = 0; round < 300 && failure == null; round++)
+                {
+                    for (int i = 0; i < n; i++)
+                    {
+                        sources[i] = AutoResetOnityCompletionSource.Create();
+                        sources[i].TrySetResult();
+                    }
+                    int done = 0;
+                    var worker = new Thread(() =>
+                    {
+                        for (int i = 0; i < n; i++) sources[i].Task.GetAwaiter().GetResult();
+                        Volatile.Write(ref done, 1);
+                    });
+                    worker.Start();
+                    try
+                    {
+                        while (Volatile.Read(ref done) == 0)
+                        {
+                            list.Clear();
+                            r.GetPendingWaits(list);
+                        }
+                    }
+                    catch (Exception e) { failure = e; }
+                    worker.Join();
+                }
+                Assert.Equal(null, failure == null ? null : failure.GetType().Name + ": " + failure.Message);
+                list.Clear();
+                r.GetPendingWaits(list);
+                Assert.Equal(0, list.Count, "all consumed");
+            }
+        }
+
+        [Test]
+        public void TurningCaptureOffReleasesConsumedSources()
+        {
+            // 2,200 sources made with capture on, then consumed: the pool (at most 1,024 in the
+            // owner's lane + 1,024 shared) takes the first ones back and drops the last, which
+            // only the tracked-source table still holds.
+            // Turning capture off must let them go (nothing compacts the table after that).
+            using (var h = new TestHost())
+            {
+                h.RunFrame(OnityTiming.Update);
+                h.Runtime.SiteCapture = true;
+                var dropped = MakeAndConsume(2200, 50);
+                h.Runtime.SiteCapture = false;
+                GC.Collect();
+                GC.WaitForPendingFinalizers();
+                GC.Collect();
+                int alive = 0;
+                foreach (var w in dropped) if (w.IsAlive) alive++;
+                Assert.True(alive < 5, alive + " of the 50 last consumed sources still reachable");
+            }
+        }
+
+        /// <summary>Weak references to the <paramref name="last"/> sources consumed.</summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static List<WeakReference> MakeAndConsume(int n, int last)
+        {
+            var sources = new AutoResetOnityCompletionSource[n];
+            for (int i = 0; i < n; i++) sources[i] = AutoResetOnityCompletionSource.Create();
+            var weak = new List<WeakReference>();
+            for (int i = 0; i < n; i++)
+            {
+                sources[i].TrySetResult();
+                sources[i].Task.GetAwaiter().GetResult();
+                if (i >= n - last) weak.Add(new WeakReference(sources[i]));
+                sources[i] = null;
+            }
+            return weak;
+        }
+
+        [Test]
         public void TrackedSourcesAllocateNothingAfterWarmUp()
         {
-            long bytes = -1;
-            int groups = -1;
-            FreshThread.Run(() => bytes = CycleBytes(out groups));
+            long bytes = -1, control = -1;
+            int groups = -1, pending = -1, controlGroups = -1, controlPending = -1;
+            FreshThread.Run(() => { bytes = CycleBytes(false, out groups, out pending); control = CycleBytes(true, out controlGroups, out controlPending); });
             Assert.Equal(0L, bytes, "capture on, 300 cycles after warm-up");
             Assert.Equal(0, groups, "every use consumed: nothing left in the report");
+            // Control: the same loop leaving one source pending per frame allocates (new sources,
+            // the table's growth), which the measurement must see, and the report lists every
+            // one of them at its site: the loop did track (else the zero above proves nothing).
+            Assert.True(control > 0, "the control sees allocations");
+            Assert.Equal(1, controlGroups, "the pending sources: one site");
+            Assert.Equal(400, controlPending, "one per frame, all tracked");
         }
 
         static readonly Func<bool> always = () => true;
 
         /// <summary>GC bytes of 300 frames, each creating and consuming two sources, a WhenAny, a
-        /// WhenAll and a WaitUntil with capture on, after 100 frames of warm-up (the site table and
+        /// WhenAll and a WaitUntil with capture on (and, for the control, leaving a source pending), after 100 frames of warm-up (the site table and
         /// the tracked-source table grow then, and are compacted in place later).</summary>
-        static long CycleBytes(out int groupsLeft)
+        static long CycleBytes(bool leaveOnePending, out int groupsLeft, out int pendingLeft)
         {
             using (var h = new TestHost())
             {
@@ -158,11 +250,14 @@ namespace Onity.Tests
                     h.Begin();
                     h.Runtime.Tick(OnityTiming.Update);
                     until.GetAwaiter().GetResult();
+                    if (leaveOnePending) AutoResetOnityCompletionSource.Create();
                 }
                 long d = GC.GetAllocatedBytesForCurrentThread() - b0;
                 var groups = new List<OnityWaitGroup>();
                 h.Runtime.GetWaitReport(groups);
                 groupsLeft = groups.Count;
+                pendingLeft = 0;
+                foreach (var g in groups) pendingLeft += g.Count;
                 return d;
             }
         }
