@@ -40,6 +40,10 @@ cargo build --lib 2>&1 | tail -n 3
 cargo test --no-fail-fast 2>&1 | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 
+echo "== Issue 17 #1 in an optimised build: 100,000 runtime create/destroy cycles (10,000 in the debug run above)"
+cargo test --release --test issue17 defect1 2>&1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+
 echo "== Loom model check of the lock-free completion stack"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release --test loom 2>&1 | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1

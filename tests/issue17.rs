@@ -21,8 +21,8 @@ const UPDATE: u32 = OnityTiming::Update as u32;
 // ---- #1: handles never alias across runtimes ---------------------------------
 
 /// Runtimes made by each #1 test: 100,000 in an optimised build (the
-/// issue's figure: `cargo test --release --test issue17`); 10,000 in a
-/// debug one (`scripts/test-all.sh`), where creating a runtime costs about
+/// issue's figure: `cargo test --release --test issue17`, a stage of
+/// `scripts/test-all.sh`); 10,000 in a debug one (the suite's `cargo test`), where creating a runtime costs about
 /// 2 ms. Either way each of the 255 tags is reused many times (about 390
 /// and 39), which is what the floors are for.
 const CYCLES: u32 = if cfg!(debug_assertions) { 10_000 } else { 100_000 };
