@@ -271,7 +271,6 @@ fn exactly_the_exports_that_depend_on_the_frame_apply_it() {
     assert_eq!(onity_cancel_source_destroy(r, src), OnityStatus::Ok);
     let mut p = ptr::null_mut();
     assert_eq!(onity_frame_alloc(r, 64, 8, 0, &mut p), OnityStatus::Ok);
-    assert_eq!(onity_frame_alloc_rewind(r), OnityStatus::Ok);
     let mut inputs = [0u64; 2];
     assert_eq!(onity_task_create(r, &mut inputs[0]), OnityStatus::Ok);
     assert_eq!(onity_task_create(r, &mut inputs[1]), OnityStatus::Ok);
@@ -358,6 +357,7 @@ fn exactly_the_exports_that_depend_on_the_frame_apply_it() {
         ("task_from_result_at", Box::new(|| onity_task_from_result_at(r, 1, tp, file, 1))),
         ("when_any_at", Box::new(|| onity_when_any_at(r, inputs.as_ptr(), 2, 0, tp, file, 1))),
         ("when_all_at", Box::new(|| onity_when_all_at(r, inputs.as_ptr(), 2, 0, tp, file, 1))),
+        ("frame_alloc_rewind", Box::new(|| onity_frame_alloc_rewind(r))),
         ("trace_start", Box::new(|| onity_trace_start(r, 0, 0))),
         ("trace_stop", Box::new(|| onity_trace_stop(r))),
         ("trace_counts", Box::new(|| onity_trace_counts(r, ptr::null_mut(), ptr::null_mut()))),
@@ -411,4 +411,45 @@ fn binding_checks_its_arguments_and_a_destroyed_batch_unbinds() {
     // SAFETY: the runtime's deferred frame, owner thread, between calls.
     unsafe { (*rt.d).fast_split = 0 };
     assert_eq!(rt.tick(), vec![1]);
+}
+
+/// The trace as JSON (a call: applies a pending frame).
+fn trace_json(r: *mut OnityRuntime) -> String {
+    let mut len = 0usize;
+    assert_eq!(onity_trace_dump(r, ptr::null_mut(), 0, &mut len), OnityStatus::Ok);
+    let mut buf = vec![0u8; len];
+    assert_eq!(onity_trace_dump(r, buf.as_mut_ptr() as *mut _, len, &mut len), OnityStatus::Ok);
+    String::from_utf8(buf).unwrap()
+}
+
+/// Whether the frame-2 marker comes before the explicit rewind in the trace.
+fn rewind_after_frame_2(json: &str) -> bool {
+    let marker = json.find("\"args\":{\"frame\":2}").expect("frame 2 marker");
+    let rewind = json.find("frame allocator rewind").expect("rewind event");
+    marker < rewind
+}
+
+#[test]
+fn an_explicit_rewind_after_the_begin_is_traced_in_the_new_frame() {
+    // Control: the call.
+    let rt = Rt::new();
+    rt.defer(1);
+    rt.tick();
+    assert_eq!(onity_trace_start(rt.rt, 64, ONITY_TRACE_RUNS), OnityStatus::Ok);
+    assert_eq!(onity_runtime_frame_begin(rt.rt, &info(2)), OnityStatus::Ok);
+    assert_eq!(onity_frame_alloc_rewind(rt.rt), OnityStatus::Ok);
+    rt.tick();
+    assert!(rewind_after_frame_2(&trace_json(rt.rt)), "with a call");
+    // Deferred: the rewind reads the frame (its trace event goes after the
+    // frame marker), so it applies the frame first.
+    let rt = Rt::new();
+    rt.defer(1);
+    rt.tick();
+    assert_eq!(onity_trace_start(rt.rt, 64, ONITY_TRACE_RUNS), OnityStatus::Ok);
+    rt.defer(2);
+    assert_eq!(onity_frame_alloc_rewind(rt.rt), OnityStatus::Ok);
+    let applied = rt.pending() == 0;
+    rt.tick();
+    assert!(rewind_after_frame_2(&trace_json(rt.rt)), "deferred: {}", trace_json(rt.rt));
+    assert!(applied, "onity_frame_alloc_rewind left the frame deferred");
 }

@@ -181,7 +181,8 @@ pub struct OnityFrameInfo {
 /// `onity_next_frame`, `onity_delay_frame`, `onity_delay`, their `_then`,
 /// `_then_id` and `_at` forms), `onity_task_create_at`, `onity_task_from_result_at`,
 /// `onity_when_any_at`, `onity_when_all_at` (they record the creation
-/// frame) and the `onity_trace_*` calls. No other function reads or
+/// frame), `onity_frame_alloc_rewind` (traced in its frame) and the
+/// `onity_trace_*` calls. No other function reads or
 /// changes the frame, so C and C++ code calling the runtime between the
 /// host's begin and its first tick sees the new frame, as with a call.
 /// Applying it files the bound batch's records written before the begin
