@@ -943,7 +943,8 @@ OnityStatus onity_runtime_create(const struct OnityRuntimeConfig *config,
 // `WRONG_THREAD` (another thread while the owner lives), `REENTRANT`
 // (called from a continuation or callback of this runtime, during one of
 // its ticks, or while it is being destroyed); on error nothing is
-// destroyed.
+// destroyed. A frame still deferred (`OnityDeferredFrame`) is dropped,
+// also for the continuations that run here.
 OnityStatus onity_runtime_destroy(struct OnityRuntime *runtime);
 
 // Begins a frame: sets the frame number (must increase strictly) and

@@ -453,3 +453,52 @@ fn an_explicit_rewind_after_the_begin_is_traced_in_the_new_frame() {
     assert!(rewind_after_frame_2(&trace_json(rt.rt)), "deferred: {}", trace_json(rt.rt));
     assert!(applied, "onity_frame_alloc_rewind left the frame deferred");
 }
+
+static FRAME_SEEN_AT_DESTROY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// A callback wait canceled by the destroy: reads the frame (a call that
+/// depends on it) while the runtime closes.
+unsafe extern "C" fn read_frame_at_destroy(user: *mut std::ffi::c_void, _id: u64, _state: u32) {
+    let r = user as *mut OnityRuntime;
+    // SAFETY: OnityStats is plain data; zero is a valid value.
+    let mut s: OnityStats = unsafe { std::mem::zeroed() };
+    s.size = std::mem::size_of::<OnityStats>() as u32;
+    let st = onity_runtime_stats(r, &mut s);
+    FRAME_SEEN_AT_DESTROY
+        .store(if st == OnityStatus::Ok { s.frame } else { u64::MAX }, std::sync::atomic::Ordering::SeqCst);
+}
+
+static DESTROY_INSIDE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// A continuation that tries to destroy its runtime (refused: `REENTRANT`).
+unsafe extern "C" fn destroy_inside(user: *mut std::ffi::c_void, _id: u64, _state: u32) {
+    let st = onity_runtime_destroy(user as *mut OnityRuntime);
+    DESTROY_INSIDE.store(st as u32, std::sync::atomic::Ordering::SeqCst);
+}
+
+#[test]
+fn a_frame_deferred_at_destroy_is_dropped_even_if_a_canceled_callback_reads_the_frame() {
+    let rt = Rt::new();
+    rt.defer(1);
+    rt.tick();
+    // A refused destroy leaves the frame deferred.
+    let mut t = 0;
+    assert_eq!(onity_task_create(rt.rt, &mut t), OnityStatus::Ok);
+    assert_eq!(onity_task_on_complete(rt.rt, t, Some(destroy_inside), rt.rt as *mut _), OnityStatus::Ok);
+    rt.defer(2);
+    assert_eq!(onity_task_set_result(rt.rt, t, 0), OnityStatus::Ok);
+    assert_eq!(DESTROY_INSIDE.load(std::sync::atomic::Ordering::SeqCst), OnityStatus::Reentrant as u32);
+    assert_eq!(rt.pending(), 1, "kept by the refused destroy");
+    assert_eq!(rt.frame(), 2);
+    let mut out = OnityOutcome { value: 0, error: 0, state: 0, index: 0, reserved: 0 };
+    assert_eq!(onity_task_consume(rt.rt, t, &mut out), OnityStatus::Ok);
+    rt.tick();
+    assert_eq!(onity_next_frame_then(rt.rt, UPDATE, 0, Some(read_frame_at_destroy), rt.rt as *mut _), OnityStatus::Ok);
+    rt.fast(7, 1);
+    rt.defer(3);
+    let r = rt.rt;
+    std::mem::forget(rt);
+    assert_eq!(onity_runtime_destroy(r), OnityStatus::Ok);
+    let seen = FRAME_SEEN_AT_DESTROY.load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(seen, 2, "the deferred frame was applied while closing");
+}
