@@ -502,3 +502,63 @@ fn a_frame_deferred_at_destroy_is_dropped_even_if_a_canceled_callback_reads_the_
     let seen = FRAME_SEEN_AT_DESTROY.load(std::sync::atomic::Ordering::SeqCst);
     assert_eq!(seen, 2, "the deferred frame was applied while closing");
 }
+
+/// Appends a request record to the batch (the host's plain writes).
+fn request(b: *mut OnityBatch, id: u64, kind: OnityWaitKind) {
+    // SAFETY: live batch, owner thread, between calls.
+    unsafe {
+        let bb = &mut *b;
+        assert!(bb.submit_count < bb.submit_capacity);
+        *bb.submit.add(bb.submit_count as usize) = OnityBatchRecord {
+            id,
+            token: 0,
+            arg: 0,
+            kind: kind as u8,
+            timing: UPDATE as u8,
+            clock: 0,
+            reserved: [0; 5],
+        };
+        bb.submit_count += 1;
+    }
+}
+
+/// Reads and consumes the batch's request resumptions (ids).
+fn resumed(b: *mut OnityBatch) -> Vec<u64> {
+    // SAFETY: live batch, between calls.
+    unsafe {
+        let bb = &mut *b;
+        let v = (0..bb.resumed_count as usize).map(|i| (*bb.resumed.add(i)).id).collect();
+        bb.resumed_consumed = bb.resumed_count;
+        v
+    }
+}
+
+#[test]
+fn requests_split_at_the_begin_keep_their_frames_and_their_order() {
+    let rt = Rt::new();
+    rt.defer(1);
+    rt.tick();
+    request(rt.b, 20, OnityWaitKind::NextFrame); // frame 1: due in frame 2
+    request(rt.b, 21, OnityWaitKind::Yield);
+    rt.defer(2);
+    request(rt.b, 22, OnityWaitKind::NextFrame); // frame 2: due in frame 3
+    request(rt.b, 23, OnityWaitKind::Yield);
+    rt.fast(30, 1); // fast lane, frame 2: due in frame 3
+    rt.tick();
+    assert_eq!(resumed(rt.b), vec![20, 21, 23]);
+    rt.defer(3);
+    assert_eq!(rt.tick(), vec![30]);
+    assert_eq!(resumed(rt.b), vec![22]);
+    // A flush (a full buffer) between the begin and the tick applies the frame with the same split.
+    request(rt.b, 24, OnityWaitKind::NextFrame); // frame 3: due in frame 4
+    rt.defer(4);
+    request(rt.b, 25, OnityWaitKind::NextFrame); // frame 4: due in frame 5
+    assert_eq!(onity_batch_flush(rt.rt, rt.b), OnityStatus::Ok);
+    // SAFETY: live batch.
+    assert_eq!(unsafe { (*rt.b).submit_count }, 0);
+    rt.tick();
+    assert_eq!(resumed(rt.b), vec![24]);
+    rt.defer(5);
+    rt.tick();
+    assert_eq!(resumed(rt.b), vec![25]);
+}
