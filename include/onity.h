@@ -438,9 +438,14 @@ typedef struct OnityFrameInfo {
 // `onity_next_frame`, `onity_delay_frame`, `onity_delay`, their `_then`,
 // `_then_id` and `_at` forms), `onity_task_create_at`, `onity_task_from_result_at`,
 // `onity_when_any_at`, `onity_when_all_at` (they record the creation
-// frame) and the `onity_trace_*` calls. No other function reads or
+// frame), `onity_frame_alloc_rewind` (traced in its frame) and the
+// `onity_trace_*` calls. No other function reads or
 // changes the frame, so C and C++ code calling the runtime between the
-// host's begin and its first tick sees the new frame, as with a call.
+// host's begin and its first tick sees the new frame, as with a call. One
+// difference: while tracing, a WhenAny / WhenAll settle that
+// `onity_task_set_result`, `_set_error` or `_cancel` causes before the
+// frame is applied is recorded before its frame marker (they do not check
+// for a deferred frame: completion stays one call with nothing added).
 // Applying it files the bound batch's records written before the begin
 // (and every other batch's records) with the previous frame, begins the
 // frame exactly as `onity_runtime_frame_begin` would, then files the bound
@@ -949,7 +954,8 @@ OnityStatus onity_runtime_create(const struct OnityRuntimeConfig *config,
 // `WRONG_THREAD` (another thread while the owner lives), `REENTRANT`
 // (called from a continuation or callback of this runtime, during one of
 // its ticks, or while it is being destroyed); on error nothing is
-// destroyed.
+// destroyed. A frame still deferred (`OnityDeferredFrame`) is dropped,
+// also for the continuations that run here.
 OnityStatus onity_runtime_destroy(struct OnityRuntime *runtime);
 
 // Begins a frame: sets the frame number (must increase strictly) and

@@ -271,7 +271,6 @@ fn exactly_the_exports_that_depend_on_the_frame_apply_it() {
     assert_eq!(onity_cancel_source_destroy(r, src), OnityStatus::Ok);
     let mut p = ptr::null_mut();
     assert_eq!(onity_frame_alloc(r, 64, 8, 0, &mut p), OnityStatus::Ok);
-    assert_eq!(onity_frame_alloc_rewind(r), OnityStatus::Ok);
     let mut inputs = [0u64; 2];
     assert_eq!(onity_task_create(r, &mut inputs[0]), OnityStatus::Ok);
     assert_eq!(onity_task_create(r, &mut inputs[1]), OnityStatus::Ok);
@@ -358,6 +357,7 @@ fn exactly_the_exports_that_depend_on_the_frame_apply_it() {
         ("task_from_result_at", Box::new(|| onity_task_from_result_at(r, 1, tp, file, 1))),
         ("when_any_at", Box::new(|| onity_when_any_at(r, inputs.as_ptr(), 2, 0, tp, file, 1))),
         ("when_all_at", Box::new(|| onity_when_all_at(r, inputs.as_ptr(), 2, 0, tp, file, 1))),
+        ("frame_alloc_rewind", Box::new(|| onity_frame_alloc_rewind(r))),
         ("trace_start", Box::new(|| onity_trace_start(r, 0, 0))),
         ("trace_stop", Box::new(|| onity_trace_stop(r))),
         ("trace_counts", Box::new(|| onity_trace_counts(r, ptr::null_mut(), ptr::null_mut()))),
@@ -411,4 +411,154 @@ fn binding_checks_its_arguments_and_a_destroyed_batch_unbinds() {
     // SAFETY: the runtime's deferred frame, owner thread, between calls.
     unsafe { (*rt.d).fast_split = 0 };
     assert_eq!(rt.tick(), vec![1]);
+}
+
+/// The trace as JSON (a call: applies a pending frame).
+fn trace_json(r: *mut OnityRuntime) -> String {
+    let mut len = 0usize;
+    assert_eq!(onity_trace_dump(r, ptr::null_mut(), 0, &mut len), OnityStatus::Ok);
+    let mut buf = vec![0u8; len];
+    assert_eq!(onity_trace_dump(r, buf.as_mut_ptr() as *mut _, len, &mut len), OnityStatus::Ok);
+    String::from_utf8(buf).unwrap()
+}
+
+/// Whether the frame-2 marker comes before the explicit rewind in the trace.
+fn rewind_after_frame_2(json: &str) -> bool {
+    let marker = json.find("\"args\":{\"frame\":2}").expect("frame 2 marker");
+    let rewind = json.find("frame allocator rewind").expect("rewind event");
+    marker < rewind
+}
+
+#[test]
+fn an_explicit_rewind_after_the_begin_is_traced_in_the_new_frame() {
+    // Control: the call.
+    let rt = Rt::new();
+    rt.defer(1);
+    rt.tick();
+    assert_eq!(onity_trace_start(rt.rt, 64, ONITY_TRACE_RUNS), OnityStatus::Ok);
+    assert_eq!(onity_runtime_frame_begin(rt.rt, &info(2)), OnityStatus::Ok);
+    assert_eq!(onity_frame_alloc_rewind(rt.rt), OnityStatus::Ok);
+    rt.tick();
+    assert!(rewind_after_frame_2(&trace_json(rt.rt)), "with a call");
+    // Deferred: the rewind reads the frame (its trace event goes after the
+    // frame marker), so it applies the frame first.
+    let rt = Rt::new();
+    rt.defer(1);
+    rt.tick();
+    assert_eq!(onity_trace_start(rt.rt, 64, ONITY_TRACE_RUNS), OnityStatus::Ok);
+    rt.defer(2);
+    assert_eq!(onity_frame_alloc_rewind(rt.rt), OnityStatus::Ok);
+    let applied = rt.pending() == 0;
+    rt.tick();
+    assert!(rewind_after_frame_2(&trace_json(rt.rt)), "deferred: {}", trace_json(rt.rt));
+    assert!(applied, "onity_frame_alloc_rewind left the frame deferred");
+}
+
+static FRAME_SEEN_AT_DESTROY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// A callback wait canceled by the destroy: reads the frame (a call that
+/// depends on it) while the runtime closes.
+unsafe extern "C" fn read_frame_at_destroy(user: *mut std::ffi::c_void, _id: u64, _state: u32) {
+    let r = user as *mut OnityRuntime;
+    // SAFETY: OnityStats is plain data; zero is a valid value.
+    let mut s: OnityStats = unsafe { std::mem::zeroed() };
+    s.size = std::mem::size_of::<OnityStats>() as u32;
+    let st = onity_runtime_stats(r, &mut s);
+    FRAME_SEEN_AT_DESTROY
+        .store(if st == OnityStatus::Ok { s.frame } else { u64::MAX }, std::sync::atomic::Ordering::SeqCst);
+}
+
+static DESTROY_INSIDE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// A continuation that tries to destroy its runtime (refused: `REENTRANT`).
+unsafe extern "C" fn destroy_inside(user: *mut std::ffi::c_void, _id: u64, _state: u32) {
+    let st = onity_runtime_destroy(user as *mut OnityRuntime);
+    DESTROY_INSIDE.store(st as u32, std::sync::atomic::Ordering::SeqCst);
+}
+
+#[test]
+fn a_frame_deferred_at_destroy_is_dropped_even_if_a_canceled_callback_reads_the_frame() {
+    let rt = Rt::new();
+    rt.defer(1);
+    rt.tick();
+    // A refused destroy leaves the frame deferred.
+    let mut t = 0;
+    assert_eq!(onity_task_create(rt.rt, &mut t), OnityStatus::Ok);
+    assert_eq!(onity_task_on_complete(rt.rt, t, Some(destroy_inside), rt.rt as *mut _), OnityStatus::Ok);
+    rt.defer(2);
+    assert_eq!(onity_task_set_result(rt.rt, t, 0), OnityStatus::Ok);
+    assert_eq!(DESTROY_INSIDE.load(std::sync::atomic::Ordering::SeqCst), OnityStatus::Reentrant as u32);
+    assert_eq!(rt.pending(), 1, "kept by the refused destroy");
+    assert_eq!(rt.frame(), 2);
+    let mut out = OnityOutcome { value: 0, error: 0, state: 0, index: 0, reserved: 0 };
+    assert_eq!(onity_task_consume(rt.rt, t, &mut out), OnityStatus::Ok);
+    rt.tick();
+    assert_eq!(onity_next_frame_then(rt.rt, UPDATE, 0, Some(read_frame_at_destroy), rt.rt as *mut _), OnityStatus::Ok);
+    rt.fast(7, 1);
+    rt.defer(3);
+    let r = rt.rt;
+    std::mem::forget(rt);
+    assert_eq!(onity_runtime_destroy(r), OnityStatus::Ok);
+    let seen = FRAME_SEEN_AT_DESTROY.load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(seen, 2, "the deferred frame was applied while closing");
+}
+
+/// Appends a request record to the batch (the host's plain writes).
+fn request(b: *mut OnityBatch, id: u64, kind: OnityWaitKind) {
+    // SAFETY: live batch, owner thread, between calls.
+    unsafe {
+        let bb = &mut *b;
+        assert!(bb.submit_count < bb.submit_capacity);
+        *bb.submit.add(bb.submit_count as usize) = OnityBatchRecord {
+            id,
+            token: 0,
+            arg: 0,
+            kind: kind as u8,
+            timing: UPDATE as u8,
+            clock: 0,
+            reserved: [0; 5],
+        };
+        bb.submit_count += 1;
+    }
+}
+
+/// Reads and consumes the batch's request resumptions (ids).
+fn resumed(b: *mut OnityBatch) -> Vec<u64> {
+    // SAFETY: live batch, between calls.
+    unsafe {
+        let bb = &mut *b;
+        let v = (0..bb.resumed_count as usize).map(|i| (*bb.resumed.add(i)).id).collect();
+        bb.resumed_consumed = bb.resumed_count;
+        v
+    }
+}
+
+#[test]
+fn requests_split_at_the_begin_keep_their_frames_and_their_order() {
+    let rt = Rt::new();
+    rt.defer(1);
+    rt.tick();
+    request(rt.b, 20, OnityWaitKind::NextFrame); // frame 1: due in frame 2
+    request(rt.b, 21, OnityWaitKind::Yield);
+    rt.defer(2);
+    request(rt.b, 22, OnityWaitKind::NextFrame); // frame 2: due in frame 3
+    request(rt.b, 23, OnityWaitKind::Yield);
+    rt.fast(30, 1); // fast lane, frame 2: due in frame 3
+    rt.tick();
+    assert_eq!(resumed(rt.b), vec![20, 21, 23]);
+    rt.defer(3);
+    assert_eq!(rt.tick(), vec![30]);
+    assert_eq!(resumed(rt.b), vec![22]);
+    // A flush (a full buffer) between the begin and the tick applies the frame with the same split.
+    request(rt.b, 24, OnityWaitKind::NextFrame); // frame 3: due in frame 4
+    rt.defer(4);
+    request(rt.b, 25, OnityWaitKind::NextFrame); // frame 4: due in frame 5
+    assert_eq!(onity_batch_flush(rt.rt, rt.b), OnityStatus::Ok);
+    // SAFETY: live batch.
+    assert_eq!(unsafe { (*rt.b).submit_count }, 0);
+    rt.tick();
+    assert_eq!(resumed(rt.b), vec![24]);
+    rt.defer(5);
+    rt.tick();
+    assert_eq!(resumed(rt.b), vec![25]);
 }

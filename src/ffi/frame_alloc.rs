@@ -15,6 +15,7 @@
 
 use std::ffi::c_void;
 
+use super::deferred::core_at_frame;
 use super::error::arg;
 use super::object::{core_of, OnityRuntime};
 use super::status::OnityStatus;
@@ -119,5 +120,6 @@ fn alloc_checked(
 /// may be allocating. Errors: `WRONG_THREAD`, `REENTRANT`.
 #[no_mangle]
 pub extern "C" fn onity_frame_alloc_rewind(runtime: *mut OnityRuntime) -> OnityStatus {
-    crate::ffi!({ Ok(core_of(runtime)?.rewind_frame_allocator()?) })
+    // Traced in the frame it is made in: a deferred frame is applied first.
+    crate::ffi!({ Ok(core_at_frame(runtime)?.rewind_frame_allocator()?) })
 }

@@ -1,11 +1,12 @@
 //! `OnityRuntime`: creation, destruction, frames, ticks, statistics.
 
 use std::ffi::c_char;
+use std::sync::atomic::Ordering;
 
 use super::batch;
 use super::deferred::{core_at_frame, frame_ref};
 use super::error::{arg, Out};
-use super::object::{self, core_of, OnityRuntime, RuntimeObject};
+use super::object::{self, core_of, runtime_ref, OnityRuntime, RuntimeObject};
 use super::status::OnityStatus;
 use super::types::*;
 use crate::core::frame_alloc::FrameAllocConfig;
@@ -165,11 +166,24 @@ pub extern "C" fn onity_runtime_create(
 /// `WRONG_THREAD` (another thread while the owner lives), `REENTRANT`
 /// (called from a continuation or callback of this runtime, during one of
 /// its ticks, or while it is being destroyed); on error nothing is
-/// destroyed.
+/// destroyed. A frame still deferred (`OnityDeferredFrame`) is dropped,
+/// also for the continuations that run here.
 #[no_mangle]
 pub extern "C" fn onity_runtime_destroy(runtime: *mut OnityRuntime) -> OnityStatus {
     crate::ffi!({
-        core_of(runtime)?.close()?;
+        // SAFETY: documented contract of the runtime pointer.
+        let r = unsafe { runtime_ref(runtime) }?;
+        // A frame still deferred is dropped, not applied by a continuation
+        // that reads the frame while the runtime closes; kept if the
+        // destroy is refused (nothing changes then). Off the owner thread
+        // nothing applies it.
+        let dropped = r.rt.is_owner_thread() && r.deferred_pending().swap(0, Ordering::Relaxed) != 0;
+        if let Err(e) = r.rt.close() {
+            if dropped {
+                r.deferred_pending().store(1, Ordering::Relaxed);
+            }
+            return Err(e.into());
+        }
         // SAFETY: created by onity_runtime_create, still live (checked), and
         // closed: nothing runs on it any more.
         for b in unsafe { object::free(runtime) } {

@@ -181,9 +181,14 @@ pub struct OnityFrameInfo {
 /// `onity_next_frame`, `onity_delay_frame`, `onity_delay`, their `_then`,
 /// `_then_id` and `_at` forms), `onity_task_create_at`, `onity_task_from_result_at`,
 /// `onity_when_any_at`, `onity_when_all_at` (they record the creation
-/// frame) and the `onity_trace_*` calls. No other function reads or
+/// frame), `onity_frame_alloc_rewind` (traced in its frame) and the
+/// `onity_trace_*` calls. No other function reads or
 /// changes the frame, so C and C++ code calling the runtime between the
-/// host's begin and its first tick sees the new frame, as with a call.
+/// host's begin and its first tick sees the new frame, as with a call. One
+/// difference: while tracing, a WhenAny / WhenAll settle that
+/// `onity_task_set_result`, `_set_error` or `_cancel` causes before the
+/// frame is applied is recorded before its frame marker (they do not check
+/// for a deferred frame: completion stays one call with nothing added).
 /// Applying it files the bound batch's records written before the begin
 /// (and every other batch's records) with the previous frame, begins the
 /// frame exactly as `onity_runtime_frame_begin` would, then files the bound

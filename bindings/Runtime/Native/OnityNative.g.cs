@@ -425,7 +425,8 @@ namespace Onity.Native
         /// `WRONG_THREAD` (another thread while the owner lives), `REENTRANT`
         /// (called from a continuation or callback of this runtime, during one of
         /// its ticks, or while it is being destroyed); on error nothing is
-        /// destroyed.
+        /// destroyed. A frame still deferred (`OnityDeferredFrame`) is dropped,
+        /// also for the continuations that run here.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_runtime_destroy", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_runtime_destroy(IntPtr runtime);
