@@ -78,6 +78,10 @@ fn misuse_is_refused_and_changes_nothing() {
     assert_eq!(onity_wait_retire(rt, &mut zero), S::InvalidHandle);
     let mut far_future = (1u64 << 40) << 5;
     assert_eq!(onity_wait_retire(rt, &mut far_future), S::InvalidHandle);
+    // A made-up far id (slot 999): no such wait, as for an old id whose
+    // store was compacted since.
+    let mut made_up_far = 1u64 << 37 | 999 << 5 | 1 << 4;
+    assert_eq!(onity_wait_retire(rt, &mut made_up_far), S::StaleHandle);
     let other = std::thread::scope(|sc| {
         let (rtp, slot) = (rt as usize, &mut s.id as *mut u64 as usize);
         sc.spawn(move || onity_wait_retire(rtp as *mut OnityRuntime, slot as *mut u64)).join().unwrap()
@@ -330,4 +334,32 @@ fn cancel_after_retire_fifo_slot_reuse_and_pool_stats() {
     assert_eq!(onity_runtime_destroy(rt), S::Ok);
     assert!(far_new.calls.is_empty());
     RT.with(|r| *r.borrow_mut() = ptr::null_mut());
+}
+
+/// An id from another runtime names no wait of this one: refused, and the
+/// wait of this runtime with the same sequence number (another slot) stays.
+#[test]
+fn an_id_from_another_runtime_is_refused() {
+    let (a, b) = (runtime(), runtime());
+    frame(a, 1);
+    frame(b, 1);
+    let (mut sa, mut sb, mut sa_far, mut sb_far) = (Slot::default(), Slot::default(), Slot::default(), Slot::default());
+    next_frame(a, &mut sa);
+    next_frame(b, &mut sb);
+    delay_frame(a, 100, &mut sa_far);
+    delay_frame(b, 100, &mut sb_far);
+    assert_eq!(sa.id, sb.id, "same sequence number in each runtime");
+    assert_eq!(sa_far.id, sb_far.id, "same far slot and sequence");
+    assert_eq!(onity_wait_retire(b, &mut sa.id), S::StaleHandle);
+    assert_eq!(onity_wait_retire(b, &mut sa_far.id), S::StaleHandle);
+    assert_eq!(live_records(b), 2);
+    frame(b, 2);
+    assert_eq!(onity_runtime_tick(b, UPDATE), S::Ok);
+    assert_eq!(sb.calls, [OnityTaskState::Succeeded as u32]);
+    assert_eq!(onity_wait_retire(a, &mut sa_far.id), S::Ok);
+    assert_eq!(onity_wait_retire(a, &mut sa.id), S::Ok);
+    assert_eq!(onity_runtime_destroy(a), S::Ok);
+    assert_eq!(onity_runtime_destroy(b), S::Ok);
+    assert!(sa.calls.is_empty() && sa_far.calls.is_empty());
+    assert_eq!(sb_far.calls, [OnityTaskState::Canceled as u32]);
 }
