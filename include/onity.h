@@ -887,9 +887,13 @@ OnityStatus onity_delay_then_id(struct OnityRuntime *runtime,
 // Owner thread; also from a callback inside a tick and during the
 // runtime's destruction. ABI 1.3.
 // Errors: `NULL_POINTER` (runtime, wait), `INVALID_RUNTIME`,
-// `WRONG_THREAD`, `INVALID_HANDLE` (`*wait` is no id this runtime gave),
-// `STALE_HANDLE` (no wait with that id and slot is pending: it ran, was
-// retired, or the id was copied to another slot); nothing changes then.
+// `WRONG_THREAD`, `INVALID_HANDLE` (`*wait` cannot be an id this runtime
+// gave yet: 0, or a near wait's sequence number not reached),
+// `STALE_HANDLE` (no wait with that id and slot is pending: it ran, also
+// earlier in the run in progress or as the callback now running, was
+// retired, the id was copied to another slot, or it is another runtime's
+// or a made-up far id); nothing changes then. `_then_id` waits record no
+// creation site (site capture applies to the `_at` forms).
 OnityStatus onity_wait_retire(struct OnityRuntime *runtime, uint64_t *wait);
 
 // Version of the C ABI this library implements: `major << 16 | minor`.

@@ -710,6 +710,10 @@ unsafe fn run_merged<const CANCEL_ALL: bool, const CANCELED_ONLY: bool, const HA
         if let Some(slot) = far_slot {
             // SAFETY: as above.
             unsafe { &mut (*timings).queues[timing].far }.free(slot);
+        } else {
+            // Resumed: sequence 0 (none), so `retire.rs` never takes it for
+            // a pending wait. SAFETY: i - 1 < len, through `base` as above.
+            unsafe { (*base.add(i - 1)).seq = 0 };
         }
         resume(arg, func, user, state);
     }

@@ -105,9 +105,13 @@ pub extern "C" fn onity_delay_then_id(
 /// Owner thread; also from a callback inside a tick and during the
 /// runtime's destruction. ABI 1.3.
 /// Errors: `NULL_POINTER` (runtime, wait), `INVALID_RUNTIME`,
-/// `WRONG_THREAD`, `INVALID_HANDLE` (`*wait` is no id this runtime gave),
-/// `STALE_HANDLE` (no wait with that id and slot is pending: it ran, was
-/// retired, or the id was copied to another slot); nothing changes then.
+/// `WRONG_THREAD`, `INVALID_HANDLE` (`*wait` cannot be an id this runtime
+/// gave yet: 0, or a near wait's sequence number not reached),
+/// `STALE_HANDLE` (no wait with that id and slot is pending: it ran, also
+/// earlier in the run in progress or as the callback now running, was
+/// retired, the id was copied to another slot, or it is another runtime's
+/// or a made-up far id); nothing changes then. `_then_id` waits record no
+/// creation site (site capture applies to the `_at` forms).
 #[no_mangle]
 pub extern "C" fn onity_wait_retire(runtime: *mut OnityRuntime, wait: *mut u64) -> OnityStatus {
     crate::ffi!({

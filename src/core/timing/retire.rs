@@ -89,7 +89,8 @@ impl Timings {
         }
         // Held by the run in progress, in its local vector: the records it
         // kept are copied towards the front as it goes, so every copy is
-        // marked (the stale ones are never read again).
+        // marked (the stale ones are never read again). Those it resumed
+        // have sequence 0 (`run_merged`): not pending, never matched.
         let (base, len, _) = self.running;
         let mut found = false;
         for i in 0..len {
