@@ -132,6 +132,9 @@ enum OnityStatus
   // every other free entry is used first (254 creations when no other
   // runtime is alive, fewer while some are); from then on it designates
   // the new runtime (the old runtime's handles are STALE_HANDLE there).
+  // The check covers a destroy that happened before the call, not one
+  // racing it: no call may overlap the destruction of the runtime its
+  // pointer designates, stale pointers included.
   ONITY_STATUS_INVALID_RUNTIME = 17,
   // The requested alignment is not a power of two or is above 4096.
   ONITY_STATUS_INVALID_ALIGNMENT = 18,
@@ -953,8 +956,11 @@ OnityStatus onity_runtime_create(const struct OnityRuntimeConfig *config,
 // are called with `ONITY_TASK_STATE_CANCELED`), then every other pending
 // task is canceled and its continuation runs; tasks never consumed are
 // released. After this returns `ONITY_STATUS_OK` the pointer and every
-// handle of the runtime are invalid (its handles are never issued again);
-// worker threads must have stopped completing its tasks. Errors:
+// handle of the runtime are invalid (its handles are never issued again).
+// No other thread may be inside a call on the runtime while this runs
+// (a use after free): workers must have stopped completing its tasks and
+// allocating from it, their last call ordered before this one (a join,
+// a mutex). Errors:
 // `WRONG_THREAD` (another thread while the owner lives), `REENTRANT`
 // (called from a continuation or callback of this runtime, during one of
 // its ticks, or while it is being destroyed); on error nothing is

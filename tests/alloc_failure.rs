@@ -412,7 +412,24 @@ const CASES: &[Case] = &[
 fn usable(c: &mut Ctx, status: S) -> Result<(), String> {
     let rt = c.rt;
     if rt.is_null() {
-        // runtime_create failed: a later one must succeed.
+        // runtime_create failed: it kept nothing (no runtime is alive in
+        // this child, so every one of the 255 tags can be had again) ...
+        let mut all = Vec::new();
+        loop {
+            let mut r = ptr::null_mut();
+            match onity_runtime_create(ptr::null(), &mut r) {
+                S::Ok => all.push(r),
+                _ => break,
+            }
+        }
+        let made = all.len();
+        for r in all {
+            onity_runtime_destroy(r);
+        }
+        if made != 255 {
+            return Err(format!("runtime_create after the failure: {made} runtimes at once, not 255 (a tag leaked)"));
+        }
+        // ... and a later one succeeds.
         return match onity_runtime_create(ptr::null(), &mut c.rt) {
             S::Ok => usable(c, S::Ok),
             s => Err(format!("runtime_create after the failure: {s:?}")),

@@ -90,6 +90,13 @@ fn busy_runtime() -> (*mut OnityRuntime, u32) {
         (*b).submit_count = 64;
     }
     assert_eq!(onity_batch_flush(rt, b), S::Ok);
+    // Frame-allocator memory (arena blocks and a home chunk): its drop
+    // frees them under the failure too.
+    for lifetime in [OnityLifetime::Frame, OnityLifetime::TwoFrames] {
+        let mut p = ptr::null_mut();
+        assert_eq!(onity_frame_alloc(rt, 256, 16, lifetime as u32, &mut p), S::Ok);
+        assert!(!p.is_null());
+    }
     // Nothing ran yet.
     assert_eq!(CALLS.load(Ordering::Relaxed), 0);
     (rt, expected)

@@ -1205,3 +1205,51 @@ fn a_refused_geometric_block_falls_back_to_the_request_alone() {
     assert!(s.bytes_reserved < 64 << 20, "only what the requests needed: {}", s.bytes_reserved);
     assert_eq!(s.failed_allocations, 0);
 }
+
+/// An allocator dropped while threads that allocated from it still live:
+/// some exit after the drop, some race it, one allocates from a new
+/// allocator first (which lets go of the dead allocator's slot). Each
+/// thread's slot is freed exactly once, by whichever of the allocator and
+/// the thread's exit lets go of it last (checked by Miri and the
+/// sanitizers: a use after free or a double free is reported there).
+#[test]
+fn an_allocator_dropped_while_its_threads_live() {
+    const THREADS: usize = scale(4, 2);
+    for round in 0..scale(20, 2) {
+        let fa = Arc::new(FrameAllocator::new(FrameAllocConfig::default()));
+        let registered = Arc::new(Barrier::new(THREADS + 1));
+        // The threads with an odd index wait for the drop.
+        let dropped = Arc::new(Barrier::new(THREADS / 2 + 1));
+        let hs: Vec<_> = (0..THREADS)
+            .map(|i| {
+                let (fa, registered, dropped) = (fa.clone(), registered.clone(), dropped.clone());
+                thread::spawn(move || {
+                    fa.alloc(Lifetime::Frame, 64, 8).unwrap();
+                    fa.alloc(Lifetime::TwoFrames, 64, 8).unwrap();
+                    drop(fa);
+                    registered.wait();
+                    // Half the threads exit while the allocator drops.
+                    if i % 2 == 0 {
+                        return;
+                    }
+                    dropped.wait();
+                    if i % 4 == 1 {
+                        // A new allocator: registering prunes the dead slot.
+                        let b = FrameAllocator::new(FrameAllocConfig::default());
+                        b.alloc(Lifetime::Frame, 32, 8).unwrap();
+                        assert_eq!(b.thread_slots(), 1);
+                    }
+                })
+            })
+            .collect();
+        registered.wait();
+        let fa = Arc::try_unwrap(fa).unwrap_or_else(|_| panic!("round {round}: the threads let go of it"));
+        assert_eq!(fa.thread_slots(), THREADS);
+        // Threads with an even index may be exiting right now.
+        drop(fa);
+        dropped.wait();
+        for h in hs {
+            h.join().unwrap();
+        }
+    }
+}

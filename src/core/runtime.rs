@@ -144,7 +144,6 @@ impl Runtime {
         let frame_alloc = FrameAllocator::try_new(cfg.frame_alloc)?;
         let timings = Timings::new(cfg.wait_capacity)?;
         let tags::Claim { tag, floors } = claim.0;
-        std::mem::forget(claim); // the runtime's drop releases it
         let inner = Inner {
             cfg,
             tasks: FreeList::new(cfg.task_capacity, floors[0]),
@@ -161,7 +160,9 @@ impl Runtime {
         };
         // SAFETY: the cell is in the table's allocation, which never moves
         // and is freed after `owner` (field order).
+        // (Out of memory there: `claim` releases the tag.)
         let owner = unsafe { Owner::register(tasks.header()) }?;
+        std::mem::forget(claim); // the runtime's drop releases it
         Ok(Runtime {
             owner,
             tag,

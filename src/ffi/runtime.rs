@@ -161,8 +161,11 @@ pub extern "C" fn onity_runtime_create(
 /// are called with `ONITY_TASK_STATE_CANCELED`), then every other pending
 /// task is canceled and its continuation runs; tasks never consumed are
 /// released. After this returns `ONITY_STATUS_OK` the pointer and every
-/// handle of the runtime are invalid (its handles are never issued again);
-/// worker threads must have stopped completing its tasks. Errors:
+/// handle of the runtime are invalid (its handles are never issued again).
+/// No other thread may be inside a call on the runtime while this runs
+/// (a use after free): workers must have stopped completing its tasks and
+/// allocating from it, their last call ordered before this one (a join,
+/// a mutex). Errors:
 /// `WRONG_THREAD` (another thread while the owner lives), `REENTRANT`
 /// (called from a continuation or callback of this runtime, during one of
 /// its ticks, or while it is being destroyed); on error nothing is

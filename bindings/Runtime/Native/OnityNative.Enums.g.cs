@@ -97,6 +97,9 @@ namespace Onity.Native
         /// every other free entry is used first (254 creations when no other
         /// runtime is alive, fewer while some are); from then on it designates
         /// the new runtime (the old runtime's handles are STALE_HANDLE there).
+        /// The check covers a destroy that happened before the call, not one
+        /// racing it: no call may overlap the destruction of the runtime its
+        /// pointer designates, stale pointers included.
         /// </summary>
         InvalidRuntime = 17,
         /// <summary>

@@ -647,14 +647,21 @@ impl Drop for FrameAllocator {
         // `&mut self`: no thread is allocating. Stale thread-cache entries
         // carry our stamps, which are never reused, so they are never used
         // again; exit guards of threads hold only weak references to slots.
-        let mut blocks: Vec<(*mut u8, usize)> = Vec::new();
+        // Freed in place, without collecting them first: a drop must not
+        // allocate (a runtime is destroyed even while memory is refused).
+        //
+        // Both `os_free`s are sound: every published arena block and every
+        // dedicated home segment (held by exactly one slot; released ones
+        // were freed already) comes from `os_alloc(size)` and is freed
+        // once, here.
         for slot in self.slots.lock().iter() {
             for cell in &slot.homes {
                 let len = cell.seg_len.load(Ordering::Relaxed);
                 if len >= DEDICATED_HOME_BYTES {
                     let n = cell.segs.load(Ordering::Relaxed);
                     for base in &cell.bases[..n] {
-                        blocks.push((base.load(Ordering::Relaxed), round_up_sat(len, MAX_ALIGN)));
+                        // SAFETY: as above.
+                        unsafe { self.blocks.os_free(base.load(Ordering::Relaxed), round_up_sat(len, MAX_ALIGN)) };
                     }
                 }
             }
@@ -662,14 +669,9 @@ impl Drop for FrameAllocator {
         for arena in &self.blocks.arenas {
             let n = arena.head.count.load(Ordering::Acquire);
             for m in &arena.meta[..n] {
-                blocks.push((m.base.load(Ordering::Relaxed), m.size.load(Ordering::Relaxed)));
+                // SAFETY: as above.
+                unsafe { self.blocks.os_free(m.base.load(Ordering::Relaxed), m.size.load(Ordering::Relaxed)) };
             }
-        }
-        for (base, size) in blocks {
-            // SAFETY: every published arena block and every dedicated home
-            // segment (held by exactly one slot; released ones were freed
-            // already) comes from `os_alloc(size)` and is freed once, here.
-            unsafe { self.blocks.os_free(base, size) };
         }
     }
 }
