@@ -20,8 +20,10 @@ use std::ffi::c_void;
 use std::ptr;
 
 mod retire;
+mod runs;
 
 pub use retire::{far_id, near_id};
+pub use runs::{run, Tally};
 
 use super::error::{Error, Result};
 use super::far::Far;
@@ -579,151 +581,6 @@ fn shrink(v: &mut Vec<Wait>, cap: usize) -> u64 {
     let given = v.capacity().saturating_sub(smaller.capacity()) as u64;
     *v = smaller;
     given
-}
-
-/// How many waits of each kind a run resumed.
-#[derive(Default)]
-pub struct Tally {
-    pub done: [u64; WAIT_KIND_COUNT],
-    pub canceled: [u64; WAIT_KIND_COUNT],
-}
-
-/// Runs the waits `items` (near) and `held` (far slots of `timing`) taken
-/// by [`Timings::start_run`], merged in the order they were scheduled: each
-/// one due at `now` (or, with `CANCEL_ALL`, every one), or whose token is
-/// `canceled`, is removed and `resume`d (task handle or callback argument,
-/// callback, user pointer, state: `Canceled` for the latter); the others
-/// stay in `items` / `held`. With `CANCELED_ONLY` only canceled ones
-/// resume, and only near ones scheduled up to sequence `limit` (the passes
-/// after a run's first: nothing new is due). Counts go to `tally`. `timings` is the queue set (its `running` field lets
-/// `repoint` reach the records while `resume` runs host code).
-///
-/// # Safety
-/// `timings` must be valid for writes whenever this function touches it:
-/// outside the `resume` calls (it is the owner's state, which host code may
-/// reach only through `resume`).
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn run<const CANCEL_ALL: bool, const CANCELED_ONLY: bool>(
-    timings: *mut Timings,
-    timing: usize,
-    items: &mut Vec<Wait>,
-    held: &mut Vec<u32>,
-    now: &Now,
-    limit: u64,
-    canceled: impl Fn(u64) -> bool,
-    resume: impl FnMut(u64, Option<CallbackFn>, *mut c_void, TaskState),
-    tally: &mut Tally,
-) {
-    // Most runs hold no far wait: that loop is compiled without the merge.
-    if held.is_empty() {
-        run_merged::<CANCEL_ALL, CANCELED_ONLY, false>(
-            timings, timing, items, held, now, limit, canceled, resume, tally,
-        )
-    } else {
-        run_merged::<CANCEL_ALL, CANCELED_ONLY, true>(timings, timing, items, held, now, limit, canceled, resume, tally)
-    }
-}
-
-/// [`run`], with `HAS_FAR` false when `held` is empty.
-///
-/// # Safety
-/// As [`run`].
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-unsafe fn run_merged<const CANCEL_ALL: bool, const CANCELED_ONLY: bool, const HAS_FAR: bool>(
-    timings: *mut Timings,
-    timing: usize,
-    items: &mut Vec<Wait>,
-    held: &mut Vec<u32>,
-    now: &Now,
-    limit: u64,
-    canceled: impl Fn(u64) -> bool,
-    mut resume: impl FnMut(u64, Option<CallbackFn>, *mut c_void, TaskState),
-    tally: &mut Tally,
-) {
-    let len = items.len();
-    let base = items.as_mut_ptr();
-    let n_far = held.len();
-    let key = now.key();
-    (*timings).running = (base, len, items.capacity());
-    let (mut kept, mut kept_far) = (0usize, 0usize);
-    let (mut i, mut j) = (0usize, 0usize);
-    let mut local = Tally::default();
-    loop {
-        // The next record in scheduling order: far slot `held[j]` or near
-        // record `i`.
-        let far_slot = if HAS_FAR && j < n_far {
-            let slot = held[j];
-            // SAFETY: no borrow of `timings` is alive (outside `resume`).
-            let far = unsafe { &(*timings).queues[timing].far };
-            if i >= len || far.get(slot).seq < unsafe { (*base.add(i)).seq } {
-                Some(slot)
-            } else {
-                None
-            }
-        } else {
-            None
-        };
-        let rec = match far_slot {
-            Some(slot) => {
-                j += 1;
-                // SAFETY: as above.
-                unsafe { &(*timings).queues[timing].far }.get(slot)
-            }
-            None if i < len => {
-                i += 1;
-                // SAFETY: i - 1 < len; records are read through `base` only
-                // (repoint writes through the same pointer while `resume`
-                // runs).
-                unsafe { &*base.add(i - 1) }
-            }
-            None => break,
-        };
-        let swept = HAS_FAR && far_slot.is_some_and(|s| unsafe { &(*timings).queues[timing].far }.swept(s));
-        let is_canceled =
-            CANCEL_ALL || swept || (rec.token != 0 && (!CANCELED_ONLY || rec.seq <= limit) && canceled(rec.token));
-        if !is_canceled && (CANCELED_ONLY || !rec.is_due(now, key)) {
-            match far_slot {
-                Some(slot) => {
-                    held[kept_far] = slot;
-                    kept_far += 1;
-                }
-                None => {
-                    // SAFETY: kept < i <= len; copy within the local vector.
-                    unsafe { *base.add(kept) = *rec };
-                    kept += 1;
-                }
-            }
-            continue;
-        }
-        let kind = rec.kind_index();
-        let state = if is_canceled {
-            local.canceled[kind] += 1;
-            TaskState::Canceled
-        } else {
-            local.done[kind] += 1;
-            TaskState::Succeeded
-        };
-        // Copied out first: `resume` runs host code, which may re-point
-        // the record's token through `base`, or reuse a freed far slot.
-        let (arg, func, user) = (rec.arg, rec.func, rec.user);
-        if let Some(slot) = far_slot {
-            // SAFETY: as above.
-            unsafe { &mut (*timings).queues[timing].far }.free(slot);
-        } else {
-            // Resumed: sequence 0 (none), so `retire.rs` never takes it for
-            // a pending wait. SAFETY: i - 1 < len, through `base` as above.
-            unsafe { (*base.add(i - 1)).seq = 0 };
-        }
-        resume(arg, func, user, state);
-    }
-    // SAFETY: the first `kept` elements are initialised copies.
-    unsafe { items.set_len(kept) };
-    held.truncate(kept_far);
-    for k in 0..WAIT_KIND_COUNT {
-        tally.done[k] += local.done[k];
-        tally.canceled[k] += local.canceled[k];
-    }
 }
 
 /// Far slots a queue's run can always hold without allocating (reserved at
