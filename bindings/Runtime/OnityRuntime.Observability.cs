@@ -47,12 +47,12 @@ namespace Onity
         public ulong NewestAgeFrames;
 
         /// <summary>One line for a report: "412 WaitUntilValueChanged created at Enemy.cs:88, pending
-        /// for > 600 frames, never consumed" (the file's name without its directory).</summary>
+        /// for 600 frames, never consumed" (the file's name without its directory).</summary>
         public string Describe()
         {
             string where = File != null ? " created at " + System.IO.Path.GetFileName(File) + ":" + Line : Awaiter != null ? " awaited by " + Awaiter : " not awaited";
             string state = Completed == 0 ? "pending" : Completed == Count ? "completed" : (Count - Completed) + " pending, " + Completed + " completed";
-            return Count + " " + Kind + where + ", " + state + " for > " + OldestAgeFrames + " frames, never consumed";
+            return Count + " " + Kind + where + ", " + state + " for " + OldestAgeFrames + " frames, never consumed";
         }
 
         public override string ToString()

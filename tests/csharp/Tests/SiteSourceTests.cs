@@ -64,7 +64,7 @@ namespace Onity.Tests
                 Assert.Equal("Delay", byLine[lineDelay].Kind);
                 Assert.Equal("WhenAny", byLine[lineAny].Kind);
                 Assert.Equal("WhenAll", byLine[lineAll].Kind);
-                Assert.Contains("1 WhenAll created at SiteSourceTests.cs:" + lineAll + ", pending for > 2 frames, never consumed", byLine[lineAll].Describe());
+                Assert.Contains("1 WhenAll created at SiteSourceTests.cs:" + lineAll + ", pending for 2 frames, never consumed", byLine[lineAll].Describe());
 
                 // Consumed (or recycled) uses leave the report.
                 Assert.Equal(7, b.Task.GetAwaiter().GetResult());

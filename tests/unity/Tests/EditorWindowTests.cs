@@ -88,7 +88,7 @@ namespace Onity.UnityTests
             var text = string.Join("\n", StandInGui.Drawn);
             Assert.Contains("Toggle(Capture sites): True", text, "toggle drawn on");
             Assert.Contains("Creation sites", text, "section header");
-            Assert.Contains("12 DelayFrame created at EditorWindowTests.cs:" + lineLeak + ", pending for > 3 frames, never consumed", text, "grouped row");
+            Assert.Contains("12 DelayFrame created at EditorWindowTests.cs:" + lineLeak + ", pending for 3 frames, never consumed", text, "grouped row");
             StandInToggle.Next = false;
             Invoke(w, "OnGUI");
             Assert.False(OnityPlayerLoop.Runtime.SiteCapture, "unticked");
