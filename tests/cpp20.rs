@@ -36,7 +36,7 @@ const VALGRIND_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// The translation units of the main program (tests/cpp20, checked by
 /// `every_source_is_built`), and the separate allocation-counting program.
-const SOURCES: &[&str] = &["main", "semantics", "cancel", "tasks", "threads", "misuse", "stress", "edges"];
+const SOURCES: &[&str] = &["main", "semantics", "cancel", "tasks", "threads", "misuse", "stress", "edges", "plain"];
 const ALLOC_SOURCE: &str = "alloc";
 
 struct Layout {

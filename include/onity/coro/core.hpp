@@ -166,7 +166,9 @@ struct alignas(128) cell {
     cont_fn cont = nullptr;
     void *cont_target = nullptr;
     uint64_t token = 0;       // the coroutine's cancellation token (0: none)
-    uint64_t wait_token = 0;  // what its waits carry: `token`, or 0 inside a guard
+    /* What its waits carry: `token`, 0 inside a guard, cancel_due_token
+     * when a cancellation is pending (sync_wait_token). */
+    std::atomic<uint64_t> wait_token{0};
     uint64_t bridge = 0;  // a native task completed with the outcome
     uint64_t value = 0;   // the result as 64 bits (for the bridge)
     std::atomic<cell *> qnext{nullptr};
@@ -208,6 +210,27 @@ inline uint32_t guards(const cell *c) noexcept {
 /* Requested and no guard alive: the next await finishes the coroutine. */
 inline bool cancel_pending(const cell *c) noexcept {
     return c->cancel_word.load(std::memory_order_relaxed) == cancel_requested_bit;
+}
+
+/* cell::wait_token while a cancellation is pending: a token handle the C API
+ * rejects at once (an even generation is never issued; the C++ tests check
+ * that onity_yield_then and onity_next_frame_then return INVALID_HANDLE for
+ * it). The plain waits (yield(), next_frame()) pass wait_token without
+ * reading the cancel word first: their C call fails, and the failure path
+ * finds the cancellation. */
+inline constexpr uint64_t cancel_due_token = 0xFFFF'FFFE'FFFF'FFFFull;
+
+/* Makes wait_token follow cancel_word and token; called after every change
+ * of cancel_word. The owner (cancel requests) and the coroutine's thread
+ * (guards) may change cancel_word at once: each writer re-reads the word
+ * after its store and stores again if it moved, so the last store is of
+ * the last word. */
+inline void sync_wait_token(cell *c) noexcept {
+    for (;;) {
+        const uint32_t w = c->cancel_word.load();
+        c->wait_token.store(w == cancel_requested_bit ? cancel_due_token : (w & ~cancel_requested_bit) ? 0 : c->token);
+        if (c->cancel_word.load() == w) return;
+    }
 }
 
 inline std::coroutine_handle<> frame_of(cell *c) noexcept { return std::coroutine_handle<>::from_address(c + 1); }
@@ -432,6 +455,25 @@ inline void ghost_done(cell *c) noexcept {
     unref(c);
 }
 
+/* The frame of a coroutine finished while a plain wait (yield / next_frame:
+ * user = the frame) is pending is given a stand-in: its first word is what
+ * resume() calls with the frame's address under GCC and Clang (their
+ * coroutine frame layout, the one their std::noop_coroutine() frame uses),
+ * so that wait's callback resumes "the frame" without first asking whether
+ * it is alive, and lands in ghost_resume. Other compilers ask
+ * (ONITY_CORO_GHOST_FRAME 0). */
+#if defined(__GNUC__) || defined(__clang__)
+#define ONITY_CORO_GHOST_FRAME 1
+#else
+#define ONITY_CORO_GHOST_FRAME 0
+#endif
+inline void ghost_resume(void *frame) noexcept { ghost_done(static_cast<cell *>(frame) - 1); }
+inline void ghost_destroy(void *) noexcept { fatal("destroy() of a finished coroutine's frame"); }
+struct ghost_frame {
+    void (*resume)(void *) noexcept;
+    void (*destroy)(void *) noexcept;
+};
+
 inline void count_outcome(cell *c) noexcept {
     core *k = c->owner;
     if (!k) return;
@@ -510,7 +552,8 @@ inline void finish(cell *c, uint8_t state, int32_t error) noexcept {
     count_outcome(c);
     c->refs++;  // pin: the cell outlives everything below
     if (c->wait == wait_frame) retire_wait(c);
-    if (c->wait == wait_native) {
+    const bool ghost = c->wait == wait_native;
+    if (ghost) {
         c->refs++;  // the pending native callback will find a dead frame
         if (c->owner) c->owner->ghosts++;
     } else {
@@ -518,6 +561,7 @@ inline void finish(cell *c, uint8_t state, int32_t error) noexcept {
     }
     const bool observed = c->handle_held || c->bridge != 0;
     frame_of(c).destroy();
+    if (ONITY_CORO_GHOST_FRAME && ghost) ::new (static_cast<void *>(c + 1)) ghost_frame{&ghost_resume, &ghost_destroy};
     publish(c);
     notify(c, observed);
     unref(c);
