@@ -11,8 +11,13 @@
  * one is pending retires it (onity_wait_retire), so nothing stays queued for
  * it. Yield and NextFrame use onity_*_then (one C call less per await): a
  * coroutine finished there leaves a ghost wait (coro_stats::ghost_waits)
- * that ends within two runs of its timing. Await them inside an onity::task
- * coroutine only.
+ * that ends within two runs of its timing (its callback lands in the
+ * finished frame's stand-in, core.hpp's ghost_frame). Their callback gets
+ * the frame itself and resumes it in one jump; the plain forms (no
+ * arguments) also skip the cancel-word check before the call: a pending
+ * cancellation has made the token they pass one the call rejects
+ * (cancel_due_token), and the failure path finishes the coroutine canceled
+ * there. Await them inside an onity::task coroutine only.
  */
 #ifndef ONITY_CORO_WAITS_HPP
 #define ONITY_CORO_WAITS_HPP
@@ -136,7 +141,8 @@ struct frame_wait : wait_outcome<Try>, wait_args<Kind>, wait_where<Plain> {
     template <class P>
     ONITY_CORO_HOT bool await_suspend(std::coroutine_handle<P> h) noexcept {
         cell *c = cell_of(h);
-        // Plain: a pending cancellation makes the call fail (cancel_due_token).
+        // Plain: a pending cancellation makes the call fail (cancel_due_token,
+        // see failed_plain).
         if (!(Plain && !Try) && cancel_pending(c)) [[unlikely]]
             return canceled_here(c);
         OnityRuntime *rt = c->owner->rt;
@@ -177,11 +183,14 @@ struct frame_wait : wait_outcome<Try>, wait_args<Kind>, wait_where<Plain> {
         return await_failed<false>(c, s, "a frame wait (onity_*_then_id)", o.state_, o.error_);
     }
 
-    /* A wait that succeeds belongs to a live frame: a coroutine finished
-     * while it was pending retired it (retire_wait), or, past the runtime's
-     * bell, left a ghost that completes canceled. Not noexcept (nothing in
-     * it throws: a coroutine's resume never does, its promise catches), so
-     * that the resume is a tail jump. */
+    /* `user`: the cell (retirable), else the frame. A retirable wait that
+     * succeeds belongs to a live frame: a coroutine finished while it was
+     * pending retired it (retire_wait), or, past the runtime's bell, left a
+     * ghost that completes canceled. A Yield / NextFrame that succeeds may
+     * be a ghost's: its resume lands in ghost_resume (ghost_frame; other
+     * compilers check frame_alive). Not noexcept (nothing in it throws: a
+     * coroutine's resume never does, its promise catches), so that the
+     * resume is a tail jump. */
     static void on_done(void *user, uint64_t, uint32_t state) {
         cell *c = retirable ? static_cast<cell *>(user) : static_cast<cell *>(user) - 1;
         if (state == ONITY_TASK_STATE_SUCCEEDED && (retirable || ONITY_CORO_GHOST_FRAME || c->frame_alive)) [[likely]] {
