@@ -153,8 +153,9 @@ struct nested {
  * Threads: everything is the owner thread's except what a coroutine running
  * on another thread writes: `body_state`, `value` and `error` when its body
  * ends, its guards (`cancel_word`, `wait_token`), and the inbox fields
- * (published by the inbox's release / acquire); `cancel_word` is atomic
- * because the owner reads and writes it meanwhile. The owner alone sets
+ * (published by the inbox's release / acquire); `cancel_word` and
+ * `wait_token` are atomic because the owner reads and writes them meanwhile
+ * (a cancel request). The owner alone sets
  * `state`, so it never sees a coroutine finished before its completion runs
  * on the owner. */
 struct alignas(128) cell {
