@@ -159,36 +159,39 @@ struct nested {
  * `state`, so it never sees a coroutine finished before its completion runs
  * on the owner. */
 struct alignas(128) cell {
+    /* The first cache line holds what an await and its callback touch
+     * (wait_id, owner, wait_token, cancel_word, wait, frame_alive), the
+     * second the rest. */
     /* wait_frame: the native wait's id; its slot (onity_*_then_id) is the
      * cell itself, which the callback gets as `user`. First member. */
     uint64_t wait_id = 0;
     core *owner = nullptr;  // null: started without a runtime
-    void *awaiting = nullptr;
-    cont_fn cont = nullptr;
-    void *cont_target = nullptr;
-    uint64_t token = 0;       // the coroutine's cancellation token (0: none)
     /* What its waits carry: `token`, 0 inside a guard, cancel_due_token
      * when a cancellation is pending (sync_wait_token). */
     std::atomic<uint64_t> wait_token{0};
+    void *awaiting = nullptr;
+    std::atomic<uint32_t> cancel_word{0};  // cancel_requested_bit | live cancel_guards
+    uint32_t refs = 1;
+    uint8_t wait = wait_none;
+    bool frame_alive = true;
+    uint8_t state = ONITY_TASK_STATE_PENDING;       // the outcome, set on the owner at completion
+    uint8_t body_state = ONITY_TASK_STATE_PENDING;  // how the body ended (co_return, exception)
+    uint8_t cls = class_heap;
+    uint8_t qmode = 0;
+    uint8_t step = 0;  // queued step (step_*), 0: not queued
+    uint8_t step_state = 0;
+    bool handle_held = false;
+    bool has_exception = false;
+    int32_t error = 0;
+    cont_fn cont = nullptr;
+    void *cont_target = nullptr;
+    uint64_t token = 0;   // the coroutine's cancellation token (0: none)
     uint64_t bridge = 0;  // a native task completed with the outcome
     uint64_t value = 0;   // the result as 64 bits (for the bridge)
     std::atomic<cell *> qnext{nullptr};
     cell *step_next = nullptr;  // the thread's step queue (see proceed)
     int32_t step_error = 0;
     uint32_t cont_index = 0;
-    uint32_t refs = 1;
-    std::atomic<uint32_t> cancel_word{0};  // cancel_requested_bit | live cancel_guards
-    int32_t error = 0;
-    uint8_t cls = class_heap;
-    uint8_t state = ONITY_TASK_STATE_PENDING;       // the outcome, set on the owner at completion
-    uint8_t body_state = ONITY_TASK_STATE_PENDING;  // how the body ended (co_return, exception)
-    uint8_t wait = wait_none;
-    uint8_t qmode = 0;
-    uint8_t step = 0;  // queued step (step_*), 0: not queued
-    uint8_t step_state = 0;
-    bool frame_alive = true;
-    bool handle_held = false;
-    bool has_exception = false;
     uint32_t magic = cell_magic;
 };
 /* The frame starts right after its cell, so every frame is aligned to
@@ -198,6 +201,7 @@ struct alignas(128) cell {
 inline constexpr std::size_t frame_align = 128;
 static_assert(alignof(cell) == frame_align && sizeof(cell) == frame_align, "a frame starts frame_align-aligned after its cell");
 static_assert(offsetof(cell, wait_id) == 0, "a cell is its wait's slot");
+static_assert(offsetof(cell, frame_alive) < 64 && offsetof(cell, cancel_word) < 64, "an await's fields share the first cache line");
 inline constexpr std::align_val_t frame_align_val{frame_align};
 
 inline constexpr uint32_t cancel_requested_bit = 1u << 31;
