@@ -76,6 +76,18 @@ task<> sleeper(probe *p) {
     for (;;) PLAIN_WAIT(kind)
 }
 
+/* A sleeper whose frame is larger than the largest pool class: its block
+ * comes from the heap (the oversize class), and so does its stand-in. */
+template <int kind>
+task<> big_sleeper(probe *p) {
+    loud l{p};
+    volatile unsigned char big[20000] = {};
+    for (unsigned i = 0;; i++) {
+        big[i % sizeof(big)] = static_cast<unsigned char>(big[(i + 1) % sizeof(big)] + 1);
+        PLAIN_WAIT(kind)
+    }
+}
+
 }  // namespace
 
 /* The token the plain waits carry while a cancellation is pending is one the
@@ -210,4 +222,39 @@ TEST(wait_token_follows_concurrent_requests_and_guards) {
         CHECK_EQ(c.wait_token.load(), 0u);
     }
     CHECK_EQ(c.wait_token.load(), token);
+}
+
+/* The same with a frame from the heap (larger than the largest pool class):
+ * the stand-in goes into the heap block, which goes back to the heap at the
+ * ghost's callback, or at the runtime's destruction (valgrind and ASan
+ * builds: no leak, no use after free). */
+TEST(plain_wait_ghost_of_an_oversize_frame) {
+    for (int kind = 0; kind < 2; kind++) {
+        for (int destroy = 0; destroy < 2; destroy++) {
+            host h;
+            h.frame_all();
+            probe p;
+            task<> t = kind == 0 ? big_sleeper<0>(&p) : big_sleeper<1>(&p);
+            h.frame_all();
+            CHECK_EQ(h.stats().oversize.live, 1u);
+            t.cancel();
+            CHECK(t.state() == TaskState::Canceled);
+            t.reset();
+            onity::coro_stats st = h.stats();
+            CHECK_EQ(st.live_frames, 0u);
+            CHECK_EQ(st.ghost_waits, 1u);
+            CHECK_EQ(st.oversize.live, 1u);
+            if (destroy)
+                h.destroy();
+            else
+                h.frames(2);
+            st = h.stats();
+            CHECK_EQ(st.ghost_waits, 0u);
+            CHECK_EQ(st.live_blocks, 0u);
+            CHECK_EQ(st.oversize.live, 0u);
+            CHECK_EQ(st.oversize.returns, 1u);
+            CHECK_EQ(p.dtors, 1);
+            CHECK_EQ(t20::misuse.count, 0);
+        }
+    }
 }

@@ -218,9 +218,11 @@ inline bool cancel_pending(const cell *c) noexcept {
 }
 
 /* cell::wait_token while a cancellation is pending: a token handle the C API
- * rejects at once (an even generation is never issued; the C++ tests check
- * that onity_yield_then and onity_next_frame_then return INVALID_HANDLE for
- * it). The plain waits (yield(), next_frame()) pass wait_token without
+ * rejects at once in every runtime, whatever its tag: an even generation
+ * and kind 3 are never issued (src/core/handle.rs pins both; the C++ tests
+ * check that onity_yield_then and onity_next_frame_then return
+ * INVALID_HANDLE for it). Not the runtime's own canceled-token mark
+ * (u64::MAX). The plain waits (yield(), next_frame()) pass wait_token without
  * reading the cancel word first: their C call fails, and the failure path
  * finds the cancellation. */
 inline constexpr uint64_t cancel_due_token = 0xFFFF'FFFE'FFFF'FFFFull;
@@ -465,13 +467,32 @@ inline void ghost_done(cell *c) noexcept {
  * resume() calls with the frame's address under GCC and Clang (their
  * coroutine frame layout, the one their std::noop_coroutine() frame uses),
  * so that wait's callback resumes "the frame" without first asking whether
- * it is alive, and lands in ghost_resume. Other compilers ask
- * (ONITY_CORO_GHOST_FRAME 0). */
-#if defined(__GNUC__) || defined(__clang__)
+ * it is alive, and lands in ghost_resume. finish() writes the stand-in
+ * whatever the compiler, so translation units that disagree on
+ * ONITY_CORO_GHOST_FRAME still mix; the macro only says whether the
+ * callback skips the alive check (1) or asks (0).
+ *
+ * g++ calls the first word with the C calling convention on every target.
+ * Clang calls it with LLVM's fastcc, which passes one pointer as the C
+ * convention does on x86-64, AArch64 and 32-bit Arm only: on 32-bit x86
+ * it passes it in ECX, where ghost_resume (a C++ function) does not look,
+ * so every other Clang target asks. Defining ONITY_CORO_GHOST_FRAME 0
+ * before including the layer keeps the check anywhere.
+ * (ghost-frame gate: tests/cpp20.rs preprocesses this block per target.) */
+#ifndef ONITY_CORO_GHOST_FRAME
+#if defined(__clang__)
+#if defined(__x86_64__) || defined(__aarch64__) || defined(__arm__)
 #define ONITY_CORO_GHOST_FRAME 1
 #else
 #define ONITY_CORO_GHOST_FRAME 0
 #endif
+#elif defined(__GNUC__)
+#define ONITY_CORO_GHOST_FRAME 1
+#else
+#define ONITY_CORO_GHOST_FRAME 0
+#endif
+#endif
+/* (end of the ghost-frame gate) */
 inline void ghost_resume(void *frame) noexcept { ghost_done(static_cast<cell *>(frame) - 1); }
 inline void ghost_destroy(void *) noexcept { fatal("destroy() of a finished coroutine's frame"); }
 struct ghost_frame {
@@ -566,7 +587,7 @@ inline void finish(cell *c, uint8_t state, int32_t error) noexcept {
     }
     const bool observed = c->handle_held || c->bridge != 0;
     frame_of(c).destroy();
-    if (ONITY_CORO_GHOST_FRAME && ghost) ::new (static_cast<void *>(c + 1)) ghost_frame{&ghost_resume, &ghost_destroy};
+    if (ghost) ::new (static_cast<void *>(c + 1)) ghost_frame{&ghost_resume, &ghost_destroy};  // every mode: see ghost_frame
     publish(c);
     notify(c, observed);
     unref(c);

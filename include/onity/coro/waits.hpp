@@ -187,8 +187,9 @@ struct frame_wait : wait_outcome<Try>, wait_args<Kind>, wait_where<Plain> {
      * succeeds belongs to a live frame: a coroutine finished while it was
      * pending retired it (retire_wait), or, past the runtime's bell, left a
      * ghost that completes canceled. A Yield / NextFrame that succeeds may
-     * be a ghost's: its resume lands in ghost_resume (ghost_frame; other
-     * compilers check frame_alive). Not noexcept (nothing in it throws: a
+     * be a ghost's: its resume lands in ghost_resume (ghost_frame; where
+     * ONITY_CORO_GHOST_FRAME is 0, i.e. other compilers and Clang on 32-bit
+     * x86, it checks frame_alive). Not noexcept (nothing in it throws: a
      * coroutine's resume never does, its promise catches), so that the
      * resume is a tail jump. */
     static void on_done(void *user, uint64_t, uint32_t state) {
