@@ -36,7 +36,7 @@ const VALGRIND_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// The translation units of the main program (tests/cpp20, checked by
 /// `every_source_is_built`), and the separate allocation-counting program.
-const SOURCES: &[&str] = &["main", "semantics", "cancel", "tasks", "threads", "misuse", "stress", "edges"];
+const SOURCES: &[&str] = &["main", "semantics", "cancel", "tasks", "threads", "misuse", "stress", "edges", "plain"];
 const ALLOC_SOURCE: &str = "alloc";
 
 struct Layout {
@@ -339,6 +339,62 @@ fn header_alone() {
             checked(c.output().expect("run the compiler"), &format!("{cxx} {extra:?}: coro.hpp alone"));
         }
     }
+}
+
+/// The ghost-frame gate (core.hpp): the callback of a plain wait skips the
+/// alive check only where the compiler's resume() passes the frame address
+/// as ghost_resume takes it. Clang calls a frame's resume entry with LLVM's
+/// fastcc, which passes one pointer in ECX on 32-bit x86 (a C function reads
+/// it from the stack): the check must stay on there. The gate's block is
+/// preprocessed for each target (no target headers needed).
+#[test]
+fn ghost_frame_gate_per_target() {
+    let text = fs::read_to_string(layout().root.join("include/onity/coro/core.hpp")).expect("core.hpp");
+    let start = text.find("#ifndef ONITY_CORO_GHOST_FRAME").expect("the gate's start");
+    let end = text.find("/* (end of the ghost-frame gate) */").expect("the gate's end");
+    let gate = &text[start..end];
+    let value = |cxx: &str, target: &[&str]| -> String {
+        let mut c = Command::new(cxx);
+        c.args(target).args(["-x", "c++", "-std=c++20", "-E", "-dM", "-"]);
+        c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = c.spawn().expect("run the preprocessor");
+        child.stdin.take().expect("stdin").write_all(gate.as_bytes()).expect("write the gate");
+        let out =
+            checked(child.wait_with_output().expect("preprocessor output"), &format!("{cxx} {target:?}: the gate"));
+        let defs = String::from_utf8_lossy(&out.stdout).into_owned();
+        let line =
+            defs.lines().find(|l| l.starts_with("#define ONITY_CORO_GHOST_FRAME ")).expect("the gate defines it");
+        line.rsplit(' ').next().unwrap_or_default().to_string()
+    };
+    if let Some(cxx) = clangxx() {
+        for (target, want) in [
+            ("x86_64-linux-gnu", "1"),
+            ("x86_64-pc-windows-msvc", "1"),
+            ("aarch64-linux-android", "1"),
+            ("aarch64-apple-ios", "1"),
+            ("armv7a-linux-androideabi", "1"),
+            ("i686-linux-gnu", "0"),
+            ("i686-linux-android", "0"),
+            ("i686-pc-windows-msvc", "0"),
+            ("riscv64-linux-gnu", "0"),
+        ] {
+            assert_eq!(value(&cxx, &[&format!("--target={target}")]), want, "clang, {target}");
+        }
+    }
+    if let Some(cxx) = gxx() {
+        assert_eq!(value(&cxx, &[]), "1", "g++ (host)");
+    }
+}
+
+/// With the alive check kept (ONITY_CORO_GHOST_FRAME 0: other compilers,
+/// Clang on 32-bit x86), the plain waits' tests pass as well: a ghost's
+/// callback finds the frame dead and ends the ghost itself.
+#[test]
+fn ghost_check_kept() {
+    let Some(cxx) = gxx() else { return };
+    let flags: Vec<&str> = WARNINGS.iter().chain(&["-O2", "-DONITY_CORO_GHOST_FRAME=0"]).copied().collect();
+    let exe = build(&cxx, &flags, &sources("tests/cpp20", &["main", "plain"]), "coro-ghost-check");
+    native(&exe, "coro-ghost-check", &[]);
 }
 
 /// Every tests/cpp20/*.cpp is built by a test above.

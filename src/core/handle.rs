@@ -34,7 +34,9 @@ const INDEX_MASK: u64 = (MAX_SLOTS as u64) - 1;
 /// Bits 22-31: kind and runtime tag.
 const KEY_MASK: u64 = 0x3ff << INDEX_BITS;
 
-/// What a handle refers to.
+/// What a handle refers to. Kind 3 is never issued (nor an even
+/// generation): the C++20 layer's `cancel_due_token` (kind 3, generation
+/// 0xFFFF_FFFE) relies on both (`never_issued_value_of_the_cpp_layer`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Kind {
@@ -130,6 +132,21 @@ mod tests {
         assert_eq!(why_invalid(h, 3, Kind::Task, 8, |_, _| None), Error::StaleHandle);
         assert_eq!(why_invalid(h, 3, Kind::Task, 6, |_, _| None), Error::InvalidHandle);
         assert_eq!(why_invalid(h, 4, Kind::Task, 8, |_, _| None), Error::ForeignHandle);
+    }
+
+    /// `cancel_due_token` of include/onity/coro/core.hpp: the C++ layer's
+    /// plain waits pass it while a cancellation is pending and rely on every
+    /// runtime rejecting it at once, whatever its tag.
+    #[test]
+    fn never_issued_value_of_the_cpp_layer() {
+        const CANCEL_DUE_TOKEN: u64 = 0xFFFF_FFFE_FFFF_FFFF;
+        for tag in 0..=u8::MAX {
+            for kind in [Kind::Task, Kind::CancelSource] {
+                assert!(!has_key(CANCEL_DUE_TOKEN, key(tag, kind)));
+                assert_eq!(decode(CANCEL_DUE_TOKEN, tag, kind), Err(Error::InvalidHandle));
+                assert_eq!(why_invalid(CANCEL_DUE_TOKEN, tag, kind, 0, |_, _| Some(true)), Error::InvalidHandle);
+            }
+        }
     }
 
     #[test]

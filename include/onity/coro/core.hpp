@@ -153,39 +153,45 @@ struct nested {
  * Threads: everything is the owner thread's except what a coroutine running
  * on another thread writes: `body_state`, `value` and `error` when its body
  * ends, its guards (`cancel_word`, `wait_token`), and the inbox fields
- * (published by the inbox's release / acquire); `cancel_word` is atomic
- * because the owner reads and writes it meanwhile. The owner alone sets
+ * (published by the inbox's release / acquire); `cancel_word` and
+ * `wait_token` are atomic because the owner reads and writes them meanwhile
+ * (a cancel request). The owner alone sets
  * `state`, so it never sees a coroutine finished before its completion runs
  * on the owner. */
 struct alignas(128) cell {
+    /* The first cache line holds what an await and its callback touch
+     * (wait_id, owner, wait_token, cancel_word, wait, frame_alive), the
+     * second the rest. */
     /* wait_frame: the native wait's id; its slot (onity_*_then_id) is the
      * cell itself, which the callback gets as `user`. First member. */
     uint64_t wait_id = 0;
     core *owner = nullptr;  // null: started without a runtime
+    /* What its waits carry: `token`, 0 inside a guard, cancel_due_token
+     * when a cancellation is pending (sync_wait_token). */
+    std::atomic<uint64_t> wait_token{0};
     void *awaiting = nullptr;
+    std::atomic<uint32_t> cancel_word{0};  // cancel_requested_bit | live cancel_guards
+    uint32_t refs = 1;
+    uint8_t wait = wait_none;
+    bool frame_alive = true;
+    uint8_t state = ONITY_TASK_STATE_PENDING;       // the outcome, set on the owner at completion
+    uint8_t body_state = ONITY_TASK_STATE_PENDING;  // how the body ended (co_return, exception)
+    uint8_t cls = class_heap;
+    uint8_t qmode = 0;
+    uint8_t step = 0;  // queued step (step_*), 0: not queued
+    uint8_t step_state = 0;
+    bool handle_held = false;
+    bool has_exception = false;
+    int32_t error = 0;
     cont_fn cont = nullptr;
     void *cont_target = nullptr;
-    uint64_t token = 0;       // the coroutine's cancellation token (0: none)
-    uint64_t wait_token = 0;  // what its waits carry: `token`, or 0 inside a guard
+    uint64_t token = 0;   // the coroutine's cancellation token (0: none)
     uint64_t bridge = 0;  // a native task completed with the outcome
     uint64_t value = 0;   // the result as 64 bits (for the bridge)
     std::atomic<cell *> qnext{nullptr};
     cell *step_next = nullptr;  // the thread's step queue (see proceed)
     int32_t step_error = 0;
     uint32_t cont_index = 0;
-    uint32_t refs = 1;
-    std::atomic<uint32_t> cancel_word{0};  // cancel_requested_bit | live cancel_guards
-    int32_t error = 0;
-    uint8_t cls = class_heap;
-    uint8_t state = ONITY_TASK_STATE_PENDING;       // the outcome, set on the owner at completion
-    uint8_t body_state = ONITY_TASK_STATE_PENDING;  // how the body ended (co_return, exception)
-    uint8_t wait = wait_none;
-    uint8_t qmode = 0;
-    uint8_t step = 0;  // queued step (step_*), 0: not queued
-    uint8_t step_state = 0;
-    bool frame_alive = true;
-    bool handle_held = false;
-    bool has_exception = false;
     uint32_t magic = cell_magic;
 };
 /* The frame starts right after its cell, so every frame is aligned to
@@ -195,6 +201,7 @@ struct alignas(128) cell {
 inline constexpr std::size_t frame_align = 128;
 static_assert(alignof(cell) == frame_align && sizeof(cell) == frame_align, "a frame starts frame_align-aligned after its cell");
 static_assert(offsetof(cell, wait_id) == 0, "a cell is its wait's slot");
+static_assert(offsetof(cell, frame_alive) < 64 && offsetof(cell, cancel_word) < 64, "an await's fields share the first cache line");
 inline constexpr std::align_val_t frame_align_val{frame_align};
 
 inline constexpr uint32_t cancel_requested_bit = 1u << 31;
@@ -208,6 +215,29 @@ inline uint32_t guards(const cell *c) noexcept {
 /* Requested and no guard alive: the next await finishes the coroutine. */
 inline bool cancel_pending(const cell *c) noexcept {
     return c->cancel_word.load(std::memory_order_relaxed) == cancel_requested_bit;
+}
+
+/* cell::wait_token while a cancellation is pending: a token handle the C API
+ * rejects at once in every runtime, whatever its tag: an even generation
+ * and kind 3 are never issued (src/core/handle.rs pins both; the C++ tests
+ * check that onity_yield_then and onity_next_frame_then return
+ * INVALID_HANDLE for it). Not the runtime's own canceled-token mark
+ * (u64::MAX). The plain waits (yield(), next_frame()) pass wait_token without
+ * reading the cancel word first: their C call fails, and the failure path
+ * finds the cancellation. */
+inline constexpr uint64_t cancel_due_token = 0xFFFF'FFFE'FFFF'FFFFull;
+
+/* Makes wait_token follow cancel_word and token; called after every change
+ * of cancel_word. The owner (cancel requests) and the coroutine's thread
+ * (guards) may change cancel_word at once: each writer re-reads the word
+ * after its store and stores again if it moved, so the last store is of
+ * the last word. */
+inline void sync_wait_token(cell *c) noexcept {
+    for (;;) {
+        const uint32_t w = c->cancel_word.load();
+        c->wait_token.store(w == cancel_requested_bit ? cancel_due_token : (w & ~cancel_requested_bit) ? 0 : c->token);
+        if (c->cancel_word.load() == w) return;
+    }
 }
 
 inline std::coroutine_handle<> frame_of(cell *c) noexcept { return std::coroutine_handle<>::from_address(c + 1); }
@@ -432,6 +462,44 @@ inline void ghost_done(cell *c) noexcept {
     unref(c);
 }
 
+/* The frame of a coroutine finished while a plain wait (yield / next_frame:
+ * user = the frame) is pending is given a stand-in: its first word is what
+ * resume() calls with the frame's address under GCC and Clang (their
+ * coroutine frame layout, the one their std::noop_coroutine() frame uses),
+ * so that wait's callback resumes "the frame" without first asking whether
+ * it is alive, and lands in ghost_resume. finish() writes the stand-in
+ * whatever the compiler, so translation units that disagree on
+ * ONITY_CORO_GHOST_FRAME still mix; the macro only says whether the
+ * callback skips the alive check (1) or asks (0).
+ *
+ * g++ calls the first word with the C calling convention on every target.
+ * Clang calls it with LLVM's fastcc, which passes one pointer as the C
+ * convention does on x86-64, AArch64 and 32-bit Arm only: on 32-bit x86
+ * it passes it in ECX, where ghost_resume (a C++ function) does not look,
+ * so every other Clang target asks. Defining ONITY_CORO_GHOST_FRAME 0
+ * before including the layer keeps the check anywhere.
+ * (ghost-frame gate: tests/cpp20.rs preprocesses this block per target.) */
+#ifndef ONITY_CORO_GHOST_FRAME
+#if defined(__clang__)
+#if defined(__x86_64__) || defined(__aarch64__) || defined(__arm__)
+#define ONITY_CORO_GHOST_FRAME 1
+#else
+#define ONITY_CORO_GHOST_FRAME 0
+#endif
+#elif defined(__GNUC__)
+#define ONITY_CORO_GHOST_FRAME 1
+#else
+#define ONITY_CORO_GHOST_FRAME 0
+#endif
+#endif
+/* (end of the ghost-frame gate) */
+inline void ghost_resume(void *frame) noexcept { ghost_done(static_cast<cell *>(frame) - 1); }
+inline void ghost_destroy(void *) noexcept { fatal("destroy() of a finished coroutine's frame"); }
+struct ghost_frame {
+    void (*resume)(void *) noexcept;
+    void (*destroy)(void *) noexcept;
+};
+
 inline void count_outcome(cell *c) noexcept {
     core *k = c->owner;
     if (!k) return;
@@ -510,7 +578,8 @@ inline void finish(cell *c, uint8_t state, int32_t error) noexcept {
     count_outcome(c);
     c->refs++;  // pin: the cell outlives everything below
     if (c->wait == wait_frame) retire_wait(c);
-    if (c->wait == wait_native) {
+    const bool ghost = c->wait == wait_native;
+    if (ghost) {
         c->refs++;  // the pending native callback will find a dead frame
         if (c->owner) c->owner->ghosts++;
     } else {
@@ -518,6 +587,7 @@ inline void finish(cell *c, uint8_t state, int32_t error) noexcept {
     }
     const bool observed = c->handle_held || c->bridge != 0;
     frame_of(c).destroy();
+    if (ghost) ::new (static_cast<void *>(c + 1)) ghost_frame{&ghost_resume, &ghost_destroy};  // every mode: see ghost_frame
     publish(c);
     notify(c, observed);
     unref(c);

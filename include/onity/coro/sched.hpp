@@ -94,7 +94,8 @@ inline void proceed(cell *c, uint8_t step, uint8_t state, int32_t error) noexcep
  * No effect once it has finished. */
 inline void request_cancel(cell *c) noexcept {
     if (!c || c->state != ONITY_TASK_STATE_PENDING) return;
-    if (c->cancel_word.fetch_or(cancel_requested_bit, std::memory_order_relaxed) != 0) return;  // guarded, or again
+    if (c->cancel_word.fetch_or(cancel_requested_bit) != 0) return;  // guarded, or again
+    sync_wait_token(c);
     if (in_native_wait(c->wait))
         finish(c, ONITY_TASK_STATE_CANCELED, 0);  // at once, at any depth (what it wakes is a step)
     else if (c->wait == wait_nested)
@@ -105,7 +106,9 @@ inline void request_cancel(cell *c) noexcept {
  * by awaits that have no native wait to carry the token (task<>s and the
  * combinators over them), when they suspend and when they resume. */
 inline bool token_canceled(const cell *c) noexcept {
-    if (!c->wait_token || !c->owner || !c->owner->rt) return false;
+    const uint64_t w = c->wait_token.load(std::memory_order_relaxed);
+    if (w == cancel_due_token) return true;
+    if (!w || !c->owner || !c->owner->rt) return false;
     uint32_t v = 0;
     return onity_cancel_source_is_canceled(c->owner->rt, c->token, &v) == ONITY_STATUS_OK && v != 0;
 }

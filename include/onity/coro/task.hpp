@@ -184,7 +184,7 @@ struct promise_base {
     bool scan(A &a) noexcept {
         if constexpr (std::is_same_v<std::remove_cv_t<A>, Token>) {
             cell_->token = a.handle();
-            cell_->wait_token = a.handle();
+            cell_->wait_token.store(a.handle(), std::memory_order_relaxed);  // nothing else sees the cell yet
             return a.handle() != 0;
         } else {
             (void)a;

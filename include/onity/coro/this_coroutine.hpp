@@ -56,8 +56,8 @@ class cancel_guard {
     cancel_guard() noexcept = default;
     explicit cancel_guard(detail::cell *c) noexcept : c_(c) {
         if (c_) {
-            c_->cancel_word.fetch_add(1, std::memory_order_relaxed);
-            c_->wait_token = 0;
+            c_->cancel_word.fetch_add(1);
+            detail::sync_wait_token(c_);
         }
     }
     cancel_guard(cancel_guard &&o) noexcept : c_(std::exchange(o.c_, nullptr)) {}
@@ -74,8 +74,8 @@ class cancel_guard {
     void release() noexcept {
         if (!c_) return;
         detail::cell *c = std::exchange(c_, nullptr);
-        if ((c->cancel_word.fetch_sub(1, std::memory_order_relaxed) & ~detail::cancel_requested_bit) == 1)
-            c->wait_token = c->token;
+        c->cancel_word.fetch_sub(1);
+        detail::sync_wait_token(c);
     }
 
   private:
@@ -112,7 +112,8 @@ inline auto token() noexcept {
 inline auto cancel() noexcept {
     return detail::make_peek([](detail::cell *c, bool &finished) noexcept {
         if (detail::guards(c) != 0) {
-            c->cancel_word.fetch_or(detail::cancel_requested_bit, std::memory_order_relaxed);
+            c->cancel_word.fetch_or(detail::cancel_requested_bit);
+            detail::sync_wait_token(c);
         } else {
             finished = detail::end_here(c, ONITY_TASK_STATE_CANCELED, 0);
         }

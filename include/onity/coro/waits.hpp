@@ -11,8 +11,13 @@
  * one is pending retires it (onity_wait_retire), so nothing stays queued for
  * it. Yield and NextFrame use onity_*_then (one C call less per await): a
  * coroutine finished there leaves a ghost wait (coro_stats::ghost_waits)
- * that ends within two runs of its timing. Await them inside an onity::task
- * coroutine only.
+ * that ends within two runs of its timing (its callback lands in the
+ * finished frame's stand-in, core.hpp's ghost_frame). Their callback gets
+ * the frame itself and resumes it in one jump; the plain forms (no
+ * arguments) also skip the cancel-word check before the call: a pending
+ * cancellation has made the token they pass one the call rejects
+ * (cancel_due_token), and the failure path finishes the coroutine canceled
+ * there. Await them inside an onity::task coroutine only.
  */
 #ifndef ONITY_CORO_WAITS_HPP
 #define ONITY_CORO_WAITS_HPP
@@ -74,7 +79,7 @@ bool await_failed(cell *c, OnityStatus s, const char *what, uint8_t &st, int32_t
 /* The token a wait carries: none inside a cancel_guard, else the await's own
  * or the coroutine's. */
 ONITY_CORO_HOT inline uint64_t effective_token(const cell *c, uint64_t own) noexcept {
-    if (own == 0) return c->wait_token;
+    if (own == 0) return c->wait_token.load(std::memory_order_relaxed);
     return guards(c) ? 0 : own;
 }
 
@@ -136,8 +141,10 @@ struct frame_wait : wait_outcome<Try>, wait_args<Kind>, wait_where<Plain> {
     template <class P>
     ONITY_CORO_HOT bool await_suspend(std::coroutine_handle<P> h) noexcept {
         cell *c = cell_of(h);
-        if (cancel_pending(c)) [[unlikely]]
-            return end_here(c, ONITY_TASK_STATE_CANCELED, 0);
+        // Plain: a pending cancellation makes the call fail (cancel_due_token,
+        // see failed_plain).
+        if (!(Plain && !Try) && cancel_pending(c)) [[unlikely]]
+            return canceled_here(c);
         OnityRuntime *rt = c->owner->rt;
         const uint64_t tok = effective_token(c, this->token);
         const uint32_t timing = this->timing;
@@ -145,9 +152,9 @@ struct frame_wait : wait_outcome<Try>, wait_args<Kind>, wait_where<Plain> {
         // the call fails on other threads: the cell is written after it, on the owner only.
         OnityStatus s;
         if constexpr (Kind == fw_yield)
-            s = onity_yield_then(rt, timing, tok, &on_done, c);
+            s = onity_yield_then(rt, timing, tok, &on_done, h.address());
         else if constexpr (Kind == fw_next_frame)
-            s = onity_next_frame_then(rt, timing, tok, &on_done, c);
+            s = onity_next_frame_then(rt, timing, tok, &on_done, h.address());
         else if constexpr (Kind == fw_delay_frame)
             s = onity_delay_frame_then_id(rt, this->frames, timing, tok, &on_done, &c->wait_id);
         else
@@ -166,21 +173,33 @@ struct frame_wait : wait_outcome<Try>, wait_args<Kind>, wait_where<Plain> {
     [[gnu::noinline]] bool failed(cell *c, OnityStatus s) noexcept {
         return await_failed<Try>(c, s, "a frame wait (onity_*_then_id)", this->state_, this->error_);
     }
+    [[gnu::noinline]] static bool canceled_here(cell *c) noexcept {
+        return end_here(c, ONITY_TASK_STATE_CANCELED, 0);
+    }
     [[gnu::noinline]] static bool failed_plain(void *frame, OnityStatus s) noexcept {
+        cell *c = static_cast<cell *>(frame) - 1;
+        if (cancel_pending(c)) return end_here(c, ONITY_TASK_STATE_CANCELED, 0);
         no_outcome o;
-        return await_failed<false>(static_cast<cell *>(frame) - 1, s, "a frame wait (onity_*_then_id)", o.state_, o.error_);
+        return await_failed<false>(c, s, "a frame wait (onity_*_then_id)", o.state_, o.error_);
     }
 
-    /* A wait that succeeds belongs to a live frame: a coroutine finished
-     * while it was pending retired it (retire_wait), or, past the runtime's
-     * bell, left a ghost that completes canceled. Not noexcept (nothing in
-     * it throws: a coroutine's resume never does, its promise catches), so
-     * that the resume is a tail jump. */
+    /* `user`: the cell (retirable), else the frame. A retirable wait that
+     * succeeds belongs to a live frame: a coroutine finished while it was
+     * pending retired it (retire_wait), or, past the runtime's bell, left a
+     * ghost that completes canceled. A Yield / NextFrame that succeeds may
+     * be a ghost's: its resume lands in ghost_resume (ghost_frame; where
+     * ONITY_CORO_GHOST_FRAME is 0, i.e. other compilers and Clang on 32-bit
+     * x86, it checks frame_alive). Not noexcept (nothing in it throws: a
+     * coroutine's resume never does, its promise catches), so that the
+     * resume is a tail jump. */
     static void on_done(void *user, uint64_t, uint32_t state) {
-        cell *c = static_cast<cell *>(user);
-        if (state == ONITY_TASK_STATE_SUCCEEDED && (retirable || c->frame_alive)) [[likely]] {
+        cell *c = retirable ? static_cast<cell *>(user) : static_cast<cell *>(user) - 1;
+        if (state == ONITY_TASK_STATE_SUCCEEDED && (retirable || ONITY_CORO_GHOST_FRAME || c->frame_alive)) [[likely]] {
             c->wait = wait_none;
-            frame_of(c).resume();
+            if constexpr (retirable)
+                frame_of(c).resume();
+            else
+                std::coroutine_handle<>::from_address(user).resume();
             return;
         }
         on_other(c);
