@@ -476,12 +476,19 @@ inline void ghost_done(cell *c) noexcept {
  * Clang calls it with LLVM's fastcc, which passes one pointer as the C
  * convention does on x86-64, AArch64 and 32-bit Arm only: on 32-bit x86
  * it passes it in ECX, where ghost_resume (a C++ function) does not look,
- * so every other Clang target asks. Defining ONITY_CORO_GHOST_FRAME 0
- * before including the layer keeps the check anywhere.
+ * so every other Clang target asks. Pointer authentication (arm64e) signs
+ * the frame's resume word, which a plain stand-in is not: it asks too.
+ * Defining ONITY_CORO_GHOST_FRAME 0 before including the layer keeps the
+ * check anywhere.
  * (ghost-frame gate: tests/cpp20.rs preprocesses this block per target.) */
 #ifndef ONITY_CORO_GHOST_FRAME
 #if defined(__clang__)
-#if defined(__x86_64__) || defined(__aarch64__) || defined(__arm__)
+#if defined(__has_feature)
+#if __has_feature(ptrauth_calls)
+#define ONITY_CORO_GHOST_PTRAUTH 1
+#endif
+#endif
+#if (defined(__x86_64__) || defined(__aarch64__) || defined(__arm__)) && !defined(ONITY_CORO_GHOST_PTRAUTH)
 #define ONITY_CORO_GHOST_FRAME 1
 #else
 #define ONITY_CORO_GHOST_FRAME 0
