@@ -150,6 +150,22 @@ impl Lanes {
         }
     }
 
+    /// Whether no lane holds a fast wait of `timing`, and at most one lane
+    /// is live (the host that skips runs reads only its own batch's
+    /// unfiled records: `idle.rs`).
+    pub fn idle(&self, timing: usize) -> bool {
+        let mut live = 0;
+        for lane in self.list.iter().flatten() {
+            live += 1;
+            // SAFETY: a live lane (see `list`); shared borrow of `self`.
+            let q = unsafe { &lane.as_ref().queues[timing] };
+            if live > 1 || !(q.yields.is_empty() && q.next_ids.is_empty() && q.later.is_empty()) {
+                return false;
+            }
+        }
+        true
+    }
+
     /// The lane `id` (a live one: ids come from [`Lanes::create`] and their
     /// holder validated them).
     pub fn get(&self, id: LaneId) -> &Lane {
@@ -185,7 +201,14 @@ impl Lanes {
     /// the storage they need cannot grow, it stops at a run of records
     /// (same timing and delay) and returns `Err(k)`: the first `k` were
     /// filed, the others were not.
-    pub fn file(&mut self, id: LaneId, recs: &[u64], now: &Now) -> std::result::Result<(), usize> {
+    /// Each timing given a wait has its `idle` byte cleared.
+    pub fn file(
+        &mut self,
+        id: LaneId,
+        recs: &[u64],
+        now: &Now,
+        idle: &mut [u8; TIMING_COUNT],
+    ) -> std::result::Result<(), usize> {
         if recs.is_empty() {
             return Ok(());
         }
@@ -203,6 +226,7 @@ impl Lanes {
                 j += 1;
             }
             let run = &recs[i..j];
+            idle[(hi & 0xF) as usize] = 0;
             let q = &mut lane.queues[(hi & 0xF) as usize];
             let room = match hi >> 4 {
                 0 => q.yields.try_reserve(run.len()).is_ok(),

@@ -388,6 +388,7 @@ impl Runtime {
         self.drain_queued();
         self.poll_watches();
         self.run_queue::<false, false, false>(timing as usize);
+        self.publish_idle(timing);
     }
 
     /// Rewinds the frame allocator if `timing` is the rewind timing and it
@@ -630,6 +631,8 @@ impl Runtime {
                 return Err(Error::Reentrant);
             }
             inner.closing = true;
+            // No run is skipped any more: a tick is refused now.
+            inner.timings.idle = [0; TIMING_COUNT];
         }
         self.drain_queued();
         self.cancel_combinators();

@@ -205,6 +205,10 @@ pub struct Timings {
     seq: u64,
     /// Per timing: the last sequence number scheduled before its latest run.
     last_start: [u64; TIMING_COUNT],
+    /// Per timing: 1 when a run of it would do nothing (published after
+    /// each run, `idle.rs`), 0 otherwise. Every push clears its timing's
+    /// byte; a host reads them (`Runtime::idle_words`) to skip such runs.
+    pub idle: [u8; TIMING_COUNT],
 }
 
 impl Timings {
@@ -232,6 +236,7 @@ impl Timings {
             running: (ptr::null_mut(), 0, 0),
             seq: 0,
             last_start: [0; TIMING_COUNT],
+            idle: [0; TIMING_COUNT],
         })
     }
 
@@ -325,6 +330,7 @@ impl Timings {
             near_id(timing as usize, rec.seq)
         };
         self.seq += 1;
+        self.idle[timing as usize] = 0;
         // Only `scheduled` is counted here; pending and high water are
         // derived at each run (see `sample_high_water`).
         self.counts[kind as usize].scheduled += 1;
@@ -368,6 +374,7 @@ impl Timings {
                 q.set_len(len + 1);
             }
             self.seq += 1;
+            self.idle[timing as usize] = 0;
             self.counts[kind as usize].scheduled += 1;
         }
         near_id(timing as usize, self.seq)
@@ -453,6 +460,12 @@ impl Timings {
         if held.len() > 1 {
             held.sort_unstable_by_key(|&s| far.get(s).seq);
         }
+    }
+
+    /// Whether `timing` holds no wait (near queue and far store empty).
+    pub fn queue_empty(&self, timing: usize) -> bool {
+        let q = &self.queues[timing];
+        q.items.is_empty() && q.far.filed() == 0
     }
 
     /// Far waits of `timing` still filed (a run under allocation failure
