@@ -496,7 +496,7 @@ typedef struct OnityDeferredFrame {
 // destroyed. Read them on the owner thread, between calls; never write.
 //
 // A host may skip `onity_batch_tick(runtime, batch, t)` when, read just
-// before it: `timings[t]` is non-zero, `*cross_thread` is 0, the batch's
+// before it: timing `t`'s byte is non-zero, `*cross_thread` is 0, the batch's
 // `submit_count` and `fast_count` are 0, and its `resumed_count` equals
 // `resumed_consumed` (or it processes them as after a tick). The skipped
 // call would have filed nothing, reported nothing, run no continuation
@@ -506,7 +506,7 @@ typedef struct OnityDeferredFrame {
 // `OnityDeferredFrame::pending` for beginning another), and a refused
 // deferred frame is reported by the next call that applies it.
 //
-// `timings[t]` is set by a run of `t` when, after it, `t` holds no wait
+// Timing `t`'s byte is set by a run of `t` when, after it, `t` holds no wait
 // (queue, far store, or any batch's fast lane), the runtime has at most
 // one batch, no WhenAny / WhenAll watches a token, tracing is off (and
 // Tracy is not built in), and `t` is not the frame allocator's automatic
@@ -516,13 +516,18 @@ typedef struct OnityDeferredFrame {
 // the runtime's destruction. Tasks other threads complete are not in it:
 // they make `*cross_thread` non-zero until the owner's next tick or drain.
 typedef struct OnityTickIdle {
-  // `ONITY_TIMING_COUNT` bytes, indexed by `OnityTiming`: non-zero when
-  // a run of that timing now would do nothing (see above).
+  // Timing `t`'s byte is `timings[t * timing_stride]` (`t` an
+  // `OnityTiming`): non-zero when a run of that timing now would do
+  // nothing (see above). The bytes are apart: each sits beside its
+  // timing's queue, so that scheduling a wait clears it with one store.
   const uint8_t *timings;
   // Non-zero while tasks completed on other threads wait for the owner's
   // next tick or drain. Other threads write it: read it as one aligned
   // 32-bit load.
   const uint32_t *cross_thread;
+  // Bytes from one timing's byte to the next.
+  uint32_t timing_stride;
+  uint32_t reserved;
 } OnityTickIdle;
 
 // A continuation. `task` is the completed task's handle (0 for callback

@@ -98,6 +98,15 @@ namespace Onity
                 throw new OnityException(st, "onity_batch_deferred_frame");
             }
             deferred = d;
+            OnityTickIdle idle;
+            st = OnityNativeCalls.onity_batch_idle(rt, b, &idle);
+            if (st != OnityStatus.Ok)
+            {
+                OnityNativeCalls.onity_runtime_destroy(rt);
+                throw new OnityException(st, "onity_batch_idle");
+            }
+            idleTimings = idle.timings;
+            crossThreadHead = idle.cross_thread;
             owner = Thread.CurrentThread;
             tokens = new OnityTokenMap(rt);
             InitSlots();
@@ -111,6 +120,8 @@ namespace Onity
                     rt = IntPtr.Zero;
                     batch = null;
                     deferred = null;
+                    idleTimings = null;
+                    crossThreadHead = null;
                     disposed = true;
                     throw;
                 }
@@ -208,6 +219,8 @@ namespace Onity
             rt = IntPtr.Zero;
             batch = null;
             deferred = null;
+            idleTimings = null;
+            crossThreadHead = null;
             var conts = new List<Action>();
             CancelPendingSlots(conts);
             CancelFastWaits(conts);

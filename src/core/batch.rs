@@ -10,7 +10,7 @@ use super::lane::{Lane, LaneId, Request, REQUEST_TASK};
 use super::runtime::Runtime;
 use super::slot::cont;
 use super::timing::WaitTarget;
-use super::types::{CallbackFn, Clock, Timing, WaitKind, TIMING_COUNT};
+use super::types::{CallbackFn, Clock, Timing, WaitKind};
 
 impl Runtime {
     /// Creates a batch's lane: its waits and watched tasks call
@@ -21,7 +21,7 @@ impl Runtime {
         // SAFETY: owner thread, short borrow.
         let inner = unsafe { self.inner() };
         // A second lane ends skipping (`idle.rs`).
-        inner.timings.idle = [0; TIMING_COUNT];
+        inner.timings.clear_idle();
         inner.lanes.create(emit, user)
     }
 
@@ -42,7 +42,7 @@ impl Runtime {
             // SAFETY: owner thread, short borrow; no user code runs below.
             let inner = unsafe { self.inner() };
             let now = inner.timings.now;
-            inner.lanes.file(id, fast, &now, &mut inner.timings.idle).map_err(|k| (Error::OutOfMemory, k))?;
+            inner.lanes.file(id, fast, &now, &mut inner.timings).map_err(|k| (Error::OutOfMemory, k))?;
             // Pending waits only grow here: sample their peak.
             inner.timings.sample_high_water(&inner.lanes.counts);
         }

@@ -42,24 +42,26 @@ impl Runtime {
             && inner.cfg.frame_alloc_rewind_timing != Some(timing)
             && inner.timings.queue_empty(t)
             && inner.lanes.idle(t);
-        inner.timings.idle[t] = idle as u8;
+        inner.timings.set_idle(t, idle);
     }
 
-    /// The address of the runtime's idle bytes: `TIMING_COUNT` bytes, byte
-    /// `t` non-zero when a run of timing `t` now would do nothing but what
-    /// the host sees itself (its own batch's unfiled records, the
-    /// cross-thread stack). Valid while the runtime lives and does not
-    /// move; read on the owner thread, between calls, never written.
-    /// Owner thread (`WrongThread`).
-    pub fn idle_words(&self) -> super::error::Result<*const u8> {
+    /// Where the runtime's idle bytes are: timing `t`'s byte is at the
+    /// address plus `t` times the stride (each sits beside its timing's
+    /// queue, where a push clears it through an address it has already).
+    /// Non-zero when a run of `t` now would do nothing but what the host
+    /// sees itself (its own batch's unfiled records, the cross-thread
+    /// stack). Valid while the runtime lives and does not move; read on
+    /// the owner thread, between calls, never written. Owner thread
+    /// (`WrongThread`).
+    pub fn idle_bytes(&self) -> super::error::Result<(*const u8, usize)> {
         self.check_owner()?;
         // SAFETY: owner thread, short borrow (only the address is kept).
-        Ok(unsafe { self.inner() }.timings.idle.as_ptr())
+        Ok(unsafe { self.inner() }.timings.idle_bytes())
     }
 
     /// The address of the cross-thread completion stack's head: non-zero
     /// while tasks completed on other threads wait for the owner's next
-    /// tick or drain. Valid as [`Runtime::idle_words`]; any thread may
+    /// tick or drain. Valid as [`Runtime::idle_bytes`]; any thread may
     /// change it, so read it as one aligned 32-bit load.
     pub fn cross_thread_head(&self) -> *const u32 {
         #[cfg(not(loom))]

@@ -24,7 +24,7 @@ use std::ptr::NonNull;
 
 use super::error::{Error, Result};
 use super::fallible;
-use super::timing::{rebased, Counts, Now};
+use super::timing::{rebased, Counts, Now, Timings};
 use super::types::{CallbackFn, WaitKind, TIMING_COUNT, WAIT_KIND_COUNT};
 
 /// Record kind of a [`Request`] that watches a task (the four [`WaitKind`]
@@ -201,14 +201,8 @@ impl Lanes {
     /// the storage they need cannot grow, it stops at a run of records
     /// (same timing and delay) and returns `Err(k)`: the first `k` were
     /// filed, the others were not.
-    /// Each timing given a wait has its `idle` byte cleared.
-    pub fn file(
-        &mut self,
-        id: LaneId,
-        recs: &[u64],
-        now: &Now,
-        idle: &mut [u8; TIMING_COUNT],
-    ) -> std::result::Result<(), usize> {
+    /// Each timing given a wait has its idle byte cleared in `timings`.
+    pub fn file(&mut self, id: LaneId, recs: &[u64], now: &Now, timings: &mut Timings) -> std::result::Result<(), usize> {
         if recs.is_empty() {
             return Ok(());
         }
@@ -226,7 +220,7 @@ impl Lanes {
                 j += 1;
             }
             let run = &recs[i..j];
-            idle[(hi & 0xF) as usize] = 0;
+            timings.clear_idle_of((hi & 0xF) as usize);
             let q = &mut lane.queues[(hi & 0xF) as usize];
             let room = match hi >> 4 {
                 0 => q.yields.try_reserve(run.len()).is_ok(),

@@ -632,7 +632,7 @@ impl Runtime {
             }
             inner.closing = true;
             // No run is skipped any more: a tick is refused now.
-            inner.timings.idle = [0; TIMING_COUNT];
+            inner.timings.clear_idle();
         }
         self.drain_queued();
         self.cancel_combinators();

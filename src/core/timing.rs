@@ -180,6 +180,10 @@ struct Queue {
     far: Far,
     /// Storage of the far slots a run holds (always empty between runs).
     held: Vec<u32>,
+    /// 1 when a run of this timing would do nothing (published after each
+    /// run, `idle.rs`), 0 otherwise; every push clears it. Beside the
+    /// queue it guards: a push stores it through the queue's address.
+    idle: u8,
 }
 
 /// The 16 timing queues, the frame and the clocks.
@@ -205,10 +209,6 @@ pub struct Timings {
     seq: u64,
     /// Per timing: the last sequence number scheduled before its latest run.
     last_start: [u64; TIMING_COUNT],
-    /// Per timing: 1 when a run of it would do nothing (published after
-    /// each run, `idle.rs`), 0 otherwise. Every push clears its timing's
-    /// byte; a host reads them (`Runtime::idle_words`) to skip such runs.
-    pub idle: [u8; TIMING_COUNT],
 }
 
 impl Timings {
@@ -236,7 +236,6 @@ impl Timings {
             running: (ptr::null_mut(), 0, 0),
             seq: 0,
             last_start: [0; TIMING_COUNT],
-            idle: [0; TIMING_COUNT],
         })
     }
 
@@ -330,7 +329,7 @@ impl Timings {
             near_id(timing as usize, rec.seq)
         };
         self.seq += 1;
-        self.idle[timing as usize] = 0;
+        q.idle = 0;
         // Only `scheduled` is counted here; pending and high water are
         // derived at each run (see `sample_high_water`).
         self.counts[kind as usize].scheduled += 1;
@@ -356,7 +355,9 @@ impl Timings {
         let (kind, timing) = (spec.kind, spec.timing);
         debug_assert!(self.fast_push_ok(spec));
         let due_meta = Wait::meta(kind, self.now.due_frame(kind, spec.frames), Clock::Scaled);
-        let q = &mut self.queues[timing as usize].items;
+        let queue = &mut self.queues[timing as usize];
+        queue.idle = 0;
+        let q = &mut queue.items;
         let len = q.len();
         if len < q.capacity() {
             // SAFETY: `len < capacity`: the slot at `len` is allocated; it is
@@ -374,7 +375,6 @@ impl Timings {
                 q.set_len(len + 1);
             }
             self.seq += 1;
-            self.idle[timing as usize] = 0;
             self.counts[kind as usize].scheduled += 1;
         }
         near_id(timing as usize, self.seq)
@@ -466,6 +466,30 @@ impl Timings {
     pub fn queue_empty(&self, timing: usize) -> bool {
         let q = &self.queues[timing];
         q.items.is_empty() && q.far.filed() == 0
+    }
+
+    /// Publishes whether a run of `timing` now would do nothing (`idle.rs`).
+    pub fn set_idle(&mut self, timing: usize, idle: bool) {
+        self.queues[timing].idle = idle as u8;
+    }
+
+    /// Clears every timing's idle byte.
+    pub fn clear_idle(&mut self) {
+        for q in self.queues.iter_mut() {
+            q.idle = 0;
+        }
+    }
+
+    /// Clears `timing`'s idle byte.
+    #[inline(always)]
+    pub fn clear_idle_of(&mut self, timing: usize) {
+        self.queues[timing].idle = 0;
+    }
+
+    /// Where the idle bytes are: timing `t`'s is at the first address plus
+    /// `t` times the second (valid while the timings do not move).
+    pub fn idle_bytes(&self) -> (*const u8, usize) {
+        (&self.queues[0].idle as *const u8, std::mem::size_of::<Queue>())
     }
 
     /// Far waits of `timing` still filed (a run under allocation failure

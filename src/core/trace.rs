@@ -286,7 +286,7 @@ impl Runtime {
         // SAFETY: owner thread, short borrow.
         let inner = unsafe { self.inner() };
         // Every run is recorded from now on: none is skipped (`idle.rs`).
-        inner.timings.idle = [0; TIMING_COUNT];
+        inner.timings.clear_idle();
         inner.trace.start(events, flags, self.tag)
     }
 

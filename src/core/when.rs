@@ -10,7 +10,7 @@ use super::error::{Error, Result};
 use super::handle;
 use super::runtime::Runtime;
 use super::slot::{self, cont, TaskSlot, GEN_MASK, STATE_MASK};
-use super::types::{Outcome, TaskState, MAX_COMBINATOR_INPUTS, TIMING_COUNT};
+use super::types::{Outcome, TaskState, MAX_COMBINATOR_INPUTS};
 
 impl Runtime {
     /// WhenAny: a task that completes like the first input to complete
@@ -74,7 +74,7 @@ impl Runtime {
             unsafe { self.inner().comb.watch(header) };
             // Every run polls the watches: none is skipped (`idle.rs`).
             // SAFETY: as above.
-            unsafe { self.inner() }.timings.idle = [0; TIMING_COUNT];
+            unsafe { self.inner() }.timings.clear_idle();
         }
         // Inputs completed before the combinator existed; those completed
         // off-thread whose completion is still queued count too (they read

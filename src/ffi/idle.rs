@@ -23,7 +23,12 @@ pub extern "C" fn onity_batch_idle(
     crate::ffi!({
         let r = lookup(runtime, batch)?;
         let out = Out::new(out_idle)?;
-        let timings = r.rt.idle_words()?;
-        out.set(OnityTickIdle { timings, cross_thread: r.rt.cross_thread_head() })
+        let (timings, stride) = r.rt.idle_bytes()?;
+        out.set(OnityTickIdle {
+            timings,
+            cross_thread: r.rt.cross_thread_head(),
+            timing_stride: stride as u32,
+            reserved: 0,
+        })
     })
 }

@@ -240,7 +240,7 @@ const _: () = assert!(std::mem::size_of::<OnityDeferredFrame>() == 56);
 /// destroyed. Read them on the owner thread, between calls; never write.
 ///
 /// A host may skip `onity_batch_tick(runtime, batch, t)` when, read just
-/// before it: `timings[t]` is non-zero, `*cross_thread` is 0, the batch's
+/// before it: timing `t`'s byte is non-zero, `*cross_thread` is 0, the batch's
 /// `submit_count` and `fast_count` are 0, and its `resumed_count` equals
 /// `resumed_consumed` (or it processes them as after a tick). The skipped
 /// call would have filed nothing, reported nothing, run no continuation
@@ -250,7 +250,7 @@ const _: () = assert!(std::mem::size_of::<OnityDeferredFrame>() == 56);
 /// `OnityDeferredFrame::pending` for beginning another), and a refused
 /// deferred frame is reported by the next call that applies it.
 ///
-/// `timings[t]` is set by a run of `t` when, after it, `t` holds no wait
+/// Timing `t`'s byte is set by a run of `t` when, after it, `t` holds no wait
 /// (queue, far store, or any batch's fast lane), the runtime has at most
 /// one batch, no WhenAny / WhenAll watches a token, tracing is off (and
 /// Tracy is not built in), and `t` is not the frame allocator's automatic
@@ -262,13 +262,18 @@ const _: () = assert!(std::mem::size_of::<OnityDeferredFrame>() == 56);
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct OnityTickIdle {
-    /// `ONITY_TIMING_COUNT` bytes, indexed by `OnityTiming`: non-zero when
-    /// a run of that timing now would do nothing (see above).
+    /// Timing `t`'s byte is `timings[t * timing_stride]` (`t` an
+    /// `OnityTiming`): non-zero when a run of that timing now would do
+    /// nothing (see above). The bytes are apart: each sits beside its
+    /// timing's queue, so that scheduling a wait clears it with one store.
     pub timings: *const u8,
     /// Non-zero while tasks completed on other threads wait for the owner's
     /// next tick or drain. Other threads write it: read it as one aligned
     /// 32-bit load.
     pub cross_thread: *const u32,
+    /// Bytes from one timing's byte to the next.
+    pub timing_stride: u32,
+    pub reserved: u32,
 }
 
 /// What a consumed task produced.

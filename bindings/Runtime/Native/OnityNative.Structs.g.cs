@@ -310,7 +310,7 @@ namespace Onity.Native
     /// destroyed. Read them on the owner thread, between calls; never write.
     /// 
     /// A host may skip `onity_batch_tick(runtime, batch, t)` when, read just
-    /// before it: `timings[t]` is non-zero, `*cross_thread` is 0, the batch's
+    /// before it: timing `t`'s byte is non-zero, `*cross_thread` is 0, the batch's
     /// `submit_count` and `fast_count` are 0, and its `resumed_count` equals
     /// `resumed_consumed` (or it processes them as after a tick). The skipped
     /// call would have filed nothing, reported nothing, run no continuation
@@ -320,7 +320,7 @@ namespace Onity.Native
     /// `OnityDeferredFrame::pending` for beginning another), and a refused
     /// deferred frame is reported by the next call that applies it.
     /// 
-    /// `timings[t]` is set by a run of `t` when, after it, `t` holds no wait
+    /// Timing `t`'s byte is set by a run of `t` when, after it, `t` holds no wait
     /// (queue, far store, or any batch's fast lane), the runtime has at most
     /// one batch, no WhenAny / WhenAll watches a token, tracing is off (and
     /// Tracy is not built in), and `t` is not the frame allocator's automatic
@@ -334,8 +334,10 @@ namespace Onity.Native
     public unsafe struct OnityTickIdle
     {
         /// <summary>
-        /// `ONITY_TIMING_COUNT` bytes, indexed by `OnityTiming`: non-zero when
-        /// a run of that timing now would do nothing (see above).
+        /// Timing `t`'s byte is `timings[t * timing_stride]` (`t` an
+        /// `OnityTiming`): non-zero when a run of that timing now would do
+        /// nothing (see above). The bytes are apart: each sits beside its
+        /// timing's queue, so that scheduling a wait clears it with one store.
         /// </summary>
         public byte* timings;
         /// <summary>
@@ -344,6 +346,11 @@ namespace Onity.Native
         /// 32-bit load.
         /// </summary>
         public uint* cross_thread;
+        /// <summary>
+        /// Bytes from one timing's byte to the next.
+        /// </summary>
+        public uint timing_stride;
+        public uint reserved;
     }
 
     /// <summary>
