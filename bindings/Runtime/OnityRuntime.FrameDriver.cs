@@ -11,8 +11,10 @@ namespace Onity
     public sealed unsafe partial class OnityRuntime
     {
         // Where the native side publishes which timings' runs have nothing to do (OnityTickIdle:
-        // 16 bytes, and the cross-thread completion stack's head); null once disposed.
+        // timing t's byte at idleTimings[t * idleStride], and the cross-thread completion stack's
+        // head); null once disposed.
         byte* idleTimings;
+        int idleStride;
         uint* crossThreadHead;
         // Whether a tick was skipped since the deferred frame still pending was written: only
         // then may BeginFrame merge the next frame into it (no call observed that frame).
@@ -146,7 +148,7 @@ namespace Onity
                 OnityBatch* b = batch;
                 // The native call is skipped when it would do nothing (OnityTickIdle): the timing is
                 // idle, nothing is submitted, nothing was completed by another thread.
-                bool call = !skipIdleTicks || (uint)timing > 15 || idleTimings[t] == 0 || b->submit_count != 0
+                bool call = !skipIdleTicks || (uint)timing > 15 || idleTimings[t * idleStride] == 0 || b->submit_count != 0
                     || b->fast_count != 0 || *crossThreadHead != 0;
                 if (call)
                 {

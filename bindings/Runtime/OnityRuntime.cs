@@ -106,6 +106,7 @@ namespace Onity
                 throw new OnityException(st, "onity_batch_idle");
             }
             idleTimings = idle.timings;
+            idleStride = (int)idle.timing_stride;
             crossThreadHead = idle.cross_thread;
             owner = Thread.CurrentThread;
             tokens = new OnityTokenMap(rt);
