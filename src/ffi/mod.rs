@@ -77,6 +77,7 @@ pub use cancel::*;
 pub use combinator::*;
 pub use deferred::onity_batch_deferred_frame;
 pub use frame_alloc::*;
+pub use idle::onity_batch_idle;
 pub use object::OnityRuntime;
 pub use retire::*;
 pub use runtime::*;
