@@ -70,4 +70,3 @@ impl Runtime {
         return std::ptr::null();
     }
 }
-

@@ -202,7 +202,13 @@ impl Lanes {
     /// (same timing and delay) and returns `Err(k)`: the first `k` were
     /// filed, the others were not.
     /// Each timing given a wait has its idle byte cleared in `timings`.
-    pub fn file(&mut self, id: LaneId, recs: &[u64], now: &Now, timings: &mut Timings) -> std::result::Result<(), usize> {
+    pub fn file(
+        &mut self,
+        id: LaneId,
+        recs: &[u64],
+        now: &Now,
+        timings: &mut Timings,
+    ) -> std::result::Result<(), usize> {
         if recs.is_empty() {
             return Ok(());
         }
