@@ -270,8 +270,7 @@ fn what_every_run_does_keeps_every_timing_busy() {
     // default) is never idle; with manual rewind it is.
     rt.tick(INIT);
     assert!(!rt.idle(INIT), "the rewind timing");
-    let mut c = OnityRuntimeConfig::default();
-    c.frame_alloc_rewind_timing = ONITY_FRAME_ALLOC_REWIND_MANUAL;
+    let c = OnityRuntimeConfig { frame_alloc_rewind_timing: ONITY_FRAME_ALLOC_REWIND_MANUAL, ..Default::default() };
     let mut manual = Rt::with(Some(c), true);
     manual.begin(0.5);
     manual.tick(INIT);
@@ -351,4 +350,28 @@ fn skipping_idle_ticks_changes_no_completion_frame() {
     assert!(skipped > 40, "ticks skipped: {skipped}");
     assert_eq!(always.len(), 11, "{always:?}");
     assert_eq!(skipping, always);
+}
+
+#[test]
+fn the_export_checks_its_arguments() {
+    let rt = Rt::new();
+    let mut idle = OnityTickIdle { timings: ptr::null(), cross_thread: ptr::null(), timing_stride: 0, reserved: 0 };
+    assert_eq!(onity_batch_idle(ptr::null_mut(), rt.b, &mut idle), OnityStatus::NullPointer);
+    assert_eq!(onity_batch_idle(rt.rt, ptr::null_mut(), &mut idle), OnityStatus::NullPointer);
+    assert_eq!(onity_batch_idle(rt.rt, rt.b, ptr::null_mut()), OnityStatus::NullPointer);
+    assert_eq!(onity_batch_idle(rt.rt, 8 as *mut OnityBatch, &mut idle), OnityStatus::InvalidHandle);
+    let (p, b) = (rt.rt as usize, rt.b as usize);
+    std::thread::spawn(move || {
+        let mut idle = OnityTickIdle { timings: ptr::null(), cross_thread: ptr::null(), timing_stride: 0, reserved: 0 };
+        assert_eq!(onity_batch_idle(p as *mut OnityRuntime, b as *mut OnityBatch, &mut idle), OnityStatus::WrongThread);
+    })
+    .join()
+    .unwrap();
+    assert!(idle.timings.is_null(), "nothing written on error");
+    assert_eq!(onity_batch_idle(rt.rt, rt.b, &mut idle), OnityStatus::Ok);
+    assert_eq!(
+        (idle.timings, idle.cross_thread, idle.timing_stride),
+        (rt.idle.timings, rt.idle.cross_thread, rt.idle.timing_stride)
+    );
+    assert!(idle.timing_stride >= 1 && idle.reserved == 0);
 }
