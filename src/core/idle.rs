@@ -32,7 +32,22 @@ use super::types::Timing;
 impl Runtime {
     /// After a run of `timing`: publishes whether its next run would do
     /// nothing (see the module docs). Owner thread, not inside a run.
+    #[inline(always)]
     pub(super) fn publish_idle(&self, timing: Timing) {
+        // SAFETY: owner thread (the caller ran the timing), short borrow.
+        let inner = unsafe { self.inner() };
+        // A timing holding a wait is not idle, and its byte is 0 already: a
+        // wait enters a queue only through a push, which clears it. So a
+        // busy timing pays one test and no store.
+        if inner.timings.queue_empty(timing as usize) {
+            self.publish_idle_empty(timing);
+        }
+    }
+
+    /// [`Runtime::publish_idle`] for a timing whose queue is empty.
+    #[cold]
+    #[inline(never)]
+    fn publish_idle_empty(&self, timing: Timing) {
         let t = timing as usize;
         // SAFETY: owner thread (the caller ran the timing), short borrow.
         let inner = unsafe { self.inner() };
@@ -40,7 +55,6 @@ impl Runtime {
             && !inner.trace.on
             && inner.comb.watches().is_empty()
             && inner.cfg.frame_alloc_rewind_timing != Some(timing)
-            && inner.timings.queue_empty(t)
             && inner.lanes.idle(t);
         inner.timings.set_idle(t, idle);
     }
