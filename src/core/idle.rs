@@ -69,8 +69,8 @@ impl Runtime {
     /// (`WrongThread`).
     pub fn idle_bytes(&self) -> super::error::Result<(*const u8, usize)> {
         self.check_owner()?;
-        // SAFETY: owner thread, short borrow (only the address is kept).
-        Ok(unsafe { self.inner() }.timings.idle_bytes())
+        // SAFETY: the runtime's own state, live; no reference is made.
+        Ok(unsafe { super::timing::Timings::idle_bytes(std::ptr::addr_of!((*self.inner_raw()).timings)) })
     }
 
     /// The address of the cross-thread completion stack's head: non-zero

@@ -194,6 +194,13 @@ impl Runtime {
         &mut *self.inner.get()
     }
 
+    /// The owner-only state as a raw pointer, for addresses a host keeps
+    /// (`idle.rs`): no reference is made, so the address stays valid for
+    /// reads across the owner's later borrows.
+    pub(super) fn inner_raw(&self) -> *mut Inner {
+        self.inner.get()
+    }
+
     /// Whether the calling thread is the owner.
     #[inline(always)]
     pub fn is_owner_thread(&self) -> bool {

@@ -488,10 +488,15 @@ impl Timings {
         self.queues[timing].idle = 0;
     }
 
-    /// Where the idle bytes are: timing `t`'s is at the first address plus
-    /// `t` times the second (valid while the timings do not move).
-    pub fn idle_bytes(&self) -> (*const u8, usize) {
-        (&self.queues[0].idle as *const u8, std::mem::size_of::<Queue>())
+    /// Where the idle bytes of the timings at `t` are: timing `i`'s is at
+    /// the first address plus `i` times the second (valid while the timings
+    /// do not move). Computed without making a reference (the address is
+    /// kept and read while the owner borrows the timings in later calls).
+    ///
+    /// # Safety
+    /// `t` points at live timings.
+    pub unsafe fn idle_bytes(t: *const Timings) -> (*const u8, usize) {
+        (ptr::addr_of!((*t).queues[0].idle), std::mem::size_of::<Queue>())
     }
 
     /// Far waits of `timing` still filed (a run under allocation failure
