@@ -267,9 +267,11 @@ fn what_every_run_does_keeps_every_timing_busy() {
     rt.tick(UPDATE);
     assert!(rt.idle(UPDATE), "idle with one batch again");
     // The frame allocator's automatic rewind timing (Initialization by
-    // default) is never idle; with manual rewind it is.
+    // default) is idle while nothing is allocated (`the_rewind_timing_*`);
+    // with manual rewind it is too.
+    rt.begin(0.5);
     rt.tick(INIT);
-    assert!(!rt.idle(INIT), "the rewind timing");
+    assert!(rt.idle(INIT), "the rewind timing, nothing allocated");
     let c = OnityRuntimeConfig { frame_alloc_rewind_timing: ONITY_FRAME_ALLOC_REWIND_MANUAL, ..Default::default() };
     let mut manual = Rt::with(Some(c), true);
     manual.begin(0.5);
@@ -374,4 +376,144 @@ fn the_export_checks_its_arguments() {
         (rt.idle.timings, rt.idle.cross_thread, rt.idle.timing_stride)
     );
     assert!(idle.timing_stride >= 1 && idle.reserved == 0);
+}
+
+// ---------------------------------------------------------------------------
+// The frame allocator's rewind timing
+// ---------------------------------------------------------------------------
+
+const FRAME_LT: u32 = OnityLifetime::Frame as u32;
+const TWO: u32 = OnityLifetime::TwoFrames as u32;
+
+/// A runtime rewinding at Initialization (the default), poisoning on rewind.
+fn poisoning() -> Rt {
+    Rt::with(Some(OnityRuntimeConfig { frame_alloc_poison: 1, ..Default::default() }), true)
+}
+
+fn alloc(rt: *mut OnityRuntime, lifetime: u32) -> *mut u8 {
+    let mut p = ptr::null_mut();
+    assert_eq!(onity_frame_alloc(rt, 64, 16, lifetime, &mut p), OnityStatus::Ok);
+    let p = p.cast::<u8>();
+    // SAFETY: 64 bytes valid until their rewind.
+    unsafe { p.write_bytes(lifetime as u8 + 1, 64) };
+    p
+}
+
+impl Rt {
+    fn rewinds(&self) -> u64 {
+        // SAFETY: all-zero is a valid `OnityStats`.
+        let mut s: OnityStats = unsafe { std::mem::zeroed() };
+        s.size = std::mem::size_of::<OnityStats>() as u32;
+        assert_eq!(onity_runtime_stats(self.rt, &mut s), OnityStatus::Ok);
+        s.frame_alloc.rewinds
+    }
+
+    /// One frame of Initialization alone; whether its tick was skipped.
+    fn init_frame(&mut self) -> bool {
+        let skipped = self.skipped;
+        self.begin(0.5);
+        self.tick(INIT);
+        self.skipped != skipped
+    }
+}
+
+#[test]
+fn the_rewind_timing_is_idle_until_something_is_allocated() {
+    let mut rt = poisoning();
+    assert!(!rt.init_frame(), "the first run");
+    assert!(rt.idle(INIT), "nothing allocated: a rewind would release nothing");
+    assert_eq!(rt.rewinds(), 1);
+    for _ in 0..3 {
+        assert!(rt.init_frame(), "skipped while nothing is allocated");
+    }
+    assert_eq!(rt.rewinds(), 1, "no rewind while skipped");
+    // An allocation on the owner thread.
+    let p = alloc(rt.rt, FRAME_LT);
+    assert!(!rt.idle(INIT), "the epoch's first allocation clears the byte");
+    let q = alloc(rt.rt, FRAME_LT);
+    assert!(!rt.idle(INIT));
+    assert!(!rt.init_frame(), "the next tick runs");
+    assert_eq!(rt.rewinds(), 2, "and rewinds");
+    // SAFETY: released and poisoned by that rewind (the debug aid).
+    unsafe { assert_eq!((*p, *q), (0xDD, 0xDD), "released at the next tick") };
+    assert!(rt.idle(INIT), "idle again once rewound");
+    assert!(rt.init_frame());
+    // Explicit rewinds still work in automatic mode.
+    assert_eq!(onity_frame_alloc_rewind(rt.rt), OnityStatus::Ok);
+    assert_eq!(rt.rewinds(), 3);
+}
+
+#[test]
+fn an_allocation_on_another_thread_clears_the_rewind_timing() {
+    let mut rt = poisoning();
+    rt.init_frame();
+    assert!(rt.idle(INIT));
+    let r = rt.rt as usize;
+    for round in 0..3u64 {
+        // A worker's first allocation of the epoch (a fresh thread, then
+        // one thread across epochs below).
+        let p = std::thread::spawn(move || alloc(r as *mut OnityRuntime, FRAME_LT) as usize).join().unwrap() as *mut u8;
+        assert!(!rt.idle(INIT), "round {round}: cleared from another thread");
+        assert!(!rt.init_frame(), "round {round}: the next tick runs");
+        assert_eq!(rt.rewinds(), 2 + round);
+        // SAFETY: as above.
+        unsafe { assert_eq!(*p, 0xDD, "round {round}: the worker's memory released") };
+        assert!(rt.idle(INIT));
+        assert!(rt.init_frame(), "round {round}: idle frames skip");
+    }
+    // One worker allocating in two epochs (its thread cache renewed).
+    let (to_worker, from_owner) = std::sync::mpsc::channel::<()>();
+    let (to_owner, from_worker) = std::sync::mpsc::channel::<usize>();
+    let w = std::thread::spawn(move || {
+        while from_owner.recv().is_ok() {
+            to_owner.send(alloc(r as *mut OnityRuntime, FRAME_LT) as usize).unwrap();
+        }
+    });
+    for round in 0..3 {
+        to_worker.send(()).unwrap();
+        let p = from_worker.recv().unwrap() as *mut u8;
+        assert!(!rt.idle(INIT), "round {round}: the worker's epoch's first allocation");
+        assert!(!rt.init_frame());
+        // SAFETY: as above.
+        unsafe { assert_eq!(*p, 0xDD) };
+        assert!(rt.init_frame(), "round {round}: idle after");
+    }
+    drop(to_worker);
+    w.join().unwrap();
+}
+
+#[test]
+fn a_two_frames_allocation_keeps_the_rewind_timing_busy_until_released() {
+    let mut rt = poisoning();
+    rt.init_frame();
+    let q = alloc(rt.rt, TWO);
+    assert!(!rt.idle(INIT));
+    assert!(!rt.init_frame(), "first rewind after it");
+    // SAFETY: TwoFrames memory survives one rewind.
+    unsafe { assert_eq!(*q, TWO as u8 + 1, "alive after one rewind") };
+    assert!(!rt.idle(INIT), "busy: the next rewind releases it");
+    assert!(!rt.init_frame(), "second rewind");
+    // SAFETY: released and poisoned by the second rewind.
+    unsafe { assert_eq!(*q, 0xDD, "released by the second rewind") };
+    assert!(rt.idle(INIT), "idle once released");
+    assert!(rt.init_frame());
+    // Frame memory in the epoch between keeps it busy one rewind only.
+    let q = alloc(rt.rt, TWO);
+    rt.init_frame();
+    let p = alloc(rt.rt, FRAME_LT);
+    assert!(!rt.init_frame());
+    // SAFETY: both released by this rewind.
+    unsafe { assert_eq!((*p, *q), (0xDD, 0xDD)) };
+    assert!(rt.idle(INIT));
+}
+
+#[test]
+fn the_rewind_timing_always_ticked_rewinds_every_frame() {
+    // A host that ticks every time (C, C++) keeps one rewind per frame.
+    let mut rt = Rt::with(None, false);
+    for f in 1..=4 {
+        rt.init_frame();
+        assert_eq!(rt.rewinds(), f);
+    }
+    assert!(rt.idle(INIT), "published all the same");
 }

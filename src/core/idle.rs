@@ -10,21 +10,34 @@
 //! - no WhenAny / WhenAll watches a token (every run polls the watches);
 //! - tracing is off (every run is recorded) and Tracy is not built in
 //!   (every run is a zone);
-//! - it is not the frame allocator's automatic rewind timing (the rewind
-//!   is due at its first run of each frame, and other threads allocate
-//!   without telling the owner).
+//! - for the frame allocator's automatic rewind timing: a rewind now would
+//!   release nothing (no frame allocation since the last rewind, and no
+//!   TwoFrames allocation of the epoch before:
+//!   [`FrameAllocator::rewind_idle`](super::frame_alloc::FrameAllocator::rewind_idle)).
 //!
 //! The byte is cleared by everything that breaks one of these: every wait
 //! pushed into the timing (one store in `Timings::push` and
-//! `push_frame_wait`), every fast record filed for it (`Lanes::file`), and
-//! for every timing a second lane, a watched combinator, or tracing
-//! started. It is only ever set by a run of its timing.
+//! `push_frame_wait`), every fast record filed for it (`Lanes::file`), for
+//! every timing a second lane, a watched combinator, or tracing started,
+//! and for the rewind timing the first frame allocation of each lifetime
+//! in an epoch, on any thread (the allocator's slow path, once the host
+//! took the bytes' address: [`Runtime::idle_bytes`]). It is only ever set
+//! by a run of its timing.
+//!
+//! The rewind timing's byte is stored 1 and then the allocator re-read
+//! (both sequentially consistent, as the allocator's bit set and byte
+//! clear), so an allocation racing with the publish always leaves it 0.
+//! An allocation on another thread just after the host read 1 and skipped
+//! the run is rewound one run later: frame memory lives at least until
+//! its rewind, later when the host skipped runs with nothing to do.
 //!
 //! What other threads add is not in the byte: tasks they complete go
 //! through the cross-thread stack, whose head the host reads too
 //! ([`Runtime::cross_thread_head`]); a run is skipped only when it is 0.
 //! Canceling a source from another thread changes nothing a run of an idle
 //! timing would do (no wait and no watch holds a token).
+
+use std::sync::atomic::Ordering;
 
 use super::runtime::Runtime;
 use super::types::Timing;
@@ -51,12 +64,19 @@ impl Runtime {
         let t = timing as usize;
         // SAFETY: owner thread (the caller ran the timing), short borrow.
         let inner = unsafe { self.inner() };
-        let idle = !cfg!(feature = "tracy")
-            && !inner.trace.on
-            && inner.comb.watches().is_empty()
-            && inner.cfg.frame_alloc_rewind_timing != Some(timing)
-            && inner.lanes.idle(t);
-        inner.timings.set_idle(t, idle);
+        let idle =
+            !cfg!(feature = "tracy") && !inner.trace.on && inner.comb.watches().is_empty() && inner.lanes.idle(t);
+        if !idle || inner.cfg.frame_alloc_rewind_timing != Some(timing) {
+            inner.timings.set_idle(t, idle);
+            return;
+        }
+        // The rewind timing: 1, then the allocator re-read (pairs with
+        // `Live::note`'s bit set then byte clear; see the module docs).
+        let byte = inner.timings.idle_byte(t);
+        byte.store(1, Ordering::SeqCst);
+        if !self.frame_alloc.rewind_idle() {
+            byte.store(0, Ordering::SeqCst);
+        }
     }
 
     /// Where the runtime's idle bytes are: timing `t`'s byte is at the
@@ -67,10 +87,25 @@ impl Runtime {
     /// stack). Valid while the runtime lives and does not move; read on
     /// the owner thread, between calls, never written. Owner thread
     /// (`WrongThread`).
-    pub fn idle_bytes(&self) -> super::error::Result<(*const u8, usize)> {
+    ///
+    /// From this call on, the frame allocator clears the rewind timing's
+    /// byte through its address when any thread allocates (module docs).
+    ///
+    /// # Safety
+    /// The runtime does not move while it lives (it is boxed, as the C
+    /// ABI's): the allocator keeps the byte's address.
+    pub unsafe fn idle_bytes(&self) -> super::error::Result<(*const u8, usize)> {
         self.check_owner()?;
         // SAFETY: the runtime's own state, live; no reference is made.
-        Ok(unsafe { super::timing::Timings::idle_bytes(std::ptr::addr_of!((*self.inner_raw()).timings)) })
+        let (first, stride) =
+            unsafe { super::timing::Timings::idle_bytes(std::ptr::addr_of!((*self.inner_raw()).timings)) };
+        // SAFETY: owner thread (checked), short borrow.
+        if let Some(t) = unsafe { self.inner() }.cfg.frame_alloc_rewind_timing {
+            // SAFETY: the byte is the runtime's and stays in place while it
+            // lives (the caller's contract); the allocator dies with it.
+            unsafe { self.frame_alloc.set_idle_hook(first.add(t as usize * stride).cast()) };
+        }
+        Ok((first, stride))
     }
 
     /// The address of the cross-thread completion stack's head: non-zero

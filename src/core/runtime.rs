@@ -86,7 +86,7 @@ pub struct Runtime {
     pub(super) queued: CompletionStack,
     /// Bumped by every cancel: watches are polled when it moved.
     pub(super) cancel_epoch: AtomicU64,
-    frame_alloc: FrameAllocator,
+    pub(super) frame_alloc: FrameAllocator,
     /// Site capture is on (`sites.rs`): read by the `_at` calls before
     /// anything else, on any thread.
     pub(super) site_capture: std::sync::atomic::AtomicBool,

@@ -23,7 +23,8 @@ pub extern "C" fn onity_batch_idle(
     crate::ffi!({
         let r = lookup(runtime, batch)?;
         let out = Out::new(out_idle)?;
-        let (timings, stride) = r.rt.idle_bytes()?;
+        // SAFETY: the runtime is boxed (`RuntimeObject`) and never moves.
+        let (timings, stride) = unsafe { r.rt.idle_bytes() }?;
         out.set(OnityTickIdle {
             timings,
             cross_thread: r.rt.cross_thread_head(),
