@@ -156,5 +156,46 @@ namespace Onity.Tests
             Assert.Equal(0L, skippedOff, "no skip when off");
             Assert.True(skippedOn > 20, "ticks skipped when on: " + skippedOn);
         }
+
+        /// <summary>The default config rewinds the frame allocator at Initialization: with every
+        /// timing ticked (as the Unity driver does), idle frames make no crossing at all until
+        /// something is allocated; an allocation (owner thread or a worker) makes the next frame's
+        /// Initialization tick cross, and that tick rewinds.</summary>
+        [Test]
+        public void TheDefaultRewindTimingIsIdleUntilSomethingIsAllocated()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame(); // every timing publishes its byte
+                long c0 = OnityNativeCalls.Crossings, s0 = h.Runtime.SkippedTicks;
+                for (int i = 0; i < 10; i++) h.RunFrame();
+                Assert.Equal(0L, OnityNativeCalls.Crossings - c0, "crossings of 10 idle frames, 16 timings each");
+                Assert.Equal(160L, h.Runtime.SkippedTicks - s0, "every tick skipped");
+                ulong rewinds = h.Runtime.GetNativeStats().frame_alloc.rewinds;
+                for (int round = 0; round < 2; round++)
+                {
+                    FrameMemory m = default(FrameMemory);
+                    if (round == 0) m = OnityFrameAllocator.Allocate(h.Runtime, 256);
+                    else
+                    {
+                        var t = new Thread(() => { m = OnityFrameAllocator.Allocate(h.Runtime, 256); });
+                        t.Start();
+                        t.Join();
+                    }
+                    m.AsSpan().Fill(1);
+                    Assert.True(h.Runtime.GetNativeStats().frame_alloc.bytes_in_use >= 256, "round " + round + ": in use");
+                    c0 = OnityNativeCalls.Crossings;
+                    h.RunFrame();
+                    Assert.Equal(1L, OnityNativeCalls.Crossings - c0, "round " + round + ": the Initialization tick crossed");
+                    var after = h.Runtime.GetNativeStats().frame_alloc;
+                    Assert.Equal(rewinds + 1, after.rewinds, "round " + round + ": and rewound");
+                    Assert.Equal(0UL, after.bytes_in_use, "round " + round + ": released");
+                    rewinds = after.rewinds;
+                    c0 = OnityNativeCalls.Crossings;
+                    h.RunFrame();
+                    Assert.Equal(0L, OnityNativeCalls.Crossings - c0, "round " + round + ": idle again");
+                }
+            }
+        }
     }
 }
