@@ -493,7 +493,8 @@ typedef struct OnityDeferredFrame {
 // to do, to skip its `onity_batch_tick` when it has not (C# on Mono, where
 // the call is most of a frame's cost when nothing native is pending).
 // From `onity_batch_idle`; both addresses are valid until the runtime is
-// destroyed. Read them on the owner thread, between calls; never write.
+// destroyed. Read them on the owner thread, between calls; never write
+// (other threads may: see below).
 //
 // A host may skip `onity_batch_tick(runtime, batch, t)` when, read just
 // before it: timing `t`'s byte is non-zero, `*cross_thread` is 0, the batch's
@@ -509,12 +510,21 @@ typedef struct OnityDeferredFrame {
 // Timing `t`'s byte is set by a run of `t` when, after it, `t` holds no wait
 // (queue, far store, or any batch's fast lane), the runtime has at most
 // one batch, no WhenAny / WhenAll watches a token, tracing is off (and
-// Tracy is not built in), and `t` is not the frame allocator's automatic
-// rewind timing. It is cleared by every wait scheduled or fast record
-// filed on `t` (any export, any continuation), and on every timing by a
-// second batch, a WhenAny / WhenAll with a token, `onity_trace_start` and
-// the runtime's destruction. Tasks other threads complete are not in it:
-// they make `*cross_thread` non-zero until the owner's next tick or drain.
+// Tracy is not built in), and, if `t` is the frame allocator's automatic
+// rewind timing (`frame_alloc_rewind_timing`), a rewind now would release
+// nothing (no `onity_frame_alloc` since the last rewind, and no
+// `ONITY_LIFETIME_TWO_FRAMES` allocation of the frame before). It is
+// cleared by every wait scheduled or fast record filed on `t` (any
+// export, any continuation), on every timing by a second batch, a WhenAny
+// / WhenAll with a token, `onity_trace_start` and the runtime's
+// destruction, and on the rewind timing by the first `onity_frame_alloc`
+// of each lifetime in a frame on any thread (an atomic byte store: read
+// the byte as one byte load). An allocation another thread makes after
+// the host read the byte and skipped the tick is rewound at the next
+// tick that runs: frame memory lives at least until the rewind that ends
+// it, and longer while the host skips idle ticks. Tasks other threads
+// complete are not in it: they make `*cross_thread` non-zero until the
+// owner's next tick or drain.
 typedef struct OnityTickIdle {
   // Timing `t`'s byte is `timings[t * timing_stride]` (`t` an
   // `OnityTiming`): non-zero when a run of that timing now would do

@@ -24,7 +24,9 @@ namespace Onity
         /// <summary>Whether <see cref="Tick"/> skips its native call when the native side has
         /// provably nothing to do in that run (no wait or fast-lane wait of the timing, nothing
         /// submitted, nothing completed by another thread, no watched WhenAny/WhenAll, no
-        /// tracing, not the frame allocator's rewind timing). On by default; the frames a host
+        /// tracing, and on the frame allocator's rewind timing no frame memory left to release: an
+        /// allocation made after that timing's skipped tick is rewound at its next tick that runs,
+        /// a frame later). On by default; the frames a host
         /// begins while every tick is skipped are merged into one deferred frame (frame number and
         /// realtime of the newest, deltas summed). Off: every Tick makes its call. The managed side
         /// of a run (frame streams, continuations) is the same either way. Owner thread.</summary>

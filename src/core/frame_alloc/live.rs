@@ -8,6 +8,10 @@
 //! first allocation of each lifetime per epoch on its slow path (the first
 //! allocation of an epoch on a thread always takes it: the rewind changed
 //! the stamp), so the fast path pays nothing.
+//!
+//! A skipped rewind keeps blocks and homes (nothing is reclaimed either:
+//! only rewinds count idle frames), so the last busy frame's memory stays
+//! reserved until allocations resume.
 
 use std::sync::atomic::{AtomicPtr, AtomicU8, Ordering};
 

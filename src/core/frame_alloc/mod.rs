@@ -139,6 +139,13 @@
 //! misbehave (all shared state is atomic), but pointers handed out around a
 //! concurrent rewind may alias, so dereferencing them is undefined behaviour
 //! on the caller's side.
+//!
+//! # Skipped rewinds
+//!
+//! A host that skips idle ticks skips the rewind when
+//! [`FrameAllocator::rewind_idle`]: an allocation lives at least until its
+//! rewind, later when frames with nothing to release passed without one
+//! (`live.rs`: what is noted, on the slow path only, and when).
 
 mod blocks;
 mod config;
