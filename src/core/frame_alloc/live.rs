@@ -78,3 +78,39 @@ impl Live {
         self.hook.store(byte.cast_mut(), Ordering::Release);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU8, Ordering};
+
+    use crate::core::frame_alloc::{FrameAllocConfig, FrameAllocator, Lifetime};
+
+    #[test]
+    fn rewind_idle_follows_what_a_rewind_would_release() {
+        let fa = FrameAllocator::new(FrameAllocConfig::default());
+        let byte = Box::new(AtomicU8::new(1));
+        // SAFETY: the hook is removed (below) before the box is dropped.
+        unsafe { fa.set_idle_hook(&*byte) };
+        assert!(fa.rewind_idle(), "nothing allocated");
+        fa.alloc(Lifetime::Frame, 64, 16).unwrap();
+        assert!(!fa.rewind_idle());
+        assert_eq!(byte.load(Ordering::Relaxed), 0, "the first allocation cleared the byte");
+        byte.store(1, Ordering::Relaxed);
+        fa.alloc(Lifetime::Frame, 64, 16).unwrap();
+        assert_eq!(byte.load(Ordering::Relaxed), 1, "only the first of the epoch stores");
+        fa.rewind();
+        assert!(fa.rewind_idle(), "frame memory released");
+        // Another thread; then TwoFrames, alive across one rewind.
+        std::thread::scope(|s| {
+            s.spawn(|| assert!(fa.alloc(Lifetime::TwoFrames, 64, 16).is_ok()));
+        });
+        assert_eq!(byte.load(Ordering::Relaxed), 0, "cleared from another thread");
+        fa.rewind();
+        assert!(!fa.rewind_idle(), "TwoFrames memory of the epoch before");
+        fa.rewind();
+        assert!(fa.rewind_idle());
+        assert_eq!(fa.stats().rewinds, 3);
+        // SAFETY: no hook before the byte is dropped.
+        unsafe { fa.set_idle_hook(std::ptr::null()) };
+    }
+}
