@@ -9,7 +9,9 @@ namespace Onity
     /// (<see cref="OnityLifetime.Frame"/>: the next rewind;
     /// <see cref="OnityLifetime.TwoFrames"/>: the one after). The runtime rewinds at
     /// the first run in each frame of the configured timing (default
-    /// Initialization). Any thread may allocate (one native call, no lock, no
+    /// Initialization); with <see cref="OnityRuntime.SkipIdleTicks"/> a frame with nothing to
+    /// release skips it, so memory allocated after that skip lives a frame longer (never
+    /// less). Any thread may allocate (one native call, no lock, no
     /// shared write); nothing is freed individually; no GC allocation.
     /// Using the memory after its rewind is a use-after-free: the native side
     /// can poison released memory (0xDD) to catch it in tests.

@@ -5,10 +5,41 @@ namespace Onity
 {
     // The frame driver: what the host calls every frame (BeginFrame, then Tick per timing it runs;
     // Drain between frames), and the frame counters frame waits read without a call. A frame
-    // costs one native call per timing run: BeginFrame writes the frame into native memory and
-    // the first native call that depends on the frame applies it (ABI 1.3, OnityDeferredFrame).
+    // costs at most one native call per timing run: BeginFrame writes the frame into native memory
+    // and the first native call that depends on the frame applies it (ABI 1.3, OnityDeferredFrame);
+    // a run with nothing native to do makes no call at all (ABI 1.4, OnityTickIdle).
     public sealed unsafe partial class OnityRuntime
     {
+        // Where the native side publishes which timings' runs have nothing to do (OnityTickIdle:
+        // timing t's byte at idleTimings[t * idleStride], and the cross-thread completion stack's
+        // head); null once disposed.
+        byte* idleTimings;
+        int idleStride;
+        uint* crossThreadHead;
+        // Whether a tick was skipped since the deferred frame still pending was written: only
+        // then may BeginFrame merge the next frame into it (no call observed that frame).
+        bool skippedSincePending;
+        bool skipIdleTicks = true;
+
+        /// <summary>Whether <see cref="Tick"/> skips its native call when the native side has
+        /// provably nothing to do in that run (no wait or fast-lane wait of the timing, nothing
+        /// submitted, nothing completed by another thread, no watched WhenAny/WhenAll, no
+        /// tracing, and on the frame allocator's rewind timing no frame memory left to release: an
+        /// allocation made after that timing's skipped tick is rewound at its next tick that runs,
+        /// a frame later). On by default; the frames a host
+        /// begins while every tick is skipped are merged into one deferred frame (frame number and
+        /// realtime of the newest, deltas summed). Off: every Tick makes its call. The managed side
+        /// of a run (frame streams, continuations) is the same either way. Owner thread.</summary>
+        public bool SkipIdleTicks
+        {
+            get { return skipIdleTicks; }
+            set { CheckOwner("SkipIdleTicks"); skipIdleTicks = value; }
+        }
+
+        /// <summary>Ticks that skipped their native call (see <see cref="SkipIdleTicks"/>).</summary>
+        public long SkippedTicks { get { return skippedTicks; } }
+        long skippedTicks;
+
         // Frames counted from the first one (1; 0 before it): frame waits made before the first
         // frame count from the frame before it, whatever the host's first frame number (the
         // native side rebases its waits the same way). Only differences of it cross to native.
@@ -42,13 +73,26 @@ namespace Onity
             info.unscaled_delta_time = unscaledDeltaTime;
             info.realtime = realtime;
             OnityDeferredFrame* d = deferred;
-            if (d->pending == 0 && Deferrable(frameNumber, deltaTime, unscaledDeltaTime, realtime))
+            OnityBatch* b = batch;
+            if (!Deferrable(frameNumber, deltaTime, unscaledDeltaTime, realtime))
+                Check(OnityNativeCalls.onity_runtime_frame_begin(rt, &info), "BeginFrame");
+            else if (d->pending == 0)
             {
-                OnityBatch* b = batch;
                 d->info = info;
                 d->submit_split = b->submit_count;
                 d->fast_split = b->fast_count;
                 d->pending = 1; // read by the native side only in later calls on this thread
+                skippedSincePending = false;
+            }
+            else if (skippedSincePending && b->submit_count == d->submit_split && b->fast_count == d->fast_split)
+            {
+                // Every tick since the pending frame was begun skipped its call and nothing was
+                // submitted since: no call observed that frame, so it merges with this one
+                // (OnityDeferredFrame.pending, ABI 1.4).
+                d->info.frame = frameNumber;
+                d->info.delta_time += deltaTime;
+                d->info.unscaled_delta_time += unscaledDeltaTime;
+                d->info.realtime = realtime;
             }
             else
                 Check(OnityNativeCalls.onity_runtime_frame_begin(rt, &info), "BeginFrame");
@@ -87,7 +131,8 @@ namespace Onity
         }
 
         /// <summary>Runs one timing: continuations posted from other threads, then one
-        /// <c>onity_batch_tick</c> (files this frame's new waits, runs the timing's queue), then the
+        /// <c>onity_batch_tick</c> (files this frame's new waits, runs the timing's queue; skipped
+        /// when it would do nothing, see <see cref="SkipIdleTicks"/>), then the
         /// continuations of every wait reported due, in the order the waits were scheduled; when
         /// those canceled a token, <c>onity_batch_cancel_pass</c> completes the timing's other
         /// waits pending with it, canceled, in this same run.
@@ -101,17 +146,30 @@ namespace Onity
             {
                 posted.RunPending();
                 int cancels = tokens.Cancels;
-                var obs = tickObserver;
-                if (obs != null) obs.BatchBegin(timing);
-                var st = OnityNativeCalls.onity_batch_tick(rt, batch, (uint)timing);
-                if (obs != null) obs.BatchEnd(timing);
-                Check(st, "Tick");
                 int t = (int)timing & 15;
+                OnityBatch* b = batch;
+                // The native call is skipped when it would do nothing (OnityTickIdle): the timing is
+                // idle, nothing is submitted, nothing was completed by another thread.
+                bool call = !skipIdleTicks || (uint)timing > 15 || idleTimings[t * idleStride] == 0 || b->submit_count != 0
+                    || b->fast_count != 0 || *crossThreadHead != 0;
+                if (call)
+                {
+                    var obs = tickObserver;
+                    if (obs != null) obs.BatchBegin(timing);
+                    var st = OnityNativeCalls.onity_batch_tick(rt, b, (uint)timing);
+                    if (obs != null) obs.BatchEnd(timing);
+                    Check(st, "Tick");
+                }
+                else
+                {
+                    skippedSincePending = true;
+                    skippedTicks++;
+                }
                 var rc = runs;
                 rc[t]++;
                 rc[16 + t] = fcount;
                 var due = TakeRunWaiters(t); // frame streams (OnityRuntime.RunWaiters.cs)
-                if (batch->fast_resumed_count != 0) ProcessFast();
+                if (call && batch->fast_resumed_count != 0) ProcessFast();
                 if (due != null) RunRunWaiters(due);
                 ProcessResumed();
                 // A token canceled by one of this run's continuations cancels the run's other

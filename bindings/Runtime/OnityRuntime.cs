@@ -98,6 +98,16 @@ namespace Onity
                 throw new OnityException(st, "onity_batch_deferred_frame");
             }
             deferred = d;
+            OnityTickIdle idle;
+            st = OnityNativeCalls.onity_batch_idle(rt, b, &idle);
+            if (st != OnityStatus.Ok)
+            {
+                OnityNativeCalls.onity_runtime_destroy(rt);
+                throw new OnityException(st, "onity_batch_idle");
+            }
+            idleTimings = idle.timings;
+            idleStride = (int)idle.timing_stride;
+            crossThreadHead = idle.cross_thread;
             owner = Thread.CurrentThread;
             tokens = new OnityTokenMap(rt);
             InitSlots();
@@ -111,6 +121,8 @@ namespace Onity
                     rt = IntPtr.Zero;
                     batch = null;
                     deferred = null;
+                    idleTimings = null;
+                    crossThreadHead = null;
                     disposed = true;
                     throw;
                 }
@@ -208,6 +220,8 @@ namespace Onity
             rt = IntPtr.Zero;
             batch = null;
             deferred = null;
+            idleTimings = null;
+            crossThreadHead = null;
             var conts = new List<Action>();
             CancelPendingSlots(conts);
             CancelFastWaits(conts);

@@ -19,7 +19,10 @@ impl Runtime {
     pub fn create_lane(&self, emit: CallbackFn, user: *mut c_void) -> Result<LaneId> {
         self.check_owner()?;
         // SAFETY: owner thread, short borrow.
-        unsafe { self.inner() }.lanes.create(emit, user)
+        let inner = unsafe { self.inner() };
+        // A second lane ends skipping (`idle.rs`).
+        inner.timings.clear_idle();
+        inner.lanes.create(emit, user)
     }
 
     /// Files lane `id`'s fast records and requests, with the frame current
@@ -39,7 +42,7 @@ impl Runtime {
             // SAFETY: owner thread, short borrow; no user code runs below.
             let inner = unsafe { self.inner() };
             let now = inner.timings.now;
-            inner.lanes.file(id, fast, &now).map_err(|k| (Error::OutOfMemory, k))?;
+            inner.lanes.file(id, fast, &now, &mut inner.timings).map_err(|k| (Error::OutOfMemory, k))?;
             // Pending waits only grow here: sample their peak.
             inner.timings.sample_high_water(&inner.lanes.counts);
         }

@@ -42,6 +42,14 @@ impl CompletionStack {
         }
     }
 
+    /// The head word's address: non-zero while something is pushed and not
+    /// taken. For a host on the owner thread that skips its calls when
+    /// nothing waits (`idle.rs`); read it, never write it.
+    #[cfg(not(loom))]
+    pub fn head_ptr(&self) -> *const u32 {
+        self.head.as_ptr()
+    }
+
     /// Takes every pushed index; returns the newest (index + 1), or 0.
     /// Follow the links (`link(i).load(Relaxed)`) for older ones.
     pub fn take_all(&self) -> u32 {

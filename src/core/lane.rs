@@ -24,7 +24,7 @@ use std::ptr::NonNull;
 
 use super::error::{Error, Result};
 use super::fallible;
-use super::timing::{rebased, Counts, Now};
+use super::timing::{rebased, Counts, Now, Timings};
 use super::types::{CallbackFn, WaitKind, TIMING_COUNT, WAIT_KIND_COUNT};
 
 /// Record kind of a [`Request`] that watches a task (the four [`WaitKind`]
@@ -150,6 +150,22 @@ impl Lanes {
         }
     }
 
+    /// Whether no lane holds a fast wait of `timing`, and at most one lane
+    /// is live (the host that skips runs reads only its own batch's
+    /// unfiled records: `idle.rs`).
+    pub fn idle(&self, timing: usize) -> bool {
+        let mut live = 0;
+        for lane in self.list.iter().flatten() {
+            live += 1;
+            // SAFETY: a live lane (see `list`); shared borrow of `self`.
+            let q = unsafe { &lane.as_ref().queues[timing] };
+            if live > 1 || !(q.yields.is_empty() && q.next_ids.is_empty() && q.later.is_empty()) {
+                return false;
+            }
+        }
+        true
+    }
+
     /// The lane `id` (a live one: ids come from [`Lanes::create`] and their
     /// holder validated them).
     pub fn get(&self, id: LaneId) -> &Lane {
@@ -185,7 +201,14 @@ impl Lanes {
     /// the storage they need cannot grow, it stops at a run of records
     /// (same timing and delay) and returns `Err(k)`: the first `k` were
     /// filed, the others were not.
-    pub fn file(&mut self, id: LaneId, recs: &[u64], now: &Now) -> std::result::Result<(), usize> {
+    /// Each timing given a wait has its idle byte cleared in `timings`.
+    pub fn file(
+        &mut self,
+        id: LaneId,
+        recs: &[u64],
+        now: &Now,
+        timings: &mut Timings,
+    ) -> std::result::Result<(), usize> {
         if recs.is_empty() {
             return Ok(());
         }
@@ -203,6 +226,7 @@ impl Lanes {
                 j += 1;
             }
             let run = &recs[i..j];
+            timings.clear_idle_of((hi & 0xF) as usize);
             let q = &mut lane.queues[(hi & 0xF) as usize];
             let room = match hi >> 4 {
                 0 => q.yields.try_reserve(run.len()).is_ok(),

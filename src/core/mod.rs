@@ -10,6 +10,7 @@
 //! | `stats.rs` | the statistics snapshot |
 //! | `slot.rs` | the task state word, task and cancel slots, the free list |
 //! | `timing.rs` | wait records, the 16 timing queues, due-ness, runs |
+//! | `idle.rs` | which timings' next run would do nothing, published for a host that skips those runs |
 //! | `far.rs` | far-future waits of a timing: heaps by due frame / due time |
 //! | `lane.rs` | batch records and fast lanes |
 //! | `combinator.rs` | WhenAny / WhenAll coordinators, watches, pools |
@@ -99,6 +100,7 @@ pub mod fallible;
 mod far;
 pub mod frame_alloc;
 pub mod handle;
+mod idle;
 pub mod lane;
 pub mod owner;
 pub mod pool;

@@ -86,7 +86,7 @@ pub struct Runtime {
     pub(super) queued: CompletionStack,
     /// Bumped by every cancel: watches are polled when it moved.
     pub(super) cancel_epoch: AtomicU64,
-    frame_alloc: FrameAllocator,
+    pub(super) frame_alloc: FrameAllocator,
     /// Site capture is on (`sites.rs`): read by the `_at` calls before
     /// anything else, on any thread.
     pub(super) site_capture: std::sync::atomic::AtomicBool,
@@ -192,6 +192,13 @@ impl Runtime {
     #[inline(always)]
     pub(super) unsafe fn inner(&self) -> &mut Inner {
         &mut *self.inner.get()
+    }
+
+    /// The owner-only state as a raw pointer, for addresses a host keeps
+    /// (`idle.rs`): no reference is made, so the address stays valid for
+    /// reads across the owner's later borrows.
+    pub(super) fn inner_raw(&self) -> *mut Inner {
+        self.inner.get()
     }
 
     /// Whether the calling thread is the owner.
@@ -388,6 +395,7 @@ impl Runtime {
         self.drain_queued();
         self.poll_watches();
         self.run_queue::<false, false, false>(timing as usize);
+        self.publish_idle(timing);
     }
 
     /// Rewinds the frame allocator if `timing` is the rewind timing and it
@@ -630,6 +638,8 @@ impl Runtime {
                 return Err(Error::Reentrant);
             }
             inner.closing = true;
+            // No run is skipped any more: a tick is refused now.
+            inner.timings.clear_idle();
         }
         self.drain_queued();
         self.cancel_combinators();

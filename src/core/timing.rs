@@ -18,6 +18,7 @@
 
 use std::ffi::c_void;
 use std::ptr;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 mod retire;
 mod runs;
@@ -180,6 +181,12 @@ struct Queue {
     far: Far,
     /// Storage of the far slots a run holds (always empty between runs).
     held: Vec<u32>,
+    /// 1 when a run of this timing would do nothing (published after each
+    /// run, `idle.rs`), 0 otherwise; every push clears it. Beside the
+    /// queue it guards: a push stores it through the queue's address.
+    /// Atomic: the frame allocator clears its rewind timing's byte from
+    /// any thread (`idle.rs`); a relaxed store is a plain store.
+    idle: AtomicU8,
 }
 
 /// The 16 timing queues, the frame and the clocks.
@@ -325,6 +332,7 @@ impl Timings {
             near_id(timing as usize, rec.seq)
         };
         self.seq += 1;
+        q.idle.store(0, Ordering::Relaxed);
         // Only `scheduled` is counted here; pending and high water are
         // derived at each run (see `sample_high_water`).
         self.counts[kind as usize].scheduled += 1;
@@ -350,7 +358,9 @@ impl Timings {
         let (kind, timing) = (spec.kind, spec.timing);
         debug_assert!(self.fast_push_ok(spec));
         let due_meta = Wait::meta(kind, self.now.due_frame(kind, spec.frames), Clock::Scaled);
-        let q = &mut self.queues[timing as usize].items;
+        let queue = &mut self.queues[timing as usize];
+        queue.idle.store(0, Ordering::Relaxed);
+        let q = &mut queue.items;
         let len = q.len();
         if len < q.capacity() {
             // SAFETY: `len < capacity`: the slot at `len` is allocated; it is
@@ -453,6 +463,49 @@ impl Timings {
         if held.len() > 1 {
             held.sort_unstable_by_key(|&s| far.get(s).seq);
         }
+    }
+
+    /// Whether `timing` holds no wait (near queue and far store empty).
+    #[inline(always)]
+    pub fn queue_empty(&self, timing: usize) -> bool {
+        let q = &self.queues[timing];
+        // One test for both (a tick pays it: `idle.rs`).
+        q.items.len() | q.far.filed() == 0
+    }
+
+    /// Publishes whether a run of `timing` now would do nothing (`idle.rs`).
+    pub fn set_idle(&mut self, timing: usize, idle: bool) {
+        self.queues[timing].idle.store(idle as u8, Ordering::Relaxed);
+    }
+
+    /// Timing `timing`'s idle byte, for a store ordered against other
+    /// threads (the frame allocator's rewind timing: `idle.rs`).
+    pub fn idle_byte(&self, timing: usize) -> &AtomicU8 {
+        &self.queues[timing].idle
+    }
+
+    /// Clears every timing's idle byte.
+    pub fn clear_idle(&mut self) {
+        for q in self.queues.iter_mut() {
+            q.idle.store(0, Ordering::Relaxed);
+        }
+    }
+
+    /// Clears `timing`'s idle byte.
+    #[inline(always)]
+    pub fn clear_idle_of(&mut self, timing: usize) {
+        self.queues[timing].idle.store(0, Ordering::Relaxed);
+    }
+
+    /// Where the idle bytes of the timings at `t` are: timing `i`'s is at
+    /// the first address plus `i` times the second (valid while the timings
+    /// do not move). Computed without making a reference (the address is
+    /// kept and read while the owner borrows the timings in later calls).
+    ///
+    /// # Safety
+    /// `t` points at live timings.
+    pub unsafe fn idle_bytes(t: *const Timings) -> (*const u8, usize) {
+        (ptr::addr_of!((*t).queues[0].idle).cast(), std::mem::size_of::<Queue>())
     }
 
     /// Far waits of `timing` still filed (a run under allocation failure

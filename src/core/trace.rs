@@ -284,7 +284,10 @@ impl Runtime {
             return Err(Error::InvalidArgument);
         }
         // SAFETY: owner thread, short borrow.
-        unsafe { self.inner() }.trace.start(events, flags, self.tag)
+        let inner = unsafe { self.inner() };
+        // Every run is recorded from now on: none is skipped (`idle.rs`).
+        inner.timings.clear_idle();
+        inner.trace.start(events, flags, self.tag)
     }
 
     /// Stops recording; what was recorded stays readable. Owner thread.

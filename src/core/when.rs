@@ -72,6 +72,9 @@ impl Runtime {
         if token != 0 {
             // SAFETY: owner thread, short borrow; the coordinator is live.
             unsafe { self.inner().comb.watch(header) };
+            // Every run polls the watches: none is skipped (`idle.rs`).
+            // SAFETY: as above.
+            unsafe { self.inner() }.timings.clear_idle();
         }
         // Inputs completed before the combinator existed; those completed
         // off-thread whose completion is still queued count too (they read

@@ -20,6 +20,11 @@
 //! So C and C++ code calling the runtime between the host's begin and its
 //! first tick sees the new frame, and waits keep the order they were
 //! scheduled in.
+//!
+//! A host that skips its ticks (ABI 1.4, `idle.rs`) may begin several frames
+//! before any call: it merges each into the pending one (newest frame and
+//! realtime, deltas summed), which this applies as one frame. Nothing here
+//! changes for it: other threads still only read `pending`.
 
 use std::sync::atomic::Ordering;
 
@@ -83,8 +88,9 @@ fn apply(r: &RuntimeObject) {
         return;
     }
     let d = r.deferred();
-    // SAFETY: owner thread; the host writes the slot only while `pending`
-    // is 0, and only between calls on this thread.
+    // SAFETY: owner thread; the host writes the slot only between calls on
+    // this thread (while `pending` is 0, or merging a later frame into it:
+    // `OnityDeferredFrame::pending`).
     let (info, fast_split, submit_split) = unsafe { ((*d).info, (*d).fast_split, (*d).submit_split) };
     pending.store(0, Ordering::Relaxed);
     let bound = r.deferred_batch().get();

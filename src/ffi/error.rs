@@ -89,8 +89,19 @@ impl<T> Out<T> {
     }
 }
 
-/// An enum-valued input: `InvalidArgument` when it is out of range.
+/// An enum-valued input: `InvalidArgument` when it is out of range. The
+/// error is made out of line, so that a hot export does not load the status
+/// before its check (one instruction on every wait).
 #[inline(always)]
 pub(crate) fn arg<T>(v: Option<T>) -> Result<T, OnityStatus> {
-    v.ok_or(OnityStatus::InvalidArgument)
+    match v {
+        Some(v) => Ok(v),
+        None => Err(invalid_argument()),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn invalid_argument() -> OnityStatus {
+    OnityStatus::InvalidArgument
 }

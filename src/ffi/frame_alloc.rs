@@ -7,7 +7,11 @@
 //! run in each frame of `OnityRuntimeConfig::frame_alloc_rewind_timing`
 //! (default Initialization), or only when `onity_frame_alloc_rewind` is
 //! called. Rewinding requires that no thread is allocating at that moment:
-//! finish the frame's jobs before the rewind timing runs.
+//! finish the frame's jobs before the rewind timing runs. A host that skips
+//! idle ticks (`OnityTickIdle`, the C# binding) skips the rewind timing's
+//! tick when a rewind would release nothing; memory allocated after such a
+//! skip is rewound at the next tick that runs (one frame later or more):
+//! memory lives at least until its rewind, never less.
 //!
 //! Allocation takes no lock and writes nothing shared: each thread bumps a
 //! cursor in its own chunk and claims a new chunk with one atomic operation;

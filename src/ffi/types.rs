@@ -18,7 +18,7 @@ pub use crate::core::{
 /// ABI version of this header: `major << 16 | minor`. The major changes on
 /// any incompatible change; the minor when functions or enum values are added.
 /// Compare with `onity_abi_version()` at startup.
-pub const ONITY_ABI_VERSION: u32 = 0x0001_0003;
+pub const ONITY_ABI_VERSION: u32 = 0x0001_0004;
 
 /// A continuation. `task` is the completed task's handle (0 for callback
 /// waits, which have no task); `state` is its `OnityTaskState`. It runs on the
@@ -199,10 +199,19 @@ pub struct OnityFrameInfo {
 pub struct OnityDeferredFrame {
     /// 0: nothing waiting. The host writes `info` and the splits, then sets
     /// 1; the runtime resets it to 0 when it applies the frame. While it is
-    /// 1 the host writes nothing here (to begin another frame, call
-    /// `onity_runtime_frame_begin`: it applies this one first). Calls from
-    /// other threads may read this word (they leave the frame to the
-    /// owner): store it as one aligned 32-bit store (C#'s is).
+    /// 1, to begin another frame either call `onity_runtime_frame_begin`
+    /// (it applies this one first), or (ABI 1.4, a host that skipped its
+    /// ticks: `OnityTickIdle`) merge the new frame into this one, on the
+    /// owner thread between calls: `info.frame` and `info.realtime` become
+    /// the new frame's, its `delta_time` and `unscaled_delta_time` are added
+    /// to `info`'s; the splits and `pending` stay. Merge only when no record
+    /// was written to the bound batch since this frame was begun (its
+    /// counts still equal the splits) and every tick since was skipped: no
+    /// call observed this frame, so applying the merged frame is applying
+    /// both, but for the rounding of the summed deltas (the clocks add one
+    /// sum, not two terms). Calls from other threads only read this word
+    /// (they leave the frame to the owner): store it as one aligned 32-bit
+    /// store (C#'s is).
     pub pending: u32,
     /// The bound batch's `submit_count` when the host began the frame: its
     /// first `submit_split` records are filed with the previous frame, the
@@ -223,6 +232,59 @@ pub struct OnityDeferredFrame {
 }
 
 const _: () = assert!(std::mem::size_of::<OnityDeferredFrame>() == 56);
+
+/// ABI 1.4. Where a batch host reads whether a timing's run has anything
+/// to do, to skip its `onity_batch_tick` when it has not (C# on Mono, where
+/// the call is most of a frame's cost when nothing native is pending).
+/// From `onity_batch_idle`; both addresses are valid until the runtime is
+/// destroyed. Read them on the owner thread, between calls; never write
+/// (other threads may: see below).
+///
+/// A host may skip `onity_batch_tick(runtime, batch, t)` when, read just
+/// before it: timing `t`'s byte is non-zero, `*cross_thread` is 0, the batch's
+/// `submit_count` and `fast_count` are 0, and its `resumed_count` equals
+/// `resumed_consumed` (or it processes them as after a tick). The skipped
+/// call would have filed nothing, reported nothing, run no continuation
+/// and changed nothing a later call sees, but for three things the host
+/// then does not get: `fast_resumed` keeps the last tick's ids (do not
+/// process them again), a deferred frame stays pending (see
+/// `OnityDeferredFrame::pending` for beginning another), and a refused
+/// deferred frame is reported by the next call that applies it.
+///
+/// Timing `t`'s byte is set by a run of `t` when, after it, `t` holds no wait
+/// (queue, far store, or any batch's fast lane), the runtime has at most
+/// one batch, no WhenAny / WhenAll watches a token, tracing is off (and
+/// Tracy is not built in), and, if `t` is the frame allocator's automatic
+/// rewind timing (`frame_alloc_rewind_timing`), a rewind now would release
+/// nothing (no `onity_frame_alloc` since the last rewind, and no
+/// `ONITY_LIFETIME_TWO_FRAMES` allocation of the frame before). It is
+/// cleared by every wait scheduled or fast record filed on `t` (any
+/// export, any continuation), on every timing by a second batch, a WhenAny
+/// / WhenAll with a token, `onity_trace_start` and the runtime's
+/// destruction, and on the rewind timing by the first `onity_frame_alloc`
+/// of each lifetime in a frame on any thread (an atomic byte store: read
+/// the byte as one byte load). An allocation another thread makes after
+/// the host read the byte and skipped the tick is rewound at the next
+/// tick that runs: frame memory lives at least until the rewind that ends
+/// it, and longer while the host skips idle ticks. Tasks other threads
+/// complete are not in it: they make `*cross_thread` non-zero until the
+/// owner's next tick or drain.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct OnityTickIdle {
+    /// Timing `t`'s byte is `timings[t * timing_stride]` (`t` an
+    /// `OnityTiming`): non-zero when a run of that timing now would do
+    /// nothing (see above). The bytes are apart: each sits beside its
+    /// timing's queue, so that scheduling a wait clears it with one store.
+    pub timings: *const u8,
+    /// Non-zero while tasks completed on other threads wait for the owner's
+    /// next tick or drain. Other threads write it: read it as one aligned
+    /// 32-bit load.
+    pub cross_thread: *const u32,
+    /// Bytes from one timing's byte to the next.
+    pub timing_stride: u32,
+    pub reserved: u32,
+}
 
 /// What a consumed task produced.
 #[repr(C)]

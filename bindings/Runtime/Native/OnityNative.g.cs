@@ -3,7 +3,7 @@
 // Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// The header has 70 functions, 12 structs, 7 enums, 12 constants.
+// The header has 71 functions, 13 structs, 7 enums, 12 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -51,7 +51,7 @@ namespace Onity.Native
         /// any incompatible change; the minor when functions or enum values are added.
         /// Compare with `onity_abi_version()` at startup.
         /// </summary>
-        public const uint ONITY_ABI_VERSION = 65539;
+        public const uint ONITY_ABI_VERSION = 65540;
         /// <summary>
         /// Number of timings.
         /// </summary>
@@ -172,6 +172,16 @@ namespace Onity.Native
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_batch_flush", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_batch_flush(IntPtr runtime, OnityBatch* batch);
+
+        /// <summary>
+        /// ABI 1.4. Writes to `*out_idle` where `batch`'s host reads whether a
+        /// timing's `onity_batch_tick` has anything to do (see `OnityTickIdle` for
+        /// when it may skip the call). The addresses are valid until the runtime
+        /// is destroyed. Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
+        /// `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_batch_idle", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_batch_idle(IntPtr runtime, OnityBatch* batch, OnityTickIdle* out_idle);
 
         /// <summary>
         /// The per-timing call of a batch host: drops the resumptions marked

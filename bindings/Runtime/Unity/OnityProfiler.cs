@@ -22,7 +22,9 @@ namespace Onity.Unity
     /// <list type="table">
     /// <item><term>Markers</term><description><c>Onity.Tick.&lt;Timing&gt;</c> around each injected
     /// timing's tick, <c>Onity.Batch</c> around its native batch call inside it (the rest of the
-    /// tick is the resumed continuations), <c>Onity.BeginFrame</c> around the frame begin.</description></item>
+    /// tick is the resumed continuations; none when the tick skips the call because the timing has
+    /// nothing native to do, <see cref="OnityRuntime.SkipIdleTicks"/>), <c>Onity.BeginFrame</c>
+    /// around the frame begin.</description></item>
     /// <item><term>Counters</term><description>published once per frame, after the frame begin (the
     /// runtime's state at the start of the frame): <c>Onity Pending Waits</c> (managed, all kinds),
     /// <c>Onity Waits &lt;Kind&gt;</c> per native wait kind (<see cref="OnityWaitKind"/>),

@@ -139,10 +139,18 @@
 //! misbehave (all shared state is atomic), but pointers handed out around a
 //! concurrent rewind may alias, so dereferencing them is undefined behaviour
 //! on the caller's side.
+//!
+//! # Skipped rewinds
+//!
+//! A host that skips idle ticks skips the rewind when
+//! [`FrameAllocator::rewind_idle`]: an allocation lives at least until its
+//! rewind, later when frames with nothing to release passed without one
+//! (`live.rs`: what is noted, on the slow path only, and when).
 
 mod blocks;
 mod config;
 mod home;
+mod live;
 mod per_thread;
 mod stats;
 
@@ -158,6 +166,7 @@ pub use config::{
     MAX_CONFIG_BYTES, MAX_GROWTH_BLOCK_BYTES, MAX_HOME_SEGMENTS, POISON_BYTE,
 };
 use home::Homes;
+use live::Live;
 use per_thread::{bump, Bump, Cache, ChunkState, Slots, CACHE};
 pub use stats::FrameAllocStats;
 use stats::{RewindState, Totals};
@@ -196,6 +205,7 @@ pub struct FrameAllocator {
     cfg: FrameAllocConfig,
     failed: AtomicU64,
     rewind_state: Mutex<RewindState>,
+    live: Live,
 }
 
 // The type is Send + Sync by construction (atomics, mutexes, boxes); this
@@ -245,6 +255,7 @@ impl FrameAllocator {
             cfg,
             failed: AtomicU64::new(0),
             rewind_state: Mutex::new(RewindState::default()),
+            live: Live::default(),
         })
     }
     /// The normalised configuration.
@@ -399,6 +410,7 @@ impl FrameAllocator {
         if size > isize::MAX as usize - (align - 1) {
             return Err(self.fail(AllocError::TooLarge));
         }
+        self.live.note(lifetime);
         let epoch = self.hot.epoch.load(Ordering::Acquire);
         let lt = lifetime as usize;
         let a = Self::arena_index(lifetime, epoch);
@@ -613,11 +625,31 @@ impl FrameAllocator {
         st.two_base_prev = st.two_base_cur;
         st.two_base_cur = totals.two_bytes;
 
+        self.live.rewound();
         self.hot.rewinding.store(false, Ordering::Relaxed);
         // Release: pairs with the Acquire in `alloc`; cached chunks of the
         // old epoch carry the old stamp and no longer match.
         self.hot.epoch.store(next, Ordering::Release);
         self.hot.stamp.store(NEXT_STAMP.fetch_add(1, Ordering::Relaxed), Ordering::Release);
+    }
+
+    /// Whether a rewind now would release nothing: no allocation since the
+    /// last rewind and no [`Lifetime::TwoFrames`] allocation of the epoch
+    /// before (`live.rs`). Any thread; another thread may allocate just
+    /// after it returned `true`.
+    pub fn rewind_idle(&self) -> bool {
+        self.live.idle()
+    }
+
+    /// Makes every thread's first allocation of a lifetime in an epoch
+    /// store 0 (sequentially consistent) to `byte`, after it made
+    /// [`FrameAllocator::rewind_idle`] false (the runtime's idle byte of its
+    /// rewind timing). Null for none.
+    ///
+    /// # Safety
+    /// `byte` is null or stays valid and in place while `self` lives.
+    pub unsafe fn set_idle_hook(&self, byte: *const std::sync::atomic::AtomicU8) {
+        self.live.set_hook(byte)
     }
 
     /// A snapshot of the counters. Exact when no allocation runs

@@ -38,6 +38,7 @@ namespace Onity.Tests
         {
             using (var h = new TestHost())
             {
+                h.Runtime.SkipIdleTicks = false; // an idle Update makes no call at all: IdleTickTests
                 h.RunFrame(OnityTiming.Update);
                 long c0 = OnityNativeCalls.Crossings;
                 h.Begin();

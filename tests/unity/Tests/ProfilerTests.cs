@@ -26,6 +26,15 @@ namespace Onity.UnityTests
             Sim.EnterPlayMode();
             OnityPlayerLoop.Initialize(OnityLoopTimings.Update | OnityLoopTimings.LastPostLateUpdate);
             Sim.RunFrame();
+            // Both timings idle: their ticks make no native call (OnityRuntime.SkipIdleTicks), so
+            // no batch marker.
+            StandInProfiler.Samples.Clear();
+            StandInProfiler.Record = true;
+            Sim.RunFrame();
+            StandInProfiler.Record = false;
+            Assert.Equal("+Onity.BeginFrame,-Onity.BeginFrame,+Onity.Tick.Update,-Onity.Tick.Update,+Onity.Tick.LastPostLateUpdate,-Onity.Tick.LastPostLateUpdate",
+                string.Join(",", Samples()), "one frame's samples, idle ticks skipped");
+            OnityPlayerLoop.Runtime.SkipIdleTicks = false;
             StandInProfiler.Samples.Clear();
             StandInProfiler.Record = true;
             Sim.RunFrame();

@@ -1,0 +1,35 @@
+//! The idle timings a batch host reads to skip ticks with nothing to do
+//! (ABI 1.4, `OnityTickIdle`). What makes a timing idle, and what clears
+//! it, is the core's (`src/core/idle.rs`); this file hands out the
+//! addresses.
+
+use super::batch::lookup;
+use super::error::Out;
+use super::object::OnityRuntime;
+use super::status::OnityStatus;
+use super::types::{OnityBatch, OnityTickIdle};
+
+/// ABI 1.4. Writes to `*out_idle` where `batch`'s host reads whether a
+/// timing's `onity_batch_tick` has anything to do (see `OnityTickIdle` for
+/// when it may skip the call). The addresses are valid until the runtime
+/// is destroyed. Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
+/// `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`.
+#[no_mangle]
+pub extern "C" fn onity_batch_idle(
+    runtime: *mut OnityRuntime,
+    batch: *mut OnityBatch,
+    out_idle: *mut OnityTickIdle,
+) -> OnityStatus {
+    crate::ffi!({
+        let r = lookup(runtime, batch)?;
+        let out = Out::new(out_idle)?;
+        // SAFETY: the runtime is boxed (`RuntimeObject`) and never moves.
+        let (timings, stride) = unsafe { r.rt.idle_bytes() }?;
+        out.set(OnityTickIdle {
+            timings,
+            cross_thread: r.rt.cross_thread_head(),
+            timing_stride: stride as u32,
+            reserved: 0,
+        })
+    })
+}

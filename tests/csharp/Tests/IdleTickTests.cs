@@ -1,0 +1,201 @@
+using System;
+using System.Collections.Generic;
+using System.Runtime.InteropServices;
+using System.Threading;
+using Onity.Native;
+
+namespace Onity.Tests
+{
+    /// <summary>Tick skips its native call when the timing is idle (ABI 1.4, OnityTickIdle), and the
+    /// frames begun meanwhile merge into one deferred frame. Each test fails without the part of the
+    /// mechanism it names: a skip that ignored it would resume late (or never).</summary>
+    public class IdleTickTests
+    {
+        const string Helper = "onity_test_helper";
+
+        [DllImport(Helper, CallingConvention = CallingConvention.Cdecl)]
+        static extern ulong helper_c_frame(IntPtr rt);
+
+        [DllImport(Helper, CallingConvention = CallingConvention.Cdecl)]
+        static extern unsafe uint helper_c_next_frame(IntPtr rt, ulong* task);
+
+        [DllImport(Helper, CallingConvention = CallingConvention.Cdecl)]
+        static extern uint helper_c_task_state(IntPtr rt, ulong task);
+
+        [DllImport(Helper, CallingConvention = CallingConvention.Cdecl)]
+        static extern uint helper_c_consume(IntPtr rt, ulong task);
+
+        [DllImport(Helper, CallingConvention = CallingConvention.Cdecl)]
+        static extern int helper_complete_later(IntPtr rt, ulong task, ulong value, int mode, int delayMs);
+
+        [DllImport(Helper, CallingConvention = CallingConvention.Cdecl)]
+        static extern int helper_running();
+
+        [Test]
+        public void AnIdleTimingsTickMakesNoCallAndTheFramesMerge()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame(OnityTiming.Update); // the first tick publishes Update as idle
+                long c0 = OnityNativeCalls.Crossings, s0 = h.Runtime.SkippedTicks;
+                for (int i = 0; i < 10; i++) h.RunFrame(OnityTiming.Update);
+                Assert.Equal(0L, OnityNativeCalls.Crossings - c0, "crossings of 10 idle frames");
+                Assert.Equal(10L, h.Runtime.SkippedTicks - s0, "skipped ticks");
+                // C code reading the frame applies the merged frame: the newest one.
+                Assert.Equal(h.Frame, helper_c_frame(h.Runtime.rt), "native frame after the merge");
+                // Skipping off: every tick calls.
+                h.Runtime.SkipIdleTicks = false;
+                c0 = OnityNativeCalls.Crossings;
+                h.RunFrame(OnityTiming.Update);
+                Assert.Equal(1L, OnityNativeCalls.Crossings - c0, "a tick with skipping off");
+            }
+        }
+
+        [Test]
+        public unsafe void AWaitFiledFromCInAnIdleTimingRunsInItsFrame()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame(OnityTiming.Update);
+                h.RunFrame(OnityTiming.Update); // skipped: Update is idle
+                ulong task;
+                Assert.Equal(0u, helper_c_next_frame(h.Runtime.rt, &task), "onity_next_frame (Update) from C");
+                long c0 = OnityNativeCalls.Crossings;
+                h.RunFrame(OnityTiming.Update);
+                Assert.Equal(1L, OnityNativeCalls.Crossings - c0, "the wait cleared Update's idle byte");
+                Assert.Equal((uint)OnityTaskState.Succeeded, helper_c_task_state(h.Runtime.rt, task), "C NextFrame done in the next frame");
+                Assert.Equal(0u, helper_c_consume(h.Runtime.rt, task), "consume");
+                h.RunFrame(OnityTiming.Update); // publishes idle again
+                c0 = OnityNativeCalls.Crossings;
+                h.RunFrame(OnityTiming.Update);
+                Assert.Equal(0L, OnityNativeCalls.Crossings - c0, "idle again");
+            }
+        }
+
+        [Test]
+        public void ACrossThreadCompletionToAnIdleRuntimeIsDeliveredAtTheNextTick()
+        {
+            using (var h = new TestHost())
+            {
+                var log = new List<string>();
+                h.RunFrame(OnityTiming.Update);
+                var src = h.Runtime.CreateNativeCompletionSource();
+                var t = Watch(src.Task, log);
+                h.RunFrame(OnityTiming.Update); // files the watch
+                h.RunFrame(OnityTiming.Update); // idle: skipped
+                Assert.Equal(0, helper_complete_later(h.Runtime.NativeRuntime, src.Handle, 7, 0, 0), "thread started");
+                var deadline = DateTime.UtcNow.AddSeconds(10);
+                while (helper_running() != 0 && DateTime.UtcNow < deadline) Thread.Sleep(1);
+                Assert.Equal(0, log.Count, "not before a tick");
+                long c0 = OnityNativeCalls.Crossings;
+                h.RunFrame(OnityTiming.Update);
+                Assert.True(OnityNativeCalls.Crossings - c0 >= 1, "the queued completion made the tick call");
+                Assert.Equal("7", string.Join(",", log), "delivered at the next tick");
+                t.GetAwaiter().GetResult();
+            }
+        }
+
+        static async OnityTask Watch(OnityTask<ulong> t, List<string> log)
+        {
+            log.Add((await t).ToString());
+        }
+
+        static async OnityTask LogAt(OnityTask wait, OnityRuntime rt, List<string> log, string name)
+        {
+            try { await wait; log.Add(name + "@" + rt.Frame); }
+            catch (OperationCanceledException) { log.Add(name + " canceled@" + rt.Frame); }
+        }
+
+        /// <summary>The same schedule with skipping on and off, frame by frame: frame waits on every
+        /// clock, a token cancel, WhenAny / WhenAll, in timings ticked every frame and in one ticked
+        /// every third frame only, over stretches where every tick is idle.</summary>
+        static List<string> Schedule(bool skip, out long skipped)
+        {
+            var log = new List<string>();
+            using (var h = new TestHost())
+            {
+                h.Runtime.SkipIdleTicks = skip;
+                h.Dt = 0.01; h.UnscaledDt = 0.02;
+                h.RunFrame(OnityTiming.Update);
+                var pending = new List<OnityTask>();
+                var cts = new CancellationTokenSource();
+                for (int f = 2; f < 60; f++)
+                {
+                    if (f % 3 == 0) h.RunFrame(OnityTiming.Update, OnityTiming.PreLateUpdate);
+                    else h.RunFrame(OnityTiming.Update);
+                    if (f == 5)
+                    {
+                        pending.Add(LogAt(OnityTask.DelayFrame(7), h.Runtime, log, "delayframe7"));
+                        pending.Add(LogAt(OnityTask.Delay(TimeSpan.FromSeconds(0.1), DelayType.DeltaTime), h.Runtime, log, "scaled0.1"));
+                        pending.Add(LogAt(OnityTask.Delay(TimeSpan.FromSeconds(0.1), DelayType.UnscaledDeltaTime), h.Runtime, log, "unscaled0.1"));
+                        pending.Add(LogAt(OnityTask.Delay(TimeSpan.FromSeconds(0.15), DelayType.Realtime), h.Runtime, log, "realtime0.15"));
+                        pending.Add(LogAt(OnityTask.Delay(TimeSpan.FromSeconds(0.1), DelayType.DeltaTime, OnityTiming.PreLateUpdate), h.Runtime, log, "scaled0.1-prelate"));
+                        pending.Add(LogAt(OnityTask.DelayFrame(100, OnityTiming.Update, cts.Token), h.Runtime, log, "canceled-later"));
+                    }
+                    if (f == 30)
+                    {
+                        pending.Add(LogAt(OnityTask.WhenAny(OnityTask.DelayFrame(4), OnityTask.DelayFrame(9)), h.Runtime, log, "whenany"));
+                        pending.Add(LogAt(OnityTask.WhenAll(OnityTask.DelayFrame(2), OnityTask.NextFrame(OnityTiming.PreLateUpdate)), h.Runtime, log, "whenall"));
+                    }
+                    if (f == 20) cts.Cancel();
+                    if (f == 40) pending.Add(LogAt(OnityTask.Yield(OnityTiming.PreLateUpdate), h.Runtime, log, "yield-prelate"));
+                }
+                foreach (var p in pending) p.GetAwaiter().GetResult();
+                skipped = h.Runtime.SkippedTicks;
+            }
+            return log;
+        }
+
+        [Test]
+        public void FrameWaitsCompleteInTheSameFramesWithAndWithoutSkipping()
+        {
+            long skippedOn, skippedOff;
+            var on = Schedule(true, out skippedOn);
+            var off = Schedule(false, out skippedOff);
+            Assert.Equal(string.Join(",", off), string.Join(",", on), "completion frames, skipping on vs off");
+            Assert.Equal(0L, skippedOff, "no skip when off");
+            Assert.True(skippedOn > 20, "ticks skipped when on: " + skippedOn);
+        }
+
+        /// <summary>The default config rewinds the frame allocator at Initialization: with every
+        /// timing ticked (as the Unity driver does), idle frames make no crossing at all until
+        /// something is allocated; an allocation (owner thread or a worker) makes the next frame's
+        /// Initialization tick cross, and that tick rewinds.</summary>
+        [Test]
+        public void TheDefaultRewindTimingIsIdleUntilSomethingIsAllocated()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame(); // every timing publishes its byte
+                long c0 = OnityNativeCalls.Crossings, s0 = h.Runtime.SkippedTicks;
+                for (int i = 0; i < 10; i++) h.RunFrame();
+                Assert.Equal(0L, OnityNativeCalls.Crossings - c0, "crossings of 10 idle frames, 16 timings each");
+                Assert.Equal(160L, h.Runtime.SkippedTicks - s0, "every tick skipped");
+                ulong rewinds = h.Runtime.GetNativeStats().frame_alloc.rewinds;
+                for (int round = 0; round < 2; round++)
+                {
+                    FrameMemory m = default(FrameMemory);
+                    if (round == 0) m = OnityFrameAllocator.Allocate(h.Runtime, 256);
+                    else
+                    {
+                        var t = new Thread(() => { m = OnityFrameAllocator.Allocate(h.Runtime, 256); });
+                        t.Start();
+                        t.Join();
+                    }
+                    m.AsSpan().Fill(1);
+                    Assert.True(h.Runtime.GetNativeStats().frame_alloc.bytes_in_use >= 256, "round " + round + ": in use");
+                    c0 = OnityNativeCalls.Crossings;
+                    h.RunFrame();
+                    Assert.Equal(1L, OnityNativeCalls.Crossings - c0, "round " + round + ": the Initialization tick crossed");
+                    var after = h.Runtime.GetNativeStats().frame_alloc;
+                    Assert.Equal(rewinds + 1, after.rewinds, "round " + round + ": and rewound");
+                    Assert.Equal(0UL, after.bytes_in_use, "round " + round + ": released");
+                    rewinds = after.rewinds;
+                    c0 = OnityNativeCalls.Crossings;
+                    h.RunFrame();
+                    Assert.Equal(0L, OnityNativeCalls.Crossings - c0, "round " + round + ": idle again");
+                }
+            }
+        }
+    }
+}
