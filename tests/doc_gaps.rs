@@ -292,7 +292,13 @@ fn every_runtime_function(rt: *mut OnityRuntime) -> Vec<(&'static str, S)> {
     let mut fake_batch = [0u64; 16];
     let fb = fake_batch.as_mut_ptr() as *mut OnityBatch;
     let mut d: *mut OnityDeferredFrame = ptr::null_mut();
-    let mut idle = OnityTickIdle { timings: ptr::null(), cross_thread: ptr::null(), timing_stride: 0, reserved: 0 };
+    let mut idle = OnityTickIdle {
+        timings: ptr::null(),
+        cross_thread: ptr::null(),
+        frame_memory: ptr::null(),
+        timing_stride: 0,
+        rewind_timing: 0,
+    };
     vec![
         ("runtime_destroy", onity_runtime_destroy(rt)),
         ("runtime_frame_begin", onity_runtime_frame_begin(rt, &fi)),

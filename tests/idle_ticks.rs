@@ -35,7 +35,13 @@ impl Rt {
         assert_eq!(onity_batch_create(rt, 64, &mut b), OnityStatus::Ok);
         let mut d = ptr::null_mut();
         assert_eq!(onity_batch_deferred_frame(rt, b, &mut d), OnityStatus::Ok);
-        let mut idle = OnityTickIdle { timings: ptr::null(), cross_thread: ptr::null(), timing_stride: 0, reserved: 0 };
+        let mut idle = OnityTickIdle {
+            timings: ptr::null(),
+            cross_thread: ptr::null(),
+            frame_memory: ptr::null(),
+            timing_stride: 0,
+            rewind_timing: 0,
+        };
         assert_eq!(onity_batch_idle(rt, b, &mut idle), OnityStatus::Ok);
         Rt { rt, b, d, idle, skip, skipped_since_pending: false, skipped: 0, frame: 0 }
     }
@@ -44,9 +50,18 @@ impl Rt {
         Rt::with(None, true)
     }
 
+    /// Whether a host may skip `t`'s tick (but for the batch and the
+    /// cross-thread head): its byte, and for the rewind timing the frame
+    /// allocator's byte.
     fn idle(&self, t: u32) -> bool {
         // SAFETY: the runtime's idle bytes; owner thread, between calls.
-        unsafe { *self.idle.timings.add(t as usize * self.idle.timing_stride as usize) != 0 }
+        let byte = unsafe { *self.idle.timings.add(t as usize * self.idle.timing_stride as usize) };
+        byte != 0 && (t != self.idle.rewind_timing || self.frame_memory() == 0)
+    }
+
+    fn frame_memory(&self) -> u8 {
+        // SAFETY: the allocator's byte; other threads set it (one byte load).
+        unsafe { ptr::read_volatile(self.idle.frame_memory) }
     }
 
     fn cross_thread(&self) -> u32 {
@@ -269,11 +284,13 @@ fn what_every_run_does_keeps_every_timing_busy() {
     // The frame allocator's automatic rewind timing (Initialization by
     // default) is idle while nothing is allocated (`the_rewind_timing_*`);
     // with manual rewind it is too.
+    assert_eq!(rt.idle.rewind_timing, INIT, "the default rewind timing");
     rt.begin(0.5);
     rt.tick(INIT);
     assert!(rt.idle(INIT), "the rewind timing, nothing allocated");
     let c = OnityRuntimeConfig { frame_alloc_rewind_timing: ONITY_FRAME_ALLOC_REWIND_MANUAL, ..Default::default() };
     let mut manual = Rt::with(Some(c), true);
+    assert_eq!(manual.idle.rewind_timing, ONITY_FRAME_ALLOC_REWIND_MANUAL);
     manual.begin(0.5);
     manual.tick(INIT);
     assert!(manual.idle(INIT), "Initialization with manual rewind");
@@ -357,14 +374,26 @@ fn skipping_idle_ticks_changes_no_completion_frame() {
 #[test]
 fn the_export_checks_its_arguments() {
     let rt = Rt::new();
-    let mut idle = OnityTickIdle { timings: ptr::null(), cross_thread: ptr::null(), timing_stride: 0, reserved: 0 };
+    let mut idle = OnityTickIdle {
+        timings: ptr::null(),
+        cross_thread: ptr::null(),
+        frame_memory: ptr::null(),
+        timing_stride: 0,
+        rewind_timing: 0,
+    };
     assert_eq!(onity_batch_idle(ptr::null_mut(), rt.b, &mut idle), OnityStatus::NullPointer);
     assert_eq!(onity_batch_idle(rt.rt, ptr::null_mut(), &mut idle), OnityStatus::NullPointer);
     assert_eq!(onity_batch_idle(rt.rt, rt.b, ptr::null_mut()), OnityStatus::NullPointer);
     assert_eq!(onity_batch_idle(rt.rt, 8 as *mut OnityBatch, &mut idle), OnityStatus::InvalidHandle);
     let (p, b) = (rt.rt as usize, rt.b as usize);
     std::thread::spawn(move || {
-        let mut idle = OnityTickIdle { timings: ptr::null(), cross_thread: ptr::null(), timing_stride: 0, reserved: 0 };
+        let mut idle = OnityTickIdle {
+            timings: ptr::null(),
+            cross_thread: ptr::null(),
+            frame_memory: ptr::null(),
+            timing_stride: 0,
+            rewind_timing: 0,
+        };
         assert_eq!(onity_batch_idle(p as *mut OnityRuntime, b as *mut OnityBatch, &mut idle), OnityStatus::WrongThread);
     })
     .join()
@@ -375,7 +404,7 @@ fn the_export_checks_its_arguments() {
         (idle.timings, idle.cross_thread, idle.timing_stride),
         (rt.idle.timings, rt.idle.cross_thread, rt.idle.timing_stride)
     );
-    assert!(idle.timing_stride >= 1 && idle.reserved == 0);
+    assert!(idle.timing_stride >= 1 && idle.rewind_timing == INIT && !idle.frame_memory.is_null());
 }
 
 // ---------------------------------------------------------------------------
@@ -429,7 +458,11 @@ fn the_rewind_timing_is_idle_until_something_is_allocated() {
     assert_eq!(rt.rewinds(), 1, "no rewind while skipped");
     // An allocation on the owner thread.
     let p = alloc(rt.rt, FRAME_LT);
-    assert!(!rt.idle(INIT), "the epoch's first allocation clears the byte");
+    assert!(!rt.idle(INIT), "the epoch's first allocation sets the frame-memory byte");
+    assert_ne!(rt.frame_memory(), 0);
+    // SAFETY: the runtime's idle bytes; owner thread, between calls.
+    let byte = unsafe { *rt.idle.timings.add(INIT as usize * rt.idle.timing_stride as usize) };
+    assert_eq!(byte, 1, "the timing's own byte is the owner's alone: an allocation does not write it");
     let q = alloc(rt.rt, FRAME_LT);
     assert!(!rt.idle(INIT));
     assert!(!rt.init_frame(), "the next tick runs");
@@ -453,7 +486,7 @@ fn an_allocation_on_another_thread_clears_the_rewind_timing() {
         // A worker's first allocation of the epoch (a fresh thread, then
         // one thread across epochs below).
         let p = std::thread::spawn(move || alloc(r as *mut OnityRuntime, FRAME_LT) as usize).join().unwrap() as *mut u8;
-        assert!(!rt.idle(INIT), "round {round}: cleared from another thread");
+        assert!(!rt.idle(INIT), "round {round}: set from another thread");
         assert!(!rt.init_frame(), "round {round}: the next tick runs");
         assert_eq!(rt.rewinds(), 2 + round);
         // SAFETY: as above.

@@ -11,11 +11,14 @@ namespace Onity
     public sealed unsafe partial class OnityRuntime
     {
         // Where the native side publishes which timings' runs have nothing to do (OnityTickIdle:
-        // timing t's byte at idleTimings[t * idleStride], and the cross-thread completion stack's
-        // head); null once disposed.
+        // timing t's byte at idleTimings[t * idleStride], the cross-thread completion stack's
+        // head, and for the frame allocator's rewind timing the allocator's frame-memory byte);
+        // null once disposed.
         byte* idleTimings;
         int idleStride;
         uint* crossThreadHead;
+        byte* frameMemory;
+        int rewindTiming;
         // Whether a tick was skipped since the deferred frame still pending was written: only
         // then may BeginFrame merge the next frame into it (no call observed that frame).
         bool skippedSincePending;
@@ -149,9 +152,10 @@ namespace Onity
                 int t = (int)timing & 15;
                 OnityBatch* b = batch;
                 // The native call is skipped when it would do nothing (OnityTickIdle): the timing is
-                // idle, nothing is submitted, nothing was completed by another thread.
+                // idle, nothing is submitted, nothing was completed by another thread, and on the
+                // rewind timing no frame memory is left to release (other threads set that byte).
                 bool call = !skipIdleTicks || (uint)timing > 15 || idleTimings[t * idleStride] == 0 || b->submit_count != 0
-                    || b->fast_count != 0 || *crossThreadHead != 0;
+                    || b->fast_count != 0 || *crossThreadHead != 0 || (t == rewindTiming && *frameMemory != 0);
                 if (call)
                 {
                     var obs = tickObserver;

@@ -108,6 +108,8 @@ namespace Onity
             idleTimings = idle.timings;
             idleStride = (int)idle.timing_stride;
             crossThreadHead = idle.cross_thread;
+            frameMemory = idle.frame_memory;
+            rewindTiming = (int)idle.rewind_timing;
             owner = Thread.CurrentThread;
             tokens = new OnityTokenMap(rt);
             InitSlots();
@@ -123,6 +125,7 @@ namespace Onity
                     deferred = null;
                     idleTimings = null;
                     crossThreadHead = null;
+                    frameMemory = null;
                     disposed = true;
                     throw;
                 }
@@ -222,6 +225,7 @@ namespace Onity
             deferred = null;
             idleTimings = null;
             crossThreadHead = null;
+            frameMemory = null;
             var conts = new List<Action>();
             CancelPendingSlots(conts);
             CancelFastWaits(conts);

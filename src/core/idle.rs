@@ -10,34 +10,30 @@
 //! - no WhenAny / WhenAll watches a token (every run polls the watches);
 //! - tracing is off (every run is recorded) and Tracy is not built in
 //!   (every run is a zone);
-//! - for the frame allocator's automatic rewind timing: a rewind now would
-//!   release nothing (no frame allocation since the last rewind, and no
-//!   TwoFrames allocation of the epoch before:
-//!   [`FrameAllocator::rewind_idle`](super::frame_alloc::FrameAllocator::rewind_idle)).
 //!
 //! The byte is cleared by everything that breaks one of these: every wait
 //! pushed into the timing (one store in `Timings::push` and
-//! `push_frame_wait`), every fast record filed for it (`Lanes::file`), for
-//! every timing a second lane, a watched combinator, or tracing started,
-//! and for the rewind timing the first frame allocation of each lifetime
-//! in an epoch, on any thread (the allocator's slow path, once the host
-//! took the bytes' address: [`Runtime::idle_bytes`]). It is only ever set
-//! by a run of its timing.
+//! `push_frame_wait`), every fast record filed for it (`Lanes::file`), and
+//! for every timing a second lane, a watched combinator, or tracing
+//! started. It is only ever set by a run of its timing, and only the owner
+//! thread writes it.
 //!
-//! The rewind timing's byte is stored 1 and then the allocator re-read
-//! (both sequentially consistent, as the allocator's bit set and byte
-//! clear), so an allocation racing with the publish always leaves it 0.
-//! An allocation on another thread just after the host read 1 and skipped
-//! the run is rewound one run later: frame memory lives at least until
-//! its rewind, later when the host skipped runs with nothing to do.
+//! The frame allocator's automatic rewind timing has one more condition,
+//! which the byte does not include: a rewind now would release nothing.
+//! The allocator keeps that in a byte of its own, set by any thread's first
+//! allocation of a lifetime in an epoch
+//! ([`FrameAllocator::live_byte`](super::frame_alloc::FrameAllocator::live_byte));
+//! the host skips the rewind timing's run only when that byte is 0 too
+//! ([`Runtime::frame_memory`]). An allocation on another thread just after
+//! the host read 0 and skipped the run is rewound one run later: frame
+//! memory lives at least until its rewind, later when the host skipped
+//! runs with nothing to do.
 //!
 //! What other threads add is not in the byte: tasks they complete go
 //! through the cross-thread stack, whose head the host reads too
 //! ([`Runtime::cross_thread_head`]); a run is skipped only when it is 0.
 //! Canceling a source from another thread changes nothing a run of an idle
 //! timing would do (no wait and no watch holds a token).
-
-use std::sync::atomic::Ordering;
 
 use super::runtime::Runtime;
 use super::types::Timing;
@@ -61,22 +57,13 @@ impl Runtime {
     #[cold]
     #[inline(never)]
     fn publish_idle_empty(&self, timing: Timing) {
-        let t = timing as usize;
         // SAFETY: owner thread (the caller ran the timing), short borrow.
         let inner = unsafe { self.inner() };
-        let idle =
-            !cfg!(feature = "tracy") && !inner.trace.on && inner.comb.watches().is_empty() && inner.lanes.idle(t);
-        if !idle || inner.cfg.frame_alloc_rewind_timing != Some(timing) {
-            inner.timings.set_idle(t, idle);
-            return;
-        }
-        // The rewind timing: 1, then the allocator re-read (pairs with
-        // `Live::note`'s bit set then byte clear; see the module docs).
-        let byte = inner.timings.idle_byte(t);
-        byte.store(1, Ordering::SeqCst);
-        if !self.frame_alloc.rewind_idle() {
-            byte.store(0, Ordering::SeqCst);
-        }
+        let idle = !cfg!(feature = "tracy")
+            && !inner.trace.on
+            && inner.comb.watches().is_empty()
+            && inner.lanes.idle(timing as usize);
+        inner.timings.set_idle(timing as usize, idle);
     }
 
     /// Where the runtime's idle bytes are: timing `t`'s byte is at the
@@ -88,24 +75,29 @@ impl Runtime {
     /// the owner thread, between calls, never written. Owner thread
     /// (`WrongThread`).
     ///
-    /// From this call on, the frame allocator clears the rewind timing's
-    /// byte through its address when any thread allocates (module docs).
-    ///
     /// # Safety
-    /// The runtime does not move while it lives (it is boxed, as the C
-    /// ABI's): the allocator keeps the byte's address.
+    /// The runtime does not move while the host keeps the address (it is
+    /// boxed, as the C ABI's).
     pub unsafe fn idle_bytes(&self) -> super::error::Result<(*const u8, usize)> {
         self.check_owner()?;
         // SAFETY: the runtime's own state, live; no reference is made.
         let (first, stride) =
             unsafe { super::timing::Timings::idle_bytes(std::ptr::addr_of!((*self.inner_raw()).timings)) };
-        // SAFETY: owner thread (checked), short borrow.
-        if let Some(t) = unsafe { self.inner() }.cfg.frame_alloc_rewind_timing {
-            // SAFETY: the byte is the runtime's and stays in place while it
-            // lives (the caller's contract); the allocator dies with it.
-            unsafe { self.frame_alloc.set_idle_hook(first.add(t as usize * stride).cast()) };
-        }
         Ok((first, stride))
+    }
+
+    /// The frame allocator's automatic rewind timing (`None`: manual
+    /// rewind) and the address of the allocator's byte that is non-zero
+    /// while a rewind would release something: a host skips the rewind
+    /// timing's run only when that byte is 0 as well as the timing's idle
+    /// byte (module docs). Valid while the runtime lives and does not
+    /// move; any thread may set it, so read it as one byte load. Owner
+    /// thread (`WrongThread`).
+    pub fn frame_memory(&self) -> super::error::Result<(Option<Timing>, *const u8)> {
+        self.check_owner()?;
+        // SAFETY: owner thread (checked), short borrow.
+        let timing = unsafe { self.inner() }.cfg.frame_alloc_rewind_timing;
+        Ok((timing, self.frame_alloc.live_byte()))
     }
 
     /// The address of the cross-thread completion stack's head: non-zero

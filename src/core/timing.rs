@@ -18,7 +18,6 @@
 
 use std::ffi::c_void;
 use std::ptr;
-use std::sync::atomic::{AtomicU8, Ordering};
 
 mod retire;
 mod runs;
@@ -184,9 +183,8 @@ struct Queue {
     /// 1 when a run of this timing would do nothing (published after each
     /// run, `idle.rs`), 0 otherwise; every push clears it. Beside the
     /// queue it guards: a push stores it through the queue's address.
-    /// Atomic: the frame allocator clears its rewind timing's byte from
-    /// any thread (`idle.rs`); a relaxed store is a plain store.
-    idle: AtomicU8,
+    /// Only the owner writes it; the host reads it between calls.
+    idle: u8,
 }
 
 /// The 16 timing queues, the frame and the clocks.
@@ -332,7 +330,7 @@ impl Timings {
             near_id(timing as usize, rec.seq)
         };
         self.seq += 1;
-        q.idle.store(0, Ordering::Relaxed);
+        q.idle = 0;
         // Only `scheduled` is counted here; pending and high water are
         // derived at each run (see `sample_high_water`).
         self.counts[kind as usize].scheduled += 1;
@@ -359,7 +357,7 @@ impl Timings {
         debug_assert!(self.fast_push_ok(spec));
         let due_meta = Wait::meta(kind, self.now.due_frame(kind, spec.frames), Clock::Scaled);
         let queue = &mut self.queues[timing as usize];
-        queue.idle.store(0, Ordering::Relaxed);
+        queue.idle = 0;
         let q = &mut queue.items;
         let len = q.len();
         if len < q.capacity() {
@@ -475,26 +473,20 @@ impl Timings {
 
     /// Publishes whether a run of `timing` now would do nothing (`idle.rs`).
     pub fn set_idle(&mut self, timing: usize, idle: bool) {
-        self.queues[timing].idle.store(idle as u8, Ordering::Relaxed);
-    }
-
-    /// Timing `timing`'s idle byte, for a store ordered against other
-    /// threads (the frame allocator's rewind timing: `idle.rs`).
-    pub fn idle_byte(&self, timing: usize) -> &AtomicU8 {
-        &self.queues[timing].idle
+        self.queues[timing].idle = idle as u8;
     }
 
     /// Clears every timing's idle byte.
     pub fn clear_idle(&mut self) {
         for q in self.queues.iter_mut() {
-            q.idle.store(0, Ordering::Relaxed);
+            q.idle = 0;
         }
     }
 
     /// Clears `timing`'s idle byte.
     #[inline(always)]
     pub fn clear_idle_of(&mut self, timing: usize) {
-        self.queues[timing].idle.store(0, Ordering::Relaxed);
+        self.queues[timing].idle = 0;
     }
 
     /// Where the idle bytes of the timings at `t` are: timing `i`'s is at

@@ -7,7 +7,7 @@ use super::batch::lookup;
 use super::error::Out;
 use super::object::OnityRuntime;
 use super::status::OnityStatus;
-use super::types::{OnityBatch, OnityTickIdle};
+use super::types::{OnityBatch, OnityTickIdle, ONITY_FRAME_ALLOC_REWIND_MANUAL};
 
 /// ABI 1.4. Writes to `*out_idle` where `batch`'s host reads whether a
 /// timing's `onity_batch_tick` has anything to do (see `OnityTickIdle` for
@@ -25,11 +25,13 @@ pub extern "C" fn onity_batch_idle(
         let out = Out::new(out_idle)?;
         // SAFETY: the runtime is boxed (`RuntimeObject`) and never moves.
         let (timings, stride) = unsafe { r.rt.idle_bytes() }?;
+        let (rewind, frame_memory) = r.rt.frame_memory()?;
         out.set(OnityTickIdle {
             timings,
             cross_thread: r.rt.cross_thread_head(),
+            frame_memory,
             timing_stride: stride as u32,
-            reserved: 0,
+            rewind_timing: rewind.map_or(ONITY_FRAME_ALLOC_REWIND_MANUAL, |t| t as u32),
         })
     })
 }

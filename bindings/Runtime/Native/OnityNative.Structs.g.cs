@@ -306,12 +306,13 @@ namespace Onity.Native
     /// ABI 1.4. Where a batch host reads whether a timing's run has anything
     /// to do, to skip its `onity_batch_tick` when it has not (C# on Mono, where
     /// the call is most of a frame's cost when nothing native is pending).
-    /// From `onity_batch_idle`; both addresses are valid until the runtime is
+    /// From `onity_batch_idle`; its addresses are valid until the runtime is
     /// destroyed. Read them on the owner thread, between calls; never write
-    /// (other threads may: see below).
+    /// (other threads may write two of them: see below).
     /// 
     /// A host may skip `onity_batch_tick(runtime, batch, t)` when, read just
-    /// before it: timing `t`'s byte is non-zero, `*cross_thread` is 0, the batch's
+    /// before it: timing `t`'s byte is non-zero, `*cross_thread` is 0, if `t`
+    /// is `rewind_timing` `*frame_memory` is 0, the batch's
     /// `submit_count` and `fast_count` are 0, and its `resumed_count` equals
     /// `resumed_consumed` (or it processes them as after a tick). The skipped
     /// call would have filed nothing, reported nothing, run no continuation
@@ -324,20 +325,20 @@ namespace Onity.Native
     /// Timing `t`'s byte is set by a run of `t` when, after it, `t` holds no wait
     /// (queue, far store, or any batch's fast lane), the runtime has at most
     /// one batch, no WhenAny / WhenAll watches a token, tracing is off (and
-    /// Tracy is not built in), and, if `t` is the frame allocator's automatic
-    /// rewind timing (`frame_alloc_rewind_timing`), a rewind now would release
-    /// nothing (no `onity_frame_alloc` since the last rewind, and no
-    /// `ONITY_LIFETIME_TWO_FRAMES` allocation of the frame before). It is
-    /// cleared by every wait scheduled or fast record filed on `t` (any
-    /// export, any continuation), on every timing by a second batch, a WhenAny
-    /// / WhenAll with a token, `onity_trace_start` and the runtime's
-    /// destruction, and on the rewind timing by the first `onity_frame_alloc`
-    /// of each lifetime in a frame on any thread (an atomic byte store: read
-    /// the byte as one byte load). An allocation another thread makes after
-    /// the host read the byte and skipped the tick is rewound at the next
-    /// tick that runs: frame memory lives at least until the rewind that ends
-    /// it, and longer while the host skips idle ticks. Tasks other threads
-    /// complete are not in it: they make `*cross_thread` non-zero until the
+    /// Tracy is not built in). It is cleared by every wait scheduled or fast
+    /// record filed on `t` (any export, any continuation), and on every timing
+    /// by a second batch, a WhenAny / WhenAll with a token, `onity_trace_start`
+    /// and the runtime's destruction; only the owner thread writes it.
+    /// 
+    /// `*frame_memory` is non-zero while a rewind of the frame allocator would
+    /// release something (an `onity_frame_alloc` since the last rewind, or an
+    /// `ONITY_LIFETIME_TWO_FRAMES` allocation of the frame before): the first
+    /// allocation of each lifetime in a frame, on any thread, sets it (read it
+    /// as one byte load); a rewind resets it. An allocation another thread
+    /// makes after the host read it and skipped the rewind timing's tick is
+    /// rewound at the next tick that runs: frame memory lives at least until
+    /// the rewind that ends it, and longer while the host skips idle ticks.
+    /// Tasks other threads complete make `*cross_thread` non-zero until the
     /// owner's next tick or drain.
     /// </summary>
     [StructLayout(LayoutKind.Sequential)]
@@ -357,10 +358,19 @@ namespace Onity.Native
         /// </summary>
         public uint* cross_thread;
         /// <summary>
+        /// Non-zero while a frame-allocator rewind would release something
+        /// (see above); other threads set it: read it as one byte load.
+        /// </summary>
+        public byte* frame_memory;
+        /// <summary>
         /// Bytes from one timing's byte to the next.
         /// </summary>
         public uint timing_stride;
-        public uint reserved;
+        /// <summary>
+        /// The frame allocator's automatic rewind timing (an `OnityTiming`), or
+        /// `ONITY_FRAME_ALLOC_REWIND_MANUAL` when it rewinds only on request.
+        /// </summary>
+        public uint rewind_timing;
     }
 
     /// <summary>

@@ -1,19 +1,22 @@
-//! Whether a rewind now would release anything: read by the runtime to
-//! publish its rewind timing idle (`src/core/idle.rs`), and the hook that
-//! clears that timing's idle byte from whichever thread allocates.
+//! Whether a rewind now would release anything: one byte, non-zero while
+//! it would, that the runtime's host reads (its address:
+//! [`FrameAllocator::live_byte`](super::FrameAllocator::live_byte)) to
+//! skip the rewind timing's run when it is 0 (`src/core/idle.rs`).
 //!
 //! A rewind releases nothing when no allocation was made since the last
 //! one and no [`Lifetime::TwoFrames`] allocation of the epoch before is
 //! still held (the next rewind releases those). The allocator notes the
 //! first allocation of each lifetime per epoch on its slow path (the first
 //! allocation of an epoch on a thread always takes it: the rewind changed
-//! the stamp), so the fast path pays nothing.
+//! the stamp), so the fast path pays nothing. The byte is the allocator's
+//! own (other threads set its bits): nothing writes into the runtime's
+//! state from another thread.
 //!
 //! A skipped rewind keeps blocks and homes (nothing is reclaimed either:
 //! only rewinds count idle frames), so the last busy frame's memory stays
 //! reserved until allocations resume.
 
-use std::sync::atomic::{AtomicPtr, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use super::config::Lifetime;
 
@@ -29,30 +32,20 @@ const TWO_PREV: u8 = 4;
 #[derive(Default)]
 pub(super) struct Live {
     /// `NOW | TWO_NOW | TWO_PREV` bits; set by any thread, reset by the
-    /// rewind (which no allocation runs concurrently with).
+    /// rewind (which no allocation runs concurrently with). 0: a rewind
+    /// now would release nothing.
     bits: AtomicU8,
-    /// The byte cleared (set to 0) when a bit is first set in an epoch;
-    /// null for none.
-    hook: AtomicPtr<AtomicU8>,
 }
 
 impl Live {
-    /// Notes an allocation of `lifetime` (slow path, any thread): sets its
-    /// bits and clears the hooked byte the first time in the epoch.
+    /// Notes an allocation of `lifetime` (slow path, any thread).
     #[inline]
     pub(super) fn note(&self, lifetime: Lifetime) {
         let bits = NOW | if lifetime == Lifetime::TwoFrames { TWO_NOW } else { 0 };
-        if self.bits.load(Ordering::Relaxed) & bits == bits {
-            return;
-        }
-        // SeqCst: pairs with `publish_idle`'s store of 1 then load of the
-        // bits, so a byte set to 1 while a bit is set is always cleared by
-        // one of the two sides.
-        self.bits.fetch_or(bits, Ordering::SeqCst);
-        let hook = self.hook.load(Ordering::Acquire);
-        if !hook.is_null() {
-            // SAFETY: `set_hook`'s contract: the byte outlives the allocator.
-            unsafe { (*hook).store(0, Ordering::SeqCst) };
+        if self.bits.load(Ordering::Relaxed) & bits != bits {
+            // Release: a host that reads the bits non-zero sees the
+            // allocation's bookkeeping before it rewinds.
+            self.bits.fetch_or(bits, Ordering::Release);
         }
     }
 
@@ -60,57 +53,51 @@ impl Live {
     /// TwoFrames allocations become the previous epoch's.
     pub(super) fn rewound(&self) {
         let b = self.bits.load(Ordering::Relaxed);
-        self.bits.store(if b & TWO_NOW != 0 { TWO_PREV } else { 0 }, Ordering::SeqCst);
+        self.bits.store(if b & TWO_NOW != 0 { TWO_PREV } else { 0 }, Ordering::Release);
     }
 
     /// Whether a rewind now would release nothing (see the module docs).
     #[inline]
     pub(super) fn idle(&self) -> bool {
-        self.bits.load(Ordering::SeqCst) == 0
+        self.bits.load(Ordering::Acquire) == 0
     }
 
-    /// Sets the byte [`Live::note`] clears.
-    ///
-    /// # Safety
-    /// `byte` is null or stays valid (does not move) while the allocator
-    /// lives.
-    pub(super) unsafe fn set_hook(&self, byte: *const AtomicU8) {
-        self.hook.store(byte.cast_mut(), Ordering::Release);
+    /// The byte's address, for a host to read (one byte load).
+    pub(super) fn byte(&self) -> *const u8 {
+        self.bits.as_ptr().cast_const()
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::{AtomicU8, Ordering};
-
     use crate::core::frame_alloc::{FrameAllocConfig, FrameAllocator, Lifetime};
 
     #[test]
     fn rewind_idle_follows_what_a_rewind_would_release() {
         let fa = FrameAllocator::new(FrameAllocConfig::default());
-        let byte = Box::new(AtomicU8::new(1));
-        // SAFETY: the hook is removed (below) before the box is dropped.
-        unsafe { fa.set_idle_hook(&*byte) };
+        let byte = fa.live_byte();
+        // SAFETY: the allocator's own byte, live while `fa` is; no
+        // allocation runs during these reads but the ones made here.
+        let read = || unsafe { std::ptr::read_volatile(byte) };
         assert!(fa.rewind_idle(), "nothing allocated");
+        assert_eq!(read(), 0);
         fa.alloc(Lifetime::Frame, 64, 16).unwrap();
         assert!(!fa.rewind_idle());
-        assert_eq!(byte.load(Ordering::Relaxed), 0, "the first allocation cleared the byte");
-        byte.store(1, Ordering::Relaxed);
-        fa.alloc(Lifetime::Frame, 64, 16).unwrap();
-        assert_eq!(byte.load(Ordering::Relaxed), 1, "only the first of the epoch stores");
+        assert_ne!(read(), 0, "the first allocation set the byte");
         fa.rewind();
         assert!(fa.rewind_idle(), "frame memory released");
+        assert_eq!(read(), 0);
         // Another thread; then TwoFrames, alive across one rewind.
         std::thread::scope(|s| {
             s.spawn(|| assert!(fa.alloc(Lifetime::TwoFrames, 64, 16).is_ok()));
         });
-        assert_eq!(byte.load(Ordering::Relaxed), 0, "cleared from another thread");
+        assert_ne!(read(), 0, "set from another thread");
         fa.rewind();
         assert!(!fa.rewind_idle(), "TwoFrames memory of the epoch before");
+        assert_ne!(read(), 0);
         fa.rewind();
         assert!(fa.rewind_idle());
+        assert_eq!(read(), 0);
         assert_eq!(fa.stats().rewinds, 3);
-        // SAFETY: no hook before the byte is dropped.
-        unsafe { fa.set_idle_hook(std::ptr::null()) };
     }
 }

@@ -143,7 +143,8 @@
 //! # Skipped rewinds
 //!
 //! A host that skips idle ticks skips the rewind when
-//! [`FrameAllocator::rewind_idle`]: an allocation lives at least until its
+//! [`FrameAllocator::rewind_idle`] (it reads [`FrameAllocator::live_byte`]
+//! from outside): an allocation lives at least until its
 //! rewind, later when frames with nothing to release passed without one
 //! (`live.rs`: what is noted, on the slow path only, and when).
 
@@ -641,15 +642,13 @@ impl FrameAllocator {
         self.live.idle()
     }
 
-    /// Makes every thread's first allocation of a lifetime in an epoch
-    /// store 0 (sequentially consistent) to `byte`, after it made
-    /// [`FrameAllocator::rewind_idle`] false (the runtime's idle byte of its
-    /// rewind timing). Null for none.
-    ///
-    /// # Safety
-    /// `byte` is null or stays valid and in place while `self` lives.
-    pub unsafe fn set_idle_hook(&self, byte: *const std::sync::atomic::AtomicU8) {
-        self.live.set_hook(byte)
+    /// The address of a byte that is non-zero while a rewind would
+    /// release something ([`FrameAllocator::rewind_idle`] false): any
+    /// thread's first allocation of a lifetime in an epoch sets it, a
+    /// rewind resets it. Valid while `self` lives and does not move; read
+    /// it as one byte load.
+    pub fn live_byte(&self) -> *const u8 {
+        self.live.byte()
     }
 
     /// A snapshot of the counters. Exact when no allocation runs
