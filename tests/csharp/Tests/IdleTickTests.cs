@@ -146,6 +146,38 @@ namespace Onity.Tests
             return log;
         }
 
+        /// <summary>Waits made before the first frame count from the first frame the native side
+        /// applies (it rebases them by its frame number and realtime): a first frame merged with
+        /// the next one would count them from the second.</summary>
+        static List<string> FirstFrameSchedule(bool skip)
+        {
+            var log = new List<string>();
+            using (var h = new TestHost())
+            {
+                h.Runtime.SkipIdleTicks = skip;
+                h.Dt = 0.01; h.UnscaledDt = 0.01;
+                var pending = new List<OnityTask>();
+                pending.Add(LogAt(OnityTask.DelayFrame(2, OnityTiming.FixedUpdate), h.Runtime, log, "delayframe2"));
+                pending.Add(LogAt(OnityTask.Delay(TimeSpan.FromSeconds(0.025), DelayType.Realtime, OnityTiming.FixedUpdate), h.Runtime, log, "realtime0.025"));
+                h.Runtime.Tick(OnityTiming.FixedUpdate); // files them before the first frame
+                h.Runtime.Tick(OnityTiming.Update); // publishes Update idle before the first frame
+                h.RunFrame(OnityTiming.Update); // frame 1: Update idle (skipped)
+                h.RunFrame(OnityTiming.Update); // frame 2: skipped
+                h.Runtime.Tick(OnityTiming.FixedUpdate);
+                for (int f = 3; f < 8; f++) h.RunFrame(OnityTiming.Update, OnityTiming.FixedUpdate);
+                foreach (var p in pending) p.GetAwaiter().GetResult();
+            }
+            return log;
+        }
+
+        [Test]
+        public void WaitsMadeBeforeTheFirstFrameCountFromItWithSkipping()
+        {
+            var off = FirstFrameSchedule(false);
+            Assert.Equal("delayframe2@2,realtime0.025@4", string.Join(",", off), "skipping off");
+            Assert.Equal(string.Join(",", off), string.Join(",", FirstFrameSchedule(true)), "skipping on vs off");
+        }
+
         [Test]
         public void FrameWaitsCompleteInTheSameFramesWithAndWithoutSkipping()
         {
