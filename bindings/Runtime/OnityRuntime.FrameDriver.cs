@@ -82,12 +82,14 @@ namespace Onity
                 d->pending = 1; // read by the native side only in later calls on this thread
                 skippedSincePending = false;
             }
-            else if (skippedSincePending && fcount > 1 && b->submit_count == d->submit_split && b->fast_count == d->fast_split)
+            else if (skippedSincePending && fcount > 1 && b->submit_count == d->submit_split && b->fast_count == d->fast_split
+                && d->info.delta_time + deltaTime <= double.MaxValue && d->info.unscaled_delta_time + unscaledDeltaTime <= double.MaxValue)
             {
                 // Every tick since the pending frame was begun skipped its call and nothing was
                 // submitted since: no call observed that frame, so it merges with this one
                 // (OnityDeferredFrame.pending, ABI 1.4). Never into the first frame (fcount 1):
-                // waits made before it count from its frame number and realtime.
+                // waits made before it count from its frame number and realtime; never to an
+                // infinite sum of deltas (refused, where each frame alone was accepted).
                 d->info.frame = frameNumber;
                 d->info.delta_time += deltaTime;
                 d->info.unscaled_delta_time += unscaledDeltaTime;

@@ -52,6 +52,22 @@ namespace Onity.Tests
         }
 
         [Test]
+        public void FramesWhoseDeltasSumToInfinityAreNotMerged()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame(OnityTiming.Update);
+                h.RunFrame(OnityTiming.Update); // skipped: Update is idle
+                // Each delta is accepted alone; their sum is not finite (refused by the native side).
+                h.Dt = double.MaxValue; h.UnscaledDt = 1.0 / 60;
+                h.RunFrame(OnityTiming.Update);
+                h.RunFrame(OnityTiming.Update);
+                h.RunFrame(OnityTiming.Update);
+                Assert.Equal(h.Frame, helper_c_frame(h.Runtime.rt), "every frame applied");
+            }
+        }
+
+        [Test]
         public unsafe void AWaitFiledFromCInAnIdleTimingRunsInItsFrame()
         {
             using (var h = new TestHost())
