@@ -272,8 +272,10 @@ namespace Onity.Native
         /// frame is not the runtime's first (waits made before the first frame
         /// count from its number and realtime) and both sums are finite (an
         /// infinite delta is refused): no call observed this frame, so applying
-        /// the merged frame is applying both, but for the rounding of the
-        /// summed deltas (the clocks add one sum, not two terms). Calls from
+        /// the merged frame is applying both, but for rounding (the clocks add
+        /// one sum, not two terms; a host that tracks the clocks, as C# does,
+        /// writes instead the delta that takes each clock exactly where the two
+        /// terms would: a Delay then completes in the same frame). Calls from
         /// other threads only read this word (they leave the frame to the
         /// owner): store it as one aligned 32-bit store (C#'s is).
         /// </summary>

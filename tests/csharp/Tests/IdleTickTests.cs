@@ -194,6 +194,42 @@ namespace Onity.Tests
             Assert.Equal(string.Join(",", off), string.Join(",", FirstFrameSchedule(true)), "skipping on vs off");
         }
 
+        /// <summary>Delays of k tenths of a second on both delta clocks, made in frame 3 with frames of
+        /// 0.1 s (inexact in binary), in a timing ticked every fourth frame: between its runs every
+        /// tick is idle and the frames merge.</summary>
+        static List<string> TenthsSchedule(bool skip)
+        {
+            var log = new List<string>();
+            using (var h = new TestHost())
+            {
+                h.Runtime.SkipIdleTicks = skip;
+                h.Dt = 0.1; h.UnscaledDt = 0.1;
+                var pending = new List<OnityTask>();
+                for (int f = 1; f <= 80; f++)
+                {
+                    h.Begin();
+                    if (f == 3)
+                        for (int k = 1; k < 60; k++)
+                        {
+                            pending.Add(LogAt(OnityTask.Delay(TimeSpan.FromTicks(k * 1000000L), DelayType.DeltaTime, OnityTiming.PreLateUpdate), h.Runtime, log, "scaled" + k));
+                            pending.Add(LogAt(OnityTask.Delay(TimeSpan.FromTicks(k * 1000000L), DelayType.UnscaledDeltaTime, OnityTiming.PreLateUpdate), h.Runtime, log, "unscaled" + k));
+                        }
+                    h.Runtime.Tick(OnityTiming.Update);
+                    if (f % 4 == 0 || f == 3) h.Runtime.Tick(OnityTiming.PreLateUpdate);
+                }
+                foreach (var p in pending) p.GetAwaiter().GetResult();
+            }
+            return log;
+        }
+
+        [Test]
+        public void MergedFramesMoveTheClocksAsFramesAppliedOneByOne()
+        {
+            var off = TenthsSchedule(false);
+            Assert.Equal(118, off.Count, "delays completed");
+            Assert.Equal(string.Join(",", off), string.Join(",", TenthsSchedule(true)), "skipping on vs off");
+        }
+
         [Test]
         public void FrameWaitsCompleteInTheSameFramesWithAndWithoutSkipping()
         {
