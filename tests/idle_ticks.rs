@@ -383,6 +383,30 @@ fn the_first_frame_is_never_merged() {
     assert_eq!(first_frame_schedule(true), first_frame_schedule(false));
 }
 
+/// Peak pending DelayFrame waits after a far one is made, an Update tick
+/// (idle) and its retire.
+fn high_water_after_retire(skip: bool) -> (u64, u64) {
+    let mut rt = Rt::with(None, skip);
+    rt.begin(0.125);
+    rt.tick(UPDATE);
+    let mut w = 0u64;
+    assert_eq!(onity_delay_frame_then_id(rt.rt, 10, LATE, 0, Some(log), &mut w), OnityStatus::Ok);
+    rt.tick(UPDATE);
+    assert_eq!(onity_wait_retire(rt.rt, &mut w), OnityStatus::Ok);
+    // SAFETY: plain counters; `size` set below.
+    let mut s: OnityStats = unsafe { std::mem::zeroed() };
+    s.size = std::mem::size_of::<OnityStats>() as u32;
+    assert_eq!(onity_runtime_stats(rt.rt, &mut s), OnityStatus::Ok);
+    (s.waits[OnityWaitKind::DelayFrame as usize].high_water, rt.skipped)
+}
+
+#[test]
+fn a_far_wait_retired_after_a_skipped_tick_counts_in_the_high_water() {
+    // Runs sample the peak; a skipped run does not, so the retire does.
+    assert_eq!(high_water_after_retire(false), (1, 0));
+    assert_eq!(high_water_after_retire(true), (1, 1));
+}
+
 #[test]
 fn the_export_checks_its_arguments() {
     let rt = Rt::new();
