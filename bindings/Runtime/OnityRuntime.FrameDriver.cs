@@ -1,4 +1,5 @@
 using System;
+using System.Threading;
 using Onity.Native;
 
 namespace Onity
@@ -179,9 +180,10 @@ namespace Onity
                 int t = (int)timing & 15;
                 OnityBatch* b = batch;
                 // The native call is skipped when it would do nothing (OnityTickIdle): the timing is
-                // idle, nothing is submitted, nothing was completed by another thread.
+                // idle, nothing is submitted, nothing was completed by another thread (a word other
+                // threads write: a volatile read, which no compiler keeps from an earlier tick).
                 bool call = !skipIdleTicks || (uint)timing > 15 || idleTimings[t * idleStride] == 0 || b->submit_count != 0
-                    || b->fast_count != 0 || *crossThreadHead != 0;
+                    || b->fast_count != 0 || Volatile.Read(ref *crossThreadHead) != 0;
                 if (call)
                 {
                     var obs = tickObserver;
