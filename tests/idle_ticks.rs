@@ -90,7 +90,11 @@ impl Rt {
                 d.fast_split = b.fast_count;
                 d.pending = 1;
                 self.skipped_since_pending = false;
-            } else if self.skipped_since_pending && b.submit_count == d.submit_split && b.fast_count == d.fast_split {
+            } else if self.skipped_since_pending
+                && self.frame > 2
+                && b.submit_count == d.submit_split
+                && b.fast_count == d.fast_split
+            {
                 d.info.frame = info.frame;
                 d.info.delta_time += info.delta_time;
                 d.info.unscaled_delta_time += info.unscaled_delta_time;
@@ -369,6 +373,57 @@ fn skipping_idle_ticks_changes_no_completion_frame() {
     assert!(skipped > 40, "ticks skipped: {skipped}");
     assert_eq!(always.len(), 11, "{always:?}");
     assert_eq!(skipping, always);
+}
+
+/// A DelayFrame(2) made before the first frame, in a timing first ticked in
+/// the second frame, with Update idle from a tick before the first frame.
+fn first_frame_schedule(skip: bool) -> Vec<(usize, u64, u32)> {
+    LOG.with(|l| l.borrow_mut().clear());
+    let mut rt = Rt::with(None, skip);
+    assert_eq!(onity_delay_frame_then(rt.rt, 2, LATE, 0, Some(log), 1 as *mut c_void), OnityStatus::Ok);
+    rt.tick(UPDATE);
+    for f in 1..=5u64 {
+        rt.begin(0.125);
+        FRAME.with(|x| *x.borrow_mut() = f);
+        rt.tick(UPDATE);
+        if f >= 2 {
+            rt.tick(LATE);
+        }
+    }
+    drop(rt);
+    LOG.with(|l| l.take())
+}
+
+#[test]
+fn the_first_frame_is_never_merged() {
+    // Waits made before the first frame are rebased by its number: merged
+    // with the second, it would make them a frame late.
+    assert_eq!(first_frame_schedule(false), vec![(1, 2, OnityTaskState::Succeeded as u32)]);
+    assert_eq!(first_frame_schedule(true), first_frame_schedule(false));
+}
+
+/// Peak pending DelayFrame waits after a far one is made, an Update tick
+/// (idle) and its retire.
+fn high_water_after_retire(skip: bool) -> (u64, u64) {
+    let mut rt = Rt::with(None, skip);
+    rt.begin(0.125);
+    rt.tick(UPDATE);
+    let mut w = 0u64;
+    assert_eq!(onity_delay_frame_then_id(rt.rt, 10, LATE, 0, Some(log), &mut w), OnityStatus::Ok);
+    rt.tick(UPDATE);
+    assert_eq!(onity_wait_retire(rt.rt, &mut w), OnityStatus::Ok);
+    // SAFETY: plain counters; `size` set below.
+    let mut s: OnityStats = unsafe { std::mem::zeroed() };
+    s.size = std::mem::size_of::<OnityStats>() as u32;
+    assert_eq!(onity_runtime_stats(rt.rt, &mut s), OnityStatus::Ok);
+    (s.waits[OnityWaitKind::DelayFrame as usize].high_water, rt.skipped)
+}
+
+#[test]
+fn a_far_wait_retired_after_a_skipped_tick_counts_in_the_high_water() {
+    // Runs sample the peak; a skipped run does not, so the retire does.
+    assert_eq!(high_water_after_retire(false), (1, 0));
+    assert_eq!(high_water_after_retire(true), (1, 1));
 }
 
 #[test]

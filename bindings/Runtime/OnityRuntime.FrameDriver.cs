@@ -1,4 +1,5 @@
 using System;
+using System.Threading;
 using Onity.Native;
 
 namespace Onity
@@ -22,6 +23,11 @@ namespace Onity
         // Whether a tick was skipped since the deferred frame still pending was written: only
         // then may BeginFrame merge the next frame into it (no call observed that frame).
         bool skippedSincePending;
+        // The native scaled and unscaled clocks as the frames begun here leave them (each delta
+        // added in turn, as the native side does; 0 at creation), and as they were before the
+        // deferred frame still pending: a merged frame's deltas are computed from them (exact while
+        // every frame of the runtime is begun here).
+        double scaledClock, unscaledClock, pendingScaledBase, pendingUnscaledBase;
         bool skipIdleTicks = true;
 
         /// <summary>Whether <see cref="Tick"/> skips its native call when the native side has
@@ -31,8 +37,9 @@ namespace Onity
         /// allocation made after that timing's skipped tick is rewound at its next tick that runs,
         /// a frame later). On by default; the frames a host
         /// begins while every tick is skipped are merged into one deferred frame (frame number and
-        /// realtime of the newest, deltas summed). Off: every Tick makes its call. The managed side
-        /// of a run (frame streams, continuations) is the same either way. Owner thread.</summary>
+        /// realtime of the newest, clocks advanced exactly as frame by frame; never into the first
+        /// frame). Off: every Tick makes its call. The managed side of a run (frame streams,
+        /// continuations) is the same either way. Owner thread.</summary>
         public bool SkipIdleTicks
         {
             get { return skipIdleTicks; }
@@ -77,6 +84,7 @@ namespace Onity
             info.realtime = realtime;
             OnityDeferredFrame* d = deferred;
             OnityBatch* b = batch;
+            double scaled = scaledClock + deltaTime, unscaled = unscaledClock + unscaledDeltaTime;
             if (!Deferrable(frameNumber, deltaTime, unscaledDeltaTime, realtime))
                 Check(OnityNativeCalls.onity_runtime_frame_begin(rt, &info), "BeginFrame");
             else if (d->pending == 0)
@@ -86,19 +94,27 @@ namespace Onity
                 d->fast_split = b->fast_count;
                 d->pending = 1; // read by the native side only in later calls on this thread
                 skippedSincePending = false;
+                pendingScaledBase = scaledClock;
+                pendingUnscaledBase = unscaledClock;
             }
-            else if (skippedSincePending && b->submit_count == d->submit_split && b->fast_count == d->fast_split)
+            else if (skippedSincePending && fcount > 1 && b->submit_count == d->submit_split && b->fast_count == d->fast_split
+                && scaled <= double.MaxValue && unscaled <= double.MaxValue)
             {
                 // Every tick since the pending frame was begun skipped its call and nothing was
                 // submitted since: no call observed that frame, so it merges with this one
-                // (OnityDeferredFrame.pending, ABI 1.4).
+                // (OnityDeferredFrame.pending, ABI 1.4). Never into the first frame (fcount 1):
+                // waits made before it count from its frame number and realtime; never to an
+                // infinite clock (refused, where each frame alone was accepted). The merged deltas
+                // take the native clocks exactly where the frames applied one by one would.
                 d->info.frame = frameNumber;
-                d->info.delta_time += deltaTime;
-                d->info.unscaled_delta_time += unscaledDeltaTime;
+                d->info.delta_time = DeltaTo(pendingScaledBase, scaled);
+                d->info.unscaled_delta_time = DeltaTo(pendingUnscaledBase, unscaled);
                 d->info.realtime = realtime;
             }
             else
                 Check(OnityNativeCalls.onity_runtime_frame_begin(rt, &info), "BeginFrame");
+            scaledClock = scaled;
+            unscaledClock = unscaled;
             frame = frameNumber;
             if (fcount == 0) fbase = frameNumber;
             fcount = frameNumber + 1 - fbase;
@@ -110,6 +126,23 @@ namespace Onity
                 ProcessResumed();
             }
             finally { inTick = false; }
+        }
+
+        /// <summary>The delta that takes a clock from <paramref name="from"/> to <paramref name="to"/>
+        /// as the native side adds it (from + delta, rounded), so that a merged frame leaves the clock
+        /// where its frames added one by one would (their sum may round differently). Within one
+        /// step of to - from; exact but in corner cases where no delta rounds to it.</summary>
+        static double DeltaTo(double from, double to)
+        {
+            double m = to - from;
+            for (int i = 0; i < 4 && from + m < to; i++) m = NextDouble(m, 1);
+            for (int i = 0; i < 4 && from + m > to && m > 0; i++) m = NextDouble(m, -1);
+            return m;
+        }
+
+        static double NextDouble(double v, long step)
+        {
+            return BitConverter.Int64BitsToDouble(BitConverter.DoubleToInt64Bits(v) + step);
         }
 
         /// <summary>Whether the native side will accept this frame as far as this runtime knows
@@ -153,9 +186,11 @@ namespace Onity
                 OnityBatch* b = batch;
                 // The native call is skipped when it would do nothing (OnityTickIdle): the timing is
                 // idle, nothing is submitted, nothing was completed by another thread, and on the
-                // rewind timing no frame memory is left to release (other threads set that byte).
+                // rewind timing no frame memory is left to release (words other threads write:
+                // volatile reads, which no compiler keeps from an earlier tick).
                 bool call = !skipIdleTicks || (uint)timing > 15 || idleTimings[t * idleStride] == 0 || b->submit_count != 0
-                    || b->fast_count != 0 || *crossThreadHead != 0 || (t == rewindTiming && *frameMemory != 0);
+                    || b->fast_count != 0 || Volatile.Read(ref *crossThreadHead) != 0
+                    || (t == rewindTiming && Volatile.Read(ref *frameMemory) != 0);
                 if (call)
                 {
                     var obs = tickObserver;

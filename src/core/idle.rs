@@ -50,6 +50,11 @@ impl Runtime {
         // busy timing pays one test and no store.
         if inner.timings.queue_empty(timing as usize) {
             self.publish_idle_empty(timing);
+        } else {
+            debug_assert!(
+                !inner.timings.is_idle(timing as usize),
+                "a wait entered {timing:?} without clearing its byte"
+            );
         }
     }
 

@@ -476,6 +476,11 @@ impl Timings {
         self.queues[timing].idle = idle as u8;
     }
 
+    /// Whether `timing`'s idle byte is set.
+    pub fn is_idle(&self, timing: usize) -> bool {
+        self.queues[timing].idle != 0
+    }
+
     /// Clears every timing's idle byte.
     pub fn clear_idle(&mut self) {
         for q in self.queues.iter_mut() {

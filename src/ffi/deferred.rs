@@ -23,7 +23,9 @@
 //!
 //! A host that skips its ticks (ABI 1.4, `idle.rs`) may begin several frames
 //! before any call: it merges each into the pending one (newest frame and
-//! realtime, deltas summed), which this applies as one frame. Nothing here
+//! realtime, deltas summed (C#: the deltas that take the clocks where frame
+//! by frame would); never into the runtime's first frame, by which
+//! waits made before it are rebased), which this applies as one frame. Nothing here
 //! changes for it: other threads still only read `pending`.
 
 use std::sync::atomic::Ordering;

@@ -268,12 +268,16 @@ namespace Onity.Native
         /// the new frame's, its `delta_time` and `unscaled_delta_time` are added
         /// to `info`'s; the splits and `pending` stay. Merge only when no record
         /// was written to the bound batch since this frame was begun (its
-        /// counts still equal the splits) and every tick since was skipped: no
-        /// call observed this frame, so applying the merged frame is applying
-        /// both, but for the rounding of the summed deltas (the clocks add one
-        /// sum, not two terms). Calls from other threads only read this word
-        /// (they leave the frame to the owner): store it as one aligned 32-bit
-        /// store (C#'s is).
+        /// counts still equal the splits), every tick since was skipped, this
+        /// frame is not the runtime's first (waits made before the first frame
+        /// count from its number and realtime) and both sums are finite (an
+        /// infinite delta is refused): no call observed this frame, so applying
+        /// the merged frame is applying both, but for rounding (the clocks add
+        /// one sum, not two terms; a host that tracks the clocks, as C# does,
+        /// writes instead the delta that takes each clock exactly where the two
+        /// terms would: a Delay then completes in the same frame). Calls from
+        /// other threads only read this word (they leave the frame to the
+        /// owner): store it as one aligned 32-bit store (C#'s is).
         /// </summary>
         public uint pending;
         /// <summary>

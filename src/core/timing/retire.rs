@@ -118,7 +118,11 @@ impl Runtime {
     pub fn retire_wait(&self, id: u64, user: *mut c_void) -> Result<()> {
         self.check_owner()?;
         // SAFETY: owner thread, short borrow; no host code runs below.
-        unsafe { self.inner() }.timings.retire(id, user)
+        let inner = unsafe { self.inner() };
+        // A far wait leaves now, lowering `pending`: record its peak first
+        // (runs sample it, but a host skips idle timings' runs: `idle.rs`).
+        inner.timings.sample_high_water(&inner.lanes.counts);
+        inner.timings.retire(id, user)
     }
 }
 

@@ -52,6 +52,22 @@ namespace Onity.Tests
         }
 
         [Test]
+        public void FramesWhoseDeltasSumToInfinityAreNotMerged()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame(OnityTiming.Update);
+                h.RunFrame(OnityTiming.Update); // skipped: Update is idle
+                // Each delta is accepted alone; their sum is not finite (refused by the native side).
+                h.Dt = double.MaxValue; h.UnscaledDt = 1.0 / 60;
+                h.RunFrame(OnityTiming.Update);
+                h.RunFrame(OnityTiming.Update);
+                h.RunFrame(OnityTiming.Update);
+                Assert.Equal(h.Frame, helper_c_frame(h.Runtime.rt), "every frame applied");
+            }
+        }
+
+        [Test]
         public unsafe void AWaitFiledFromCInAnIdleTimingRunsInItsFrame()
         {
             using (var h = new TestHost())
@@ -144,6 +160,74 @@ namespace Onity.Tests
                 skipped = h.Runtime.SkippedTicks;
             }
             return log;
+        }
+
+        /// <summary>Waits made before the first frame count from the first frame the native side
+        /// applies (it rebases them by its frame number and realtime): a first frame merged with
+        /// the next one would count them from the second.</summary>
+        static List<string> FirstFrameSchedule(bool skip)
+        {
+            var log = new List<string>();
+            using (var h = new TestHost())
+            {
+                h.Runtime.SkipIdleTicks = skip;
+                h.Dt = 0.01; h.UnscaledDt = 0.01;
+                var pending = new List<OnityTask>();
+                pending.Add(LogAt(OnityTask.DelayFrame(2, OnityTiming.FixedUpdate), h.Runtime, log, "delayframe2"));
+                pending.Add(LogAt(OnityTask.Delay(TimeSpan.FromSeconds(0.025), DelayType.Realtime, OnityTiming.FixedUpdate), h.Runtime, log, "realtime0.025"));
+                h.Runtime.Tick(OnityTiming.FixedUpdate); // files them before the first frame
+                h.Runtime.Tick(OnityTiming.Update); // publishes Update idle before the first frame
+                h.RunFrame(OnityTiming.Update); // frame 1: Update idle (skipped)
+                h.RunFrame(OnityTiming.Update); // frame 2: skipped
+                h.Runtime.Tick(OnityTiming.FixedUpdate);
+                for (int f = 3; f < 8; f++) h.RunFrame(OnityTiming.Update, OnityTiming.FixedUpdate);
+                foreach (var p in pending) p.GetAwaiter().GetResult();
+            }
+            return log;
+        }
+
+        [Test]
+        public void WaitsMadeBeforeTheFirstFrameCountFromItWithSkipping()
+        {
+            var off = FirstFrameSchedule(false);
+            Assert.Equal("delayframe2@2,realtime0.025@4", string.Join(",", off), "skipping off");
+            Assert.Equal(string.Join(",", off), string.Join(",", FirstFrameSchedule(true)), "skipping on vs off");
+        }
+
+        /// <summary>Delays of k tenths of a second on both delta clocks, made in frame 3 with frames of
+        /// 0.1 s (inexact in binary), in a timing ticked every fourth frame: between its runs every
+        /// tick is idle and the frames merge.</summary>
+        static List<string> TenthsSchedule(bool skip)
+        {
+            var log = new List<string>();
+            using (var h = new TestHost())
+            {
+                h.Runtime.SkipIdleTicks = skip;
+                h.Dt = 0.1; h.UnscaledDt = 0.1;
+                var pending = new List<OnityTask>();
+                for (int f = 1; f <= 80; f++)
+                {
+                    h.Begin();
+                    if (f == 3)
+                        for (int k = 1; k < 60; k++)
+                        {
+                            pending.Add(LogAt(OnityTask.Delay(TimeSpan.FromTicks(k * 1000000L), DelayType.DeltaTime, OnityTiming.PreLateUpdate), h.Runtime, log, "scaled" + k));
+                            pending.Add(LogAt(OnityTask.Delay(TimeSpan.FromTicks(k * 1000000L), DelayType.UnscaledDeltaTime, OnityTiming.PreLateUpdate), h.Runtime, log, "unscaled" + k));
+                        }
+                    h.Runtime.Tick(OnityTiming.Update);
+                    if (f % 4 == 0 || f == 3) h.Runtime.Tick(OnityTiming.PreLateUpdate);
+                }
+                foreach (var p in pending) p.GetAwaiter().GetResult();
+            }
+            return log;
+        }
+
+        [Test]
+        public void MergedFramesMoveTheClocksAsFramesAppliedOneByOne()
+        {
+            var off = TenthsSchedule(false);
+            Assert.Equal(118, off.Count, "delays completed");
+            Assert.Equal(string.Join(",", off), string.Join(",", TenthsSchedule(true)), "skipping on vs off");
         }
 
         [Test]
