@@ -26,6 +26,17 @@ struct Rt {
     frame: u64,
 }
 
+/// An `OnityTickIdle` for `onity_batch_idle` to fill.
+fn no_idle() -> OnityTickIdle {
+    OnityTickIdle {
+        timings: ptr::null(),
+        cross_thread: ptr::null(),
+        frame_memory: ptr::null(),
+        timing_stride: 0,
+        rewind_timing: 0,
+    }
+}
+
 impl Rt {
     fn with(config: Option<OnityRuntimeConfig>, skip: bool) -> Rt {
         let mut rt = ptr::null_mut();
@@ -35,13 +46,7 @@ impl Rt {
         assert_eq!(onity_batch_create(rt, 64, &mut b), OnityStatus::Ok);
         let mut d = ptr::null_mut();
         assert_eq!(onity_batch_deferred_frame(rt, b, &mut d), OnityStatus::Ok);
-        let mut idle = OnityTickIdle {
-            timings: ptr::null(),
-            cross_thread: ptr::null(),
-            frame_memory: ptr::null(),
-            timing_stride: 0,
-            rewind_timing: 0,
-        };
+        let mut idle = no_idle();
         assert_eq!(onity_batch_idle(rt, b, &mut idle), OnityStatus::Ok);
         Rt { rt, b, d, idle, skip, skipped_since_pending: false, skipped: 0, frame: 0 }
     }
@@ -429,26 +434,14 @@ fn a_far_wait_retired_after_a_skipped_tick_counts_in_the_high_water() {
 #[test]
 fn the_export_checks_its_arguments() {
     let rt = Rt::new();
-    let mut idle = OnityTickIdle {
-        timings: ptr::null(),
-        cross_thread: ptr::null(),
-        frame_memory: ptr::null(),
-        timing_stride: 0,
-        rewind_timing: 0,
-    };
+    let mut idle = no_idle();
     assert_eq!(onity_batch_idle(ptr::null_mut(), rt.b, &mut idle), OnityStatus::NullPointer);
     assert_eq!(onity_batch_idle(rt.rt, ptr::null_mut(), &mut idle), OnityStatus::NullPointer);
     assert_eq!(onity_batch_idle(rt.rt, rt.b, ptr::null_mut()), OnityStatus::NullPointer);
     assert_eq!(onity_batch_idle(rt.rt, 8 as *mut OnityBatch, &mut idle), OnityStatus::InvalidHandle);
     let (p, b) = (rt.rt as usize, rt.b as usize);
     std::thread::spawn(move || {
-        let mut idle = OnityTickIdle {
-            timings: ptr::null(),
-            cross_thread: ptr::null(),
-            frame_memory: ptr::null(),
-            timing_stride: 0,
-            rewind_timing: 0,
-        };
+        let mut idle = no_idle();
         assert_eq!(onity_batch_idle(p as *mut OnityRuntime, b as *mut OnityBatch, &mut idle), OnityStatus::WrongThread);
     })
     .join()
