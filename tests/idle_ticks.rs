@@ -303,6 +303,15 @@ fn what_every_run_does_keeps_every_timing_busy() {
     manual.begin(0.5);
     manual.tick(INIT);
     assert!(manual.idle(INIT), "Initialization with manual rewind");
+    // Manual rewind: frame memory does not keep Initialization busy (its
+    // run would not rewind); the byte still shows it until the host rewinds.
+    alloc(manual.rt, FRAME_LT);
+    assert_ne!(manual.frame_memory(), 0);
+    assert!(manual.idle(INIT), "an allocation, manual rewind: Initialization stays idle");
+    assert!(manual.init_frame(), "and its tick is skipped");
+    assert_eq!(manual.rewinds(), 0);
+    assert_eq!(onity_frame_alloc_rewind(manual.rt), OnityStatus::Ok);
+    assert_eq!(manual.frame_memory(), 0, "a manual rewind resets it");
 }
 
 #[test]

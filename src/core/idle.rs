@@ -76,7 +76,8 @@ impl Runtime {
     /// queue, where a push clears it through an address it has already).
     /// Non-zero when a run of `t` now would do nothing but what the host
     /// sees itself (its own batch's unfiled records, the cross-thread
-    /// stack). Valid while the runtime lives and does not move; read on
+    /// stack, and on the rewind timing the rewind: [`Runtime::frame_memory`]).
+    /// Valid while the runtime lives and does not move; read on
     /// the owner thread, between calls, never written. Owner thread
     /// (`WrongThread`).
     ///

@@ -181,7 +181,8 @@ struct Queue {
     /// Storage of the far slots a run holds (always empty between runs).
     held: Vec<u32>,
     /// 1 when a run of this timing would do nothing (published after each
-    /// run, `idle.rs`), 0 otherwise; every push clears it. Beside the
+    /// run, `idle.rs`; the frame allocator's rewind is not included), 0
+    /// otherwise; every push clears it. Beside the
     /// queue it guards: a push stores it through the queue's address.
     /// Only the owner writes it; the host reads it between calls.
     idle: u8,

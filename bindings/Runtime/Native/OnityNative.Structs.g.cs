@@ -324,7 +324,10 @@ namespace Onity.Native
     /// then does not get: `fast_resumed` keeps the last tick's ids (do not
     /// process them again), a deferred frame stays pending (see
     /// `OnityDeferredFrame::pending` for beginning another), and a refused
-    /// deferred frame is reported by the next call that applies it.
+    /// deferred frame is reported by the next call that applies it. A
+    /// skipped `rewind_timing` run skips its rewind, which released nothing:
+    /// the frame allocator's `rewinds` count and idle-home reclaim advance
+    /// only with rewinds that run.
     /// 
     /// Timing `t`'s byte is set by a run of `t` when, after it, `t` holds no wait
     /// (queue, far store, or any batch's fast lane), the runtime has at most
@@ -351,7 +354,9 @@ namespace Onity.Native
         /// <summary>
         /// Timing `t`'s byte is `timings[t * timing_stride]` (`t` an
         /// `OnityTiming`): non-zero when a run of that timing now would do
-        /// nothing (see above). The bytes are apart: each sits beside its
+        /// nothing (see above) but, on `rewind_timing`, rewind the frame
+        /// allocator (`*frame_memory` says whether that releases anything).
+        /// The bytes are apart: each sits beside its
         /// timing's queue, so that scheduling a wait clears it with one store.
         /// </summary>
         public byte* timings;
