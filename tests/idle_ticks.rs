@@ -534,7 +534,7 @@ fn the_rewind_timing_is_idle_until_something_is_allocated() {
 }
 
 #[test]
-fn an_allocation_on_another_thread_clears_the_rewind_timing() {
+fn an_allocation_on_another_thread_sets_the_frame_memory_byte() {
     let mut rt = poisoning();
     rt.init_frame();
     assert!(rt.idle(INIT));

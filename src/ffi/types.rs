@@ -271,7 +271,7 @@ const _: () = assert!(std::mem::size_of::<OnityDeferredFrame>() == 56);
 /// release something (an `onity_frame_alloc` since the last rewind, or an
 /// `ONITY_LIFETIME_TWO_FRAMES` allocation of the frame before): the first
 /// allocation of each lifetime in a frame, on any thread, sets it (read it
-/// as one byte load); a rewind resets it. An allocation another thread
+/// as one volatile byte load); a rewind resets it. An allocation another thread
 /// makes after the host read it and skipped the rewind timing's tick is
 /// rewound at the next tick that runs: frame memory lives at least until
 /// the rewind that ends it, and longer while the host skips idle ticks.
@@ -289,10 +289,12 @@ pub struct OnityTickIdle {
     pub timings: *const u8,
     /// Non-zero while tasks completed on other threads wait for the owner's
     /// next tick or drain. Other threads write it: read it as one aligned
-    /// 32-bit load.
+    /// 32-bit volatile (or relaxed atomic) load, so that a loop of skipped
+    /// ticks does not keep an old value.
     pub cross_thread: *const u32,
     /// Non-zero while a frame-allocator rewind would release something
-    /// (see above); other threads set it: read it as one byte load.
+    /// (see above); other threads set it: read it as one volatile (or
+    /// relaxed atomic) byte load.
     pub frame_memory: *const u8,
     /// Bytes from one timing's byte to the next.
     pub timing_stride: u32,

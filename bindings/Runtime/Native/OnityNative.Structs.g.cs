@@ -341,7 +341,7 @@ namespace Onity.Native
     /// release something (an `onity_frame_alloc` since the last rewind, or an
     /// `ONITY_LIFETIME_TWO_FRAMES` allocation of the frame before): the first
     /// allocation of each lifetime in a frame, on any thread, sets it (read it
-    /// as one byte load); a rewind resets it. An allocation another thread
+    /// as one volatile byte load); a rewind resets it. An allocation another thread
     /// makes after the host read it and skipped the rewind timing's tick is
     /// rewound at the next tick that runs: frame memory lives at least until
     /// the rewind that ends it, and longer while the host skips idle ticks.
@@ -363,12 +363,14 @@ namespace Onity.Native
         /// <summary>
         /// Non-zero while tasks completed on other threads wait for the owner's
         /// next tick or drain. Other threads write it: read it as one aligned
-        /// 32-bit load.
+        /// 32-bit volatile (or relaxed atomic) load, so that a loop of skipped
+        /// ticks does not keep an old value.
         /// </summary>
         public uint* cross_thread;
         /// <summary>
         /// Non-zero while a frame-allocator rewind would release something
-        /// (see above); other threads set it: read it as one byte load.
+        /// (see above); other threads set it: read it as one volatile (or
+        /// relaxed atomic) byte load.
         /// </summary>
         public byte* frame_memory;
         /// <summary>
