@@ -185,11 +185,26 @@ namespace Onity
             return r;
         }
 
+        static string unavailableReason;
+
+        /// <summary>Why no runtime exists (e.g. its creation failed at startup), or null: when set,
+        /// a wait started without a runtime throws <see cref="InvalidOperationException"/> with this
+        /// message. A host that owns the runtime (<c>OnityPlayerLoop</c>) sets it when creation fails
+        /// and clears it when a runtime is created.</summary>
+        public static string UnavailableReason
+        {
+            get { return Volatile.Read(ref unavailableReason); }
+            set { Volatile.Write(ref unavailableReason, value); }
+        }
+
         static void ThrowNoRuntime()
         {
             // A continuation that Dispose runs (a canceled wait's, or one posted from another thread)
             // and starts a new wait: the runtime is going away, as for the waits it cancels.
             if (Volatile.Read(ref disposingNow) != null) throw new OperationCanceledException("Onity: the runtime is being disposed; no new wait can start.");
+            // The host could not create its runtime (OnityPlayerLoop logged why at startup).
+            var why = Volatile.Read(ref unavailableReason);
+            if (why != null) throw new InvalidOperationException(why);
             // After the current runtime was disposed (e.g. Unity leaving Play Mode before OnDisable/
             // OnDestroy run): a wait started now is canceled, as the ones Dispose canceled.
             if (lastDisposed) throw new OperationCanceledException("Onity: the runtime was disposed; no new wait can start.");

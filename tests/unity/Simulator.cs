@@ -100,6 +100,7 @@ namespace Onity.UnityTests
             LoadScene = null;
             CurrentSystem = null;
             Onity.Unity.OnityPlayerLoop.DefaultTimings = Onity.Unity.OnityLoopTimings.Standard;
+            Onity.OnityRuntime.UnavailableReason = null;
             // Unity's defaults: Enter Play Mode Options off, so every entry reloads the domain.
             EditorSettings.enterPlayModeOptionsEnabled = false;
             EditorSettings.enterPlayModeOptions = EnterPlayModeOptions.DisableDomainReload | EnterPlayModeOptions.DisableSceneReload;

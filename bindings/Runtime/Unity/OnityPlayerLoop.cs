@@ -440,7 +440,21 @@ namespace Onity.Unity
                     + "Keep the package's linker settings (Onity.Editor's OnityLinkerProcessor) or set OnityContextFlow.Enabled = false.");
             }
 #endif
-            runtime = new OnityRuntime(SubmitCapacity);
+            OnityRuntime created;
+            try { created = CreateRuntime(); }
+            catch (Exception e)
+            {
+                // Not thrown out of the [RuntimeInitializeOnLoadMethod]: one error per entry, and
+                // every await started without the runtime fails with the same message.
+                var message = "Onity: could not create the runtime (" + e.GetType().Name + ": " + e.Message
+                    + "). Onity is not running: every Onity await fails until a later Play Mode entry (or OnityPlayerLoop.Initialize) creates it.";
+                OnityRuntime.UnavailableReason = message;
+                if (!loadErrorLogged) Debug.LogError(message);
+                loadErrorLogged = true;
+                return false;
+            }
+            OnityRuntime.UnavailableReason = null;
+            runtime = created;
             OnityProfiler.Attach(runtime);
             // Unity's main-thread context: completions made on worker threads after the runtime is
             // gone (Play Mode ended) still resume on the main thread, not on the worker.
@@ -458,6 +472,11 @@ namespace Onity.Unity
             catch (Exception e) { Debug.LogException(e); }
             return true;
         }
+
+        /// <summary>Makes the Play Mode runtime (tests replace it to force a failed creation).</summary>
+        internal static Func<OnityRuntime> CreateRuntime = CreateDefaultRuntime;
+
+        static OnityRuntime CreateDefaultRuntime() { return new OnityRuntime(SubmitCapacity); }
 
         static void HookLifetime()
         {
