@@ -136,7 +136,9 @@ struct Args {
 }
 
 fn parse_args() -> Result<Args, String> {
-    let svg = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target/demo-frames.svg"));
+    // The onity-demo package (demo/) sits one level below the repository.
+    let pkg = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let svg = pkg.parent().unwrap_or(pkg).join("target/demo-frames.svg");
     let mut a = Args { frames: 300, svg, trace: None, trace_flags: ONITY_TRACE_RUNS };
     let mut args = std::env::args().skip(1);
     while let Some(s) = args.next() {

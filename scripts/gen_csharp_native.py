@@ -19,8 +19,12 @@ Output (four files, one part of the ABI each):
     every struct as a
     blittable [StructLayout(LayoutKind.Sequential)] struct (primitive arrays
     as fixed buffers, struct arrays expanded into numbered fields with an
-    accessor); the callback typedef as a Cdecl delegate usable with
-    [AOT.MonoPInvokeCallback] (OnityNative.Structs.g.cs).
+    accessor); the callback typedef as a Cdecl delegate (OnityNative.Structs.g.cs).
+  * The callback delegate and every function taking it (the onity_*_then
+    exports, onity_task_on_complete) are internal: the binding hands no managed
+    delegate to native code, and IL2CPP refuses at run time any delegate that is
+    not a static [AOT.MonoPInvokeCallback] method (a lambda compiles, then fails),
+    so C# users cannot reach them either (issue 31 #3).
 
 Why not csbindgen (tried, 1.9.8, over every file of src/ffi): it cannot express
 OnityStats' arrays of structs (it emits a `fixed byte` buffer of the wrong size,
@@ -321,7 +325,7 @@ def generate(header_text):
         o.extend(doc_lines(doc, "    "))
         w("    [UnmanagedFunctionPointer(CallingConvention.Cdecl)]")
         ps = ", ".join("%s %s" % (cs_type(p["type"], p["ptr"], name, enums_by_name, structs, opaque, callbacks), ident(p["name"])) for p in params)
-        w("    public delegate void %s(%s);" % (name, ps))
+        w("    internal delegate void %s(%s);" % (name, ps))
         w("")
     for sname in struct_order:
         fields, doc = structs[sname]
@@ -366,6 +370,12 @@ def generate(header_text):
         ps = ", ".join("%s %s" % (cs_type(p["type"], p["ptr"], name, enums_by_name, structs, opaque, callbacks), ident(p["name"])) for p in f["params"])
         return rty, ps
 
+    cb_names = {c[0] for c in callbacks}
+
+    def access(f):
+        # Internal when a parameter is a callback (see the module docstring).
+        return "internal" if any(p["type"] in cb_names for p in f["params"]) else "public"
+
     # Constants and raw imports.
     o = begin(*FILES[2])
     w = o.append
@@ -388,7 +398,7 @@ def generate(header_text):
         o.extend(doc_lines(f["doc"], "        "))
         rty, ps = signature(name, f)
         w("        [DllImport(Lib, EntryPoint = \"%s\", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]" % name)
-        w("        public static extern %s %s(%s);" % (rty, name, ps))
+        w("        %s static extern %s %s(%s);" % (access(f), rty, name, ps))
         w("")
     w("    }")
     end(FILES[2][0], o)
@@ -407,7 +417,7 @@ def generate(header_text):
         f = funcs[name]
         rty, ps = signature(name, f)
         args = ", ".join(ident(p["name"]) for p in f["params"])
-        w("        public static %s %s(%s)" % (rty, name, ps))
+        w("        %s static %s %s(%s)" % (access(f), rty, name, ps))
         w("        {")
         w("            Crossings++;")
         w("            %sOnityNative.%s(%s);" % ("" if rty == "void" else "return ", name, args))

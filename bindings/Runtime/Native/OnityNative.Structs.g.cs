@@ -20,7 +20,7 @@ namespace Onity.Native
     /// allowed.
     /// </summary>
     [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
-    public delegate void OnityCallback(IntPtr user, ulong task, uint state);
+    internal delegate void OnityCallback(IntPtr user, ulong task, uint state);
 
     /// <summary>
     /// One wait request written by the host into `OnityBatch::submit`. 32 bytes.

@@ -268,42 +268,42 @@ namespace Onity.Native
         /// thread; `user` stays the caller's.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_delay_frame_then", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
-        public static extern OnityStatus onity_delay_frame_then(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, IntPtr user);
+        internal static extern OnityStatus onity_delay_frame_then(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, IntPtr user);
 
         /// <summary>
         /// `onity_delay_frame_then` with a creation site. ABI 1.2; errors as
         /// `onity_delay_frame_then`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_delay_frame_then_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
-        public static extern OnityStatus onity_delay_frame_then_at(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line);
+        internal static extern OnityStatus onity_delay_frame_then_at(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line);
 
         /// <summary>
         /// `onity_delay_frame_then` that can be retired (see
         /// `onity_yield_then_id`). Owner thread. ABI 1.3.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_delay_frame_then_id", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
-        public static extern OnityStatus onity_delay_frame_then_id(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, ulong* wait);
+        internal static extern OnityStatus onity_delay_frame_then_id(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, ulong* wait);
 
         /// <summary>
         /// Callback form of `onity_delay` (see `onity_yield_then`). Owner thread;
         /// `user` stays the caller's.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_delay_then", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
-        public static extern OnityStatus onity_delay_then(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, IntPtr user);
+        internal static extern OnityStatus onity_delay_then(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, IntPtr user);
 
         /// <summary>
         /// `onity_delay_then` with a creation site. ABI 1.2; errors as
         /// `onity_delay_then`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_delay_then_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
-        public static extern OnityStatus onity_delay_then_at(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line);
+        internal static extern OnityStatus onity_delay_then_at(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line);
 
         /// <summary>
         /// `onity_delay_then` that can be retired (see `onity_yield_then_id`; also
         /// `INVALID_ARGUMENT` for a bad clock or seconds). Owner thread. ABI 1.3.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_delay_then_id", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
-        public static extern OnityStatus onity_delay_then_id(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, ulong* wait);
+        internal static extern OnityStatus onity_delay_then_id(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, ulong* wait);
 
         /// <summary>
         /// Allocates `size` bytes aligned to `align` (a power of two up to 4096)
@@ -356,21 +356,21 @@ namespace Onity.Native
         /// `user` stays the caller's.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_next_frame_then", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
-        public static extern OnityStatus onity_next_frame_then(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user);
+        internal static extern OnityStatus onity_next_frame_then(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user);
 
         /// <summary>
         /// `onity_next_frame_then` with a creation site. ABI 1.2; errors as
         /// `onity_next_frame_then`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_next_frame_then_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
-        public static extern OnityStatus onity_next_frame_then_at(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line);
+        internal static extern OnityStatus onity_next_frame_then_at(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line);
 
         /// <summary>
         /// `onity_next_frame_then` that can be retired (see `onity_yield_then_id`).
         /// Owner thread. ABI 1.3.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_next_frame_then_id", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
-        public static extern OnityStatus onity_next_frame_then_id(IntPtr runtime, uint timing, ulong token, OnityCallback callback, ulong* wait);
+        internal static extern OnityStatus onity_next_frame_then_id(IntPtr runtime, uint timing, ulong token, OnityCallback callback, ulong* wait);
 
         /// <summary>
         /// The name of a pool (`OnityPool` value) or "invalid". Infallible; any
@@ -608,7 +608,7 @@ namespace Onity.Native
         /// `STALE_HANDLE`, `FOREIGN_HANDLE`, `WRONG_THREAD`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_task_on_complete", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
-        public static extern OnityStatus onity_task_on_complete(IntPtr runtime, ulong task, OnityCallback callback, IntPtr user);
+        internal static extern OnityStatus onity_task_on_complete(IntPtr runtime, ulong task, OnityCallback callback, IntPtr user);
 
         /// <summary>
         /// Completes a manual task with an error code. Any thread. Same rules as
@@ -801,14 +801,14 @@ namespace Onity.Native
         /// destroyed first. Nothing to consume. Owner thread.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_yield_then", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
-        public static extern OnityStatus onity_yield_then(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user);
+        internal static extern OnityStatus onity_yield_then(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user);
 
         /// <summary>
         /// `onity_yield_then` with a creation site. ABI 1.2; errors as
         /// `onity_yield_then`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_yield_then_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
-        public static extern OnityStatus onity_yield_then_at(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line);
+        internal static extern OnityStatus onity_yield_then_at(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line);
 
         /// <summary>
         /// Callback form of `onity_yield` that can be retired: `callback(wait, 0,
@@ -822,7 +822,7 @@ namespace Onity.Native
         /// destroyed), `OUT_OF_MEMORY`; so do the other `_then_id` forms.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_yield_then_id", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
-        public static extern OnityStatus onity_yield_then_id(IntPtr runtime, uint timing, ulong token, OnityCallback callback, ulong* wait);
+        internal static extern OnityStatus onity_yield_then_id(IntPtr runtime, uint timing, ulong token, OnityCallback callback, ulong* wait);
 
     }
 }

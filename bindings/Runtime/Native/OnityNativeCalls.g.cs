@@ -126,37 +126,37 @@ namespace Onity.Native
             return OnityNative.onity_delay_frame_at(runtime, frames, timing, token, out_task, file, line);
         }
 
-        public static OnityStatus onity_delay_frame_then(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, IntPtr user)
+        internal static OnityStatus onity_delay_frame_then(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, IntPtr user)
         {
             Crossings++;
             return OnityNative.onity_delay_frame_then(runtime, frames, timing, token, callback, user);
         }
 
-        public static OnityStatus onity_delay_frame_then_at(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line)
+        internal static OnityStatus onity_delay_frame_then_at(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line)
         {
             Crossings++;
             return OnityNative.onity_delay_frame_then_at(runtime, frames, timing, token, callback, user, file, line);
         }
 
-        public static OnityStatus onity_delay_frame_then_id(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, ulong* wait)
+        internal static OnityStatus onity_delay_frame_then_id(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, ulong* wait)
         {
             Crossings++;
             return OnityNative.onity_delay_frame_then_id(runtime, frames, timing, token, callback, wait);
         }
 
-        public static OnityStatus onity_delay_then(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, IntPtr user)
+        internal static OnityStatus onity_delay_then(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, IntPtr user)
         {
             Crossings++;
             return OnityNative.onity_delay_then(runtime, seconds, clock, timing, token, callback, user);
         }
 
-        public static OnityStatus onity_delay_then_at(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line)
+        internal static OnityStatus onity_delay_then_at(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line)
         {
             Crossings++;
             return OnityNative.onity_delay_then_at(runtime, seconds, clock, timing, token, callback, user, file, line);
         }
 
-        public static OnityStatus onity_delay_then_id(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, ulong* wait)
+        internal static OnityStatus onity_delay_then_id(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, ulong* wait)
         {
             Crossings++;
             return OnityNative.onity_delay_then_id(runtime, seconds, clock, timing, token, callback, wait);
@@ -186,19 +186,19 @@ namespace Onity.Native
             return OnityNative.onity_next_frame_at(runtime, timing, token, out_task, file, line);
         }
 
-        public static OnityStatus onity_next_frame_then(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user)
+        internal static OnityStatus onity_next_frame_then(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user)
         {
             Crossings++;
             return OnityNative.onity_next_frame_then(runtime, timing, token, callback, user);
         }
 
-        public static OnityStatus onity_next_frame_then_at(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line)
+        internal static OnityStatus onity_next_frame_then_at(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line)
         {
             Crossings++;
             return OnityNative.onity_next_frame_then_at(runtime, timing, token, callback, user, file, line);
         }
 
-        public static OnityStatus onity_next_frame_then_id(IntPtr runtime, uint timing, ulong token, OnityCallback callback, ulong* wait)
+        internal static OnityStatus onity_next_frame_then_id(IntPtr runtime, uint timing, ulong token, OnityCallback callback, ulong* wait)
         {
             Crossings++;
             return OnityNative.onity_next_frame_then_id(runtime, timing, token, callback, wait);
@@ -318,7 +318,7 @@ namespace Onity.Native
             return OnityNative.onity_task_from_result_at(runtime, value, out_task, file, line);
         }
 
-        public static OnityStatus onity_task_on_complete(IntPtr runtime, ulong task, OnityCallback callback, IntPtr user)
+        internal static OnityStatus onity_task_on_complete(IntPtr runtime, ulong task, OnityCallback callback, IntPtr user)
         {
             Crossings++;
             return OnityNative.onity_task_on_complete(runtime, task, callback, user);
@@ -426,19 +426,19 @@ namespace Onity.Native
             return OnityNative.onity_yield_at(runtime, timing, token, out_task, file, line);
         }
 
-        public static OnityStatus onity_yield_then(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user)
+        internal static OnityStatus onity_yield_then(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user)
         {
             Crossings++;
             return OnityNative.onity_yield_then(runtime, timing, token, callback, user);
         }
 
-        public static OnityStatus onity_yield_then_at(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line)
+        internal static OnityStatus onity_yield_then_at(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line)
         {
             Crossings++;
             return OnityNative.onity_yield_then_at(runtime, timing, token, callback, user, file, line);
         }
 
-        public static OnityStatus onity_yield_then_id(IntPtr runtime, uint timing, ulong token, OnityCallback callback, ulong* wait)
+        internal static OnityStatus onity_yield_then_id(IntPtr runtime, uint timing, ulong token, OnityCallback callback, ulong* wait)
         {
             Crossings++;
             return OnityNative.onity_yield_then_id(runtime, timing, token, callback, wait);

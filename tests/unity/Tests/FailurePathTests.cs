@@ -65,5 +65,24 @@ namespace Onity.UnityTests
             Assert.Equal(null, OnityRuntime.UnavailableReason, "reason cleared");
             Assert.Equal(0, Debug.Errors.Count, "no error");
         }
+
+        /// <summary>IL2CPP refuses at run time a managed delegate handed to native code unless it is a
+        /// static [MonoPInvokeCallback] method: no public member of the binding takes a delegate that
+        /// native code calls (the onity_*_then exports and OnityCallback are internal).</summary>
+        [Test]
+        public void NoPublicMemberHandsAManagedCallbackToNativeCode()
+        {
+            var cb = typeof(OnityNative).Assembly.GetType("Onity.Native.OnityCallback");
+            Assert.True(cb != null, "OnityCallback still generated");
+            Assert.False(cb.IsPublic, "OnityCallback is not public");
+            var exposed = new List<string>();
+            foreach (var t in new[] { typeof(OnityNative), typeof(OnityNativeCalls) })
+                foreach (var m in t.GetMethods(System.Reflection.BindingFlags.Public | System.Reflection.BindingFlags.Static))
+                    foreach (var p in m.GetParameters())
+                        if (typeof(Delegate).IsAssignableFrom(p.ParameterType)) exposed.Add(t.Name + "." + m.Name);
+            Assert.Equal("", string.Join(",", exposed), "public functions taking a native callback");
+            var hidden = typeof(OnityNativeCalls).GetMethod("onity_yield_then", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Static);
+            Assert.True(hidden != null, "onity_yield_then is still declared (internal)");
+        }
     }
 }
