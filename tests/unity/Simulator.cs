@@ -16,36 +16,89 @@ namespace Onity.UnityTests
     /// standing in for the engine's native systems that matter here (time update, MonoBehaviour
     /// Start/FixedUpdate/Update/LateUpdate/OnGUI, deferred Destroy, fixed steps).
     /// </summary>
-    /// <summary>Stands in for Unity's UnitySynchronizationContext on the main thread: posts are
-    /// queued and run by the player loop each frame (and by the editor's update in Edit Mode).</summary>
+    /// <summary>Stands in for Unity 2022.3's UnitySynchronizationContext on the main thread, as
+    /// strict as Unity's (UnityCsReference Runtime/Export/Scripting/UnitySynchronizationContext.cs):
+    /// <see cref="Exec"/> runs a snapshot of the posts (work posted while it runs waits for the next
+    /// Exec); an item that throws ends the Exec (the exception goes to the caller, the engine, which
+    /// logs it) and the items after it run at the next Exec, before newer posts; <see cref="Send"/>
+    /// runs inline on the main thread only, and from any other thread queues the work and blocks
+    /// until the main thread's next Exec has run it.</summary>
     public sealed class StandInMainContext : System.Threading.SynchronizationContext
     {
-        readonly Queue<KeyValuePair<System.Threading.SendOrPostCallback, object>> queue = new Queue<KeyValuePair<System.Threading.SendOrPostCallback, object>>();
-
-        public override void Post(System.Threading.SendOrPostCallback d, object state)
+        struct Work
         {
-            lock (queue) queue.Enqueue(new KeyValuePair<System.Threading.SendOrPostCallback, object>(d, state));
-        }
+            public System.Threading.SendOrPostCallback Callback;
+            public object State;
+            public System.Threading.ManualResetEvent Done; // Send from another thread
 
-        public int Pending { get { lock (queue) return queue.Count; } }
-
-        /// <summary>Runs what was posted so far (main thread).</summary>
-        public void Pump()
-        {
-            while (true)
+            public void Invoke()
             {
-                KeyValuePair<System.Threading.SendOrPostCallback, object> item;
-                lock (queue)
-                {
-                    if (queue.Count == 0) return;
-                    item = queue.Dequeue();
-                }
-                try { item.Key(item.Value); }
-                catch (Exception e) { Debug.LogException(e); }
+                try { Callback(State); }
+                finally { if (Done != null) Done.Set(); }
             }
         }
 
-        public void Clear() { lock (queue) queue.Clear(); }
+        readonly List<Work> queue = new List<Work>();
+        readonly List<Work> currentFrame = new List<Work>();
+        /// <summary>The main thread's managed id (Unity's m_MainThreadID).</summary>
+        public int MainThreadId;
+
+        public override void Post(System.Threading.SendOrPostCallback d, object state)
+        {
+            lock (queue) queue.Add(new Work { Callback = d, State = state });
+        }
+
+        public override void Send(System.Threading.SendOrPostCallback d, object state)
+        {
+            if (System.Threading.Thread.CurrentThread.ManagedThreadId == MainThreadId)
+            {
+                d(state);
+                return;
+            }
+            using (var done = new System.Threading.ManualResetEvent(false))
+            {
+                lock (queue) queue.Add(new Work { Callback = d, State = state, Done = done });
+                done.WaitOne();
+            }
+        }
+
+        public override System.Threading.SynchronizationContext CreateCopy() { return this; }
+
+        /// <summary>Posts not yet run: queued, plus those an exception deferred.</summary>
+        public int Pending { get { lock (queue) return queue.Count + currentFrame.Count; } }
+
+        /// <summary>Unity's Exec (main thread, once per frame): may throw the exception of an item.</summary>
+        public void Exec()
+        {
+            lock (queue)
+            {
+                currentFrame.AddRange(queue);
+                queue.Clear();
+            }
+            while (currentFrame.Count > 0)
+            {
+                var w = currentFrame[0];
+                currentFrame.RemoveAt(0);
+                w.Invoke();
+            }
+        }
+
+        /// <summary>What the engine does each frame: Exec, and an escaping exception logged.</summary>
+        public void Pump()
+        {
+            try { Exec(); }
+            catch (Exception e) { Debug.LogException(e); }
+        }
+
+        public void Clear()
+        {
+            lock (queue)
+            {
+                foreach (var w in queue) if (w.Done != null) w.Done.Set();
+                queue.Clear();
+            }
+            currentFrame.Clear();
+        }
     }
 
     public static class Sim
@@ -82,6 +135,7 @@ namespace Onity.UnityTests
             if (InPlayMode) ExitPlayMode();
             MainContext.Clear();
             MainThread = System.Threading.Thread.CurrentThread;
+            MainContext.MainThreadId = MainThread.ManagedThreadId;
             System.Threading.SynchronizationContext.SetSynchronizationContext(MainContext);
             PlayerLoop.ResetToDefault();
             Time.Reset();
