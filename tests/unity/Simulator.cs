@@ -136,6 +136,7 @@ namespace Onity.UnityTests
             MainContext.Clear();
             MainThread = System.Threading.Thread.CurrentThread;
             MainContext.MainThreadId = MainThread.ManagedThreadId;
+            StandInThread.MainThreadId = MainThread.ManagedThreadId;
             System.Threading.SynchronizationContext.SetSynchronizationContext(MainContext);
             PlayerLoop.ResetToDefault();
             Time.Reset();

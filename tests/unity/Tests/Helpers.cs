@@ -17,6 +17,8 @@ namespace Onity.UnityTests
 
         public static Stamp Now()
         {
+            // Time is main-thread API (UnityException elsewhere): off it only the thread is known.
+            if (Thread.CurrentThread != Sim.MainThread) return new Stamp { Frame = -1, ThreadId = Thread.CurrentThread.ManagedThreadId };
             return new Stamp { Frame = Time.frameCount, System = Sim.CurrentSystem, InFixedStep = Time.inFixedTimeStep, ThreadId = Thread.CurrentThread.ManagedThreadId };
         }
 

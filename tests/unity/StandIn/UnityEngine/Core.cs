@@ -58,19 +58,20 @@ namespace UnityEngine
         internal static int s_frameCount;
         internal static bool s_inFixedTimeStep;
 
-        public static float time { get { return s_inFixedTimeStep ? s_fixedTime : s_time; } }
-        public static double timeAsDouble { get { return s_inFixedTimeStep ? s_fixedTime : s_timeAsDouble; } }
-        public static float deltaTime { get { return s_inFixedTimeStep ? s_fixedDeltaTime : s_deltaTime; } }
-        public static float unscaledTime { get { return s_unscaledTime; } }
-        public static double unscaledTimeAsDouble { get { return s_unscaledTimeAsDouble; } }
-        public static float unscaledDeltaTime { get { return s_unscaledDeltaTime; } }
-        public static float fixedDeltaTime { get { return s_fixedDeltaTime; } set { s_fixedDeltaTime = value; } }
-        public static float fixedTime { get { return s_fixedTime; } }
-        public static float timeScale { get { return s_timeScale; } set { s_timeScale = value; } }
-        public static int frameCount { get { return s_frameCount; } }
-        public static float realtimeSinceStartup { get { return (float)s_realtime; } }
-        public static double realtimeSinceStartupAsDouble { get { return s_realtime; } }
-        public static bool inFixedTimeStep { get { return s_inFixedTimeStep; } }
+        // Main-thread only, as in Unity (UnityException off the main thread; see StandInThread).
+        public static float time { get { StandInThread.Check("get_time"); return s_inFixedTimeStep ? s_fixedTime : s_time; } }
+        public static double timeAsDouble { get { StandInThread.Check("get_timeAsDouble"); return s_inFixedTimeStep ? s_fixedTime : s_timeAsDouble; } }
+        public static float deltaTime { get { StandInThread.Check("get_deltaTime"); return s_inFixedTimeStep ? s_fixedDeltaTime : s_deltaTime; } }
+        public static float unscaledTime { get { StandInThread.Check("get_unscaledTime"); return s_unscaledTime; } }
+        public static double unscaledTimeAsDouble { get { StandInThread.Check("get_unscaledTimeAsDouble"); return s_unscaledTimeAsDouble; } }
+        public static float unscaledDeltaTime { get { StandInThread.Check("get_unscaledDeltaTime"); return s_unscaledDeltaTime; } }
+        public static float fixedDeltaTime { get { StandInThread.Check("get_fixedDeltaTime"); return s_fixedDeltaTime; } set { StandInThread.Check("set_fixedDeltaTime"); s_fixedDeltaTime = value; } }
+        public static float fixedTime { get { StandInThread.Check("get_fixedTime"); return s_fixedTime; } }
+        public static float timeScale { get { StandInThread.Check("get_timeScale"); return s_timeScale; } set { StandInThread.Check("set_timeScale"); s_timeScale = value; } }
+        public static int frameCount { get { StandInThread.Check("get_frameCount"); return s_frameCount; } }
+        public static float realtimeSinceStartup { get { StandInThread.Check("get_realtimeSinceStartup"); return (float)s_realtime; } }
+        public static double realtimeSinceStartupAsDouble { get { StandInThread.Check("get_realtimeSinceStartupAsDouble"); return s_realtime; } }
+        public static bool inFixedTimeStep { get { StandInThread.Check("get_inFixedTimeStep"); return s_inFixedTimeStep; } }
 
         internal static void Reset()
         {
@@ -134,9 +135,9 @@ namespace UnityEngine
         internal bool m_Destroyed;
         string m_Name = "";
 
-        public string name { get { return m_Name; } set { m_Name = value; } }
+        public string name { get { StandInThread.Check("GetName"); return m_Name; } set { StandInThread.Check("SetName"); m_Name = value; } }
 
-        public static void Destroy(Object obj) { StandInScene.MarkForDestroy(obj); }
+        public static void Destroy(Object obj) { StandInThread.Check("Destroy"); StandInScene.MarkForDestroy(obj); }
         public static void DontDestroyOnLoad(Object target) { }
 
         public static implicit operator bool(Object exists) { return !ReferenceEquals(exists, null) && !exists.m_Destroyed; }
@@ -163,12 +164,14 @@ namespace UnityEngine
 
         public GameObject(string name)
         {
+            StandInThread.Check("Internal_CreateGameObject");
             this.name = name;
             StandInScene.Register(this);
         }
 
         public T AddComponent<T>() where T : Component
         {
+            StandInThread.Check("Internal_AddComponentWithType");
             var c = (T)Activator.CreateInstance(typeof(T), true);
             c.m_GameObject = this;
             c.name = name;
@@ -179,19 +182,21 @@ namespace UnityEngine
 
         public T GetComponent<T>()
         {
+            StandInThread.Check("GetComponentFastPath");
             foreach (var c in m_Components) if (c is T && !c.m_Destroyed) return (T)(object)c;
             return default(T);
         }
 
         internal bool m_Active = true;
 
-        public bool activeSelf { get { return m_Active; } }
+        public bool activeSelf { get { StandInThread.Check("get_activeSelf"); return m_Active; } }
 
         /// <summary>Unity: activating sends Awake (to components that never had it) and OnEnable,
         /// deactivating sends OnDisable, at once. (The stand-in has no hierarchy: activeSelf is
         /// also the object's activeInHierarchy.)</summary>
         public void SetActive(bool value)
         {
+            StandInThread.Check("SetActive");
             if (m_Active == value) return;
             m_Active = value;
             StandInScene.ActiveChanged(this);
@@ -202,7 +207,7 @@ namespace UnityEngine
     {
         internal GameObject m_GameObject;
 
-        public GameObject gameObject { get { return m_GameObject; } }
+        public GameObject gameObject { get { StandInThread.Check("get_gameObject"); return m_GameObject; } }
 
         public T GetComponent<T>() { return m_GameObject.GetComponent<T>(); }
     }
@@ -213,15 +218,16 @@ namespace UnityEngine
 
         public bool enabled
         {
-            get { return m_Enabled; }
+            get { StandInThread.Check("get_enabled"); return m_Enabled; }
             set
             {
+                StandInThread.Check("set_enabled");
                 if (m_Enabled == value) return;
                 m_Enabled = value;
                 StandInScene.EnabledChanged(this); // Unity sends OnEnable / OnDisable at once
             }
         }
-        public bool isActiveAndEnabled { get { return m_Enabled && !m_Destroyed && (m_GameObject == null || m_GameObject.m_Active); } }
+        public bool isActiveAndEnabled { get { StandInThread.Check("get_isActiveAndEnabled"); return m_Enabled && !m_Destroyed && (m_GameObject == null || m_GameObject.m_Active); } }
     }
 
     public class MonoBehaviour : Behaviour
@@ -248,6 +254,41 @@ namespace UnityEngine
         internal void CancelDestroyToken()
         {
             if (m_CancellationTokenSource != null) m_CancellationTokenSource.Cancel();
+        }
+    }
+
+    public class UnityException : SystemException
+    {
+        public UnityException() { }
+        public UnityException(string message) : base(message) { }
+        public UnityException(string message, Exception innerException) : base(message, innerException) { }
+        protected UnityException(System.Runtime.Serialization.SerializationInfo info, System.Runtime.Serialization.StreamingContext context) : base(info, context) { }
+    }
+
+    /// <summary>Unity's main-thread check (internal: not Unity API). Most engine API (Time, the
+    /// GameObject/Component/Object members) throws <see cref="UnityException"/> with this message
+    /// when called from any other thread. The main thread is the one the simulator resets the
+    /// engine on (or the first thread that calls engine API).</summary>
+    internal static class StandInThread
+    {
+        internal static int MainThreadId;
+
+        internal static bool IsMainThread
+        {
+            get
+            {
+                int id = Thread.CurrentThread.ManagedThreadId;
+                if (MainThreadId == 0) Interlocked.CompareExchange(ref MainThreadId, id, 0);
+                return Volatile.Read(ref MainThreadId) == id;
+            }
+        }
+
+        internal static void Check(string member)
+        {
+            if (!IsMainThread)
+                throw new UnityException(member + " can only be called from the main thread.\n"
+                    + "Constructors and field initializers will be executed from the loading thread when loading a scene.\n"
+                    + "Don't use this function in the constructor or field initializers, instead move initialization code to the Awake or Start function.");
         }
     }
 
