@@ -48,10 +48,31 @@ namespace Onity
             return request.error + (string.IsNullOrEmpty(text) ? "" : Environment.NewLine + text);
         }
 
+        /// <summary>True when the request failed. A request the user disposed before its operation
+        /// completed has no native request left (Unity's members then throw
+        /// <c>ArgumentNullException</c> "_unity_self", <c>NullReferenceException</c> in Unity 6):
+        /// that is reported as an <see cref="ObjectDisposedException"/> saying so.</summary>
         internal static bool IsError(UnityWebRequest request)
         {
-            var r = request.result;
+            UnityWebRequest.Result r;
+            try { r = request.result; }
+            catch (ArgumentNullException e) { throw Disposed(e); }
+            catch (NullReferenceException e) { throw Disposed(e); }
             return r == UnityWebRequest.Result.ConnectionError || r == UnityWebRequest.Result.ProtocolError || r == UnityWebRequest.Result.DataProcessingError;
+        }
+
+        static ObjectDisposedException Disposed(Exception e)
+        {
+            return new ObjectDisposedException("UnityWebRequest", "Onity: the UnityWebRequest was disposed before its awaited operation completed; dispose it after the await (e.g. 'using'). (" + e.GetType().Name + ": " + e.Message + ")");
+        }
+
+        /// <summary>The cancel path's <c>Abort()</c>: a request the user already disposed has
+        /// nothing left to abort (Unity throws on it), so that is not an error.</summary>
+        internal static void Abort(UnityWebRequest request)
+        {
+            try { request.Abort(); }
+            catch (ArgumentNullException) { }
+            catch (NullReferenceException) { }
         }
     }
 }

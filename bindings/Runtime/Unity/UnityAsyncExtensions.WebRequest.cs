@@ -37,13 +37,17 @@ namespace Onity
             if (asyncOperation == null) throw new ArgumentNullException("asyncOperation");
             if (cancellationToken.IsCancellationRequested)
             {
-                asyncOperation.webRequest.Abort();
+                OnityWebRequestException.Abort(asyncOperation.webRequest);
                 return OnityTask.FromCanceled<UnityWebRequest>(cancellationToken);
             }
             if (asyncOperation.isDone)
             {
                 var r = asyncOperation.webRequest;
-                if (OnityWebRequestException.IsError(r)) return OnityTask.FromException<UnityWebRequest>(new OnityWebRequestException(r));
+                try
+                {
+                    if (OnityWebRequestException.IsError(r)) return OnityTask.FromException<UnityWebRequest>(new OnityWebRequestException(r));
+                }
+                catch (ObjectDisposedException e) { return OnityTask.FromException<UnityWebRequest>(e); }
                 return new OnityTask<UnityWebRequest>(r);
             }
             return WebRequestSource.Start(asyncOperation, progress, timing, cancellationToken);
@@ -78,7 +82,7 @@ namespace Onity
                 return r;
             }
 
-            protected override void OnCanceled() { ((UnityWebRequestAsyncOperation)Operation).webRequest.Abort(); }
+            protected override void OnCanceled() { OnityWebRequestException.Abort(((UnityWebRequestAsyncOperation)Operation).webRequest); }
         }
     }
 }

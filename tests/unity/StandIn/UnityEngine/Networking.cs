@@ -50,20 +50,30 @@ namespace UnityEngine.Networking
             get { return m_DownloadHandler; }
             set
             {
+                ThrowIfDisposed();
                 if (m_Sent) throw new InvalidOperationException("UnityWebRequest has already been sent; cannot modify the download handler");
                 m_DownloadHandler = value;
             }
         }
 
-        public Result result { get { return m_Result; } }
+        // Unity's Dispose releases the native request and zeroes m_Ptr: every member bound to it
+        // then throws what the bindings throw for a null self in 2022.3 (ArgumentNullException,
+        // parameter "_unity_self"; Unity 6 throws NullReferenceException instead).
+        void ThrowIfDisposed()
+        {
+            if (m_Disposed) throw new ArgumentNullException("_unity_self");
+        }
+
+        public Result result { get { ThrowIfDisposed(); return m_Result; } }
         public bool isDone { get { return result != Result.InProgress; } }
 
-        public long responseCode { get { return m_Result == Result.InProgress || m_Result == Result.ConnectionError ? 0 : m_ScriptResponseCode; } }
+        public long responseCode { get { ThrowIfDisposed(); return m_Result == Result.InProgress || m_Result == Result.ConnectionError ? 0 : m_ScriptResponseCode; } }
 
         public string error
         {
             get
             {
+                ThrowIfDisposed();
                 switch (m_Result)
                 {
                     case Result.InProgress:
@@ -79,7 +89,7 @@ namespace UnityEngine.Networking
 
         public UnityWebRequestAsyncOperation SendWebRequest()
         {
-            if (m_Disposed) throw new ArgumentNullException("self", "The UnityWebRequest has been disposed.");
+            ThrowIfDisposed();
             if (m_Sent) throw new InvalidOperationException("UnityWebRequest has already been sent; cannot begin sending the request again");
             m_Sent = true;
             var op = new UnityWebRequestAsyncOperation();
@@ -93,6 +103,12 @@ namespace UnityEngine.Networking
         /// aborted"); its operation completes at the next UnityWebRequestUpdate.</summary>
         public void Abort()
         {
+            ThrowIfDisposed();
+            AbortInFlight();
+        }
+
+        void AbortInFlight()
+        {
             m_AbortCount++;
             if (m_Result != Result.InProgress || !m_Sent) return;
             m_Result = Result.ConnectionError;
@@ -105,7 +121,7 @@ namespace UnityEngine.Networking
         {
             if (m_Disposed) return;
             if (m_DownloadHandler != null) m_DownloadHandler.Dispose();
-            Abort();
+            AbortInFlight(); // the native Release ends an in-flight request
             m_Disposed = true;
         }
 
@@ -134,7 +150,8 @@ namespace UnityEngine.Networking
 
         public string text { get { return GetText(); } }
 
-        protected virtual string GetText() { return m_Text; }
+        // Disposed: the native handler is gone (ArgumentNullException "_unity_self", as above).
+        protected virtual string GetText() { if (m_Disposed) throw new ArgumentNullException("_unity_self"); return m_Text; }
 
         public void Dispose() { m_Disposed = true; }
     }
