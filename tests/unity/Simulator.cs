@@ -137,6 +137,7 @@ namespace Onity.UnityTests
             MainThread = System.Threading.Thread.CurrentThread;
             MainContext.MainThreadId = MainThread.ManagedThreadId;
             StandInThread.MainThreadId = MainThread.ManagedThreadId;
+            StandInVersion.Patch = StandInVersion.Latest;
             System.Threading.SynchronizationContext.SetSynchronizationContext(MainContext);
             PlayerLoop.ResetToDefault();
             Time.Reset();

@@ -219,6 +219,7 @@ namespace Onity.UnityTests
         [Test]
         public void Gap9_DestroyCancellationTokenOfADestroyedObject_ThrowsMissingReferenceException()
         {
+            StandInVersion.Patch = 40; // 2022.3.40f1 and later (DestroyTokenTests: earlier ones)
             Sim.EnterPlayMode();
             var probe = Probe.Create();
             var ct = probe.destroyCancellationToken; // asked before the destruction: canceled by it

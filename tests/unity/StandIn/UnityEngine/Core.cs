@@ -242,9 +242,11 @@ namespace UnityEngine
         {
             get
             {
-                // Unity 2022.3 throws this (UnityEngine.MissingReferenceException, message verbatim)
-                // when the token is first asked for after the object was destroyed.
-                if (this == null)
+                // Unity 2022.3.40f1 and later throw this (UnityEngine.MissingReferenceException,
+                // message verbatim) when the token is first asked for after the object was
+                // destroyed; 2022.3.0f1-39f1 return the token of a new source that nothing cancels
+                // any more (StandInVersion.Patch chooses).
+                if (this == null && StandInVersion.Patch >= 40)
                     throw new MissingReferenceException("DestroyCancellation token should be called atleast once before destroying the monobehaviour object");
                 if (m_CancellationTokenSource == null) m_CancellationTokenSource = new CancellationTokenSource();
                 return m_CancellationTokenSource.Token;
@@ -290,6 +292,15 @@ namespace UnityEngine
                     + "Constructors and field initializers will be executed from the loading thread when loading a scene.\n"
                     + "Don't use this function in the constructor or field initializers, instead move initialization code to the Awake or Start function.");
         }
+    }
+
+    /// <summary>The 2022.3 patch release the stand-in behaves as (internal: not Unity API), for
+    /// behaviour that changed within 2022.3: 40 and later (2022.3.40f1+) throw from
+    /// destroyCancellationToken of a destroyed MonoBehaviour, earlier ones do not.</summary>
+    internal static class StandInVersion
+    {
+        internal const int Latest = 62;
+        internal static int Patch = Latest;
     }
 
     public class MissingReferenceException : SystemException
