@@ -19,8 +19,13 @@ namespace Onity.UnityTests
 
         static void AfterEach()
         {
+            // Unpaired profiler samples (Unity logs them as errors) fail the test.
+            string mismatches;
+            lock (global::Unity.Profiling.StandInProfiler.Mismatches)
+                mismatches = string.Join("\n", global::Unity.Profiling.StandInProfiler.Mismatches);
             Sim.ResetEngine();
             Onity.Unity.OnityPlayerLoop.Shutdown();
+            if (mismatches.Length > 0) throw new InvalidOperationException("unpaired profiler samples:\n" + mismatches);
         }
     }
 }

@@ -148,6 +148,7 @@ namespace Onity.UnityTests
             PendingMessages.Clear();
             global::Unity.Profiling.StandInProfiler.Samples.Clear();
             global::Unity.Profiling.StandInProfiler.Record = false;
+            global::Unity.Profiling.StandInProfiler.ResetPairing();
             FrameTime = 1f / 60f;
             ExtraRealtimeNextFrame = 0;
             fixedAccumulator = 0;
@@ -295,6 +296,7 @@ namespace Onity.UnityTests
             if (loop.subSystemList == null) return;
             foreach (var s in loop.subSystemList) RunSystem(s);
             CurrentSystem = null;
+            global::Unity.Profiling.StandInProfiler.EndOfFrame();
         }
 
         static void RunSystem(PlayerLoopSystem s)

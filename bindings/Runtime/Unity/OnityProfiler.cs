@@ -55,8 +55,21 @@ namespace Onity.Unity
 
         sealed class BatchObserver : OnityTickObserver
         {
-            public override void BatchBegin(OnityTiming timing) { if (MarkersEnabled) batchMarker.Begin(); }
-            public override void BatchEnd(OnityTiming timing) { if (MarkersEnabled) batchMarker.End(); }
+            // Ends only what it began: the switch may change during the native call (a C callback
+            // runs inside it, another thread may set it) and an unpaired End is an error to Unity.
+            bool began;
+
+            public override void BatchBegin(OnityTiming timing)
+            {
+                began = MarkersEnabled;
+                if (began) batchMarker.Begin();
+            }
+
+            public override void BatchEnd(OnityTiming timing)
+            {
+                if (began) batchMarker.End();
+                began = false;
+            }
         }
 
         static void EnsureMarkers()

@@ -68,6 +68,67 @@ namespace Unity.Profiling
 
         internal static string MarkerName(IntPtr p) { return Markers[(int)p - 1]; }
 
+        // Unity's profiler keeps a sample stack per thread and logs an error when an end does not
+        // match the innermost open sample of that thread ("Non-matching Profiler.EndSample"), and
+        // when a frame ends with a sample still open on the main thread ("Missing
+        // Profiler.EndSample"). The stand-in logs the same (Debug.LogError) and keeps them in
+        // Mismatches, which the test runner fails a test on.
+        static readonly Dictionary<int, List<IntPtr>> open = new Dictionary<int, List<IntPtr>>();
+        internal static readonly List<string> Mismatches = new List<string>();
+
+        static List<IntPtr> StackOf(int thread)
+        {
+            List<IntPtr> l;
+            if (!open.TryGetValue(thread, out l)) open.Add(thread, l = new List<IntPtr>(16));
+            return l;
+        }
+
+        internal static void Begin(IntPtr marker)
+        {
+            lock (open) StackOf(System.Threading.Thread.CurrentThread.ManagedThreadId).Add(marker);
+        }
+
+        internal static void End(IntPtr marker)
+        {
+            string error = null;
+            lock (open)
+            {
+                var l = StackOf(System.Threading.Thread.CurrentThread.ManagedThreadId);
+                if (l.Count > 0 && l[l.Count - 1] == marker) l.RemoveAt(l.Count - 1);
+                else error = "Non-matching Profiler.EndSample (Every EndSample call must have a preceding BeginSample call within the same frame): " + MarkerName(marker)
+                    + (l.Count > 0 ? " (innermost open: " + MarkerName(l[l.Count - 1]) + ")" : " (nothing open)");
+            }
+            if (error != null) Fail(error);
+        }
+
+        /// <summary>The simulator calls this at the end of each frame (main thread).</summary>
+        internal static void EndOfFrame()
+        {
+            string error = null;
+            lock (open)
+            {
+                var l = StackOf(System.Threading.Thread.CurrentThread.ManagedThreadId);
+                if (l.Count > 0)
+                {
+                    error = "Missing Profiler.EndSample (BeginSample and EndSample count must match): " + MarkerName(l[l.Count - 1]);
+                    l.Clear();
+                }
+            }
+            if (error != null) Fail(error);
+        }
+
+        static void Fail(string error)
+        {
+            lock (Mismatches) Mismatches.Add(error);
+            UnityEngine.Debug.LogError(error);
+        }
+
+        internal static void ResetPairing()
+        {
+            lock (open) open.Clear();
+            lock (Mismatches) Mismatches.Clear();
+        }
+
         internal static unsafe long Value(string counter)
         {
             var c = Counters[counter];
@@ -127,11 +188,13 @@ namespace Unity.Profiling.LowLevel.Unsafe
 
         public static void BeginSample(IntPtr markerPtr)
         {
+            StandInProfiler.Begin(markerPtr);
             if (StandInProfiler.Record) StandInProfiler.Samples.Add(new KeyValuePair<int, bool>((int)markerPtr - 1, true));
         }
 
         public static void EndSample(IntPtr markerPtr)
         {
+            StandInProfiler.End(markerPtr);
             if (StandInProfiler.Record) StandInProfiler.Samples.Add(new KeyValuePair<int, bool>((int)markerPtr - 1, false));
         }
 
