@@ -201,9 +201,12 @@ namespace Onity.UnityTests
             {
                 // The editor reloads the domain with isPlaying already true: beforeAssemblyReload,
                 // then (new domain) every [InitializeOnLoad]/[InitializeOnLoadMethod], then the
-                // [RuntimeInitializeOnLoadMethod]s below. This process cannot reset static state as
-                // a real reload does; the package's beforeAssemblyReload handler leaves it clean.
+                // [RuntimeInitializeOnLoadMethod]s below. The package's statics are reset as a new
+                // domain has them, and none may differ from a fresh AppDomain's (DomainReload).
                 AssemblyReloadEvents.RaiseBeforeAssemblyReload();
+                DomainReload.Reset();
+                var survivors = DomainReload.Survivors();
+                if (survivors.Count > 0) throw new InvalidOperationException("statics survived the domain reload:\n" + string.Join("\n", survivors));
                 DomainReloads++;
                 RunEditorInitializeOnLoad();
             }

@@ -30,8 +30,10 @@ namespace Onity.UnityTests
         [Test]
         public void RuntimeCreationFails_OneErrorPerEntry_NothingEscapes_AwaitsFailClearly()
         {
+            // Installed at SubsystemRegistration of each entry (a domain reload resets the hook).
             var saved = OnityPlayerLoop.CreateRuntime;
-            OnityPlayerLoop.CreateRuntime = CreateRefused;
+            Sim.InitNamespaces.Add("RefusedRuntimeHooks");
+            RefusedRuntimeHooks.Refuse.Create = CreateRefused;
             try
             {
                 for (int entry = 1; entry <= 2; entry++)
@@ -57,7 +59,11 @@ namespace Onity.UnityTests
                     Sim.ExitPlayMode();
                 }
             }
-            finally { OnityPlayerLoop.CreateRuntime = saved; }
+            finally
+            {
+                RefusedRuntimeHooks.Refuse.Create = null;
+                OnityPlayerLoop.CreateRuntime = saved;
+            }
             // The next entry that creates its runtime clears the reason.
             Debug.Clear();
             Sim.EnterPlayMode();
@@ -83,6 +89,27 @@ namespace Onity.UnityTests
             Assert.Equal("", string.Join(",", exposed), "public functions taking a native callback");
             var hidden = typeof(OnityNativeCalls).GetMethod("onity_yield_then", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Static);
             Assert.True(hidden != null, "onity_yield_then is still declared (internal)");
+        }
+    }
+}
+
+namespace RefusedRuntimeHooks
+{
+    using System;
+    using Onity;
+    using Onity.Unity;
+    using UnityEngine;
+
+    /// <summary>Replaces the Play Mode runtime's creation at SubsystemRegistration while a test
+    /// sets <see cref="Create"/> (test state: no reload resets it).</summary>
+    public static class Refuse
+    {
+        public static Func<OnityRuntime> Create;
+
+        [RuntimeInitializeOnLoadMethod(RuntimeInitializeLoadType.SubsystemRegistration)]
+        static void Install()
+        {
+            if (Create != null) OnityPlayerLoop.CreateRuntime = Create;
         }
     }
 }

@@ -113,6 +113,7 @@ namespace Onity.UnityTests
         public void ReEntryWithoutDomainReload_InitialisesExactlyOnce_NothingLeaks()
         {
             Baseline();
+            Sim.SetDomainReload(false); // statics survive each entry (a reload resets InitializeCount)
             int before = OnityPlayerLoop.InitializeCount;
             OnityRuntime previous = null;
             for (int cycle = 1; cycle <= 3; cycle++)
@@ -143,6 +144,7 @@ namespace Onity.UnityTests
         public void MissedExitHook_NextEntryCleansUpAtSubsystemRegistration()
         {
             Baseline();
+            Sim.SetDomainReload(false); // the stale state survives only without a reload
             Sim.EnterPlayMode();
             var stale = OnityPlayerLoop.Runtime;
             var outcome = StartLongWaits(6);

@@ -130,15 +130,16 @@ namespace Onity.UnityTests
         [Test]
         public void Gap7_DomainReloadOnOrOff_OneRuntimePerEntry()
         {
-            int created = 0;
-            Action<OnityRuntime> onCreated = _ => created++;
-            OnityPlayerLoop.RuntimeCreated += onCreated;
+            // A reload resets the package's statics (its events too): the handler is hooked as a
+            // game hooks it, at SubsystemRegistration of every entry.
+            Sim.InitNamespaces.Add("ReloadProofHooks");
+            ReloadProofHooks.CountCreated.Created = 0;
             try
             {
                 foreach (bool reload in new[] { true, true, false, false, true })
                 {
                     Sim.SetDomainReload(reload);
-                    int reloads = Sim.DomainReloads, count = OnityPlayerLoop.InitializeCount, before = created;
+                    int reloads = Sim.DomainReloads, count = OnityPlayerLoop.InitializeCount, before = ReloadProofHooks.CountCreated.Created;
                     Sim.InitCalls.Clear();
                     Sim.EnterPlayMode();
                     string c = reload ? "domain reload on" : "domain reload off";
@@ -146,8 +147,8 @@ namespace Onity.UnityTests
                     int iol;
                     Sim.InitCalls.TryGetValue("InitializeOnLoad", out iol);
                     Assert.Equal(reload ? 1 : 0, Math.Min(iol, 1), c + ": [InitializeOnLoadMethod]s ran at entry (with isPlaying true) or not");
-                    Assert.Equal(count + 1, OnityPlayerLoop.InitializeCount, c + ": one initialisation per entry");
-                    Assert.Equal(before + 1, created, c + ": one RuntimeCreated per entry");
+                    Assert.Equal(reload ? 1 : count + 1, OnityPlayerLoop.InitializeCount, c + ": one initialisation per entry (per domain)");
+                    Assert.Equal(before + 1, ReloadProofHooks.CountCreated.Created, c + ": one RuntimeCreated per entry");
                     Assert.True(OnityPlayerLoop.IsInitialized, c + ": initialised");
                     Assert.Equal(15, Sim.CountOnitySystems(), c + ": one set of systems");
                     var got = new List<string>();
@@ -159,7 +160,7 @@ namespace Onity.UnityTests
                     Assert.Equal(0, Sim.CountOnitySystems(), c + ": removed at exit");
                 }
             }
-            finally { OnityPlayerLoop.RuntimeCreated -= onCreated; }
+            finally { ReloadProofHooks.CountCreated.Unhook(); }
         }
 
         static async OnityTask Track(OnityTask w, List<string> log)
@@ -307,6 +308,32 @@ namespace UserSubsystemHooks
             Created.Add(rt);
             CapacityAtCreation = OnityPlayerLoop.SubmitCapacity;
         }
+
+        public static void Unhook() { OnityPlayerLoop.RuntimeCreated -= OnCreated; }
+    }
+}
+
+namespace ReloadProofHooks
+{
+    using Onity;
+    using Onity.Unity;
+    using UnityEngine;
+
+    /// <summary>Counts RuntimeCreated across entries with and without domain reload: hooked at
+    /// SubsystemRegistration, where a game hooks it (run only when a test adds this namespace to
+    /// Sim.InitNamespaces). Its counter is test state, which no reload resets.</summary>
+    public static class CountCreated
+    {
+        public static int Created;
+
+        [RuntimeInitializeOnLoadMethod(RuntimeInitializeLoadType.SubsystemRegistration)]
+        static void Hook()
+        {
+            OnityPlayerLoop.RuntimeCreated -= OnCreated;
+            OnityPlayerLoop.RuntimeCreated += OnCreated;
+        }
+
+        static void OnCreated(OnityRuntime rt) { Created++; }
 
         public static void Unhook() { OnityPlayerLoop.RuntimeCreated -= OnCreated; }
     }
