@@ -8,6 +8,12 @@ Android static library and the NDK recipe in Plugins~/, Samples~, and SHA256SUMS
 .meta), the SHA-256 of every other file. It is reproducible: sorted entries, fixed owner, and the
 time of the last commit (or SOURCE_DATE_EPOCH) on every entry.
 
+It also ships the sample project's scene and scripts (unity-sample/Assets, with their .meta files:
+the scene refers to the scripts by GUID) as the package sample "Demo scene" (Samples~/Demo, listed
+in the tarball's package.json), so the demo runs from the tarball alone: Package Manager > Onity
+Native > Samples > Import, open the scene, Play; nothing to build. DemoBootstrap.cs stays out (in a
+user's project it would add the demo to every scene played).
+
 Before writing, it checks the plugins (scripts/check-plugins.py --require) and the metas
 (tests/unity/gen_meta.py --check); after writing, it reads the tarball back and checks it: every
 asset Unity imports has its .meta and every .meta its asset, the checksums match, the shipped
@@ -22,6 +28,7 @@ import importlib.util
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -36,6 +43,14 @@ SHIPPED = {  # check-plugins.py platform: file in the package
     "android-arm64": "Plugins~/Android/arm64-v8a/libonity.a",
 }
 SKIP_NAMES = {".gitignore", ".gitkeep", ".DS_Store"}
+DEMO_SRC = os.path.join(ROOT, "unity-sample", "Assets")
+DEMO = "Samples~/Demo"
+DEMO_SKIP = {"Scripts/DemoBootstrap.cs", "Scripts/DemoBootstrap.cs.meta"}
+DEMO_SAMPLE = {
+    "displayName": "Demo scene",
+    "description": "The sample project's scene (unity-sample/): waves of NextFrame/DelayFrame/Delay/WhenAny waits canceled with destroyCancellationToken, worker-thread completions, an IMGUI overlay of the pool statistics.",
+    "path": DEMO,
+}
 
 passed = 0
 failed = 0
@@ -73,6 +88,44 @@ def collect():
     return files
 
 
+def demo_sample(files):
+    """Adds unity-sample/Assets as Samples~/Demo and lists it in package.json."""
+    for dirpath, dirnames, filenames in os.walk(DEMO_SRC):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for f in sorted(filenames):
+            rel = os.path.relpath(os.path.join(dirpath, f), DEMO_SRC).replace(os.sep, "/")
+            if f in SKIP_NAMES or rel in DEMO_SKIP:
+                continue
+            files[DEMO + "/" + rel] = open(os.path.join(dirpath, f), "rb").read()
+    manifest = json.loads(files["package.json"])
+    manifest["samples"] = [x for x in manifest.get("samples", []) if x.get("path") != DEMO] + [DEMO_SAMPLE]
+    files["package.json"] = (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+def check_demo(rel):
+    """The Demo sample as Unity imports it: every file and folder with its .meta, every script
+    the scene refers to present, and package.json listing it."""
+    demo = {r[len(DEMO) + 1:]: d for r, d in rel.items() if r.startswith(DEMO + "/")}
+    assets = [r for r in demo if not r.endswith(".meta")]
+    report(any(r.endswith(".unity") for r in assets) and any(r.endswith(".cs") for r in assets), DEMO + " holds the scene and its scripts")
+    folders = sorted({"/".join(r.split("/")[:i]) for r in assets for i in range(1, r.count("/") + 1)})
+    no_meta = [r for r in assets + folders if r + ".meta" not in demo]
+    report(not no_meta, DEMO + ": every file and folder has its .meta (the GUIDs the scene refers to)", ", ".join(no_meta[:5]))
+    guids = set()
+    for r, d in demo.items():
+        if r.endswith(".cs.meta"):
+            guids.update(re.findall(r"^guid: ([0-9a-f]{32})$", d.decode(), re.M))
+    refs = set()
+    for r, d in demo.items():
+        if r.endswith(".unity"):
+            refs.update(re.findall(r"m_Script: \{fileID: 11500000, guid: ([0-9a-f]{32})", d.decode()))
+    missing = sorted(refs - guids)
+    report(refs and not missing, DEMO + ": every script the scene refers to is in the sample (%d)" % len(refs), ", ".join(missing))
+    report(not any(r in DEMO_SKIP for r in demo), DEMO + ": no DemoBootstrap (it would add the demo to every scene)")
+    samples = json.loads(rel["package.json"]).get("samples", [])
+    report(any(x.get("path") == DEMO for x in samples), "package.json lists the " + DEMO + " sample")
+
+
 def source_date():
     if os.environ.get("SOURCE_DATE_EPOCH"):
         return int(os.environ["SOURCE_DATE_EPOCH"])
@@ -106,6 +159,7 @@ def verify(tgz, shipped):
     want = set(rel) - {"SHA256SUMS.txt", "SHA256SUMS.txt.meta"}
     bad = [n for n in want if sums.get(n) != hashlib.sha256(rel[n]).hexdigest()]
     report(listed == want and not bad, "SHA256SUMS.txt lists every file with its checksum", ", ".join(sorted(bad)[:5]))
+    check_demo(rel)
     missing = [p for p, f in SHIPPED.items() if p in shipped and f not in rel]
     report(not missing, "plugins shipped: " + ", ".join(sorted(shipped)), ", ".join(missing))
     for p, f in SHIPPED.items():
@@ -140,6 +194,7 @@ def main(argv):
         return 1
 
     files = collect()
+    demo_sample(files)
     gm = gen_meta()
     files["SHA256SUMS.txt"] = "".join("%s  %s\n" % (hashlib.sha256(files[n]).hexdigest(), n) for n in sorted(files)).encode()
     files["SHA256SUMS.txt.meta"] = gm.importer_for("SHA256SUMS.txt", False, gm.guid("com.onity.native", "SHA256SUMS.txt")).encode()

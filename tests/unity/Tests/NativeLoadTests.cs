@@ -105,6 +105,7 @@ namespace Onity.UnityTests
                 Assert.Contains("Plugins/x86_64/libonity.so", err, p + ": names the file");
                 Assert.Contains("scripts/build-plugins.sh", err, p + ": says how to build it");
                 Assert.Contains("Add package from tarball", err, p + ": says how to install it");
+                Assert.Contains("a git URL install has no binaries", err, p + ": says why a git URL install fails");
                 Assert.Contains("InvalidOperationException", Value(output, p + ".logged"), p + ": the failed await is logged");
             }
         }
