@@ -9,13 +9,6 @@ using PL = UnityEngine.PlayerLoop;
 
 namespace Onity.UnityTests
 {
-    /// <summary>
-    /// A simulated Unity editor/player for the stand-in: Play Mode entry and exit (with the
-    /// RuntimeInitializeOnLoadMethod sequence and the editor events), and frames that walk the
-    /// current PlayerLoop tree in order, invoking each system's updateDelegate as Unity does and
-    /// standing in for the engine's native systems that matter here (time update, MonoBehaviour
-    /// Start/FixedUpdate/Update/LateUpdate/OnGUI, deferred Destroy, fixed steps).
-    /// </summary>
     /// <summary>Stands in for Unity 2022.3's UnitySynchronizationContext on the main thread, as
     /// strict as Unity's (UnityCsReference Runtime/Export/Scripting/UnitySynchronizationContext.cs):
     /// <see cref="Exec"/> runs a snapshot of the posts (work posted while it runs waits for the next
@@ -101,6 +94,13 @@ namespace Onity.UnityTests
         }
     }
 
+    /// <summary>
+    /// A simulated Unity editor/player for the stand-in: Play Mode entry and exit (with the
+    /// RuntimeInitializeOnLoadMethod sequence and the editor events), and frames that walk the
+    /// current PlayerLoop tree in order, invoking each system's updateDelegate as Unity does and
+    /// standing in for the engine's native systems that matter here (time update, MonoBehaviour
+    /// Start/FixedUpdate/Update/LateUpdate/OnGUI, deferred Destroy, fixed steps).
+    /// </summary>
     public static class Sim
     {
         /// <summary>The main thread's SynchronizationContext, as Unity installs one.</summary>
