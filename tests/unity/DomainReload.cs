@@ -115,22 +115,53 @@ namespace Onity.UnityTests
             return t.FullName;
         }
 
-        /// <summary>The statics of a fresh domain (computed once, in a new AppDomain).</summary>
+        /// <summary>The statics of a fresh domain (computed once, in a new AppDomain; where the
+        /// runtime has none, e.g. Mono's full AOT, in a child process of this program).</summary>
         public static Dictionary<string, string> Fresh()
         {
             if (fresh != null) return fresh;
-            var setup = new AppDomainSetup { ApplicationBase = AppDomain.CurrentDomain.BaseDirectory };
-            var domain = AppDomain.CreateDomain("onity-fresh", null, setup);
+            string[] keys, values;
+            AppDomain domain = null;
             try
             {
+                var setup = new AppDomainSetup { ApplicationBase = AppDomain.CurrentDomain.BaseDirectory };
+                domain = AppDomain.CreateDomain("onity-fresh", null, setup);
                 domain.DoCallBack(SnapshotHere);
-                var keys = (string[])domain.GetData("keys");
-                var values = (string[])domain.GetData("values");
-                fresh = new Dictionary<string, string>();
-                for (int i = 0; i < keys.Length; i++) fresh[keys[i]] = values[i];
+                keys = (string[])domain.GetData("keys");
+                values = (string[])domain.GetData("values");
             }
-            finally { AppDomain.Unload(domain); }
+            catch (Exception)
+            {
+                FromChildProcess(out keys, out values);
+            }
+            finally { if (domain != null) AppDomain.Unload(domain); }
+            fresh = new Dictionary<string, string>();
+            for (int i = 0; i < keys.Length; i++) fresh[keys[i]] = values[i];
             return fresh;
+        }
+
+        /// <summary>Runner --scenario fresh-statics: this process's statics, one "key\tvalue" line each.</summary>
+        public static int PrintSnapshot()
+        {
+            foreach (var kv in Snapshot()) Console.WriteLine(kv.Key + "\t" + kv.Value);
+            return 0;
+        }
+
+        internal static void FromChildProcess(out string[] keys, out string[] values)
+        {
+            var psi = new System.Diagnostics.ProcessStartInfo("mono", "\"" + typeof(DomainReload).Assembly.Location + "\" --scenario fresh-statics")
+            {
+                UseShellExecute = false,
+                RedirectStandardOutput = true,
+            };
+            using (var p = System.Diagnostics.Process.Start(psi))
+            {
+                var lines = p.StandardOutput.ReadToEnd().Split('\n').Where(l => l.Contains("\t")).ToArray();
+                p.WaitForExit();
+                if (p.ExitCode != 0) throw new InvalidOperationException("fresh-statics child exited with " + p.ExitCode);
+                keys = lines.Select(l => l.Substring(0, l.IndexOf('\t'))).ToArray();
+                values = lines.Select(l => l.Substring(l.IndexOf('\t') + 1).TrimEnd('\r')).ToArray();
+            }
         }
 
         static void SnapshotHere()

@@ -60,5 +60,23 @@ namespace Onity.UnityTests
             Assert.True(types.Contains(typeof(OnityPlayerLoop)) && types.Contains(typeof(OnityRuntime)), "the package's main types");
             Assert.False(types.Any(t => t.Namespace.StartsWith("Onity.UnityTests")), "not the tests");
         }
+
+        /// <summary>The fallback oracle (a child process, where there is no AppDomain) sees the
+        /// same fresh statics as a new AppDomain.</summary>
+        [Test]
+        public void FreshStatics_ChildProcessAgreesWithAFreshAppDomain()
+        {
+            string[] keys, values;
+            DomainReload.FromChildProcess(out keys, out values);
+            var domain = DomainReload.Fresh();
+            Assert.Equal(domain.Count, keys.Length, "as many statics");
+            var diff = new List<string>();
+            for (int i = 0; i < keys.Length; i++)
+            {
+                string v;
+                if (!domain.TryGetValue(keys[i], out v) || v != values[i]) diff.Add(keys[i] + ": " + values[i] + " | " + v);
+            }
+            Assert.Equal("", string.Join("\n", diff), "same values");
+        }
     }
 }

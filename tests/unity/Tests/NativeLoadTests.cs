@@ -14,6 +14,7 @@ namespace Onity.UnityTests
     {
         public static int Run(string name)
         {
+            if (name == "fresh-statics") return DomainReload.PrintSnapshot();
             if (name != "native-load") { Console.WriteLine("unknown scenario " + name); return 2; }
             Sim.ResetEngine();
             for (int entry = 1; entry <= 2; entry++)
