@@ -119,6 +119,7 @@ echo "== add_subdirectory(<source tree>) (cargo driven by CMake, the release bui
 if build subdir-configure cmake -S "$tmp/src" -B "$tmp/b-sub" -DONITY_SOURCE_DIR="$ROOT" \
         -DONITY_CARGO_TARGET_DIR="$TGT" -DCMAKE_BUILD_TYPE=Release \
         && build subdir-build cmake --build "$tmp/b-sub" -j 2; then
+    if grep -q 'Finished `release`' "$log"; then pass "the build ran cargo"; else fail "the build did not run cargo"; fi
     run subdir "$tmp/b-sub" loop_shared loop_static coro_shared coro_static
 fi
 

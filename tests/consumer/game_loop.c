@@ -19,18 +19,25 @@
 
 static OnityRuntime *rt;
 static uint64_t frame;
-static int updates, fixed_runs, delayed_at, manual_value, failures;
+static int updates, fixed_runs, delayed_at, manual_value, canceled, failures;
+
+/* A pending wait finishes canceled when the runtime is destroyed. */
+static int done(uint32_t state) {
+    if (state == ONITY_TASK_STATE_CANCELED) canceled++;
+    else if (state != ONITY_TASK_STATE_SUCCEEDED) failures++;
+    return state == ONITY_TASK_STATE_SUCCEEDED;
+}
 
 static void on_update(void *user, uint64_t task, uint32_t state) {
     (void)task;
-    if (state != ONITY_TASK_STATE_SUCCEEDED) { failures++; return; }
+    if (!done(state)) return;
     updates++;
     if (onity_next_frame_then(rt, ONITY_TIMING_UPDATE, 0, on_update, user) != ONITY_STATUS_OK) failures++;
 }
 
 static void on_fixed(void *user, uint64_t task, uint32_t state) {
     (void)task;
-    (void)state;
+    if (!done(state)) return;
     fixed_runs++;
     if (onity_yield_then(rt, ONITY_TIMING_FIXED_UPDATE, 0, on_fixed, user) != ONITY_STATUS_OK) failures++;
 }
@@ -80,9 +87,10 @@ int main(void) {
         if (frame == 20) CHECK(onity_task_set_result(rt, manual, 42));
     }
     CHECK(onity_runtime_destroy(rt));
-    int ok = failures == 0 && updates == 39 && delayed_at == 11 && manual_value == 42 &&
-             fixed_runs == fixed_ticks;
-    printf("updates %d fixed %d/%d delay_frame(10) at frame %d manual %d %s\n", updates, fixed_runs,
-           fixed_ticks, delayed_at, manual_value, ok ? "OK" : "FAILED");
+    /* Waits made before frame 1 complete in frame 1's tick; the two re-armed ones end canceled. */
+    int ok = failures == 0 && updates == 40 && delayed_at == 10 && manual_value == 42 &&
+             fixed_runs == fixed_ticks && fixed_ticks > 40 && canceled == 2;
+    printf("updates %d fixed %d/%d delay_frame(10) at frame %d manual %d canceled %d %s\n", updates,
+           fixed_runs, fixed_ticks, delayed_at, manual_value, canceled, ok ? "OK" : "FAILED");
     return ok ? 0 : 1;
 }
