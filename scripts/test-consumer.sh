@@ -9,8 +9,12 @@
 #   4. add_subdirectory: the same project with the source tree as a subdirectory (cargo driven by
 #      CMake, reusing the release build: one Rust build in all);
 #   5. the engine example (examples/cpp/engine) through the package;
-#   6. misuse: a version the package does not satisfy, install-sdk.sh without --prefix or without
-#      libraries.
+#   6. a static-only platform's tree (iOS, Android: Onity::onity links the static library) built
+#      from the host's libonity.a, and the Windows tree's file placement;
+#   7. misuse: a version the package does not satisfy, install-sdk.sh without --prefix, without
+#      libraries, with an unknown platform, with a DLL but no import library.
+# Not done here: a Windows consumer under Wine (scripts/test-windows-plugin.sh runs the C tests
+# against the DLL).
 # Ends with "consumer: N passed, N failed". Installs cmake, pkg-config and make when missing (root).
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -139,6 +143,38 @@ if build engine-configure cmake -S "$tmp/engine" -B "$tmp/b-engine" -DCMAKE_PREF
     run engine "$tmp/b-engine" engine
 fi
 
+echo "== a static-only platform's tree (the iOS / Android layout, filled with the host's libonity.a)"
+mkdir -p "$tmp/static-only"
+cp "$TGT/release/libonity.a" "$tmp/static-only/"
+if build static-only-install scripts/install-sdk.sh --prefix "$tmp/sdk-ios" --lib-dir "$tmp/static-only" \
+        --platform ios-arm64 --target x86_64-unknown-linux-gnu; then
+    if [ ! -e "$tmp/sdk-ios/lib/libonity.so" ] && grep -q '^Libs: .*/libonity.a ' "$tmp/sdk-ios/lib/pkgconfig/onity.pc"; then
+        pass "static-only tree: no shared library, onity.pc is the static one"
+    else
+        fail "static-only tree: $(ls "$tmp/sdk-ios/lib")"
+    fi
+    # Onity::onity links the static library there: the same CMakeLists builds unchanged.
+    if build static-only-configure cmake -S "$tmp/src" -B "$tmp/b-ios" -DCMAKE_PREFIX_PATH="$tmp/sdk-ios" \
+            && grep -q 'Onity: shared FALSE, static TRUE' "$log" \
+            && build static-only-build cmake --build "$tmp/b-ios" --target loop_shared coro_shared -j 2; then
+        run static-only "$tmp/b-ios" loop_shared coro_shared
+        if readelf -d "$tmp/b-ios/loop_shared" | grep -q libonity; then fail "static-only: Onity::onity needs libonity.so"; else pass "static-only: Onity::onity linked the static library"; fi
+    fi
+fi
+
+echo "== the Windows tree's layout (file placement only; the DLL itself: scripts/test-windows-plugin.sh)"
+mkdir -p "$tmp/win"
+for f in onity.dll onity.dll.lib libonity.dll.a libonity.a; do cp "$TGT/release/libonity.a" "$tmp/win/$f"; done
+if build windows-install scripts/install-sdk.sh --prefix "$tmp/sdk-win" --lib-dir "$tmp/win" --platform windows-x86_64 \
+        --native-libs "-lkernel32 -lntdll"; then
+    if [ -f "$tmp/sdk-win/bin/onity.dll" ] && [ -f "$tmp/sdk-win/lib/onity.dll.lib" ] && [ -f "$tmp/sdk-win/lib/libonity.dll.a" ] \
+            && [ -f "$tmp/sdk-win/lib/libonity.a" ] && [ ! -e "$tmp/sdk-win/lib/onity.dll" ]; then
+        pass "windows tree: bin/onity.dll, lib/onity.dll.lib, lib/libonity.dll.a, lib/libonity.a"
+    else
+        fail "windows tree: $(cd "$tmp/sdk-win" && find bin lib -maxdepth 1 -type f | tr '\n' ' ')"
+    fi
+fi
+
 echo "== misuse"
 mkdir -p "$tmp/bad"
 cat > "$tmp/bad/CMakeLists.txt" <<'EOF'
@@ -164,5 +200,10 @@ elif grep -q 'no Onity library' "$log"; then pass "install-sdk.sh with no librar
 if scripts/install-sdk.sh --prefix "$tmp/p3" --platform amiga > "$log" 2>&1; then
     fail "install-sdk.sh --platform amiga succeeded"
 elif grep -q 'unknown --platform' "$log"; then pass "install-sdk.sh unknown platform: error"; else fail "install-sdk.sh --platform amiga: $(head -n 1 "$log")"; fi
+
+rm "$tmp/win/onity.dll.lib" "$tmp/win/libonity.dll.a"
+if scripts/install-sdk.sh --prefix "$tmp/p4" --lib-dir "$tmp/win" --platform windows-x86_64 --native-libs "" > "$log" 2>&1; then
+    fail "install-sdk.sh: onity.dll without an import library accepted"
+elif grep -q 'without an import library' "$log"; then pass "install-sdk.sh: onity.dll without an import library: error"; else fail "install-sdk.sh windows without implib: $(head -n 1 "$log")"; fi
 
 finish
