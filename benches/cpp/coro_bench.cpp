@@ -112,7 +112,7 @@ void setup_c_yield(env &e) {
 
 task<> yielder() {
     for (;;) {
-        co_await yield(Timing::Update);
+        co_await yield();  // Update, like next_frame()
         g_work++;
     }
 }
