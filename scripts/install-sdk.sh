@@ -31,7 +31,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit "${1:-2}"; }
 die() { echo "install-sdk: $*" >&2; exit 1; }
 
 prefix="" libdir="${CARGO_TARGET_DIR:-$ROOT/target}/release" platform=linux-x86_64 target=""
@@ -44,7 +44,7 @@ while [ $# -gt 0 ]; do
         --platform) platform="${2:?}"; shift 2 ;;
         --target) target="${2:?}"; shift 2 ;;
         --native-libs) native="${2?}"; native_given=1; shift 2 ;;
-        -h|--help) usage ;;
+        -h|--help) usage 0 ;;
         *) echo "install-sdk: unknown argument: $1" >&2; usage ;;
     esac
 done

@@ -7,7 +7,8 @@
 #      Onity::onity_static and a C++20 coroutine program against Onity::coro (g++), and runs them;
 #   3. pkg-config: the same programs from a plain Makefile (onity.pc, onity-static.pc; clang++);
 #   4. add_subdirectory: the same project with the source tree as a subdirectory (cargo driven by
-#      CMake, reusing the release build: one Rust build in all);
+#      CMake, reusing the release build: one Rust build in all); `cmake --install` of the source
+#      tree as the top-level project gives the same tree as install-sdk.sh;
 #   5. the engine example (examples/cpp/engine) through the package;
 #   6. a static-only platform's tree (iOS, Android: Onity::onity links the static library) built
 #      from the host's libonity.a, and the Windows tree's file placement;
@@ -125,6 +126,15 @@ if build subdir-configure cmake -S "$tmp/src" -B "$tmp/b-sub" -DONITY_SOURCE_DIR
         && build subdir-build cmake --build "$tmp/b-sub" -j 2; then
     if grep -q 'Finished `release`' "$log"; then pass "the build ran cargo"; else fail "the build did not run cargo"; fi
     run subdir "$tmp/b-sub" loop_shared loop_static coro_shared coro_static
+fi
+
+echo "== cmake --install of the source tree as the top-level project (the same tree as install-sdk.sh)"
+if build top-configure cmake -S "$ROOT" -B "$tmp/b-top" -DONITY_CARGO_TARGET_DIR="$TGT" \
+        && build top-build cmake --build "$tmp/b-top" \
+        && build top-install cmake --install "$tmp/b-top" --prefix "$tmp/sdk-cm"; then
+    a=$(cd "$tmp/sdk" && find . -type f | sort | xargs cksum)
+    b=$(cd "$tmp/sdk-cm" && find . -type f | sort | xargs cksum)
+    if [ -n "$a" ] && [ "$a" = "$b" ]; then pass "cmake --install tree = install-sdk.sh tree"; else fail "cmake --install tree differs: $(diff <(echo "$a") <(echo "$b") | head -n 4)"; fi
 fi
 
 # Every build of a program printed the same line.
