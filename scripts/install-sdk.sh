@@ -178,13 +178,16 @@ libdir=\${prefix}/lib
 abi_version=$abi
 "
 if [ -n "$shared" ]; then
+    libs='-L${libdir} -lonity'
+    # MinGW: the import library by path (GNU ld finds libonity.dll.a from -lonity, zig's lld does not).
+    [ ${#implibs[@]} = 0 ] || libs="\${libdir}/${implibs[-1]}"
     cat > "$lib/pkgconfig/onity.pc" <<EOF
 ${pc_head}
 Name: onity
 Description: Onity native, a frame-based async task runtime (shared library; no rpath: add -Wl,-rpath,\${libdir})
 Version: $version
 Cflags: -I\${includedir}
-Libs: -L\${libdir} -lonity
+Libs: $libs
 Libs.private: $native
 EOF
 fi

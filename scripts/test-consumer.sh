@@ -14,8 +14,8 @@
 #      from the host's libonity.a, and the Windows tree's file placement;
 #   7. misuse: a version the package does not satisfy, install-sdk.sh without --prefix, without
 #      libraries, with an unknown platform, with a DLL but no import library.
-# Not done here: a Windows consumer under Wine (scripts/test-windows-plugin.sh runs the C tests
-# against the DLL).
+# Optional (skipped unless the Windows DLL, wine64 and ziglang are present): the C game loop built
+# with zig cc against the installed Windows tree (onity.pc, and the MSVC import library) under Wine.
 # Ends with "consumer: N passed, N failed". Installs cmake, pkg-config and make when missing (root).
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -146,6 +146,7 @@ for p in loop_shared loop_static coro_shared coro_static; do
 done
 a=$(grep -h '^loop_shared ' "$tmp"/lines-* 2>/dev/null | head -n 1 | cut -d' ' -f2-)
 b=$(grep -h '^loop_static ' "$tmp"/lines-* 2>/dev/null | head -n 1 | cut -d' ' -f2-)
+linux_line="$a"
 if [ -n "$a" ] && [ "$a" = "$b" ]; then pass "shared and static builds print the same line"; else fail "shared '$a' vs static '$b'"; fi
 
 echo "== examples/cpp/engine through the package"
@@ -185,6 +186,38 @@ if build windows-install scripts/install-sdk.sh --prefix "$tmp/sdk-win" --lib-di
     else
         fail "windows tree: $(cd "$tmp/sdk-win" && find bin lib -maxdepth 1 -type f | tr '\n' ' ')"
     fi
+fi
+
+# Optional: the Windows tree consumed under Wine, when the DLL (scripts/build-plugins.sh
+# windows-x86_64 stages it in $TGT/plugins/windows-x86_64, or ONITY_WINDOWS_LIB_DIR), wine64 and zig
+# are there (not installed here: Wine is a large install).
+win_dir="${ONITY_WINDOWS_LIB_DIR:-$TGT/plugins/windows-x86_64}"
+WINE="$(command -v wine64 || command -v wine || ls /usr/lib/wine/wine64 2>/dev/null || true)"
+if [ -f "$win_dir/onity.dll" ] && [ -n "$WINE" ] && python3 -c 'import ziglang' 2>/dev/null; then
+    echo "== Windows: the C game loop against the installed DLL under Wine (zig cc, x86_64-windows-gnu)"
+    if build windows-dll-install scripts/install-sdk.sh --prefix "$tmp/sdk-dll" --lib-dir "$win_dir" \
+            --platform windows-x86_64; then
+        mkdir -p "$tmp/w"
+        cp "$tmp/sdk-dll/bin/onity.dll" "$tmp/w/"
+        zig=(python3 -m ziglang cc -target x86_64-windows-gnu -std=c99 -O2)
+        exes=()
+        # shellcheck disable=SC2046
+        ! build windows-build-pc "${zig[@]}" tests/consumer/game_loop.c \
+            $(PKG_CONFIG_PATH="$tmp/sdk-dll/lib/pkgconfig" pkg-config --cflags --libs onity) -o "$tmp/w/loop_pc.exe" \
+            || exes+=(loop_pc.exe)
+        # The MSVC import library, given to lld by path.
+        if [ -f "$tmp/sdk-dll/lib/onity.dll.lib" ]; then
+            ! build windows-build-msvc-implib "${zig[@]}" -I"$tmp/sdk-dll/include" tests/consumer/game_loop.c \
+                "$tmp/sdk-dll/lib/onity.dll.lib" -o "$tmp/w/loop_msvc_implib.exe" || exes+=(loop_msvc_implib.exe)
+        fi
+        export WINEPREFIX="$TGT/consumer-wineprefix" WINEDEBUG=-all
+        for exe in "${exes[@]}"; do
+            out=$(cd "$tmp/w" && timeout 600 "$WINE" "./$exe" 2>&1 | tr -d '\r' | tail -n 1)
+            if [ "$out" = "$linux_line" ]; then pass "wine: $exe: $out"; else fail "wine: $exe: '$out' (Linux: '$linux_line')"; fi
+        done
+    fi
+else
+    echo "== Windows under Wine: skipped (needs $win_dir/onity.dll, wine64 and ziglang)"
 fi
 
 echo "== misuse"
