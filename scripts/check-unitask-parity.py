@@ -1,0 +1,417 @@
+#!/usr/bin/env python3
+"""Checks bindings/unitask-parity.tsv, the UniTask 2.5.11 -> Onity map, both ways.
+
+The map has one row per line of the UniTask API list (UNITASK_API, default
+../shared/reference/unitask-2.5.11-api.tsv beside the repository, else the copy the map was made
+from): the list's three columns (file, declaring type, signature), then the Onity counterpart:
+  Type / Type.Member     a public type or member of bindings/Runtime (Type may be nested,
+                         generic arity as <T>, <T1,T2>; "ctor" = constructor, "op_Implicit")
+  refused: reason        not provided, on purpose, with the reason
+  missing                not built yet
+Fails when a UniTask line has no row, a row matches no UniTask line, or a row names a type or
+member that bindings/Runtime does not declare publicly; also when the generated summary in
+bindings/README.md (between the unitask-parity markers) is stale.
+
+  scripts/check-unitask-parity.py            check (prints the summary and "N passed, N failed")
+  scripts/check-unitask-parity.py --update   rewrite the map: rows added for new UniTask lines,
+                                             "missing" rows re-mapped mechanically where the
+                                             Onity name now exists; the README block regenerated
+"""
+import collections
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import csharp_inventory  # noqa: E402
+
+MAP = os.path.join(ROOT, "bindings", "unitask-parity.tsv")
+README = os.path.join(ROOT, "bindings", "README.md")
+RUNTIME = os.path.join(ROOT, "bindings", "Runtime")
+BEGIN, END = "<!-- unitask-parity:begin (scripts/check-unitask-parity.py --update) -->", "<!-- unitask-parity:end -->"
+HEADER = "# UniTask 2.5.11 -> Onity map: file, declaring type, UniTask signature, Onity member | refused: reason | missing. Checked by scripts/check-unitask-parity.py.\n"
+
+# UniTask type name -> Onity type name, where the mechanical rule (UniTask -> OnityTask, else an
+# "Onity" prefix) does not give it.
+TYPE_NAMES = {
+    "UniTask": "OnityTask", "UniTaskCompletionSource": "OnityCompletionSource",
+    "AutoResetUniTaskCompletionSource": "AutoResetOnityCompletionSource",
+    "UniTaskCompletionSourceCore": "OnityCompletionSourceCore", "IUniTaskSource": "IOnityTaskSource",
+    "UniTaskStatus": "OnityTaskStatus", "PlayerLoopTiming": "OnityTiming",
+    "InjectPlayerLoopTimings": "OnityLoopTimings", "PlayerLoopHelper": "OnityPlayerLoop",
+    "IUniTaskAsyncEnumerable": "IOnityAsyncEnumerable", "IUniTaskAsyncEnumerator": "IOnityAsyncEnumerator",
+    "IUniTaskAsyncDisposable": "IOnityAsyncDisposable", "UniTaskAsyncEnumerable": "OnityAsyncEnumerable",
+    "UniTaskCancelableAsyncEnumerable": "OnityCancelableAsyncEnumerable",
+    "UniTaskAsyncEnumerableExtensions": "OnityAsyncEnumerable",
+    "Channel": "OnityChannel", "ChannelReader": "OnityChannelReader", "ChannelWriter": "OnityChannelWriter",
+    "ChannelClosedException": "OnityChannelClosedException",
+    "AsyncUniTaskMethodBuilder": "OnityTaskMethodBuilder", "UnityWebRequestException": "OnityWebRequestException",
+    "CancellationTokenSourceExtensions": "OnityCancellationExtensions",
+    "CancellationTokenExtensions": "OnityCancellationExtensions",
+    "UniTaskScheduler": "OnityTask", "AsyncLazy": "AsyncLazy", "AsyncUnit": "AsyncUnit",
+    "UniTaskStatusExtensions": "OnityTaskStatusExtensions", "UnityAsyncExtensions": "OnityUnityAsyncExtensions",
+    "UniTaskLoopRunners": "OnityLoopRunners", "AsyncTriggerExtensions": "OnityTriggerExtensions",
+    "AsyncTriggerBase": "OnityTriggerBase", "TaskPool": "OnityObjectPool",
+}
+NESTED = {"Awaiter", "Enumerator"}
+KINDS = {"class", "struct", "interface", "enum"}
+
+
+def read_api(path):
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line and not line.startswith("#"):
+                rows.append(tuple(line.split("\t")[:3]))
+    return rows
+
+
+def base(name):
+    return re.sub(r"<.*", "", name.strip())
+
+
+def arity(name):
+    m = re.search(r"<(.*)>", name)
+    return m.group(1).count(",") + 1 if m else 0
+
+
+def onity_type(name):
+    b = base(name)
+    if b in TYPE_NAMES:
+        return TYPE_NAMES[b]
+    if b.startswith("Async") and b.endswith("Trigger"):
+        return "Onity" + b[len("Async"):]
+    if "UniTask" in b:
+        return b.replace("UniTask", "OnityTask")
+    return b if b.startswith("Onity") else "Onity" + b
+
+
+def display(name, n):
+    if n == 0:
+        return name
+    return name + "<" + (",".join("T%d" % (k + 1) for k in range(n)) if n > 1 else "T") + ">"
+
+
+def member_name(sig, declaring):
+    """The member a signature declares: a name, "ctor" or "op_Implicit"/"op_Explicit"."""
+    s = re.sub(r"^(public|static|override|virtual|abstract|readonly|ref|sealed|new|async|unsafe|extern|const|event|\s)+", "", sig)
+    m = re.search(r"\b(implicit|explicit)\s+operator\b", s)
+    if m:
+        return "op_" + m.group(1).capitalize()
+    if "operator" in s:
+        return None
+    if re.match(r"^[^(]*=", s):  # a field with an initialiser
+        s = s.split("=")[0]
+    for m in re.finditer(r"([A-Za-z_][A-Za-z0-9_]*)\s*(<[^()\s]*(?:,\s*[^()\s]*)*>)?\s*\(", s):
+        name = m.group(1)
+        if s[:m.start()].strip() == "":  # no return type: a constructor
+            return "ctor" if name == base(declaring) else "ctor:" + name
+        return name
+    head = re.split(r"\s*(=|\{|;)", s)[0]
+    ident = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", head)
+    return ident[-1] if ident else None
+
+
+class Inventory:
+    def __init__(self, root):
+        self.types = {k: v for k, v in csharp_inventory.inventory(root).items() if not k.startswith("-")}
+        self.by_name = collections.defaultdict(list)
+        for key in self.types:
+            self.by_name[key.rsplit(".", 1)[-1]].append(key)
+
+    def resolve_type(self, path):
+        """path: list of (name, arity); returns the type key or None."""
+        key = ".".join("%s`%d" % p for p in path)
+        return key if key in self.types else None
+
+    def check(self, ref):
+        """ref 'A.B<T>.C': True when it names a public type or member."""
+        parts = [p.strip() for p in re.findall(r"[^.<]+(?:<[^>]*>)?", ref)]
+        segs = [(base(p), arity(p)) for p in parts]
+        if not segs or any(not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", n) for n, _ in segs):
+            return False
+        if self.resolve_type(segs):
+            return True
+        owner = self.resolve_type(segs[:-1]) if len(segs) > 1 else None
+        return owner is not None and segs[-1][0] in self.types[owner]
+
+    def unique_nested(self, seg):
+        """The one type (of any nesting) named seg = (name, arity), or None."""
+        keys = self.by_name.get("%s`%d" % seg, [])
+        return keys[0] if len(keys) == 1 else None
+
+    def find(self, type_names, member):
+        """First 'Type.Member' among candidate type keys declaring member."""
+        for key in type_names:
+            if key in self.types and member in self.types[key]:
+                return pretty(key) + "." + member
+        return None
+
+
+def pretty(key):
+    return ".".join(display(*p.split("`")[:1], int(p.split("`")[1])) for p in key.split("."))
+
+
+def this_type(sig):
+    m = re.search(r"\(this\s+([A-Za-z_][A-Za-z0-9_.]*(?:<[^>]*>)?)", sig)
+    return m.group(1) if m else None
+
+
+def refusal(file_, decl, sig):
+    if file_.startswith("External/"):
+        return "refused: extension for a third-party package (DOTween / Addressables / TextMeshPro) this package does not depend on"
+    if file_ == "PlayerLoopHelper.cs" and decl == "struct" and "Yield" in sig:
+        return "refused: Onity injects one system per timing: continuations and yields share it (no separate Yield runner)"
+    if file_.startswith("Internal/") or file_ == "MoveNextSource.cs":
+        return "refused: UniTask internal helper (pooling / tracking plumbing), not user API"
+    if re.search(r"\bshort token\b", sig) or re.search(r"\bUnsafeGetStatus\(\)", sig):
+        return None  # the source protocol: mapped where the type has one, else decided below
+    return None
+
+
+# UniTask types not provided on purpose: their rows (and their nested types' rows) are refused.
+REFUSED_TYPES = {
+    "UniTaskSynchronizationContext": "continuations already resume on the owner thread's loop (no SynchronizationContext is involved)",
+    "SwitchToSynchronizationContextAwaitable": "continuations already resume on the owner thread's loop (no SynchronizationContext is involved)",
+    "ReturnToSynchronizationContext": "continuations already resume on the owner thread's loop (no SynchronizationContext is involved)",
+    "ReturnToMainThread": "continuations already resume on the owner thread's loop: await OnityTask.SwitchToMainThread()",
+    "UniTaskVoid": "async OnityTask + Forget(), or OnityTask.Void (one task type, no second builder)",
+    "AsyncUniTaskVoidMethodBuilder": "async OnityTask + Forget(), or OnityTask.Void (one task type, no second builder)",
+}
+REFUSED_MEMBERS = {
+    "SwitchToSynchronizationContext": REFUSED_TYPES["UniTaskSynchronizationContext"],
+    "ReturnToSynchronizationContext": REFUSED_TYPES["UniTaskSynchronizationContext"],
+    "ReturnToCurrentSynchronizationContext": REFUSED_TYPES["UniTaskSynchronizationContext"],
+    "ReturnToMainThread": REFUSED_TYPES["ReturnToMainThread"],
+    "UnitySynchronizationContext": REFUSED_TYPES["UniTaskSynchronizationContext"],
+}
+
+
+def type_refusal(decl, sig, outer):
+    for name in (base(decl), base(sig) if decl in KINDS else "", outer[0] if outer and base(decl) in NESTED else ""):
+        if name in REFUSED_TYPES:
+            return "refused: " + REFUSED_TYPES[name]
+    member = member_name(sig, decl) if decl not in KINDS else None
+    if member in REFUSED_MEMBERS:
+        return "refused: " + REFUSED_MEMBERS[member]
+    if "WaitForEndOfFrame" in sig:
+        return "refused: Unity's end of frame runs after rendering, outside the player loop (needs a MonoBehaviour coroutine)"
+    if "MonoBehaviour coroutineRunner" in sig:
+        return "refused: needs Unity's coroutine scheduler: StartCoroutine it and complete an OnityCompletionSource at its end"
+    if re.search(r"public ref \w+ NextNode", sig) or (sig.strip() == "public bool MoveNext()" and decl not in KINDS) or (sig.strip() == "public void Reset()" and base(decl) == "UniTask"):
+        return NESTED_IMPL
+    if base(decl) == "ChannelClosedException" and member_name(sig, decl) != "ctor":
+        return NESTED_IMPL  # the list files the private channel classes under the exception
+    return None
+
+
+NESTED_IMPL = "refused: public member of a UniTask-private nested class (implementation detail, not callable from user code)"
+
+
+def suggest(inv, file_, decl, sig, outer, nested=False):
+    r = refusal(file_, decl, sig) or type_refusal(decl, sig, outer)
+    if r:
+        return r
+    if nested:
+        return NESTED_IMPL
+    if decl in KINDS:
+        name, n = base(sig), arity(sig)
+        path = [(onity_type(name), n)]
+        if name in NESTED and outer:
+            path = [(onity_type(outer[0]), outer[1]), (name, n)]
+        if file_ == "PlayerLoopHelper.cs" and name.startswith("UniTaskLoopRunner"):
+            path = [("OnityLoopRunners", 0), ("Onity" + name[len("UniTaskLoopRunner"):], 0)]
+        key = inv.resolve_type(path) or inv.unique_nested(path[-1])
+        return pretty(key) if key else "missing"
+    member = member_name(sig, decl)
+    if member is None:
+        return "missing"
+    if member.startswith("ctor:"):
+        return NESTED_IMPL  # a constructor of a nested class UniTask keeps private
+    member = member.replace("UniTask", "OnityTask").replace("GetAsync", "GetOnity", 1) if member.startswith("GetAsync") and member.endswith("Trigger") else member.replace("UniTask", "OnityTask")
+    cands = []
+    if decl in NESTED and outer:
+        cands.append("%s`%d.%s`0" % (onity_type(outer[0]), outer[1], decl))
+    cands.append("%s`%d" % (onity_type(decl), arity(decl)))
+    nested_key = inv.unique_nested((base(decl), arity(decl)))
+    if nested_key:
+        cands.append(nested_key)
+    for n in range(0, 3):
+        cands.append("%s`%d" % (onity_type(decl), n))
+    t = this_type(sig)
+    if t:
+        cands.append("%s`%d" % (onity_type(t), arity(t)))
+        cands.extend(k for k in sorted(inv.types) if k.split("`")[0].endswith("Extensions") and "." not in k)
+    found = inv.find(cands, member)
+    if found:
+        return found
+    if re.search(r"\bshort token\b", sig) or "UnsafeGetStatus()" in sig:
+        if base(decl) not in ("UniTaskCompletionSource", "AutoResetUniTaskCompletionSource", "IUniTaskSource",
+                              "UniTaskCompletionSourceCore", "UniTaskCompletionSource<T>"):
+            return NESTED_IMPL
+    return "missing"
+
+
+PUBLIC_SOURCES = {"UniTaskCompletionSource", "AutoResetUniTaskCompletionSource", "UniTaskCompletionSourceCore",
+                  "IUniTaskSource", "MoveNextSource", "UniTaskCompletionSource<T>"}
+
+
+def protocol(sig):
+    return bool(re.search(r"\bshort token\b", sig)) or "UnsafeGetStatus()" in sig
+
+
+def walk(api):
+    """Yields (row, outer, nested): outer = (UniTask name, arity) of the type a nested row belongs
+    to; nested = the row declares a member of a class UniTask keeps private. The list files such
+    members under the enclosing public type; they follow a constructor of another name or a
+    source-protocol member (GetResult(short token), ...), until the next type or static member."""
+    outer, nested = None, False
+    for row in api:
+        file_, decl, sig = row
+        if decl in KINDS:
+            nested = False
+            if base(sig) not in NESTED:
+                outer = (base(sig), arity(sig))
+        else:
+            member = member_name(sig, decl) or ""
+            if member.startswith("ctor:") or (protocol(sig) and member != "ctor" and base(decl) not in PUBLIC_SOURCES):
+                nested = True
+            elif re.match(r"public\s+static\b", sig) and "const" not in sig:
+                nested = False
+        yield row, outer, nested
+
+
+def load_map():
+    rows = []
+    if not os.path.exists(MAP):
+        return rows
+    with open(MAP, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line or line.startswith("#"):
+                continue
+            cols = line.split("\t")
+            rows.append((n, tuple(cols[:3]), cols[3] if len(cols) > 3 else ""))
+    return rows
+
+
+def counts(values):
+    refused = sum(1 for v in values if v.startswith("refused:"))
+    missing = sum(1 for v in values if v == "missing")
+    return len(values) - refused - missing, refused, missing
+
+
+def readme_block(api, values):
+    per = collections.OrderedDict()
+    for (file_, _, _), v in zip(api, values):
+        area = file_.split("/")[0] if "/" in file_ else re.sub(r"\..*", "", file_)
+        area = {"UniTaskExtensions": "UniTask", "UnityAsyncExtensions": "UnityAsyncExtensions"}.get(area, area)
+        per.setdefault(area, []).append(v)
+    mapped, refused, missing = counts(values)
+    lines = [BEGIN, "", "unitask-parity: %d of %d UniTask members mapped, %d refused, %d missing" % (mapped, len(values), refused, missing), "",
+             "| UniTask source (2.5.11) | members | mapped | refused | missing |", "|---|---|---|---|---|"]
+    for area, vals in per.items():
+        m, r, x = counts(vals)
+        lines.append("| %s | %d | %d | %d | %d |" % (area, len(vals), m, r, x))
+    lines += ["", END]
+    return "\n".join(lines)
+
+
+def api_path():
+    env = os.environ.get("UNITASK_API")
+    if env:
+        return env
+    for p in (os.path.join(ROOT, "..", "shared", "reference", "unitask-2.5.11-api.tsv"),
+              "/work/shared/reference/unitask-2.5.11-api.tsv"):
+        if os.path.exists(p):
+            return p
+    return None
+
+
+def main():
+    update = "--update" in sys.argv[1:]
+    inv = Inventory(RUNTIME)
+    existing = load_map()
+    path = api_path()
+    if path:
+        api = read_api(path)
+    else:  # the reference list is not shipped: the map's own first three columns are the list
+        api = [key for _, key, _ in existing]
+    passed, failed = 0, 0
+    fails = []
+
+    if update:
+        old = collections.defaultdict(list)
+        for _, key, v in existing:
+            old[key].append(v)
+        values = []
+        for row, outer, nested in walk(api):
+            prev = old[row].pop(0) if old[row] else "missing"
+            v = prev if prev != "missing" else suggest(inv, row[0], row[1], row[2], outer, nested)
+            values.append(v)
+        with open(MAP, "w", encoding="utf-8") as f:
+            f.write(HEADER)
+            for row, v in zip(api, values):
+                f.write("\t".join(row) + "\t" + v + "\n")
+        text = open(README, encoding="utf-8").read()
+        block = readme_block(api, values)
+        if BEGIN in text:
+            text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
+            open(README, "w", encoding="utf-8").write(text)
+        else:
+            print("README has no unitask-parity block: add the markers", file=sys.stderr)
+        existing = load_map()
+
+    # 1. every UniTask line has a row, every row a UniTask line (as multisets, in order)
+    want = collections.Counter(api)
+    have = collections.Counter(key for _, key, _ in existing)
+    for key in sorted((want - have).elements()):
+        fails.append("UniTask line without a row: " + "\t".join(key))
+    for key in sorted((have - want).elements()):
+        fails.append("row matching no UniTask line: " + "\t".join(key))
+    if want == have:
+        passed += 1
+    else:
+        failed += 1
+
+    # 2. every named Onity member exists (public, in bindings/Runtime); every row has a value
+    bad = 0
+    for n, key, v in existing:
+        if v == "missing":
+            continue
+        if v.startswith("refused:"):
+            if len(v[len("refused:"):].strip()) < 8:
+                fails.append("line %d: a refusal needs its reason: %r" % (n, v))
+                bad += 1
+            continue
+        if not inv.check(v):
+            fails.append("line %d: %r is not a public type or member of bindings/Runtime (UniTask: %s)" % (n, v, key[2]))
+            bad += 1
+    if bad:
+        failed += 1
+    else:
+        passed += 1
+
+    # 3. the README summary is generated from the map
+    values = [v for _, _, v in existing]
+    text = open(README, encoding="utf-8").read()
+    if BEGIN in text and END in text and text[text.index(BEGIN):text.index(END) + len(END)] == readme_block([k for _, k, _ in existing], values):
+        passed += 1
+    else:
+        fails.append("bindings/README.md: the unitask-parity block is stale (run scripts/check-unitask-parity.py --update)")
+        failed += 1
+
+    for f in fails[:40]:
+        print("FAIL " + f)
+    if len(fails) > 40:
+        print("... %d more" % (len(fails) - 40))
+    mapped, refused, missing = counts(values)
+    print("unitask-parity: %d of %d UniTask members mapped, %d refused, %d missing" % (mapped, len(values), refused, missing))
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
