@@ -283,17 +283,17 @@ def walk(api):
         yield row, outer, nested
 
 
-def load_map():
+def load_map(path=MAP):
     rows = []
-    if not os.path.exists(MAP):
+    if not os.path.exists(path):
         return rows
-    with open(MAP, encoding="utf-8") as f:
+    with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             line = line.rstrip("\n")
             if not line or line.startswith("#"):
                 continue
             cols = line.split("\t")
-            rows.append((n, tuple(cols[:3]), cols[3] if len(cols) > 3 else ""))
+            rows.append((n, tuple((cols + ["", ""])[:3]), cols[3] if len(cols) > 3 else ""))
     return rows
 
 
@@ -330,43 +330,32 @@ def api_path():
     return None
 
 
-def main():
-    update = "--update" in sys.argv[1:]
-    inv = Inventory(RUNTIME)
-    existing = load_map()
-    path = api_path()
-    if path:
-        api = read_api(path)
-    else:  # the reference list is not shipped: the map's own first three columns are the list
-        api = [key for _, key, _ in existing]
-    passed, failed = 0, 0
-    fails = []
+def update_map(inv, api, existing):
+    old = collections.defaultdict(list)
+    for _, key, v in existing:
+        old[key].append(v)
+    values = []
+    for row, outer, nested in walk(api):
+        prev = old[row].pop(0) if old[row] else "missing"
+        values.append(prev if prev != "missing" else suggest(inv, row[0], row[1], row[2], outer, nested))
+    with open(MAP, "w", encoding="utf-8") as f:
+        f.write(HEADER)
+        for row, v in zip(api, values):
+            f.write("\t".join(row) + "\t" + v + "\n")
+    text = open(README, encoding="utf-8").read()
+    if BEGIN not in text:
+        print("README has no unitask-parity block: add the markers", file=sys.stderr)
+        return
+    text = text[:text.index(BEGIN)] + readme_block(api, values) + text[text.index(END) + len(END):]
+    open(README, "w", encoding="utf-8").write(text)
 
-    if update:
-        old = collections.defaultdict(list)
-        for _, key, v in existing:
-            old[key].append(v)
-        values = []
-        for row, outer, nested in walk(api):
-            prev = old[row].pop(0) if old[row] else "missing"
-            v = prev if prev != "missing" else suggest(inv, row[0], row[1], row[2], outer, nested)
-            values.append(v)
-        with open(MAP, "w", encoding="utf-8") as f:
-            f.write(HEADER)
-            for row, v in zip(api, values):
-                f.write("\t".join(row) + "\t" + v + "\n")
-        text = open(README, encoding="utf-8").read()
-        block = readme_block(api, values)
-        if BEGIN in text:
-            text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
-            open(README, "w", encoding="utf-8").write(text)
-        else:
-            print("README has no unitask-parity block: add the markers", file=sys.stderr)
-        existing = load_map()
 
-    # 1. every UniTask line has a row, every row a UniTask line (as multisets, in order)
+def check(inv, api, rows, readme_text):
+    """Returns (passed, failed, failure messages)."""
+    passed, failed, fails = 0, 0, []
+    # 1. every UniTask line has a row, every row a UniTask line
     want = collections.Counter(api)
-    have = collections.Counter(key for _, key, _ in existing)
+    have = collections.Counter(key for _, key, _ in rows)
     for key in sorted((want - have).elements()):
         fails.append("UniTask line without a row: " + "\t".join(key))
     for key in sorted((have - want).elements()):
@@ -375,10 +364,9 @@ def main():
         passed += 1
     else:
         failed += 1
-
-    # 2. every named Onity member exists (public, in bindings/Runtime); every row has a value
+    # 2. every named Onity member is a public type or member of bindings/Runtime
     bad = 0
-    for n, key, v in existing:
+    for n, key, v in rows:
         if v == "missing":
             continue
         if v.startswith("refused:"):
@@ -386,29 +374,69 @@ def main():
                 fails.append("line %d: a refusal needs its reason: %r" % (n, v))
                 bad += 1
             continue
-        if not inv.check(v):
+        if not v:
+            fails.append("line %d: no value: write an Onity member, refused: reason, or missing" % n)
+            bad += 1
+        elif not inv.check(v):
             fails.append("line %d: %r is not a public type or member of bindings/Runtime (UniTask: %s)" % (n, v, key[2]))
             bad += 1
     if bad:
         failed += 1
     else:
         passed += 1
-
-    # 3. the README summary is generated from the map
-    values = [v for _, _, v in existing]
-    text = open(README, encoding="utf-8").read()
-    if BEGIN in text and END in text and text[text.index(BEGIN):text.index(END) + len(END)] == readme_block([k for _, k, _ in existing], values):
+    # 3. the README summary is the one generated from the map
+    block = readme_block([k for _, k, _ in rows], [v for _, _, v in rows])
+    if BEGIN in readme_text and END in readme_text and readme_text[readme_text.index(BEGIN):readme_text.index(END) + len(END)] == block:
         passed += 1
     else:
         fails.append("bindings/README.md: the unitask-parity block is stale (run scripts/check-unitask-parity.py --update)")
         failed += 1
+    return passed, failed, fails
 
+
+def self_test(inv, api, rows, readme_text):
+    """The check must fail on each kind of bad map: returns (passed, failed)."""
+    first = next(i for i, (_, _, v) in enumerate(rows) if v.startswith("Onity"))
+    n, key, v = rows[first]
+    cases = [
+        ("a row naming a member that does not exist", rows[:first] + [(n, key, v.split(".")[0] + ".NoSuchMember")] + rows[first + 1:], readme_text, "not a public type"),
+        ("a row naming an internal member", rows[:first] + [(n, key, "OnityTask.RunCore")] + rows[first + 1:], readme_text, "not a public type"),
+        ("a row naming an internal type", rows[:first] + [(n, key, "WhenAllPromise")] + rows[first + 1:], readme_text, "not a public type"),
+        ("a UniTask line without a row", rows[:first] + rows[first + 1:], readme_text, "without a row"),
+        ("a row matching no UniTask line", rows + [(0, ("X.cs", "X", "public void X()"), "missing")], readme_text, "matching no UniTask line"),
+        ("a refusal without its reason", rows[:first] + [(n, key, "refused:")] + rows[first + 1:], readme_text, "needs its reason"),
+        ("a stale README summary", rows, readme_text.replace("unitask-parity: ", "unitask-parity: 1", 1), "stale"),
+    ]
+    passed, failed = 0, 0
+    for name, bad_rows, text, expect in cases:
+        _, f, msgs = check(inv, api, bad_rows, text)
+        if f and any(expect in m for m in msgs):
+            passed += 1
+        else:
+            failed += 1
+            print("FAIL self-test: the check accepts %s" % name)
+    return passed, failed
+
+
+def main():
+    inv = Inventory(RUNTIME)
+    existing = load_map()
+    path = api_path()
+    # Without the reference list (it is not shipped) the map's own first three columns stand for it.
+    api = read_api(path) if path else [key for _, key, _ in existing]
+    if "--update" in sys.argv[1:]:
+        update_map(inv, api, existing)
+        existing = load_map()
+    text = open(README, encoding="utf-8").read()
+    passed, failed, fails = check(inv, api, existing, text)
     for f in fails[:40]:
         print("FAIL " + f)
     if len(fails) > 40:
         print("... %d more" % (len(fails) - 40))
-    mapped, refused, missing = counts(values)
-    print("unitask-parity: %d of %d UniTask members mapped, %d refused, %d missing" % (mapped, len(values), refused, missing))
+    sp, sf = self_test(inv, api, existing, text)
+    passed, failed = passed + sp, failed + sf
+    mapped, refused, missing = counts([v for _, _, v in existing])
+    print("unitask-parity: %d of %d UniTask members mapped, %d refused, %d missing" % (mapped, len(existing), refused, missing))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
