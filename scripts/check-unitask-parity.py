@@ -85,6 +85,8 @@ def onity_type(name):
         return "Onity" + b[len("Async"):]
     if "UniTask" in b:
         return b.replace("UniTask", "OnityTask")
+    if re.match(r"I[A-Z]", b):  # an interface: IFoo -> IOnityFoo
+        return b if b.startswith("IOnity") else "IOnity" + b[1:]
     return b if b.startswith("Onity") else "Onity" + b
 
 
