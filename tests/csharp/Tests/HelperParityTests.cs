@@ -1,0 +1,234 @@
+using System;
+using System.Collections.Generic;
+using System.Threading;
+
+namespace Onity.Tests
+{
+    /// <summary>UniTask's small helpers: WaitUntil/WaitWhile with a state, WaitUntilCanceled,
+    /// Never, Create, ContinueWith, the status predicates, the CancellationToken extensions,
+    /// SwitchToTaskPool.</summary>
+    public class HelperParityTests
+    {
+        static long Bytes() { return GC.GetAllocatedBytesForCurrentThread(); }
+
+        sealed class Counter { public int Value; }
+
+        static readonly Func<Counter, bool> reached3 = c => c.Value >= 3;
+
+        [Test]
+        public void WaitUntilAndWaitWhileWithAStateAtEveryPoint()
+        {
+            using (var h = new TestHost())
+            {
+                var c = new Counter();
+                var until = OnityTask.WaitUntil(c, reached3);
+                var whileLow = OnityTask.WaitWhile(c, x => x.Value < 3, OnityTiming.PreUpdate);
+                c.Value = 3;
+                Assert.Equal(OnityTaskStatus.Pending, until.Status, "never synchronously (checked from the next run on)");
+                h.RunFrame(OnityTiming.PreUpdate);
+                Assert.Equal(OnityTaskStatus.Succeeded, whileLow.Status, "WaitWhile at PreUpdate");
+                Assert.Equal(OnityTaskStatus.Pending, until.Status, "Update has not run");
+                h.RunFrame();
+                Assert.Equal(OnityTaskStatus.Succeeded, until.Status, "WaitUntil at Update");
+
+                for (int k = 0; k < 4; k++)
+                {
+                    using (var cts = new CancellationTokenSource())
+                    {
+                        var d = new Counter();
+                        var t = OnityTask.WaitUntil(d, reached3, OnityTiming.Update, cts.Token);
+                        for (int i = 0; i < k; i++) h.RunFrame();
+                        cts.Cancel();
+                        d.Value = 3; // too late: the token is seen first
+                        h.RunFrame();
+                        Assert.Equal(OnityTaskStatus.Canceled, t.Status, "canceled after " + k + " frames");
+                    }
+                }
+                var thrower = OnityTask.WaitUntil(c, x => { throw new FormatException("p"); });
+                h.RunFrame();
+                Assert.Throws<FormatException>(() => thrower.GetAwaiter().GetResult(), "the predicate's exception faults it");
+                Assert.Throws<ArgumentNullException>(() => OnityTask.WaitUntil(c, null), "null predicate");
+                Assert.Throws<ArgumentOutOfRangeException>(() => OnityTask.WaitWhile(c, reached3, (OnityTiming)16), "bad timing");
+            }
+        }
+
+        [Test]
+        public void WaitUntilWithAStateAllocatesNothingAfterWarmUp()
+        {
+            FreshThread.Run(() =>
+            {
+                using (var h = new TestHost())
+                {
+                    var c = new Counter();
+                    long b0 = 0;
+                    for (int i = 0; i < 1100; i++)
+                    {
+                        if (i == 100) b0 = Bytes();
+                        c.Value = 0;
+                        var t = OnityTask.WaitUntil(c, reached3);
+                        h.RunFrame();
+                        c.Value = 3;
+                        h.RunFrame();
+                        t.GetAwaiter().GetResult();
+                    }
+                    Assert.Equal(0L, Bytes() - b0, "bytes over 1000 WaitUntil with a state");
+                    b0 = Bytes();
+                    var closure = OnityTask.WaitUntil(() => c.Value >= 3);
+                    Assert.True(Bytes() - b0 > 0, "a capturing lambda allocates (the measurement sees it)");
+                    h.RunFrame();
+                    closure.GetAwaiter().GetResult();
+                }
+            });
+        }
+
+        [Test]
+        public void WaitUntilCanceledNeverAndTokenToTask()
+        {
+            using (var h = new TestHost())
+            {
+                using (var cts = new CancellationTokenSource())
+                {
+                    var polled = OnityTask.WaitUntilCanceled(cts.Token);
+                    var ext = cts.Token.WaitUntilCanceled();
+                    var immediate = OnityTask.WaitUntilCanceled(cts.Token, OnityTiming.Update, true);
+                    var never = OnityTask.Never(cts.Token);
+                    var neverT = OnityTask.Never<int>(cts.Token);
+                    var pair = cts.Token.ToOnityTask();
+                    h.RunFrame();
+                    Assert.Equal(OnityTaskStatus.Pending, polled.Status, "pending while not canceled");
+                    cts.Cancel();
+                    Assert.Equal(OnityTaskStatus.Succeeded, immediate.Status, "completeImmediately: at Cancel");
+                    Assert.Equal(OnityTaskStatus.Succeeded, pair.Item1.Status, "ToOnityTask: completed by the cancellation");
+                    Assert.Equal(OnityTaskStatus.Pending, polled.Status, "polled: at the next Update");
+                    h.RunFrame();
+                    Assert.Equal(OnityTaskStatus.Succeeded, polled.Status, "polled");
+                    Assert.Equal(OnityTaskStatus.Succeeded, ext.Status, "the extension");
+                    Assert.Equal(OnityTaskStatus.Canceled, never.Status, "Never: canceled by its token");
+                    Assert.Equal(OnityTaskStatus.Canceled, neverT.Status, "Never<T>");
+                    Assert.Equal(OnityTaskStatus.Succeeded, OnityTask.WaitUntilCanceled(cts.Token).Status, "already canceled: at once");
+                    Assert.Equal(OnityTaskStatus.Canceled, cts.Token.ToOnityTask().Item1.Status, "ToOnityTask of a canceled token: canceled");
+                }
+                using (var cts = new CancellationTokenSource())
+                {
+                    var pair = cts.Token.ToOnityTask();
+                    pair.Item2.Dispose();
+                    cts.Cancel();
+                    Assert.Equal(OnityTaskStatus.Pending, pair.Item1.Status, "the registration disposed: not completed");
+                }
+                var forever = OnityTask.WaitUntilCanceled(CancellationToken.None);
+                for (int i = 0; i < 3; i++) h.RunFrame();
+                Assert.Equal(OnityTaskStatus.Pending, forever.Status, "a token that cannot be canceled: never");
+            }
+        }
+
+        static readonly AsyncLocal<string> flowed = new AsyncLocal<string>();
+
+        [Test]
+        public void RegisterWithoutCaptureExecutionContextAndAddTo()
+        {
+            using (var cts = new CancellationTokenSource())
+            {
+                string plain = null, without = null, withState = null;
+                flowed.Value = "caller";
+                cts.Token.Register(() => plain = flowed.Value);
+                cts.Token.RegisterWithoutCaptureExecutionContext(() => without = flowed.Value);
+                cts.Token.RegisterWithoutCaptureExecutionContext(s => withState = (string)s + flowed.Value, "state:");
+                var d = new Disposable();
+                d.AddTo(cts.Token);
+                Assert.False(ExecutionContext.IsFlowSuppressed(), "flow restored after the registration");
+                flowed.Value = null;
+                var th = new Thread(() => cts.Cancel());
+                using (ExecutionContext.SuppressFlow()) th.Start();
+                th.Join();
+                Assert.Equal("caller", plain, "Register captures the context (control)");
+                Assert.Equal(null, without, "without capture: the caller's AsyncLocal is not there");
+                Assert.Equal("state:", withState, "with a state, without capture");
+                Assert.True(d.Disposed, "AddTo disposes at the cancellation");
+            }
+            Assert.Throws<ArgumentNullException>(() => CancellationToken.None.RegisterWithoutCaptureExecutionContext((Action)null), "null callback");
+            Assert.Throws<ArgumentNullException>(() => ((IDisposable)null).AddTo(CancellationToken.None), "null disposable");
+        }
+
+        sealed class Disposable : IDisposable
+        {
+            public bool Disposed;
+            public void Dispose() { Disposed = true; }
+        }
+
+        [Test]
+        public void CreateContinueWithStatusAndToCancellationToken()
+        {
+            using (var h = new TestHost())
+            {
+                Assert.Equal(4, OnityTask.Create(() => OnityTask.FromResult(4)).GetAwaiter().GetResult(), "Create<T>");
+                Assert.Equal(OnityTaskStatus.Succeeded, OnityTask.Create(() => OnityTask.CompletedTask).Status, "Create");
+                Assert.Equal(OnityTaskStatus.Canceled, OnityTask.Create(ct => OnityTask.FromCanceled(ct), new CancellationToken(true)).Status, "Create with a token");
+                Assert.Equal(OnityTaskStatus.Faulted, OnityTask.Create(7, s => OnityTask.FromException(new FormatException(s.ToString()))).Status, "Create with a state");
+                Assert.Throws<ArgumentNullException>(() => OnityTask.Create((Func<OnityTask>)null), "null factory");
+
+                var log = new List<string>();
+                var src = AutoResetOnityCompletionSource<int>.Create();
+                var a = src.Task.ContinueWith(v => log.Add("a" + v));
+                src.TrySetResult(1);
+                Assert.Equal("a1", string.Join(",", log), "ContinueWith(Action<T>) when the task completes");
+                a.GetAwaiter().GetResult();
+                Assert.Equal(6, OnityTask.FromResult(3).ContinueWith(v => v * 2).GetAwaiter().GetResult(), "Func<T, TR>");
+                Assert.Equal(8, OnityTask.FromResult(4).ContinueWith(v => OnityTask.FromResult(v * 2)).GetAwaiter().GetResult(), "Func<T, OnityTask<TR>>");
+                Assert.Equal(9, OnityTask.CompletedTask.ContinueWith(() => 9).GetAwaiter().GetResult(), "Func<T>");
+                Assert.Equal(10, OnityTask.CompletedTask.ContinueWith(() => OnityTask.FromResult(10)).GetAwaiter().GetResult(), "Func<OnityTask<T>>");
+                OnityTask.CompletedTask.ContinueWith(() => log.Add("b")).GetAwaiter().GetResult();
+                OnityTask.CompletedTask.ContinueWith(() => { log.Add("c"); return OnityTask.CompletedTask; }).GetAwaiter().GetResult();
+                OnityTask.FromResult(2).ContinueWith(v => { log.Add("d" + v); return OnityTask.CompletedTask; }).GetAwaiter().GetResult();
+                Assert.Equal("a1,b,c,d2", string.Join(",", log), "every overload");
+                var failed = OnityTask.FromException<int>(new FormatException("f")).ContinueWith(v => log.Add("never"));
+                Assert.Throws<FormatException>(() => failed.GetAwaiter().GetResult(), "the task's failure propagates");
+                Assert.Equal(4, log.Count, "and the function is not called");
+
+                Assert.True(OnityTaskStatus.Succeeded.IsCompleted() && OnityTaskStatus.Faulted.IsCompleted() && OnityTaskStatus.Canceled.IsCompleted(), "IsCompleted");
+                Assert.False(OnityTaskStatus.Pending.IsCompleted(), "Pending is not completed");
+                Assert.True(OnityTaskStatus.Succeeded.IsCompletedSuccessfully() && !OnityTaskStatus.Faulted.IsCompletedSuccessfully(), "IsCompletedSuccessfully");
+                Assert.True(OnityTaskStatus.Canceled.IsCanceled() && !OnityTaskStatus.Faulted.IsCanceled(), "IsCanceled");
+                Assert.True(OnityTaskStatus.Faulted.IsFaulted() && !OnityTaskStatus.Canceled.IsFaulted(), "IsFaulted");
+
+                var frame = OnityTask.NextFrame().ToOnityTask();
+                var token = frame.ToCancellationToken();
+                Assert.False(token.IsCancellationRequested, "not before the task completes");
+                h.RunFrame();
+                Assert.True(token.IsCancellationRequested, "canceled when the task completes");
+                Assert.True(OnityTask.FromException(new FormatException()).ToCancellationToken().IsCancellationRequested, "a faulted task too");
+                using (var link = new CancellationTokenSource())
+                {
+                    var linked = OnityTask.Never(CancellationToken.None).ToCancellationToken(link.Token);
+                    Assert.False(linked.IsCancellationRequested, "linked: pending");
+                    link.Cancel();
+                    Assert.True(linked.IsCancellationRequested, "the link cancels it");
+                }
+                Assert.True(OnityTask.FromResult(1).ToCancellationToken().IsCancellationRequested, "typed");
+            }
+        }
+
+        [Test]
+        public void SwitchToTaskPoolContinuesOnAPoolThread()
+        {
+            using (var h = new TestHost())
+            {
+                int owner = Thread.CurrentThread.ManagedThreadId;
+                var t = RunOnTaskPool();
+                for (int i = 0; i < 500 && t.Status == OnityTaskStatus.Pending; i++)
+                {
+                    Thread.Sleep(2);
+                    h.RunFrame();
+                }
+                var r = t.GetAwaiter().GetResult();
+                Assert.True(r.Item1 != owner, "ran on another thread");
+                Assert.True(r.Item2, "a thread-pool thread");
+            }
+        }
+
+        static async OnityTask<ValueTuple<int, bool>> RunOnTaskPool()
+        {
+            await OnityTask.SwitchToTaskPool();
+            return ValueTuple.Create(Thread.CurrentThread.ManagedThreadId, Thread.CurrentThread.IsThreadPoolThread);
+        }
+    }
+}
