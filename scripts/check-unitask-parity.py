@@ -192,7 +192,8 @@ REFUSED_MEMBERS = {
 
 
 def type_refusal(decl, sig, outer):
-    for name in (base(decl), base(sig) if decl in KINDS else "", outer[0] if outer and base(decl) in NESTED else ""):
+    nested_row = base(decl) in NESTED or (decl in KINDS and base(sig) in NESTED)
+    for name in (base(decl), base(sig) if decl in KINDS else "", outer[0] if outer and nested_row else ""):
         if name in REFUSED_TYPES:
             return "refused: " + REFUSED_TYPES[name]
     member = member_name(sig, decl) if decl not in KINDS else None
@@ -225,7 +226,10 @@ def suggest(inv, file_, decl, sig, outer, nested=False):
             path = [(onity_type(outer[0]), outer[1]), (name, n)]
         if file_ == "PlayerLoopHelper.cs" and name.startswith("UniTaskLoopRunner"):
             path = [("OnityLoopRunners", 0), ("Onity" + name[len("UniTaskLoopRunner"):], 0)]
-        key = inv.resolve_type(path) or inv.unique_nested(path[-1])
+        key = inv.resolve_type(path) or (inv.resolve_type([(outer[0], outer[1]), (name, n)]) if name in NESTED and outer else None) \
+            or inv.unique_nested(path[-1]) or inv.resolve_type([(name, n)])
+        if not key and name in NESTED and outer:  # an awaitable that is its own awaiter
+            key = inv.resolve_type([(outer[0], outer[1])]) or inv.resolve_type([(onity_type(outer[0]), outer[1])])
         return pretty(key) if key else "missing"
     member = member_name(sig, decl)
     if member is None:
@@ -236,6 +240,9 @@ def suggest(inv, file_, decl, sig, outer, nested=False):
     cands = []
     if decl in NESTED and outer:
         cands.append("%s`%d.%s`0" % (onity_type(outer[0]), outer[1], decl))
+        cands.append("%s`%d.%s`0" % (outer[0], outer[1], decl))
+        cands.append("%s`%d" % (outer[0], outer[1]))  # an awaitable that is its own awaiter
+    cands.append("%s`%d" % (base(decl), arity(decl)))
     cands.append("%s`%d" % (onity_type(decl), arity(decl)))
     nested_key = inv.unique_nested((base(decl), arity(decl)))
     if nested_key:

@@ -61,32 +61,26 @@ namespace Onity
             return TimeoutCore(this, timeout, delayType, timeoutCheckTiming, taskCancellationTokenSource);
         }
 
-        static async OnityTask<T> DefaultAfter(OnityTask delay)
-        {
-            await delay;
-            return default(T);
-        }
-
         static async OnityTask<T> TimeoutCore(OnityTask<T> task, TimeSpan timeout, DelayType delayType, OnityTiming timing, CancellationTokenSource taskCts)
         {
             var delayCts = new CancellationTokenSource();
-            WhenAnyResult<T> any;
+            ValueTuple<bool, T> any; // (the task came first, its result)
             try
             {
-                any = await OnityTask.WhenAny(task, DefaultAfter(OnityTask.Delay(timeout, delayType, timing, delayCts.Token)));
+                any = await OnityTask.WhenAny(task, OnityTask.Delay(timeout, delayType, timing, delayCts.Token));
             }
             catch
             {
                 delayCts.Cancel();
                 throw;
             }
-            if (any.winArgumentIndex == 1)
+            if (!any.Item1)
             {
                 if (taskCts != null) taskCts.Cancel();
                 throw new TimeoutException("Onity: the task did not complete within " + timeout + ".");
             }
             delayCts.Cancel();
-            return any.result;
+            return any.Item2;
         }
     }
 }
