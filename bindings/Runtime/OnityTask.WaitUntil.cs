@@ -34,16 +34,18 @@ namespace Onity
 
         /// <summary>As <see cref="WaitUntil(Func{bool}, OnityTiming, CancellationToken, string, int)"/>
         /// with a state passed to the predicate (a static lambda then allocates nothing).</summary>
-        public static OnityTask WaitUntil<T>(T state, Func<T, bool> predicate, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
+        public static OnityTask WaitUntil<T>(T state, Func<T, bool> predicate, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken), bool cancelImmediately = false)
         {
-            return ConditionLoop(CheckCondition(predicate, timing), new StateCondition<T>(state, predicate), true, timing, cancellationToken, 0);
+            var loop = ConditionLoop(CheckCondition(predicate, timing), new StateCondition<T>(state, predicate), true, timing, cancellationToken, 0);
+            return Immediately(loop, cancellationToken, cancelImmediately);
         }
 
         /// <summary>As <see cref="WaitWhile(Func{bool}, OnityTiming, CancellationToken, string, int)"/>
         /// with a state passed to the predicate.</summary>
-        public static OnityTask WaitWhile<T>(T state, Func<T, bool> predicate, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
+        public static OnityTask WaitWhile<T>(T state, Func<T, bool> predicate, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken), bool cancelImmediately = false)
         {
-            return ConditionLoop(CheckCondition(predicate, timing), new StateCondition<T>(state, predicate), false, timing, cancellationToken, 0);
+            var loop = ConditionLoop(CheckCondition(predicate, timing), new StateCondition<T>(state, predicate), false, timing, cancellationToken, 0);
+            return Immediately(loop, cancellationToken, cancelImmediately);
         }
 
         /// <summary>Completes (successfully) at the first run of <paramref name="timing"/> at which

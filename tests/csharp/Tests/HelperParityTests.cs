@@ -225,6 +225,82 @@ namespace Onity.Tests
             }
         }
 
+        static readonly Func<CancellationToken, bool, OnityTask>[] immediateKinds =
+        {
+            (ct, im) => OnityTask.Yield(OnityTiming.Update, ct, im),
+            (ct, im) => OnityTask.Yield(ct, im),
+            (ct, im) => OnityTask.NextFrame(OnityTiming.Update, ct, im),
+            (ct, im) => OnityTask.NextFrame(ct, im),
+            (ct, im) => OnityTask.DelayFrame(2, OnityTiming.Update, ct, im),
+            (ct, im) => OnityTask.DelayFrame(2, ct, im),
+            (ct, im) => OnityTask.Delay(TimeSpan.FromSeconds(1), DelayType.DeltaTime, OnityTiming.Update, ct, im),
+            (ct, im) => OnityTask.Delay(1000, DelayType.UnscaledDeltaTime, OnityTiming.Update, ct, im),
+            (ct, im) => OnityTask.Delay(TimeSpan.FromSeconds(1), true, OnityTiming.Update, ct, im),
+            (ct, im) => OnityTask.Delay(1000, false, OnityTiming.Update, ct, im),
+            (ct, im) => OnityTask.WaitForSeconds(1f, false, OnityTiming.Update, ct, im),
+            (ct, im) => OnityTask.WaitForSeconds(1, true, OnityTiming.Update, ct, im),
+            (ct, im) => OnityTask.WaitForFixedUpdate(ct, im),
+            (ct, im) => OnityTask.WaitUntil(() => false, OnityTiming.Update, ct, im),
+            (ct, im) => OnityTask.WaitWhile(() => true, OnityTiming.Update, ct, im),
+            (ct, im) => OnityTask.WaitUntil(0, x => false, OnityTiming.Update, ct, im),
+            (ct, im) => OnityTask.WaitWhile(0, x => true, OnityTiming.Update, ct, im),
+        };
+
+        [Test]
+        public void CancelImmediatelyCancelsAtTheCancelCallAtEveryPoint()
+        {
+            using (var h = new TestHost())
+            {
+                for (int kind = 0; kind < immediateKinds.Length; kind++)
+                {
+                    for (int k = 0; k < 2; k++)
+                    {
+                        using (var cts = new CancellationTokenSource())
+                        {
+                            var now = immediateKinds[kind](cts.Token, true);
+                            var later = immediateKinds[kind](cts.Token, false);
+                            h.RunFrame(k == 0 ? new OnityTiming[0] : new[] { OnityTiming.Initialization });
+                            Assert.Equal(OnityTaskStatus.Pending, now.Status, "pending (kind " + kind + ", k=" + k + ")");
+                            cts.Cancel();
+                            Assert.Equal(OnityTaskStatus.Canceled, now.Status, "canceled at Cancel (kind " + kind + ")");
+                            var oce = Assert.Throws<OperationCanceledException>(() => now.GetAwaiter().GetResult(), "throws");
+                            Assert.True(oce.CancellationToken == cts.Token, "carries the token (kind " + kind + ")");
+                            Assert.Equal(OnityTaskStatus.Pending, later.Status, "without cancelImmediately: at the next run (kind " + kind + ")");
+                            h.RunFrame();
+                            Assert.Equal(OnityTaskStatus.Canceled, later.Status, "canceled at the next run (kind " + kind + ")");
+                        }
+                    }
+                }
+                // Not canceled: completes as the wait does; canceled on another thread: at the owner's next tick.
+                using (var cts = new CancellationTokenSource())
+                {
+                    var t = OnityTask.NextFrame(cts.Token, true);
+                    h.RunFrame();
+                    Assert.Equal(OnityTaskStatus.Succeeded, t.Status, "the wait's own completion");
+                    t.GetAwaiter().GetResult();
+                    cts.Cancel(); // after completion: nothing
+                    var pending = OnityTask.DelayFrame(5, new CancellationTokenSource().Token, true);
+                    for (int i = 0; i < 6; i++) h.RunFrame();
+                    Assert.Equal(OnityTaskStatus.Succeeded, pending.Status, "DelayFrame(5) with an untouched token");
+                }
+                using (var cts = new CancellationTokenSource())
+                {
+                    var t = OnityTask.Delay(TimeSpan.FromSeconds(10), DelayType.DeltaTime, OnityTiming.Update, cts.Token, true);
+                    int owner = Thread.CurrentThread.ManagedThreadId, ranOn = 0;
+                    t.GetAwaiter().UnsafeOnCompleted(() => ranOn = Thread.CurrentThread.ManagedThreadId);
+                    var th = new Thread(() => cts.Cancel());
+                    th.Start();
+                    th.Join();
+                    Assert.Equal(0, ranOn, "not on the canceling thread");
+                    h.RunFrame(OnityTiming.Initialization);
+                    Assert.Equal(owner, ranOn, "resumed on the owner at its next tick");
+                    Assert.Throws<OperationCanceledException>(() => t.GetAwaiter().GetResult());
+                }
+                Assert.Equal(OnityTaskStatus.Canceled, OnityTask.NextFrame(new CancellationToken(true), true).Status, "already canceled");
+                Assert.Equal(OnityTiming.LastFixedUpdate, OnityTask.WaitForFixedUpdate().Timing, "WaitForFixedUpdate: LastFixedUpdate");
+            }
+        }
+
         static async OnityTask<ValueTuple<int, bool>> RunOnTaskPool()
         {
             await OnityTask.SwitchToTaskPool();
