@@ -52,9 +52,12 @@ TYPE_NAMES = {
     "UniTaskScheduler": "OnityTask", "AsyncLazy": "AsyncLazy", "AsyncUnit": "AsyncUnit",
     "UniTaskStatusExtensions": "OnityTaskStatusExtensions", "UnityAsyncExtensions": "OnityUnityAsyncExtensions",
     "UniTaskLoopRunners": "OnityLoopRunners", "AsyncTriggerExtensions": "OnityTriggerExtensions",
-    "AsyncTriggerBase": "OnityTriggerBase", "TaskPool": "OnityObjectPool",
+    "AsyncTriggerBase": "OnityTriggerBase", "TaskPool": "OnityObjectPool", "YieldAwaitable": "OnityFrameWait",
 }
 NESTED = {"Awaiter", "Enumerator"}
+# Onity types that hold some members of a UniTask type (the engine-free Onity.Runtime cannot name
+# Unity types: OnityTask's Unity-typed helpers live in the Unity assembly).
+ALSO_IN = {"UniTask": ["OnityUnityTask`0"]}
 KINDS = {"class", "struct", "interface", "enum"}
 
 
@@ -242,8 +245,10 @@ def suggest(inv, file_, decl, sig, outer, nested=False):
         cands.append("%s`%d.%s`0" % (onity_type(outer[0]), outer[1], decl))
         cands.append("%s`%d.%s`0" % (outer[0], outer[1], decl))
         cands.append("%s`%d" % (outer[0], outer[1]))  # an awaitable that is its own awaiter
+        cands.append("%s`%d" % (onity_type(outer[0]), outer[1]))
     cands.append("%s`%d" % (base(decl), arity(decl)))
     cands.append("%s`%d" % (onity_type(decl), arity(decl)))
+    cands.extend(ALSO_IN.get(base(decl), []))
     nested_key = inv.unique_nested((base(decl), arity(decl)))
     if nested_key:
         cands.append(nested_key)
@@ -393,7 +398,14 @@ def check(inv, api, rows, readme_text):
         failed += 1
     else:
         passed += 1
-    # 3. the README summary is the one generated from the map
+    # 3. the README's ✅ feature rows agree with the map
+    ffails = check_features(api, [v for _, _, v in rows], readme_text)
+    fails.extend(ffails)
+    if ffails:
+        failed += 1
+    else:
+        passed += 1
+    # 4. the README summary is the one generated from the map
     block = readme_block([k for _, k, _ in rows], [v for _, _, v in rows])
     if BEGIN in readme_text and END in readme_text and readme_text[readme_text.index(BEGIN):readme_text.index(END) + len(END)] == block:
         passed += 1
@@ -401,6 +413,54 @@ def check(inv, api, rows, readme_text):
         fails.append("bindings/README.md: the unitask-parity block is stale (run scripts/check-unitask-parity.py --update)")
         failed += 1
     return passed, failed, fails
+
+
+FEATURES = "## UniTask features: what this package has"
+
+
+def feature_rows(readme_text):
+    """(line text, status, [UniTask names]) of the README's feature table rows."""
+    if FEATURES not in readme_text:
+        return []
+    out = []
+    for line in readme_text[readme_text.index(FEATURES):].split("\n")[1:]:
+        if line.startswith("## "):
+            break
+        cols = [c.strip() for c in line.split("|")]
+        if len(cols) < 4 or not line.startswith("| ") or cols[1] in ("UniTask feature", "---"):
+            continue
+        names = []
+        for tok in re.findall(r"`([^`]+)`", cols[1]):
+            m = re.match(r"^((?:[A-Za-z_][A-Za-z0-9_<>]*\.)*)([A-Za-z_][A-Za-z0-9_]*)", tok.strip())
+            if m:
+                qual = m.group(1).rstrip(".").split(".")[-1] if m.group(1) else ""
+                names.append((base(qual), m.group(2)))
+        out.append((line, cols[2], names))
+    return out
+
+
+def check_features(api, values, readme_text):
+    """A feature row marked plainly ✅ must not name a UniTask member with a 'missing' row."""
+    # A name matches the members and types of that name outside async LINQ, the generated
+    # message triggers and the third-party extensions (their own rows), and outside nested
+    # awaiters; `Type.Member` only those declared by Type.
+    by_name = collections.defaultdict(list)
+    for (row, outer, nested), v in zip(walk(api), values):
+        file_, decl, sig = row
+        if file_.startswith(("Linq/", "External/", "Triggers/MonoBehaviourMessagesTriggers")) or base(decl) in NESTED or nested:
+            continue
+        name = base(sig) if decl in KINDS else member_name(sig, decl)
+        if name:
+            by_name[name].append((base(sig) if decl in KINDS else base(decl), v))
+    fails = []
+    for line, status, names in feature_rows(readme_text):
+        if status != "✅":
+            continue
+        for qual, n in names:
+            missing = sum(1 for owner, v in by_name.get(n, []) if v == "missing" and (not qual or owner == qual or qual == n))
+            if missing:
+                fails.append("bindings/README.md feature row says ✅ but %d UniTask row(s) of `%s` are missing in the map: %s" % (missing, n, line[:80]))
+    return fails
 
 
 def self_test(inv, api, rows, readme_text):
@@ -415,6 +475,8 @@ def self_test(inv, api, rows, readme_text):
         ("a row matching no UniTask line", rows + [(0, ("X.cs", "X", "public void X()"), "missing")], readme_text, "matching no UniTask line"),
         ("a refusal without its reason", rows[:first] + [(n, key, "refused:")] + rows[first + 1:], readme_text, "needs its reason"),
         ("a stale README summary", rows, readme_text.replace("unitask-parity: ", "unitask-parity: 1", 1), "stale"),
+        ("a ✅ feature row naming a missing member", rows, readme_text.replace("| `WhenEach` | ✅ |", "| `WhenEach`, `WhenEach` | ✅ |", 1).replace(
+            "| `TimeoutWithoutException` | ❌ |", "| `TimeoutWithoutException` | ✅ |", 1), "feature row says ✅"),
     ]
     passed, failed = 0, 0
     for name, bad_rows, text, expect in cases:

@@ -274,6 +274,45 @@ namespace Onity.UnityTests
             Debug.Exceptions.Clear();
         }
 
+        [Test]
+        public void UnityActionOverloadsPassTheirArgumentsStateAndToken()
+        {
+            Enter();
+            var log = new List<string>();
+            var cts = new CancellationTokenSource();
+            OnityUnityTask.UnityAction(7, s => { log.Add("state" + s); return OnityTask.CompletedTask; })();
+            OnityUnityTask.UnityAction<int, string>((a, b) => { log.Add(a + b); return OnityTask.CompletedTask; })(1, "a");
+            OnityUnityTask.UnityAction<int, int, int>((a, b, c) => { log.Add("" + (a + b + c)); return OnityTask.CompletedTask; })(1, 2, 3);
+            OnityUnityTask.UnityAction<int, int, int, int>((a, b, c, d) => { log.Add("" + (a * b * c * d)); return OnityTask.CompletedTask; })(1, 2, 3, 4);
+            OnityUnityTask.UnityAction<int>((a, ct) => { log.Add(a + ":" + (ct == cts.Token)); return OnityTask.CompletedTask; }, cts.Token)(5);
+            OnityUnityTask.UnityAction<int, int>((a, b, ct) => { log.Add((a + b) + ":" + (ct == cts.Token)); return OnityTask.CompletedTask; }, cts.Token)(1, 1);
+            OnityUnityTask.UnityAction<int, int, int>((a, b, c, ct) => { log.Add((a + b + c) + ":" + (ct == cts.Token)); return OnityTask.CompletedTask; }, cts.Token)(1, 1, 1);
+            OnityUnityTask.UnityAction<int, int, int, int>((a, b, c, d, ct) => OnityTask.FromException(new FormatException("four")), cts.Token)(1, 1, 1, 1);
+            Assert.Equal("state7,1a,6,24,5:True,2:True,3:True", string.Join(",", log), "each overload");
+            Assert.Equal(1, Debug.Exceptions.Count, "a handler's failure reaches Debug.LogException");
+            Debug.Exceptions.Clear();
+            Assert.Throws<ArgumentNullException>(() => OnityUnityTask.UnityAction<int, int>((Func<int, int, OnityTask>)null), "null handler");
+        }
+
+        [Test]
+        public void GetCancellationTokenOnDestroy_IsCanceledByTheDestroy()
+        {
+            Enter();
+            var go = new GameObject("owner");
+            var probe = go.AddComponent<Probe>();
+            var fromMono = probe.GetCancellationTokenOnDestroy();
+            var fromGo = go.GetCancellationTokenOnDestroy();
+            var fromComponent = ((Component)probe).GetCancellationTokenOnDestroy();
+            Assert.True(fromGo == fromComponent, "one source per GameObject");
+            Sim.RunFrame();
+            Assert.False(fromMono.IsCancellationRequested || fromGo.IsCancellationRequested, "alive");
+            UnityEngine.Object.Destroy(go);
+            Sim.RunFrame();
+            Assert.True(fromMono.IsCancellationRequested, "destroyCancellationToken");
+            Assert.True(fromGo.IsCancellationRequested, "the GameObject's token");
+            Assert.Throws<ArgumentNullException>(() => ((MonoBehaviour)null).GetCancellationTokenOnDestroy(), "null");
+        }
+
         // ---- MonoBehaviour message triggers -----------------------------------------------
 
         [Test]

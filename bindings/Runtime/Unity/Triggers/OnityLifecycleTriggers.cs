@@ -11,6 +11,19 @@ namespace Onity.Triggers
     public sealed class OnityDestroyTrigger : OnityTriggerBase<AsyncUnit>
     {
         bool called;
+        CancellationTokenSource onDestroy;
+
+        /// <summary>Canceled when this GameObject is destroyed (at once if it already was); the
+        /// source is made on first use.</summary>
+        public CancellationToken CancellationToken
+        {
+            get
+            {
+                if (called) return new CancellationToken(true);
+                if (onDestroy == null) onDestroy = new CancellationTokenSource();
+                return onDestroy.Token;
+            }
+        }
 
         /// <summary>Completes when this GameObject is destroyed; canceled when
         /// <paramref name="cancellationToken"/> is canceled first (at the next run of Update).</summary>
@@ -26,6 +39,7 @@ namespace Onity.Triggers
             called = true;
             RaiseEvent(default(AsyncUnit));
             base.OnDestroy();
+            if (onDestroy != null) onDestroy.Cancel(); // a registration that throws: Unity logs it
         }
     }
 

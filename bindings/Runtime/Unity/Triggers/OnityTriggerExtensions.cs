@@ -30,6 +30,28 @@ namespace Onity.Triggers
         public static OnityCollisionEnterTrigger GetOnityCollisionEnterTrigger(this Component component) { return GetOrAdd<OnityCollisionEnterTrigger>(component.gameObject); }
 #endif
 
+        /// <summary>A token canceled when the MonoBehaviour is destroyed (UniTask's
+        /// <c>GetCancellationTokenOnDestroy</c>: Unity 2022.2's <c>destroyCancellationToken</c>).</summary>
+        public static CancellationToken GetCancellationTokenOnDestroy(this MonoBehaviour monoBehaviour)
+        {
+            if (monoBehaviour == null) throw new ArgumentNullException("monoBehaviour");
+            return monoBehaviour.destroyCancellationToken;
+        }
+
+        /// <summary>A token canceled when the GameObject is destroyed (its
+        /// <see cref="OnityDestroyTrigger"/>'s token; canceled already when it was).</summary>
+        public static CancellationToken GetCancellationTokenOnDestroy(this GameObject gameObject)
+        {
+            return gameObject.GetOnityDestroyTrigger().CancellationToken;
+        }
+
+        /// <summary>As <see cref="GetCancellationTokenOnDestroy(GameObject)"/> for the component's GameObject.</summary>
+        public static CancellationToken GetCancellationTokenOnDestroy(this Component component)
+        {
+            if (component == null) throw new ArgumentNullException("component");
+            return component.gameObject.GetOnityDestroyTrigger().CancellationToken;
+        }
+
         /// <summary>Completes when <paramref name="component"/>'s GameObject is destroyed
         /// (<c>GetOnityDestroyTrigger().OnDestroyAsync()</c>).</summary>
         public static OnityTask OnDestroyAsync(this Component component, CancellationToken cancellationToken = default(CancellationToken))
