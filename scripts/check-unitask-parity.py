@@ -7,6 +7,7 @@ from): the list's three columns (file, declaring type, signature), then the Onit
   Type / Type.Member     a public type or member of bindings/Runtime (Type may be nested,
                          generic arity as <T>, <T1,T2>; "ctor" = constructor, "op_Implicit")
   refused: reason        not provided, on purpose, with the reason
+  internal: reason       not user API in UniTask either (public members of its private classes)
   missing                not built yet
 Fails when a UniTask line has no row, a row matches no UniTask line, or a row names a type or
 member that bindings/Runtime does not declare publicly; also when the generated summary in
@@ -170,7 +171,7 @@ def refusal(file_, decl, sig):
     if file_ == "PlayerLoopHelper.cs" and decl == "struct" and "Yield" in sig:
         return "refused: Onity injects one system per timing: continuations and yields share it (no separate Yield runner)"
     if file_.startswith("Internal/") or file_ == "MoveNextSource.cs":
-        return "refused: UniTask internal helper (pooling / tracking plumbing), not user API"
+        return "internal: UniTask internal helper (pooling / tracking plumbing), not user API"
     if re.search(r"\bshort token\b", sig) or re.search(r"\bUnsafeGetStatus\(\)", sig):
         return None  # the source protocol: mapped where the type has one, else decided below
     return None
@@ -202,6 +203,13 @@ def type_refusal(decl, sig, outer):
     member = member_name(sig, decl) if decl not in KINDS else None
     if member in REFUSED_MEMBERS:
         return "refused: " + REFUSED_MEMBERS[member]
+    handler = "refused: not needed: repeated ...Async() waits on the trigger or control allocate nothing (pooled waiters), so there is no reusable handler object"
+    if re.search(r"\bGet\w*AsyncHandler\b|\bGetAsync\w*EventHandler\b", sig) or (decl in KINDS and re.match(r"(IAsync\w+Handler|AsyncTriggerHandler|IAsyncOneShotTrigger)\b", base(sig))):
+        return handler
+    if base(decl) == "AsyncTriggerHandler" or (outer and outer[0] == "AsyncTriggerHandler" and nested_row):
+        return handler
+    if "AudioFilterRead" in sig:
+        return "refused: Unity calls OnAudioFilterRead on the audio thread; the triggers are raised and awaited on the main thread"
     if "WaitForEndOfFrame" in sig:
         return "refused: Unity's end of frame runs after rendering, outside the player loop (needs a MonoBehaviour coroutine)"
     if "MonoBehaviour coroutineRunner" in sig:
@@ -213,7 +221,7 @@ def type_refusal(decl, sig, outer):
     return None
 
 
-NESTED_IMPL = "refused: public member of a UniTask-private nested class (implementation detail, not callable from user code)"
+NESTED_IMPL = "internal: public member of a UniTask-private nested class (implementation detail, not callable from user code)"
 
 
 def suggest(inv, file_, decl, sig, outer, nested=False):
@@ -312,9 +320,17 @@ def load_map(path=MAP):
 
 
 def counts(values):
+    """(mapped, refused, missing, internal)."""
     refused = sum(1 for v in values if v.startswith("refused:"))
     missing = sum(1 for v in values if v == "missing")
-    return len(values) - refused - missing, refused, missing
+    internal = sum(1 for v in values if v.startswith("internal:"))
+    return len(values) - refused - missing - internal, refused, missing, internal
+
+
+def summary(values):
+    mapped, refused, missing, internal = counts(values)
+    return "unitask-parity: %d of %d UniTask members mapped, %d refused, %d missing, %d internal (UniTask-private, not callable)" % (
+        mapped, len(values), refused, missing, internal)
 
 
 def readme_block(api, values):
@@ -323,12 +339,11 @@ def readme_block(api, values):
         area = file_.split("/")[0] if "/" in file_ else re.sub(r"\..*", "", file_)
         area = {"UniTaskExtensions": "UniTask", "UnityAsyncExtensions": "UnityAsyncExtensions"}.get(area, area)
         per.setdefault(area, []).append(v)
-    mapped, refused, missing = counts(values)
-    lines = [BEGIN, "", "unitask-parity: %d of %d UniTask members mapped, %d refused, %d missing" % (mapped, len(values), refused, missing), "",
-             "| UniTask source (2.5.11) | members | mapped | refused | missing |", "|---|---|---|---|---|"]
+    lines = [BEGIN, "", summary(values), "",
+             "| UniTask source (2.5.11) | members | mapped | refused | missing | internal |", "|---|---|---|---|---|---|"]
     for area, vals in per.items():
-        m, r, x = counts(vals)
-        lines.append("| %s | %d | %d | %d | %d |" % (area, len(vals), m, r, x))
+        m, r, x, i = counts(vals)
+        lines.append("| %s | %d | %d | %d | %d | %d |" % (area, len(vals), m, r, x, i))
     lines += ["", END]
     return "\n".join(lines)
 
@@ -383,8 +398,8 @@ def check(inv, api, rows, readme_text):
     for n, key, v in rows:
         if v == "missing":
             continue
-        if v.startswith("refused:"):
-            if len(v[len("refused:"):].strip()) < 8:
+        if v.startswith("refused:") or v.startswith("internal:"):
+            if len(v.split(":", 1)[1].strip()) < 8:
                 fails.append("line %d: a refusal needs its reason: %r" % (n, v))
                 bad += 1
             continue
@@ -506,8 +521,7 @@ def main():
         print("... %d more" % (len(fails) - 40))
     sp, sf = self_test(inv, api, existing, text)
     passed, failed = passed + sp, failed + sf
-    mapped, refused, missing = counts([v for _, _, v in existing])
-    print("unitask-parity: %d of %d UniTask members mapped, %d refused, %d missing" % (mapped, len(existing), refused, missing))
+    print(summary([v for _, _, v in existing]))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

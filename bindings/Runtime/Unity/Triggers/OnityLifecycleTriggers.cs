@@ -1,4 +1,4 @@
-// Lifecycle message triggers: OnDestroy, OnEnable, OnDisable, OnBecameVisible.
+// The OnDestroy trigger (the other message triggers are generated: OnityMessageTriggers.g.cs).
 #if UNITY_5_3_OR_NEWER || ONITY_UNITY_STANDIN
 using System.Threading;
 using UnityEngine;
@@ -41,30 +41,6 @@ namespace Onity.Triggers
             base.OnDestroy();
             if (onDestroy != null) onDestroy.Cancel(); // a registration that throws: Unity logs it
         }
-    }
-
-    /// <summary>OnEnable as an awaitable (the component is enabled, or its GameObject activated).</summary>
-    public sealed class OnityEnableTrigger : OnityTriggerBase<AsyncUnit>
-    {
-        void OnEnable() { RaiseEvent(default(AsyncUnit)); }
-
-        public OnityTask OnEnableAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
-    }
-
-    /// <summary>OnDisable as an awaitable (also sent before OnDestroy).</summary>
-    public sealed class OnityDisableTrigger : OnityTriggerBase<AsyncUnit>
-    {
-        void OnDisable() { RaiseEvent(default(AsyncUnit)); }
-
-        public OnityTask OnDisableAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
-    }
-
-    /// <summary>OnBecameVisible (a renderer of the GameObject became visible to a camera) as an awaitable.</summary>
-    public sealed class OnityBecameVisibleTrigger : OnityTriggerBase<AsyncUnit>
-    {
-        void OnBecameVisible() { RaiseEvent(default(AsyncUnit)); }
-
-        public OnityTask OnBecameVisibleAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
     }
 }
 #endif

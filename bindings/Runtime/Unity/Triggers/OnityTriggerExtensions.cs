@@ -6,7 +6,7 @@ using UnityEngine;
 
 namespace Onity.Triggers
 {
-    public static class OnityTriggerExtensions
+    public static partial class OnityTriggerExtensions
     {
         static T GetOrAdd<T>(GameObject gameObject) where T : Component
         {
@@ -17,18 +17,6 @@ namespace Onity.Triggers
 
         public static OnityDestroyTrigger GetOnityDestroyTrigger(this GameObject gameObject) { return GetOrAdd<OnityDestroyTrigger>(gameObject); }
         public static OnityDestroyTrigger GetOnityDestroyTrigger(this Component component) { return GetOrAdd<OnityDestroyTrigger>(component.gameObject); }
-        public static OnityEnableTrigger GetOnityEnableTrigger(this GameObject gameObject) { return GetOrAdd<OnityEnableTrigger>(gameObject); }
-        public static OnityEnableTrigger GetOnityEnableTrigger(this Component component) { return GetOrAdd<OnityEnableTrigger>(component.gameObject); }
-        public static OnityDisableTrigger GetOnityDisableTrigger(this GameObject gameObject) { return GetOrAdd<OnityDisableTrigger>(gameObject); }
-        public static OnityDisableTrigger GetOnityDisableTrigger(this Component component) { return GetOrAdd<OnityDisableTrigger>(component.gameObject); }
-        public static OnityBecameVisibleTrigger GetOnityBecameVisibleTrigger(this GameObject gameObject) { return GetOrAdd<OnityBecameVisibleTrigger>(gameObject); }
-        public static OnityBecameVisibleTrigger GetOnityBecameVisibleTrigger(this Component component) { return GetOrAdd<OnityBecameVisibleTrigger>(component.gameObject); }
-#if ONITY_PHYSICS_SUPPORT
-        public static OnityTriggerEnterTrigger GetOnityTriggerEnterTrigger(this GameObject gameObject) { return GetOrAdd<OnityTriggerEnterTrigger>(gameObject); }
-        public static OnityTriggerEnterTrigger GetOnityTriggerEnterTrigger(this Component component) { return GetOrAdd<OnityTriggerEnterTrigger>(component.gameObject); }
-        public static OnityCollisionEnterTrigger GetOnityCollisionEnterTrigger(this GameObject gameObject) { return GetOrAdd<OnityCollisionEnterTrigger>(gameObject); }
-        public static OnityCollisionEnterTrigger GetOnityCollisionEnterTrigger(this Component component) { return GetOrAdd<OnityCollisionEnterTrigger>(component.gameObject); }
-#endif
 
         /// <summary>A token canceled when the MonoBehaviour is destroyed (UniTask's
         /// <c>GetCancellationTokenOnDestroy</c>: Unity 2022.2's <c>destroyCancellationToken</c>).</summary>
