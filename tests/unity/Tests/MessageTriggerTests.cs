@@ -28,7 +28,8 @@ namespace Onity.UnityTests
         {
             return typeof(OnityTriggerExtensions).Assembly.GetTypes()
                 .Where(t => t.Namespace == "Onity.Triggers" && t.IsSealed && t.BaseType != null && t.BaseType.IsGenericType
-                    && t.BaseType.GetGenericTypeDefinition() == typeof(OnityTriggerBase<>) && t != typeof(OnityDestroyTrigger))
+                    && t.BaseType.GetGenericTypeDefinition() == typeof(OnityTriggerBase<>)
+                    && t != typeof(OnityDestroyTrigger) && t != typeof(OnityAwakeTrigger) && t != typeof(OnityStartTrigger))
                 .OrderBy(t => t.Name).ToList();
         }
 
@@ -114,6 +115,39 @@ namespace Onity.UnityTests
             while (await (OnityTask<bool>)move.Invoke(e, null)) into.Add("" + current.GetValue(e));
             into.Add("end");
             await (OnityTask)dispose.Invoke(e, null);
+        }
+
+        [Test]
+        public void AwakeAndStartTriggers_CompleteOnceAtTheirMessage()
+        {
+            Enter();
+            var active = new GameObject("active");
+            Assert.Equal(OnityTaskStatus.Succeeded, active.AwakeAsync().Status, "added to an active GameObject: Awake already came");
+            var start = active.StartAsync();
+            Assert.Equal(OnityTaskStatus.Pending, start.Status, "Start comes before the first Update");
+            Sim.RunFrame();
+            Assert.Equal(OnityTaskStatus.Succeeded, start.Status, "at Start");
+            Assert.Equal(OnityTaskStatus.Succeeded, active.GetComponent<OnityStartTrigger>().StartAsync().Status, "after Start: at once");
+
+            var inactive = new GameObject("inactive");
+            inactive.SetActive(false);
+            var awake = inactive.AwakeAsync();
+            var cts = new CancellationTokenSource();
+            var canceled = inactive.GetOnityAwakeTrigger().AwakeAsync(cts.Token);
+            Sim.RunFrame();
+            Assert.Equal(OnityTaskStatus.Pending, awake.Status, "no Awake while inactive");
+            cts.Cancel();
+            Sim.RunFrame();
+            Assert.Equal(OnityTaskStatus.Canceled, canceled.Status, "a token cancels it at the next Update");
+            inactive.SetActive(true);
+            Assert.Equal(OnityTaskStatus.Succeeded, awake.Status, "at the activation's Awake");
+            Assert.True(ReferenceEquals(inactive.GetOnityAwakeTrigger(), inactive.GetComponent<OnityAwakeTrigger>()), "one per GameObject");
+            var destroyed = inactive.OnDestroyAsync();
+            UnityEngine.Object.Destroy(active);
+            UnityEngine.Object.Destroy(inactive);
+            Assert.Equal(OnityTaskStatus.Pending, destroyed.Status, "GameObject.OnDestroyAsync: alive until the frame's destruction");
+            Sim.RunFrame();
+            Assert.Equal(OnityTaskStatus.Succeeded, destroyed.Status, "GameObject.OnDestroyAsync: at the destroy");
         }
 
         [Test]

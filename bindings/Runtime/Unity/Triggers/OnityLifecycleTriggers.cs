@@ -1,4 +1,5 @@
-// The OnDestroy trigger (the other message triggers are generated: OnityMessageTriggers.g.cs).
+// The one-shot triggers: OnDestroy, Awake, Start (the other message triggers are generated:
+// OnityMessageTriggers.g.cs).
 #if UNITY_5_3_OR_NEWER || ONITY_UNITY_STANDIN
 using System.Threading;
 using UnityEngine;
@@ -40,6 +41,39 @@ namespace Onity.Triggers
             RaiseEvent(default(AsyncUnit));
             base.OnDestroy();
             if (onDestroy != null) onDestroy.Cancel(); // a registration that throws: Unity logs it
+        }
+    }
+
+    /// <summary>Awake as an awaitable (UniTask's <c>AwakeAsync</c>): completes at once when the
+    /// component already had Awake (added to an active GameObject), else when the GameObject is
+    /// activated.</summary>
+    public sealed class OnityAwakeTrigger : OnityTriggerBase<AsyncUnit>
+    {
+        protected override void OnAwake() { RaiseEvent(default(AsyncUnit)); }
+
+        public OnityTask AwakeAsync(CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (IsAwake) return OnityTask.CompletedTask;
+            return NextAsync(cancellationToken);
+        }
+    }
+
+    /// <summary>Start as an awaitable (UniTask's <c>StartAsync</c>): completes at Start (before the
+    /// component's first Update), at once when it already ran.</summary>
+    public sealed class OnityStartTrigger : OnityTriggerBase<AsyncUnit>
+    {
+        bool started;
+
+        void Start()
+        {
+            started = true;
+            RaiseEvent(default(AsyncUnit));
+        }
+
+        public OnityTask StartAsync(CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (started) return OnityTask.CompletedTask;
+            return NextAsync(cancellationToken);
         }
     }
 }

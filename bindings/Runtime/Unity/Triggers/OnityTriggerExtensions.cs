@@ -17,6 +17,22 @@ namespace Onity.Triggers
 
         public static OnityDestroyTrigger GetOnityDestroyTrigger(this GameObject gameObject) { return GetOrAdd<OnityDestroyTrigger>(gameObject); }
         public static OnityDestroyTrigger GetOnityDestroyTrigger(this Component component) { return GetOrAdd<OnityDestroyTrigger>(component.gameObject); }
+        public static OnityAwakeTrigger GetOnityAwakeTrigger(this GameObject gameObject) { return GetOrAdd<OnityAwakeTrigger>(gameObject); }
+        public static OnityAwakeTrigger GetOnityAwakeTrigger(this Component component) { return GetOrAdd<OnityAwakeTrigger>(component.gameObject); }
+        public static OnityStartTrigger GetOnityStartTrigger(this GameObject gameObject) { return GetOrAdd<OnityStartTrigger>(gameObject); }
+        public static OnityStartTrigger GetOnityStartTrigger(this Component component) { return GetOrAdd<OnityStartTrigger>(component.gameObject); }
+
+        /// <summary>Completes at the GameObject's Start (<c>GetOnityStartTrigger().StartAsync()</c>).</summary>
+        public static OnityTask StartAsync(this GameObject gameObject) { return gameObject.GetOnityStartTrigger().StartAsync(); }
+
+        /// <summary>As <see cref="StartAsync(GameObject)"/> for the component's GameObject.</summary>
+        public static OnityTask StartAsync(this Component component) { return component.GetOnityStartTrigger().StartAsync(); }
+
+        /// <summary>Completes once the GameObject had Awake (<c>GetOnityAwakeTrigger().AwakeAsync()</c>).</summary>
+        public static OnityTask AwakeAsync(this GameObject gameObject) { return gameObject.GetOnityAwakeTrigger().AwakeAsync(); }
+
+        /// <summary>As <see cref="AwakeAsync(GameObject)"/> for the component's GameObject.</summary>
+        public static OnityTask AwakeAsync(this Component component) { return component.GetOnityAwakeTrigger().AwakeAsync(); }
 
         /// <summary>A token canceled when the MonoBehaviour is destroyed (UniTask's
         /// <c>GetCancellationTokenOnDestroy</c>: Unity 2022.2's <c>destroyCancellationToken</c>).</summary>
@@ -38,6 +54,13 @@ namespace Onity.Triggers
         {
             if (component == null) throw new ArgumentNullException("component");
             return component.gameObject.GetOnityDestroyTrigger().CancellationToken;
+        }
+
+        /// <summary>Completes when <paramref name="gameObject"/> is destroyed
+        /// (<c>GetOnityDestroyTrigger().OnDestroyAsync()</c>).</summary>
+        public static OnityTask OnDestroyAsync(this GameObject gameObject, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return gameObject.GetOnityDestroyTrigger().OnDestroyAsync(cancellationToken);
         }
 
         /// <summary>Completes when <paramref name="component"/>'s GameObject is destroyed
