@@ -41,7 +41,19 @@ namespace Onity.UnityTests
             if (t == typeof(GameObject)) return new GameObject("sample");
             if (typeof(Component).IsAssignableFrom(t))
                 return typeof(GameObject).GetMethod("AddComponent", Type.EmptyTypes).MakeGenericMethod(t).Invoke(new GameObject("sample " + t.Name), null);
-            return Activator.CreateInstance(t);
+            var ctor = t.GetConstructor(Type.EmptyTypes);
+            if (ctor != null) return ctor.Invoke(null);
+            return t.GetConstructors().Single(c => c.GetParameters().Length == 1).Invoke(new object[] { null }); // event data (EventSystem)
+        }
+
+        static MethodInfo Getter(Type trigger, Type receiver)
+        {
+            foreach (var ext in new[] { typeof(OnityTriggerExtensions), typeof(OnityEventSystemTriggerExtensions) })
+            {
+                var m = ext.GetMethod("Get" + trigger.Name, new[] { receiver });
+                if (m != null) return m;
+            }
+            throw new AssertionException("no Get" + trigger.Name + "(" + receiver.Name + ") extension");
         }
 
         static OnityTaskStatus StatusOf(object task) { return (OnityTaskStatus)task.GetType().GetProperty("Status").GetValue(task); }
@@ -58,12 +70,12 @@ namespace Onity.UnityTests
         {
             Enter();
             var types = Generated();
-            Assert.True(types.Count >= 50, "the generated triggers are found (" + types.Count + ")");
+            Assert.True(types.Count >= 72, "the generated triggers are found (" + types.Count + ": 55 messages, 17 EventSystems handlers)");
             foreach (var type in types)
             {
                 var go = new GameObject(type.Name);
-                var trigger = (Component)typeof(OnityTriggerExtensions).GetMethod("Get" + type.Name, new[] { typeof(GameObject) }).Invoke(null, new object[] { go });
-                var again = typeof(OnityTriggerExtensions).GetMethod("Get" + type.Name, new[] { typeof(Component) }).Invoke(null, new object[] { go.AddComponent<Probe>() });
+                var trigger = (Component)Getter(type, typeof(GameObject)).Invoke(null, new object[] { go });
+                var again = Getter(type, typeof(Component)).Invoke(null, new object[] { go.AddComponent<Probe>() });
                 Assert.True(ReferenceEquals(trigger, again), type.Name + ": one per GameObject");
                 var message = type.GetMethods(BindingFlags.Instance | BindingFlags.NonPublic | BindingFlags.DeclaredOnly).Single();
                 var wait = type.GetMethods(BindingFlags.Instance | BindingFlags.Public | BindingFlags.DeclaredOnly).Single(m => m.Name.EndsWith("Async"));
