@@ -82,7 +82,7 @@ namespace Onity
 
     /// <summary>UniTask's <c>ContinueWith</c> (an async method each: awaits the task, then calls
     /// the function; the task's failure propagates and the function is not called).</summary>
-    public static class OnityTaskExtensions
+    public static partial class OnityTaskExtensions
     {
         public static async OnityTask ContinueWith<T>(this OnityTask<T> task, Action<T> continuationFunction)
         {

@@ -301,6 +301,62 @@ namespace Onity.Tests
             }
         }
 
+        [Test]
+        public void TimeoutWithoutExceptionUnwrapLazyProgressAndSmallTypes()
+        {
+            using (var h = new TestHost())
+            {
+                // 0.04 s at 60 fps: the delay ends at frame 3.
+                var slow = OnityTask.DelayFrame(10).ToOnityTask().TimeoutWithoutException(TimeSpan.FromSeconds(0.04));
+                var fast = OnityTask.NextFrame().ToOnityTask().TimeoutWithoutException(TimeSpan.FromSeconds(0.04));
+                var cts = new CancellationTokenSource();
+                var typed = Then(OnityTask.DelayFrame(10).ToOnityTask(), 5).TimeoutWithoutException(TimeSpan.FromSeconds(0.04), DelayType.DeltaTime, OnityTiming.Update, cts);
+                var typedFast = Then(OnityTask.NextFrame().ToOnityTask(), 6).TimeoutWithoutException(TimeSpan.FromSeconds(0.04));
+                var failing = OnityTask.FromException(new FormatException("f")).TimeoutWithoutException(TimeSpan.FromSeconds(1));
+                h.RunFrame();
+                Assert.False(fast.GetAwaiter().GetResult(), "completed first: false");
+                var tf = typedFast.GetAwaiter().GetResult();
+                Assert.True(!tf.Item1 && tf.Item2 == 6, "typed, first: (false, result)");
+                Assert.Equal(OnityTaskStatus.Pending, slow.Status, "frame 1: neither");
+                h.RunFrame();
+                h.RunFrame();
+                Assert.True(slow.GetAwaiter().GetResult(), "the timeout first: true, no exception");
+                var t = typed.GetAwaiter().GetResult();
+                Assert.True(t.Item1 && t.Item2 == 0, "typed timeout: (true, default)");
+                Assert.True(cts.IsCancellationRequested, "the task's source canceled on the timeout");
+                Assert.Throws<FormatException>(() => failing.GetAwaiter().GetResult(), "the task's failure passes through");
+
+                Assert.Equal(3, OnityTask.FromResult(OnityTask.FromResult(3)).Unwrap().GetAwaiter().GetResult(), "Unwrap OnityTask<OnityTask<T>>");
+                Assert.Equal(4, System.Threading.Tasks.Task.FromResult(OnityTask.FromResult(4)).Unwrap().GetAwaiter().GetResult(), "Unwrap Task<OnityTask<T>>");
+                Assert.Equal(5, OnityTask.FromResult(System.Threading.Tasks.Task.FromResult(5)).Unwrap(false).GetAwaiter().GetResult(), "Unwrap OnityTask<Task<T>>");
+                Assert.Equal(OnityTaskStatus.Succeeded, OnityTask.FromResult(OnityTask.CompletedTask).Unwrap().Status, "Unwrap untyped");
+
+                var lazy = Then(OnityTask.NextFrame().ToOnityTask(), 7).ToAsyncLazy();
+                var l1 = Await(lazy);
+                var l2 = Await(lazy);
+                h.RunFrame();
+                Assert.Equal(14, l1.GetAwaiter().GetResult() + l2.GetAwaiter().GetResult(), "ToAsyncLazy: awaited twice, one task");
+
+                Assert.True(new OperationCanceledException().IsOperationCanceledException() && !new FormatException().IsOperationCanceledException(), "IsOperationCanceledException");
+                var c1 = new CancellationTokenSource();
+                Assert.True(OnityCancellationTokenEqualityComparer.Default.Equals(c1.Token, c1.Token) && !OnityCancellationTokenEqualityComparer.Default.Equals(c1.Token, CancellationToken.None), "token comparer");
+                var seen = new List<int>();
+                var p = OnityProgress.CreateOnlyValueChanged<int>(seen.Add);
+                p.Report(1); p.Report(1); p.Report(2); p.Report(2); p.Report(1);
+                OnityProgress.Create<int>(seen.Add).Report(9);
+                Assert.Equal("1,2,1,9", string.Join(",", seen), "Progress: only changes, and plain");
+                Assert.True(AsyncUnit.Default.Equals(default(AsyncUnit)) && AsyncUnit.Default.ToString() == "()", "AsyncUnit");
+            }
+        }
+
+        static async OnityTask<T> Then<T>(OnityTask wait, T value)
+        {
+            await wait;
+            return value;
+        }
+
+        static async OnityTask<int> Await(AsyncLazy<int> lazy) { return await lazy; }
+
         static async OnityTask<ValueTuple<int, bool>> RunOnTaskPool()
         {
             await OnityTask.SwitchToTaskPool();

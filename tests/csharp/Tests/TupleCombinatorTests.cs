@@ -101,6 +101,35 @@ namespace Onity.Tests
             }
         }
 
+        static async OnityTask<string> AwaitTuples(OnityTask<int> a, OnityTask<string> b, OnityTask c, OnityTask d)
+        {
+            var r = await (a, b);
+            await (c, d);
+            return r.Item1 + r.Item2;
+        }
+
+        [Test]
+        public void AwaitingATupleOfTasksAwaitsThemAll()
+        {
+            using (var h = new TestHost())
+            {
+                var a = AutoResetOnityCompletionSource<int>.Create();
+                var t = AwaitTuples(a.Task, Then(OnityTask.NextFrame().ToOnityTask(), "x"), OnityTask.DelayFrame(2).ToOnityTask(), OnityTask.CompletedTask);
+                h.RunFrame();
+                Assert.Equal(OnityTaskStatus.Pending, t.Status, "a is pending");
+                a.TrySetResult(4);
+                Assert.Equal(OnityTaskStatus.Pending, t.Status, "then the untyped pair waits for DelayFrame(2)");
+                h.RunFrame();
+                Assert.Equal("4x", t.GetAwaiter().GetResult(), "typed results, then the untyped pair");
+                // Eight tasks: a nested ValueTuple (mcs has no tuple literal beyond 7; C# writes (t1, ..., t8)).
+                var eight = new ValueTuple<OnityTask<int>, OnityTask<int>, OnityTask<int>, OnityTask<int>, OnityTask<int>, OnityTask<int>, OnityTask<int>, ValueTuple<OnityTask<int>>>(
+                    OnityTask.FromResult(1), OnityTask.FromResult(2), OnityTask.FromResult(3), OnityTask.FromResult(4), OnityTask.FromResult(5),
+                    OnityTask.FromResult(6), OnityTask.FromResult(7), new ValueTuple<OnityTask<int>>(OnityTask.FromResult(8)));
+                var r = eight.GetAwaiter().GetResult();
+                Assert.True(r.Item1 == 1 && r.Item7 == 7 && r.Rest.Item1 == 8, "8 tasks: " + r);
+            }
+        }
+
         static OnityTask<T> Never<T>() { return AutoResetOnityCompletionSource<T>.Create().Task; }
 
         [Test]
