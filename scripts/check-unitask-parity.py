@@ -54,6 +54,7 @@ TYPE_NAMES = {
     "UniTaskStatusExtensions": "OnityTaskStatusExtensions", "UnityAsyncExtensions": "OnityUnityAsyncExtensions",
     "UniTaskLoopRunners": "OnityLoopRunners", "AsyncTriggerExtensions": "OnityTriggerExtensions",
     "AsyncTriggerBase": "OnityTriggerBase", "TaskPool": "OnityObjectPool", "YieldAwaitable": "OnityFrameWait",
+    "EnumeratorAsyncExtensions": "OnityUnityAsyncExtensions",
 }
 NESTED = {"Awaiter", "Enumerator"}
 # Onity types that hold some members of a UniTask type (the engine-free Onity.Runtime cannot name
@@ -122,7 +123,9 @@ def member_name(sig, declaring):
 
 class Inventory:
     def __init__(self, root):
-        self.types = {k: v for k, v in csharp_inventory.inventory(root).items() if not k.startswith("-")}
+        raw = csharp_inventory.inventory(root)
+        self.ext = {k[len("#ext:"):]: v for k, v in raw.items() if k.startswith("#ext:")}
+        self.types = {k: v for k, v in raw.items() if not k.startswith(("-", "#"))}
         self.by_name = collections.defaultdict(list)
         for key in self.types:
             self.by_name[key.rsplit(".", 1)[-1]].append(key)
@@ -148,10 +151,15 @@ class Inventory:
         keys = self.by_name.get("%s`%d" % seg, [])
         return keys[0] if len(keys) == 1 else None
 
-    def find(self, type_names, member):
-        """First 'Type.Member' among candidate type keys declaring member."""
+    def find(self, type_names, member, extends=None):
+        """First 'Type.Member' among candidate type keys declaring member; with extends, an
+        extension method of that type (its first parameter's type name) in a static class."""
         for key in type_names:
             if key in self.types and member in self.types[key]:
+                accepted = [extends] + EXTENDS_BASES.get(extends, [])
+                if extends and key in self.ext and not any(e.split("@")[0] == member and e.split("@")[1] in accepted for e in self.ext[key]) \
+                        and any(e.split("@")[0] == member for e in self.ext[key]):
+                    continue  # the class extends other types with that name, not this one
                 return pretty(key) + "." + member
         return None
 
@@ -161,8 +169,28 @@ def pretty(key):
 
 
 def this_type(sig):
-    m = re.search(r"\(this\s+([A-Za-z_][A-Za-z0-9_.]*(?:<[^>]*>)?)", sig)
-    return m.group(1) if m else None
+    """The extended type of an extension method; None for arrays and sequences (their methods
+    are not the element type's)."""
+    m = re.search(r"\(this\s+(?:in\s+)?([A-Za-z_][A-Za-z0-9_.]*(?:<[^>]*>)?)(\[\])?", sig)
+    if not m or m.group(2) or m.group(1).startswith(("IEnumerable", "Task<", "Task ")):
+        return None
+    return m.group(1)
+
+
+# Rows decided by hand (the mechanical rules cannot see them), kept when the map is regenerated.
+MANUAL = {
+    ("PlayerLoopHelper.cs", "public static bool IsInjectedUniTaskPlayerLoop()"): "OnityPlayerLoop.ContainsOnitySystem",
+    ("PlayerLoopHelper.cs", "public static void DumpCurrentPlayerLoop()"):
+        "refused: Unity's PlayerLoop.GetCurrentPlayerLoop() lists the systems; OnityPlayerLoop.ContainsOnitySystem checks the injection",
+    ("Triggers/AsyncTriggerExtensions.cs", "UniTaskCancellationExtensions"): "OnityTriggerExtensions",
+    ("UniTask.AsValueTask.cs", "UniTaskValueTaskExtensions"): "OnityTask",
+    ("UniTask.AsValueTask.cs", "public static ValueTask AsValueTask(this in UniTask task)"): "OnityTask.AsValueTask",
+    ("UniTask.AsValueTask.cs", "public static ValueTask<T> AsValueTask<T>(this in UniTask<T> task)"): "OnityTask<T>.AsValueTask",
+}
+# Unity types whose base type's extension methods serve them (C# binds the base overload).
+EXTENDS_BASES = {"AssetBundleRequest": ["ResourceRequest", "AsyncOperation"], "ResourceRequest": ["AsyncOperation"]}
+# Member names too common to be found by name in any extension class.
+AMBIGUOUS = {"GetAwaiter", "ToString", "Equals", "GetHashCode", "Dispose", "Create"}
 
 
 def refusal(file_, decl, sig):
@@ -170,6 +198,8 @@ def refusal(file_, decl, sig):
         return "refused: extension for a third-party package (DOTween / Addressables / TextMeshPro) this package does not depend on"
     if file_ == "PlayerLoopHelper.cs" and decl == "struct" and "Yield" in sig:
         return "refused: Onity injects one system per timing: continuations and yields share it (no separate Yield runner)"
+    if file_ == "UnityAwaitableExtensions.cs":
+        return "refused: UnityEngine.Awaitable is Unity 2023.1+; this package targets Unity 2022.3"
     if file_.startswith("Internal/") or file_ == "MoveNextSource.cs":
         return "internal: UniTask internal helper (pooling / tracking plumbing), not user API"
     if re.search(r"\bshort token\b", sig) or re.search(r"\bUnsafeGetStatus\(\)", sig):
@@ -225,6 +255,8 @@ NESTED_IMPL = "internal: public member of a UniTask-private nested class (implem
 
 
 def suggest(inv, file_, decl, sig, outer, nested=False):
+    if (file_, sig) in MANUAL:
+        return MANUAL[(file_, sig)]
     r = refusal(file_, decl, sig) or type_refusal(decl, sig, outer)
     if r:
         return r
@@ -265,8 +297,18 @@ def suggest(inv, file_, decl, sig, outer, nested=False):
     t = this_type(sig)
     if t:
         cands.append("%s`%d" % (onity_type(t), arity(t)))
+    if "(this " in sig:  # the list may file an extension under the previous type: the file's class too
+        stem = file_.split("/")[-1].split(".")[0]
+        cands.append("%s`0" % onity_type(stem))
+    if "(this " in sig and member not in AMBIGUOUS:
         cands.extend(k for k in sorted(inv.types) if k.split("`")[0].endswith("Extensions") and "." not in k)
-    found = inv.find(cands, member)
+    if re.search(r"GetAwaiter(<[^>]*>)?\(this \((UniTask|UniTask<T1>) task1", sig):
+        cands.insert(0, "OnityTaskTupleAwaiters`0")
+    extends = None
+    m = re.search(r"\(this\s+(?:in\s+)?(?:UnityEngine\.)?([A-Za-z_][A-Za-z0-9_]*)", sig)
+    if m and "UniTask" not in m.group(1) and not re.match(r"^T\d*$", m.group(1)):
+        extends = m.group(1)  # a non-UniTask type (Unity's, .NET's): the Onity overload must extend it too
+    found = inv.find(cands, member, extends)
     if found:
         return found
     if re.search(r"\bshort token\b", sig) or "UnsafeGetStatus()" in sig:
@@ -466,13 +508,17 @@ def check_features(api, values, readme_text):
             continue
         name = base(sig) if decl in KINDS else member_name(sig, decl)
         if name:
-            by_name[name].append((base(sig) if decl in KINDS else base(decl), v))
+            owners = {base(sig) if decl in KINDS else base(decl)}
+            t = re.search(r"\(this\s+(?:in\s+)?(?:UnityEngine\.)?([A-Za-z_][A-Za-z0-9_]*)", sig)
+            if t:
+                owners.add(t.group(1))  # an extension method: `Type.Method` names the extended type
+            by_name[name].append((owners, v))
     fails = []
     for line, status, names in feature_rows(readme_text):
         if status != "✅":
             continue
         for qual, n in names:
-            missing = sum(1 for owner, v in by_name.get(n, []) if v == "missing" and (not qual or owner == qual or qual == n))
+            missing = sum(1 for owners, v in by_name.get(n, []) if v == "missing" and (not qual or qual in owners or qual == n))
             if missing:
                 fails.append("bindings/README.md feature row says ✅ but %d UniTask row(s) of `%s` are missing in the map: %s" % (missing, n, line[:80]))
     return fails

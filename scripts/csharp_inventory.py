@@ -251,6 +251,14 @@ def parse(text, types):
                     i = skip_group(toks, j, "{", "}")
                     continue
                 if nxt == "(":
+                    # An extension method: record the extended type ("#ext:" entries).
+                    k = j + 1
+                    if k < n and toks[k] == "this":
+                        k += 1
+                        while k < n and toks[k] in ("in", "ref"):
+                            k += 1
+                        if k < n and "public" in toks[mods:i]:
+                            types.setdefault("#ext:" + key, set()).add(name + "@" + toks[k])
                     i = skip_group(toks, j, "(", ")")
                     # a method body follows (or ';' / '=>' / ': base(...)' / 'where ...')
                     while i < n and toks[i] not in ("{", ";", "=>"):
@@ -285,6 +293,6 @@ if __name__ == "__main__":
     import sys
     inv = inventory(sys.argv[1] if len(sys.argv) > 1 else "bindings/Runtime")
     for k in sorted(inv):
-        if k.startswith("-"):
+        if k.startswith(("-", "#")):
             continue
         print(k + ": " + " ".join(sorted(inv[k])))
