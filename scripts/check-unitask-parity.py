@@ -5,7 +5,10 @@ The map has one row per line of the UniTask API list (UNITASK_API, default
 ../shared/reference/unitask-2.5.11-api.tsv beside the repository, else the copy the map was made
 from): the list's three columns (file, declaring type, signature), then the Onity counterpart:
   Type / Type.Member     a public type or member of bindings/Runtime (Type may be nested,
-                         generic arity as <T>, <T1,T2>; "ctor" = constructor, "op_Implicit")
+                         generic arity as <T>, <T1,T2>; "ctor" = constructor, "op_Implicit").
+                         A member is a name: overloads are not told apart by the check (the
+                         mechanical suggestions of --update match extension methods by the type
+                         they extend; MANUAL holds the rows decided by hand)
   refused: reason        not provided, on purpose, with the reason
   internal: reason       not user API in UniTask either (public members of its private classes)
   missing                not built yet

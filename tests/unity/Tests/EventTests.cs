@@ -275,6 +275,44 @@ namespace Onity.UnityTests
         }
 
         [Test]
+        public void ValueChangedOfScrollbarScrollRectDropdownAndInputField_OnceAndAsStreams()
+        {
+            Enter();
+            var scrollbar = Control<Scrollbar>("scrollbar");
+            var scrollRect = Control<ScrollRect>("scroll rect");
+            var dropdown = Control<Dropdown>("dropdown");
+            var input = Control<InputField>("input");
+            var got = new List<string>();
+            Record(scrollbar.OnValueChangedAsync(), got).Forget();
+            Record(dropdown.OnValueChangedAsync(), got).Forget();
+            Record(input.OnValueChangedAsync(), got).Forget();
+            var scrolled = scrollRect.OnValueChangedAsync();
+            var streams = new List<string>();
+            Collect(dropdown.OnValueChangedAsAsyncEnumerable(), streams).Forget();
+            Collect(scrollbar.OnValueChangedAsAsyncEnumerable(), streams).Forget();
+            Collect(input.OnValueChangedAsAsyncEnumerable(), streams).Forget();
+            Collect(scrollRect.OnValueChangedAsAsyncEnumerable(), new List<string>()).Forget();
+            scrollbar.value = 0.5f;
+            dropdown.value = 2;
+            input.text = "ab";
+            scrollRect.normalizedPosition = new Vector2(0.25f, 1f);
+            Assert.Equal("0.5,2,ab", string.Join(",", got), "each once, with the new value");
+            Assert.Equal(0.25f, scrolled.GetAwaiter().GetResult().x, "the scroll position");
+            dropdown.value = 3;
+            input.text = "abc";
+            Assert.Equal("0.5,2,ab,3,abc", string.Join(",", streams), "the streams get each change");
+            var cts = new CancellationTokenSource();
+            var canceled = new List<string>();
+            Record(dropdown.OnValueChangedAsync(cts.Token), canceled).Forget();
+            cts.Cancel();
+            Sim.RunFrame();
+            Assert.Equal("canceled", string.Join(",", canceled), "a token cancels a wait at the next Update");
+            UnityEngine.Object.Destroy(dropdown.gameObject);
+            Sim.RunFrame();
+            Assert.Equal("0.5,2,ab,3,abc,end", string.Join(",", streams), "a destroyed control ends its stream");
+        }
+
+        [Test]
         public void UnityActionOverloadsPassTheirArgumentsStateAndToken()
         {
             Enter();

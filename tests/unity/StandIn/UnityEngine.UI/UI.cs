@@ -1,6 +1,6 @@
 // Test-only stand-in of the uGUI members the package uses (com.unity.ugui 1.0.0 for Unity 2022.3,
 // Unity-Technologies/uGUI: UIBehaviour, the EventSystems handler interfaces and event data,
-// Selectable, Button, Toggle, Slider, InputField): each
+// Selectable, Button, Toggle, Slider, InputField, Scrollbar, ScrollRect, Dropdown): each
 // control's UnityEvent and the value setters that raise it, as in uGUI. Compiled into its own
 // UnityEngine.UI.dll, as the package's assembly is. Never shipped.
 using System;
@@ -155,8 +155,107 @@ namespace UnityEngine.UI
 
         protected InputField() { }
 
+        [Serializable]
+        public class OnChangeEvent : UnityEvent<string> { }
+
+        [SerializeField]
+        private OnChangeEvent m_OnValueChanged = new OnChangeEvent();
+
+        private string m_Text = "";
+
         public EndEditEvent onEndEdit { get { return m_OnDidEndEdit; } set { m_OnDidEndEdit = value; } }
 
+        public OnChangeEvent onValueChanged { get { return m_OnValueChanged; } set { m_OnValueChanged = value; } }
+
+        public string text
+        {
+            get { return m_Text; }
+            set
+            {
+                if (m_Text == value) return;
+                m_Text = value ?? "";
+                m_OnValueChanged.Invoke(m_Text);
+            }
+        }
+
         public SubmitEvent onSubmit { get { return m_OnSubmit; } set { m_OnSubmit = value; } }
+    }
+
+    public class Scrollbar : Selectable
+    {
+        [Serializable]
+        public class ScrollEvent : UnityEvent<float> { }
+
+        [SerializeField]
+        private ScrollEvent m_OnValueChanged = new ScrollEvent();
+
+        private float m_Value;
+
+        protected Scrollbar() { }
+
+        public ScrollEvent onValueChanged { get { return m_OnValueChanged; } set { m_OnValueChanged = value; } }
+
+        public float value
+        {
+            get { return m_Value; }
+            set
+            {
+                float v = Mathf.Clamp01(value);
+                if (m_Value == v) return;
+                m_Value = v;
+                m_OnValueChanged.Invoke(v);
+            }
+        }
+    }
+
+    public class ScrollRect : EventSystems.UIBehaviour
+    {
+        [Serializable]
+        public class ScrollRectEvent : UnityEvent<Vector2> { }
+
+        [SerializeField]
+        private ScrollRectEvent m_OnValueChanged = new ScrollRectEvent();
+
+        private Vector2 m_NormalizedPosition;
+
+        protected ScrollRect() { }
+
+        public ScrollRectEvent onValueChanged { get { return m_OnValueChanged; } set { m_OnValueChanged = value; } }
+
+        public Vector2 normalizedPosition
+        {
+            get { return m_NormalizedPosition; }
+            set
+            {
+                m_NormalizedPosition = value;
+                m_OnValueChanged.Invoke(value);
+            }
+        }
+    }
+
+    public class Dropdown : Selectable
+    {
+        [Serializable]
+        public class DropdownEvent : UnityEvent<int> { }
+
+        [SerializeField]
+        private DropdownEvent m_OnValueChanged = new DropdownEvent();
+
+        private int m_Value;
+
+        protected Dropdown() { }
+
+        public DropdownEvent onValueChanged { get { return m_OnValueChanged; } set { m_OnValueChanged = value; } }
+
+        public int value
+        {
+            get { return m_Value; }
+            set
+            {
+                if (m_Value == value) return;
+                m_Value = value;
+                m_OnValueChanged.Invoke(value);
+            }
+        }
     }
 }
