@@ -186,6 +186,7 @@ MANUAL = {
     ("PlayerLoopHelper.cs", "public static void DumpCurrentPlayerLoop()"):
         "refused: Unity's PlayerLoop.GetCurrentPlayerLoop() lists the systems; OnityPlayerLoop.ContainsOnitySystem checks the injection",
     ("Triggers/AsyncTriggerExtensions.cs", "UniTaskCancellationExtensions"): "OnityTriggerExtensions",
+    ("PlayerLoopHelper.cs", "public static void AddContinuation(PlayerLoopTiming timing, Action continuation)"): "OnityTask.Post",
     ("UniTask.AsValueTask.cs", "UniTaskValueTaskExtensions"): "OnityTask",
     ("UniTask.AsValueTask.cs", "public static ValueTask AsValueTask(this in UniTask task)"): "OnityTask.AsValueTask",
     ("UniTask.AsValueTask.cs", "public static ValueTask<T> AsValueTask<T>(this in UniTask<T> task)"): "OnityTask<T>.AsValueTask",
@@ -217,6 +218,7 @@ REFUSED_TYPES = {
     "ReturnToSynchronizationContext": "continuations already resume on the owner thread's loop (no SynchronizationContext is involved)",
     "ReturnToMainThread": "continuations already resume on the owner thread's loop: await OnityTask.SwitchToMainThread()",
     "UniTaskVoid": "async OnityTask + Forget(), or OnityTask.Void (one task type, no second builder)",
+    "CancellationTokenAwaitable": "CancellationToken.WaitUntilCanceled() returns an OnityTask (polled at Update; OnityTask.WaitUntilCanceled(ct, timing, true) completes at Cancel), not a registration awaitable",
     "AsyncUniTaskVoidMethodBuilder": "async OnityTask + Forget(), or OnityTask.Void (one task type, no second builder)",
 }
 REFUSED_MEMBERS = {

@@ -50,6 +50,17 @@ namespace Onity
             throw new OperationCanceledException(ct);
         }
 
+        /// <summary>Runs <paramref name="action"/> at the next run of <paramref name="timing"/> on the
+        /// owner thread (UniTask's <c>Post</c> / <c>PlayerLoopHelper.AddContinuation</c>): a Yield's
+        /// fast-lane wait, no allocation; from another thread it is posted to the owner first. An
+        /// exception goes to <see cref="UnobservedTaskException"/>. Disposing the runtime first runs
+        /// it then (as every pending frame wait's continuation).</summary>
+        public static void Post(Action action, OnityTiming timing = OnityTiming.Update)
+        {
+            if (action == null) throw new ArgumentNullException("action");
+            OnityRuntime.Require().FrameWait(0, timing).UnsafeOnCompleted(action);
+        }
+
         /// <summary>Continues on a thread-pool thread through the default <see cref="TaskScheduler"/>
         /// (UniTask's <c>SwitchToTaskPool</c>; allocates the Task).</summary>
         public static SwitchToTaskPoolAwaitable SwitchToTaskPool() { return default(SwitchToTaskPoolAwaitable); }

@@ -357,6 +357,67 @@ namespace Onity.Tests
 
         static async OnityTask<int> Await(AsyncLazy<int> lazy) { return await lazy; }
 
+        static int posted;
+        static readonly Action countPost = () => posted++;
+
+        [Test]
+        public void PostRunsAtTheNextRunOfItsTimingInOrderFromAnyThread()
+        {
+            FreshThread.Run(() =>
+            {
+                using (var h = new TestHost())
+                {
+                    var log = new List<string>();
+                    OnityTask.Post(() => log.Add("a"));
+                    OnityTask.Post(() => log.Add("late"), OnityTiming.PostLateUpdate);
+                    OnityTask.Post(() => log.Add("b"));
+                    OnityTask.Post(() => { throw new FormatException("posted"); });
+                    Assert.Equal(0, log.Count, "not at once");
+                    h.RunFrame(OnityTiming.Update);
+                    Assert.Equal("a,b", string.Join(",", log), "at the next Update, in order");
+                    Assert.Equal(1, h.Unobserved.Count, "an exception is reported");
+                    h.RunFrame();
+                    Assert.Equal("a,b,late", string.Join(",", log), "PostLateUpdate's at its run");
+                    int owner = Thread.CurrentThread.ManagedThreadId, ranOn = 0;
+                    var th = new Thread(() => OnityTask.Post(() => ranOn = Thread.CurrentThread.ManagedThreadId));
+                    th.Start();
+                    th.Join();
+                    h.RunFrame();
+                    h.RunFrame();
+                    Assert.Equal(owner, ranOn, "posted from a worker: runs on the owner");
+                    Assert.Throws<ArgumentNullException>(() => OnityTask.Post(null), "null action");
+
+                    long b0 = 0;
+                    posted = 0;
+                    for (int i = 0; i < 1100; i++)
+                    {
+                        if (i == 100) b0 = Bytes();
+                        OnityTask.Post(countPost);
+                        h.Begin(); // (RunFrame(timing) would allocate its params array)
+                        h.Runtime.Tick(OnityTiming.Update);
+                    }
+                    Assert.Equal(0L, Bytes() - b0, "bytes over 1000 Posts");
+                    Assert.Equal(1100, posted, "each ran");
+                    b0 = Bytes();
+                    OnityTask.Post(() => log.Add("closure"));
+                    Assert.True(Bytes() - b0 > 0, "a capturing lambda allocates (the measurement sees it)");
+                }
+            });
+        }
+
+        [Test]
+        public void ChannelWriterCompleteThrowsWhenAlreadyCompleted()
+        {
+            using (var h = new TestHost())
+            {
+                var ch = OnityChannel.CreateSingleConsumerUnbounded<int>();
+                ch.Writer.Complete();
+                Assert.Throws<OnityChannelClosedException>(() => ch.Writer.Complete(), "a second Complete");
+                Assert.False(ch.Writer.TryComplete(), "TryComplete: false");
+                Assert.Equal(OnityTaskStatus.Succeeded, ch.Reader.Completion.Status, "completed");
+            }
+        }
+
         static async OnityTask<ValueTuple<int, bool>> RunOnTaskPool()
         {
             await OnityTask.SwitchToTaskPool();
