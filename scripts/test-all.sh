@@ -76,6 +76,10 @@ else
   status=1
 fi
 
+echo "== UniTask parity map (bindings/unitask-parity.tsv against UniTask 2.5.11's API and bindings/Runtime)"
+python3 scripts/check-unitask-parity.py 2>&1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+
 if [ -x scripts/test-csharp.sh ]; then
   echo "== C# binding tests (Mono)"
   scripts/test-csharp.sh 2>&1 | tee -a "$log"

@@ -29,6 +29,8 @@ if [ ! -f "$LIB" ] || [ -n "$(find src Cargo.toml build.rs -newer "$LIB" -print 
 fi
 
 python3 scripts/gen_csharp_native.py --check
+# The tuple WhenAll / WhenAny (2-15 types) are generated too ("tuple-combinators: N passed, N failed").
+python3 scripts/gen_csharp_tuple_combinators.py --check
 
 # The main suite is compiled with ONITY_SITES (creation sites compiled in: caller-info parameters);
 # the ENABLE_IL2CPP suite below without it (the default build's plain overloads).

@@ -34,11 +34,14 @@ MCS=(mcs -langversion:7.2 -unsafe -nowarn:1591,0649,0414,0169 -nologo)
 EDITOR_DEFINES="-define:UNITY_5_3_OR_NEWER;UNITY_2019_3_OR_NEWER;UNITY_2022_2_OR_NEWER;UNITY_2022_3_OR_NEWER;UNITY_2022_3;UNITY_EDITOR;UNITY_EDITOR_LINUX;UNITY_STANDALONE_LINUX;ENABLE_MONO;ENABLE_PROFILER;ONITY_UNITY_STANDIN"
 PLAYER_DEFINES="-define:UNITY_5_3_OR_NEWER;UNITY_2019_3_OR_NEWER;UNITY_2022_2_OR_NEWER;UNITY_2022_3_OR_NEWER;UNITY_2022_3;UNITY_STANDALONE_LINUX;ENABLE_IL2CPP;ONITY_UNITY_STANDIN"
 # What the asmdefs' versionDefines set when the optional modules and packages are present (the
-# AssetBundle, Physics and UnityWebRequest modules for Onity.Unity; com.unity.ugui for
+# AssetBundle, Physics, Physics2D and UnityWebRequest modules for Onity.Unity; com.unity.ugui for
 # Onity.Unity.UGUI). The player build of Onity.Unity below is compiled without them (and without
 # ENABLE_PROFILER, as a release player): the guarded code must compile out cleanly.
-MODULE_DEFINES="-define:ONITY_ASSETBUNDLE_SUPPORT;ONITY_PHYSICS_SUPPORT;ONITY_WEBREQUEST_SUPPORT"
+MODULE_DEFINES="-define:ONITY_ASSETBUNDLE_SUPPORT;ONITY_PHYSICS_SUPPORT;ONITY_PHYSICS2D_SUPPORT;ONITY_WEBREQUEST_SUPPORT"
 UGUI_DEFINES="-define:ONITY_UGUI_SUPPORT"
+
+echo "== generated message triggers (scripts/gen_csharp_triggers.py --check)"
+python3 scripts/gen_csharp_triggers.py --check
 
 echo "== stand-ins"
 "${MCS[@]}" -target:library -out:"$OUT/UnityEngine.dll" -recurse:'tests/unity/StandIn/UnityEngine/*.cs'

@@ -24,7 +24,7 @@ namespace Onity
         }
     }
 
-    public static class OnityCancellationExtensions
+    public static partial class OnityCancellationExtensions
     {
         /// <summary>Cancels <paramref name="cancellationTokenSource"/> after <paramref name="delay"/>
         /// on the player loop (UniTask's <c>CancelAfterSlim</c>; <c>CancelAfter</c> itself uses a

@@ -64,11 +64,11 @@ namespace Onity.Linq
 
         public IOnityAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
         {
-            if (!token.CanBeCanceled) return reader.RentEnumerator(cancellationToken, null);
-            if (!cancellationToken.CanBeCanceled || cancellationToken == token) return reader.RentEnumerator(token, null);
-            // Two different tokens (ReadAllAsync's and the enumeration's): either cancels.
-            var linked = CancellationTokenSource.CreateLinkedTokenSource(token, cancellationToken);
-            return reader.RentEnumerator(linked.Token, linked);
+            if (!token.CanBeCanceled) return reader.RentEnumerator(cancellationToken, default(CancellationToken));
+            if (!cancellationToken.CanBeCanceled || cancellationToken == token) return reader.RentEnumerator(token, default(CancellationToken));
+            // Two different tokens (ReadAllAsync's and the enumeration's): either cancels, and the
+            // OperationCanceledException carries the one canceled (UniTask's rule; no linked source).
+            return reader.RentEnumerator(token, cancellationToken);
         }
     }
 
@@ -77,21 +77,26 @@ namespace Onity.Linq
     internal sealed class ChannelAllEnumerator<T> : OnityAsyncEnumeratorBase<T>
     {
         readonly OnityChannelReader<T> reader;
-        CancellationTokenSource linked;
+        CancellationToken second; // the enumeration's token when ReadAllAsync had another one
 
         internal ChannelAllEnumerator(OnityChannelReader<T> reader) { this.reader = reader; }
 
-        internal void Start(CancellationToken ct, CancellationTokenSource linkedSource)
+        internal void Start(CancellationToken ct, CancellationToken secondToken)
         {
-            linked = linkedSource;
+            second = secondToken;
             Begin(ct);
         }
 
         protected override void MoveNextCore()
         {
+            if (second.IsCancellationRequested)
+            {
+                Fail(new OperationCanceledException(second));
+                return;
+            }
             T item;
             int r;
-            try { r = reader.TryMoveNext(this, cancellationToken, out item); }
+            try { r = reader.TryMoveNext(this, cancellationToken, second, out item); }
             catch (Exception ex)
             {
                 Fail(ex);
@@ -100,7 +105,7 @@ namespace Onity.Linq
             if (r == 1) Yield(item);
             else if (r == 2) End(reader.CompletionErrorAndUnwatch());
             else if (r == 3) Fail(OnityChannelReader<T>.SecondReaderError());
-            else reader.WatchFor(cancellationToken);
+            else reader.WatchFor(cancellationToken, second);
         }
 
         /// <summary>A write claimed the waiting MoveNext (any thread). Disposed meanwhile: the item
@@ -126,9 +131,7 @@ namespace Onity.Linq
         protected override OnityTask OnDispose()
         {
             if (reader.EndEnumeration(this)) Finish(); // a waiting MoveNext ends with false
-            var l = linked;
-            linked = null;
-            if (l != null) l.Dispose();
+            second = default(CancellationToken);
             return OnityTask.CompletedTask;
         }
 

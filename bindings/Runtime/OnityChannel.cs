@@ -123,6 +123,13 @@ namespace Onity
         {
             return channel.Reader.Close(error);
         }
+
+        /// <summary>As <see cref="TryComplete"/>, but throws <see cref="OnityChannelClosedException"/>
+        /// when the channel was already completed (UniTask's <c>Complete</c>).</summary>
+        public void Complete(Exception error = null)
+        {
+            if (!TryComplete(error)) throw new OnityChannelClosedException();
+        }
     }
 
     /// <summary>Thrown by ReadAsync on a channel that was completed without error and is empty.</summary>

@@ -22,11 +22,14 @@ namespace Onity
         readonly ChannelAllStream<T> allStream;
         int waiting;                     // under gate: what the waiting read is (None: no read waits)
         CancellationToken waitToken;     // under gate: its token
+        CancellationToken waitToken2;    // under gate: a second token (ReadAllAsync's and the enumeration's)
         ChannelAllEnumerator<T> mover;   // the waiting MoveNext's enumerator
         ChannelAllEnumerator<T> idleEnumerator;
         bool enumerating;
-        CancellationToken regToken;      // consumer side: the token registered
+        CancellationToken regToken;      // consumer side: the tokens registered
         CancellationTokenRegistration registration;
+        CancellationToken regToken2;
+        CancellationTokenRegistration registration2;
         OnityCompletionSource completion;
         bool drained;                    // under gate: completed and empty (Completion signalled)
 
@@ -107,7 +110,9 @@ namespace Onity
         /// <summary>The items as a stream, until the channel is completed and empty (then it ends,
         /// or throws the completion error). One enumeration at a time. Enumerating allocates nothing
         /// after the first (its enumerator is kept by the reader); with a token, this call
-        /// allocates its small stream object.</summary>
+        /// allocates its small stream object. With a token here and another one for the
+        /// enumeration (<c>ReadAllAsync(ct1).ToArrayAsync(ct2)</c>) either cancels, and the
+        /// <see cref="OperationCanceledException"/> carries the one canceled (no linked source).</summary>
         public IOnityAsyncEnumerable<T> ReadAllAsync(CancellationToken cancellationToken = default(CancellationToken))
         {
             return cancellationToken.CanBeCanceled ? new ChannelAllStream<T>(this, cancellationToken) : allStream;
@@ -134,10 +139,11 @@ namespace Onity
 
         // ---- the waiting read (gate held) ------------------------------------------------------
 
-        void Wait(int kind, CancellationToken ct)
+        void Wait(int kind, CancellationToken ct, CancellationToken ct2 = default(CancellationToken))
         {
             waiting = kind;
             waitToken = ct;
+            waitToken2 = ct2;
         }
 
         /// <summary>A write (gate held): queues the item, or claims the waiting read for it.
@@ -217,9 +223,12 @@ namespace Onity
             ChannelAllEnumerator<T> m;
             lock (channel.gate)
             {
-                if (waiting == None || !waitToken.IsCancellationRequested) return;
+                if (waiting == None) return;
+                // The OperationCanceledException carries the token that was canceled.
+                if (waitToken.IsCancellationRequested) ct = waitToken;
+                else if (waitToken2.IsCancellationRequested) ct = waitToken2;
+                else return;
                 k = waiting;
-                ct = waitToken;
                 waiting = None;
                 m = mover;
                 mover = null;
@@ -232,16 +241,19 @@ namespace Onity
 
         /// <summary>Consumer side, after a read started waiting: registers the token (once per
         /// token) and catches a cancellation that came before the registration.</summary>
-        void Watch(CancellationToken ct)
+        void Watch(CancellationToken ct, CancellationToken ct2 = default(CancellationToken))
         {
-            if (!ct.CanBeCanceled) return;
-            if (ct != regToken)
-            {
-                registration.Dispose();
-                regToken = ct;
-                registration = ct.Register(onCanceled, this);
-            }
-            if (ct.IsCancellationRequested) CancelWaiting();
+            Register(ref regToken, ref registration, ct);
+            Register(ref regToken2, ref registration2, ct2);
+            if (ct.IsCancellationRequested || ct2.IsCancellationRequested) CancelWaiting();
+        }
+
+        void Register(ref CancellationToken registered, ref CancellationTokenRegistration reg, CancellationToken ct)
+        {
+            if (!ct.CanBeCanceled || ct == registered) return;
+            reg.Dispose();
+            registered = ct;
+            reg = ct.Register(onCanceled, this);
         }
 
         void Unwatch()
@@ -249,6 +261,9 @@ namespace Onity
             registration.Dispose();
             registration = default(CancellationTokenRegistration);
             regToken = default(CancellationToken);
+            registration2.Dispose();
+            registration2 = default(CancellationTokenRegistration);
+            regToken2 = default(CancellationToken);
         }
 
         void SignalDrained()
@@ -283,7 +298,7 @@ namespace Onity
 
         // ---- ReadAllAsync's enumerator -------------------------------------------------------
 
-        internal ChannelAllEnumerator<T> RentEnumerator(CancellationToken ct, CancellationTokenSource linked)
+        internal ChannelAllEnumerator<T> RentEnumerator(CancellationToken ct, CancellationToken second)
         {
             lock (channel.gate)
             {
@@ -292,12 +307,12 @@ namespace Onity
             }
             var e = idleEnumerator ?? new ChannelAllEnumerator<T>(this);
             idleEnumerator = null;
-            e.Start(ct, linked);
+            e.Start(ct, second);
             return e;
         }
 
         /// <summary>MoveNextCore of the enumerator: 0 waits, 1 item, 2 ended, 3 another read waits.</summary>
-        internal int TryMoveNext(ChannelAllEnumerator<T> e, CancellationToken ct, out T item)
+        internal int TryMoveNext(ChannelAllEnumerator<T> e, CancellationToken ct, CancellationToken ct2, out T item)
         {
             bool last;
             lock (channel.gate)
@@ -307,7 +322,7 @@ namespace Onity
                 {
                     if (channel.writerDone) return 2;
                     if (waiting != None) return 3;
-                    Wait(MoveNext, ct);
+                    Wait(MoveNext, ct, ct2);
                     mover = e;
                     return 0;
                 }
@@ -316,7 +331,7 @@ namespace Onity
             return 1;
         }
 
-        internal void WatchFor(CancellationToken ct) { Watch(ct); }
+        internal void WatchFor(CancellationToken ct, CancellationToken ct2) { Watch(ct, ct2); }
 
         internal Exception CompletionErrorAndUnwatch()
         {

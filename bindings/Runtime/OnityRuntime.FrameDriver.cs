@@ -28,6 +28,14 @@ namespace Onity
         // deferred frame still pending: a merged frame's deltas are computed from them (exact while
         // every frame of the runtime is begun here).
         double scaledClock, unscaledClock, pendingScaledBase, pendingUnscaledBase;
+        double realtimeClock; // the realtime of the newest frame begun here
+
+        /// <summary>The clock a delay of <paramref name="type"/> counts, as the frames begun here
+        /// left it (seconds; managed timers: OnityPlayerLoopTimer).</summary>
+        internal double ClockSeconds(DelayType type)
+        {
+            return type == DelayType.DeltaTime ? scaledClock : type == DelayType.UnscaledDeltaTime ? unscaledClock : realtimeClock;
+        }
         bool skipIdleTicks = true;
 
         /// <summary>Whether <see cref="Tick"/> skips its native call when the native side has
@@ -115,6 +123,7 @@ namespace Onity
                 Check(OnityNativeCalls.onity_runtime_frame_begin(rt, &info), "BeginFrame");
             scaledClock = scaled;
             unscaledClock = unscaled;
+            realtimeClock = realtime;
             frame = frameNumber;
             if (fcount == 0) fbase = frameNumber;
             fcount = frameNumber + 1 - fbase;

@@ -127,7 +127,7 @@ namespace Onity
         public static OnityTask WaitUntil(Func<bool> predicate, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken),
             [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
-            return ConditionLoop(CheckCondition(predicate, timing), predicate, true, timing, cancellationToken, OnityRuntime.LoopSite(callerFile, callerLine));
+            return ConditionLoop(CheckCondition(predicate, timing), new FuncCondition(predicate), true, timing, cancellationToken, OnityRuntime.LoopSite(callerFile, callerLine));
         }
 
         /// <summary>Completes at the first run of <paramref name="timing"/> (from the next one on)
@@ -135,7 +135,7 @@ namespace Onity
         public static OnityTask WaitWhile(Func<bool> predicate, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken),
             [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
-            return ConditionLoop(CheckCondition(predicate, timing), predicate, false, timing, cancellationToken, OnityRuntime.LoopSite(callerFile, callerLine));
+            return ConditionLoop(CheckCondition(predicate, timing), new FuncCondition(predicate), false, timing, cancellationToken, OnityRuntime.LoopSite(callerFile, callerLine));
         }
 
         /// <summary>Completes with the new value when <paramref name="monitorFunction"/>(target)

@@ -144,10 +144,12 @@ namespace Onity
             return OnityTask.FromException(FirstError(task));
         }
 
+        /// <summary>The first inner exception, as awaiting the Task throws it (UniTask does the
+        /// same on both paths: already faulted, or faulting later).</summary>
         static Exception FirstError(Task task)
         {
             var agg = task.Exception;
-            return agg != null && agg.InnerExceptions.Count == 1 ? agg.InnerExceptions[0] : (Exception)agg ?? new InvalidOperationException("Onity: the task faulted without an exception.");
+            return agg != null && agg.InnerExceptions.Count > 0 ? agg.InnerExceptions[0] : (Exception)agg ?? new InvalidOperationException("Onity: the task faulted without an exception.");
         }
 
         static CancellationToken CanceledTokenOf(Task task)

@@ -12,8 +12,7 @@ namespace Onity
         /// running and is observed when it ends (its failure ignored), and
         /// <paramref name="taskCancellationTokenSource"/>, when given, is canceled so that the
         /// work can stop itself. A failure or cancellation of the task before the timeout passes
-        /// through. Consumes the task. Owner thread; allocates (a token source for the delay and
-        /// the combinator's input array).</summary>
+        /// through. Consumes the task. Owner thread; allocates a token source for the delay.</summary>
         public OnityTask Timeout(TimeSpan timeout, DelayType delayType = DelayType.DeltaTime, OnityTiming timeoutCheckTiming = OnityTiming.Update, CancellationTokenSource taskCancellationTokenSource = null)
         {
             CheckTimeout(timeout, timeoutCheckTiming);
@@ -31,24 +30,22 @@ namespace Onity
 
         static async OnityTask TimeoutCore(OnityTask task, TimeSpan timeout, DelayType delayType, OnityTiming timing, CancellationTokenSource taskCts)
         {
-            var delayCts = new CancellationTokenSource();
-            int winner;
-            try
-            {
-                winner = await WhenAny(task, Delay(timeout, delayType, timing, delayCts.Token));
-            }
-            catch
-            {
-                // The task failed or was canceled first: stop the delay.
-                delayCts.Cancel();
-                throw;
-            }
-            if (winner == 1)
-            {
-                if (taskCts != null) taskCts.Cancel();
+            if ((await OnityTask<AsyncUnit>.Race(AsUnit(task), timeout, delayType, timing, taskCts)).Item1)
                 throw new TimeoutException("Onity: the task did not complete within " + timeout + ".");
-            }
-            delayCts.Cancel();
+        }
+
+        /// <summary>UniTask's <c>TimeoutWithoutException</c>: true when the timeout came first (the
+        /// task then goes on, <paramref name="taskCancellationTokenSource"/> is canceled), false when
+        /// the task completed first; its failure passes through. As <see cref="Timeout"/> otherwise.</summary>
+        public OnityTask<bool> TimeoutWithoutException(TimeSpan timeout, DelayType delayType = DelayType.DeltaTime, OnityTiming timeoutCheckTiming = OnityTiming.Update, CancellationTokenSource taskCancellationTokenSource = null)
+        {
+            CheckTimeout(timeout, timeoutCheckTiming);
+            return TimedOut(AsUnit(this), timeout, delayType, timeoutCheckTiming, taskCancellationTokenSource);
+        }
+
+        static async OnityTask<bool> TimedOut(OnityTask<AsyncUnit> task, TimeSpan timeout, DelayType delayType, OnityTiming timing, CancellationTokenSource taskCts)
+        {
+            return (await OnityTask<AsyncUnit>.Race(task, timeout, delayType, timing, taskCts)).Item1;
         }
     }
 
@@ -61,32 +58,44 @@ namespace Onity
             return TimeoutCore(this, timeout, delayType, timeoutCheckTiming, taskCancellationTokenSource);
         }
 
-        static async OnityTask<T> DefaultAfter(OnityTask delay)
-        {
-            await delay;
-            return default(T);
-        }
-
         static async OnityTask<T> TimeoutCore(OnityTask<T> task, TimeSpan timeout, DelayType delayType, OnityTiming timing, CancellationTokenSource taskCts)
         {
+            var r = await Race(task, timeout, delayType, timing, taskCts);
+            if (r.Item1) throw new TimeoutException("Onity: the task did not complete within " + timeout + ".");
+            return r.Item2;
+        }
+
+        /// <summary>As <see cref="OnityTask.TimeoutWithoutException"/>: (true, default) on a
+        /// timeout, (false, the result) when the task came first.</summary>
+        public OnityTask<ValueTuple<bool, T>> TimeoutWithoutException(TimeSpan timeout, DelayType delayType = DelayType.DeltaTime, OnityTiming timeoutCheckTiming = OnityTiming.Update, CancellationTokenSource taskCancellationTokenSource = null)
+        {
+            OnityTask.CheckTimeout(timeout, timeoutCheckTiming);
+            return Race(this, timeout, delayType, timeoutCheckTiming, taskCancellationTokenSource);
+        }
+
+        /// <summary>The task against a delay: (true, default) when the delay ended first (the task's
+        /// token source canceled), (false, result) when the task did; its failure passes through and
+        /// stops the delay.</summary>
+        internal static async OnityTask<ValueTuple<bool, T>> Race(OnityTask<T> task, TimeSpan timeout, DelayType delayType, OnityTiming timing, CancellationTokenSource taskCts)
+        {
             var delayCts = new CancellationTokenSource();
-            WhenAnyResult<T> any;
+            ValueTuple<bool, T> any; // (the task came first, its result)
             try
             {
-                any = await OnityTask.WhenAny(task, DefaultAfter(OnityTask.Delay(timeout, delayType, timing, delayCts.Token)));
+                any = await OnityTask.WhenAny(task, OnityTask.Delay(timeout, delayType, timing, delayCts.Token));
             }
             catch
             {
-                delayCts.Cancel();
+                delayCts.Cancel(); // the task failed or was canceled first: stop the delay
                 throw;
             }
-            if (any.winArgumentIndex == 1)
+            if (!any.Item1)
             {
                 if (taskCts != null) taskCts.Cancel();
-                throw new TimeoutException("Onity: the task did not complete within " + timeout + ".");
+                return new ValueTuple<bool, T>(true, default(T));
             }
             delayCts.Cancel();
-            return any.result;
+            return new ValueTuple<bool, T>(false, any.Item2);
         }
     }
 }

@@ -19,7 +19,7 @@ namespace Onity
         /// was current at the call. Owner thread.</summary>
         public static OnityTask WaitUntil(Func<bool> predicate, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken), [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
-            return ConditionLoop(CheckCondition(predicate, timing), predicate, true, timing, cancellationToken);
+            return ConditionLoop(CheckCondition(predicate, timing), new FuncCondition(predicate), true, timing, cancellationToken);
         }
 
         /// <summary>Completes at the first run of <paramref name="timing"/> (from the next one on)
@@ -27,12 +27,65 @@ namespace Onity
         /// <see cref="WaitUntil"/>.</summary>
         public static OnityTask WaitWhile(Func<bool> predicate, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken), [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
-            return ConditionLoop(CheckCondition(predicate, timing), predicate, false, timing, cancellationToken);
+            return ConditionLoop(CheckCondition(predicate, timing), new FuncCondition(predicate), false, timing, cancellationToken);
         }
 
 #endif
 
-        static OnityRuntime CheckCondition(Func<bool> predicate, OnityTiming timing)
+        /// <summary>As <see cref="WaitUntil(Func{bool}, OnityTiming, CancellationToken, string, int)"/>
+        /// with a state passed to the predicate (a static lambda then allocates nothing).</summary>
+        public static OnityTask WaitUntil<T>(T state, Func<T, bool> predicate, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken), bool cancelImmediately = false)
+        {
+            var loop = ConditionLoop(CheckCondition(predicate, timing), new StateCondition<T>(state, predicate), true, timing, cancellationToken, 0);
+            return Immediately(loop, cancellationToken, cancelImmediately);
+        }
+
+        /// <summary>As <see cref="WaitWhile(Func{bool}, OnityTiming, CancellationToken, string, int)"/>
+        /// with a state passed to the predicate.</summary>
+        public static OnityTask WaitWhile<T>(T state, Func<T, bool> predicate, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken), bool cancelImmediately = false)
+        {
+            var loop = ConditionLoop(CheckCondition(predicate, timing), new StateCondition<T>(state, predicate), false, timing, cancellationToken, 0);
+            return Immediately(loop, cancellationToken, cancelImmediately);
+        }
+
+        /// <summary>Completes (successfully) at the first run of <paramref name="timing"/> at which
+        /// <paramref name="cancellationToken"/> is canceled (UniTask's <c>WaitUntilCanceled</c>);
+        /// with <paramref name="completeImmediately"/>, at the <c>Cancel</c> call itself (a
+        /// registration: allocates it). Never completes with a token that cannot be canceled.</summary>
+        public static OnityTask WaitUntilCanceled(CancellationToken cancellationToken, OnityTiming timing = OnityTiming.Update, bool completeImmediately = false)
+        {
+            if (cancellationToken.IsCancellationRequested) return CompletedTask;
+            if (completeImmediately)
+            {
+                var src = AutoResetOnityCompletionSource.Create();
+                var task = src.Task;
+                OnityCancellationExtensions.RegisterWithoutCaptureExecutionContext(cancellationToken, completeSource, src);
+                return task;
+            }
+            return WaitUntil(cancellationToken, tokenCanceled, timing);
+        }
+
+        static readonly Func<CancellationToken, bool> tokenCanceled = t => t.IsCancellationRequested;
+        static readonly Action<object> completeSource = s => ((AutoResetOnityCompletionSource)s).TrySetResult();
+
+        interface ICondition { bool Check(); }
+
+        struct FuncCondition : ICondition
+        {
+            readonly Func<bool> predicate;
+            public FuncCondition(Func<bool> predicate) { this.predicate = predicate; }
+            public bool Check() { return predicate(); }
+        }
+
+        struct StateCondition<T> : ICondition
+        {
+            readonly T state;
+            readonly Func<T, bool> predicate;
+            public StateCondition(T state, Func<T, bool> predicate) { this.state = state; this.predicate = predicate; }
+            public bool Check() { return predicate(state); }
+        }
+
+        static OnityRuntime CheckCondition(Delegate predicate, OnityTiming timing)
         {
             if (predicate == null) throw new ArgumentNullException("predicate");
             if ((uint)timing >= Native.OnityNative.ONITY_TIMING_COUNT) OnityRuntime.ThrowTiming();
@@ -45,11 +98,14 @@ namespace Onity
         // Bound to the runtime current at the call: a newer runtime does not take the loop over,
         // and disposing this one cancels it.
         // ONITY_SITES: each check's wait carries the WaitUntil/WaitWhile caller's site (0: none).
-#if ONITY_SITES
-        static async OnityTask ConditionLoop(OnityRuntime r, Func<bool> predicate, bool until, OnityTiming timing, CancellationToken cancellationToken, int site)
-#else
-        static async OnityTask ConditionLoop(OnityRuntime r, Func<bool> predicate, bool until, OnityTiming timing, CancellationToken cancellationToken)
+#if !ONITY_SITES
+        static OnityTask ConditionLoop<TC>(OnityRuntime r, TC condition, bool until, OnityTiming timing, CancellationToken cancellationToken) where TC : struct, ICondition
+        {
+            return ConditionLoop(r, condition, until, timing, cancellationToken, 0);
+        }
 #endif
+
+        static async OnityTask ConditionLoop<TC>(OnityRuntime r, TC condition, bool until, OnityTiming timing, CancellationToken cancellationToken, int site) where TC : struct, ICondition
         {
             if (cancellationToken.CanBeCanceled)
             {
@@ -62,7 +118,7 @@ namespace Onity
 #else
                     await r.Schedule(OnityRuntime.KindYield, timing, 0, 0, cancellationToken);
 #endif
-                } while (predicate() != until);
+                } while (condition.Check() != until);
             }
             else
             {
@@ -73,7 +129,7 @@ namespace Onity
 #else
                     await r.FrameWait(0, timing);
 #endif
-                } while (predicate() != until);
+                } while (condition.Check() != until);
             }
         }
     }

@@ -225,9 +225,14 @@ namespace Onity
     }
 
     /// <summary>The result type of untyped sources.</summary>
-    public struct AsyncUnit
+    public struct AsyncUnit : IEquatable<AsyncUnit>
     {
         public static readonly AsyncUnit Default = default(AsyncUnit);
+
+        public override int GetHashCode() { return 0; }
+        public bool Equals(AsyncUnit other) { return true; }
+        public override bool Equals(object obj) { return obj is AsyncUnit; }
+        public override string ToString() { return "()"; }
     }
 
     /// <summary>An already faulted or canceled task (not pooled: failures are the slow path).</summary>

@@ -24,6 +24,10 @@ namespace Onity
         /// page, a JSON error), else null.</summary>
         public string Text { get; private set; }
         public long ResponseCode { get; private set; }
+        /// <summary>The request failed to reach the server (<c>Result.ConnectionError</c>; UniTask's name).</summary>
+        public bool IsNetworkError { get { return Result == UnityWebRequest.Result.ConnectionError; } }
+        /// <summary>The server answered with an error status (<c>Result.ProtocolError</c>; UniTask's name).</summary>
+        public bool IsHttpError { get { return Result == UnityWebRequest.Result.ProtocolError; } }
 
         public OnityWebRequestException(UnityWebRequest unityWebRequest)
             : base(Describe(unityWebRequest))

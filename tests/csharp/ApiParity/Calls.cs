@@ -77,7 +77,11 @@ static class ApiParityCalls
         t = OnityTask.WhenAll(fw, ct);
         OnityTask<int[]> ia = OnityTask.WhenAll(ti);
         ia = OnityTask.WhenAll(ti, ct);
-        ia = OnityTask.WhenAll(ti[0], ti[1]);
+        ia = OnityTask.WhenAll(new[] { ti[0], ti[1] });
+        // Typed tasks as arguments bind the tuple WhenAll / WhenAny (UniTask's overloads).
+        OnityTask<ValueTuple<int, int>> pair = OnityTask.WhenAll(ti[0], ti[1]);
+        OnityTask<ValueTuple<int, int, int>> anyPair = OnityTask.WhenAny(ti[0], ti[1]);
+        OnityTask<ValueTuple<bool, int>> leftRight = OnityTask.WhenAny(ti[0], t);
         AutoResetOnityCompletionSource s = AutoResetOnityCompletionSource.Create();
         AutoResetOnityCompletionSource<int> si = AutoResetOnityCompletionSource<int>.Create();
         TakeTask(() => OnityTask.NextFrame());

@@ -204,6 +204,37 @@ namespace Onity.Tests
             }
         }
 
+        [Test]
+        public void ATaskFaultedWithTwoExceptionsThrowsTheFirstOnBothPaths()
+        {
+            // UniTask's rule: awaiting the converted task throws the first inner exception, whether
+            // the Task had already faulted or faults after the conversion (typed and untyped).
+            using (var h = new TestHost())
+            {
+                var first = new FormatException("first");
+                var second = new InvalidCastException("second");
+                var errors = new Exception[] { first, second };
+                var faulted = new TaskCompletionSource<int>();
+                faulted.SetException(errors);
+                Assert.Equal(2, faulted.Task.Exception.InnerExceptions.Count, "the Task holds both");
+
+                var untypedDone = ((Task)faulted.Task).AsOnityTask();
+                Assert.True(ReferenceEquals(first, Assert.Throws<FormatException>(() => untypedDone.GetAwaiter().GetResult(), "already faulted, untyped")), "the first exception itself");
+                var typedDone = faulted.Task.AsOnityTask();
+                Assert.True(ReferenceEquals(first, Assert.Throws<FormatException>(() => typedDone.GetAwaiter().GetResult(), "already faulted, typed")), "the first exception itself (typed)");
+
+                var later = new TaskCompletionSource<int>();
+                var untypedLater = ((Task)later.Task).AsOnityTask();
+                var typedLater = later.Task.AsOnityTask();
+                Assert.Equal(OnityTaskStatus.Pending, untypedLater.Status, "pending until the Task faults");
+                later.SetException(errors);
+                SpinUntilDrained(h, untypedLater);
+                SpinUntilDrained(h, typedLater);
+                Assert.True(ReferenceEquals(first, Assert.Throws<FormatException>(() => untypedLater.GetAwaiter().GetResult(), "faulted later, untyped")), "the same exception later");
+                Assert.True(ReferenceEquals(first, Assert.Throws<FormatException>(() => typedLater.GetAwaiter().GetResult(), "faulted later, typed")), "the same exception later (typed)");
+            }
+        }
+
         static async OnityTask<int> NestedAsync()
         {
             await OnityTask.SwitchToMainThread();

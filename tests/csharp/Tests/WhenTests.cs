@@ -124,7 +124,8 @@ namespace Onity.Tests
             {
                 var a = AutoResetOnityCompletionSource<int>.Create();
                 var b = AutoResetOnityCompletionSource<int>.Create();
-                var all = OnityTask.WhenAll(a.Task, b.Task, OnityTask.FromResult(3));
+                // An array: three tasks of one type as arguments bind the tuple WhenAll (UniTask's overloads).
+                var all = OnityTask.WhenAll(new[] { a.Task, b.Task, OnityTask.FromResult(3) });
                 b.TrySetResult(2);
                 Assert.Equal(OnityTaskStatus.Pending, all.Status);
                 a.TrySetResult(1);

@@ -193,6 +193,7 @@ namespace Onity.UnityTests
             Assert.True(ReferenceEquals(missing, e.UnityWebRequest), "the request");
             var c = Assert.Throws<OnityWebRequestException>(() => offlineTask.GetAwaiter().GetResult(), "connection error throws");
             Assert.Equal(UnityWebRequest.Result.ConnectionError, c.Result, "connection error");
+            Assert.True(c.IsNetworkError && !c.IsHttpError && e.IsHttpError && !e.IsNetworkError, "IsNetworkError / IsHttpError");
             Assert.Equal("Cannot resolve destination host", c.Error, "its error");
             Sim.RunFrame();
             Assert.True(ReferenceEquals(ok, okTask.GetAwaiter().GetResult()), "success: the request");

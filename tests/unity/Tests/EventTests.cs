@@ -85,7 +85,7 @@ namespace Onity.UnityTests
             slider.value = 0.5f;
             toggle.isOn = false;
             input.onEndEdit.Invoke("again");
-            Assert.Equal("AsyncUnit,AsyncUnit", string.Join(",", clicks).Replace("Onity.", ""), "two clicks streamed");
+            Assert.Equal("(),()", string.Join(",", clicks), "two clicks streamed (AsyncUnit prints as UniTask's: ())");
             Assert.Equal("0.25,0.5", string.Join(",", values), "two values streamed");
             Assert.Equal("True,False", string.Join(",", toggles), "toggles streamed");
             Assert.Equal("name,again", string.Join(",", edits), "edits streamed");
@@ -93,7 +93,7 @@ namespace Onity.UnityTests
             UnityEngine.Object.Destroy(button.gameObject);
             UnityEngine.Object.Destroy(slider);
             Sim.RunFrame();
-            Assert.Equal("AsyncUnit,AsyncUnit,end", string.Join(",", clicks).Replace("Onity.", ""), "destroying the button ends its stream");
+            Assert.Equal("(),(),end", string.Join(",", clicks), "destroying the button ends its stream");
             Assert.Equal("0.25,0.5,end", string.Join(",", values), "destroying the slider component ends its stream");
             Assert.Equal(0, button.onClick.ListenerCount, "the listener was removed");
             Assert.Equal(OnityTaskStatus.Canceled, button.OnClickAsync().Status, "a destroyed button: canceled at once");
@@ -274,6 +274,83 @@ namespace Onity.UnityTests
             Debug.Exceptions.Clear();
         }
 
+        [Test]
+        public void ValueChangedOfScrollbarScrollRectDropdownAndInputField_OnceAndAsStreams()
+        {
+            Enter();
+            var scrollbar = Control<Scrollbar>("scrollbar");
+            var scrollRect = Control<ScrollRect>("scroll rect");
+            var dropdown = Control<Dropdown>("dropdown");
+            var input = Control<InputField>("input");
+            var got = new List<string>();
+            Record(scrollbar.OnValueChangedAsync(), got).Forget();
+            Record(dropdown.OnValueChangedAsync(), got).Forget();
+            Record(input.OnValueChangedAsync(), got).Forget();
+            var scrolled = scrollRect.OnValueChangedAsync();
+            var streams = new List<string>();
+            Collect(dropdown.OnValueChangedAsAsyncEnumerable(), streams).Forget();
+            Collect(scrollbar.OnValueChangedAsAsyncEnumerable(), streams).Forget();
+            Collect(input.OnValueChangedAsAsyncEnumerable(), streams).Forget();
+            Collect(scrollRect.OnValueChangedAsAsyncEnumerable(), new List<string>()).Forget();
+            scrollbar.value = 0.5f;
+            dropdown.value = 2;
+            input.text = "ab";
+            scrollRect.normalizedPosition = new Vector2(0.25f, 1f);
+            Assert.Equal("0.5,2,ab", string.Join(",", got), "each once, with the new value");
+            Assert.Equal(0.25f, scrolled.GetAwaiter().GetResult().x, "the scroll position");
+            dropdown.value = 3;
+            input.text = "abc";
+            Assert.Equal("0.5,2,ab,3,abc", string.Join(",", streams), "the streams get each change");
+            var cts = new CancellationTokenSource();
+            var canceled = new List<string>();
+            Record(dropdown.OnValueChangedAsync(cts.Token), canceled).Forget();
+            cts.Cancel();
+            Sim.RunFrame();
+            Assert.Equal("canceled", string.Join(",", canceled), "a token cancels a wait at the next Update");
+            UnityEngine.Object.Destroy(dropdown.gameObject);
+            Sim.RunFrame();
+            Assert.Equal("0.5,2,ab,3,abc,end", string.Join(",", streams), "a destroyed control ends its stream");
+        }
+
+        [Test]
+        public void UnityActionOverloadsPassTheirArgumentsStateAndToken()
+        {
+            Enter();
+            var log = new List<string>();
+            var cts = new CancellationTokenSource();
+            OnityUnityTask.UnityAction(7, s => { log.Add("state" + s); return OnityTask.CompletedTask; })();
+            OnityUnityTask.UnityAction<int, string>((a, b) => { log.Add(a + b); return OnityTask.CompletedTask; })(1, "a");
+            OnityUnityTask.UnityAction<int, int, int>((a, b, c) => { log.Add("" + (a + b + c)); return OnityTask.CompletedTask; })(1, 2, 3);
+            OnityUnityTask.UnityAction<int, int, int, int>((a, b, c, d) => { log.Add("" + (a * b * c * d)); return OnityTask.CompletedTask; })(1, 2, 3, 4);
+            OnityUnityTask.UnityAction<int>((a, ct) => { log.Add(a + ":" + (ct == cts.Token)); return OnityTask.CompletedTask; }, cts.Token)(5);
+            OnityUnityTask.UnityAction<int, int>((a, b, ct) => { log.Add((a + b) + ":" + (ct == cts.Token)); return OnityTask.CompletedTask; }, cts.Token)(1, 1);
+            OnityUnityTask.UnityAction<int, int, int>((a, b, c, ct) => { log.Add((a + b + c) + ":" + (ct == cts.Token)); return OnityTask.CompletedTask; }, cts.Token)(1, 1, 1);
+            OnityUnityTask.UnityAction<int, int, int, int>((a, b, c, d, ct) => OnityTask.FromException(new FormatException("four")), cts.Token)(1, 1, 1, 1);
+            Assert.Equal("state7,1a,6,24,5:True,2:True,3:True", string.Join(",", log), "each overload");
+            Assert.Equal(1, Debug.Exceptions.Count, "a handler's failure reaches Debug.LogException");
+            Debug.Exceptions.Clear();
+            Assert.Throws<ArgumentNullException>(() => OnityUnityTask.UnityAction<int, int>((Func<int, int, OnityTask>)null), "null handler");
+        }
+
+        [Test]
+        public void GetCancellationTokenOnDestroy_IsCanceledByTheDestroy()
+        {
+            Enter();
+            var go = new GameObject("owner");
+            var probe = go.AddComponent<Probe>();
+            var fromMono = probe.GetCancellationTokenOnDestroy();
+            var fromGo = go.GetCancellationTokenOnDestroy();
+            var fromComponent = ((Component)probe).GetCancellationTokenOnDestroy();
+            Assert.True(fromGo == fromComponent, "one source per GameObject");
+            Sim.RunFrame();
+            Assert.False(fromMono.IsCancellationRequested || fromGo.IsCancellationRequested, "alive");
+            UnityEngine.Object.Destroy(go);
+            Sim.RunFrame();
+            Assert.True(fromMono.IsCancellationRequested, "destroyCancellationToken");
+            Assert.True(fromGo.IsCancellationRequested, "the GameObject's token");
+            Assert.Throws<ArgumentNullException>(() => ((MonoBehaviour)null).GetCancellationTokenOnDestroy(), "null");
+        }
+
         // ---- MonoBehaviour message triggers -----------------------------------------------
 
         [Test]
@@ -294,7 +371,7 @@ namespace Onity.UnityTests
             UnityEngine.Object.Destroy(go);
             Sim.RunFrame();
             Assert.Equal("destroyed,with token", string.Join(",", got), "both completed at the destroy");
-            Assert.Equal("AsyncUnit,end", string.Join(",", stream).Replace("Onity.", ""), "the stream yields once and ends");
+            Assert.Equal("(),end", string.Join(",", stream), "the stream yields once and ends");
             var trigger = go.GetComponent<OnityDestroyTrigger>();
             Assert.True(trigger == null, "the trigger went with it");
         }

@@ -1,4 +1,5 @@
-// Lifecycle message triggers: OnDestroy, OnEnable, OnDisable, OnBecameVisible.
+// The one-shot triggers: OnDestroy, Awake, Start (the other message triggers are generated:
+// OnityMessageTriggers.g.cs).
 #if UNITY_5_3_OR_NEWER || ONITY_UNITY_STANDIN
 using System.Threading;
 using UnityEngine;
@@ -11,6 +12,19 @@ namespace Onity.Triggers
     public sealed class OnityDestroyTrigger : OnityTriggerBase<AsyncUnit>
     {
         bool called;
+        CancellationTokenSource onDestroy;
+
+        /// <summary>Canceled when this GameObject is destroyed (at once if it already was); the
+        /// source is made on first use.</summary>
+        public CancellationToken CancellationToken
+        {
+            get
+            {
+                if (called) return new CancellationToken(true);
+                if (onDestroy == null) onDestroy = new CancellationTokenSource();
+                return onDestroy.Token;
+            }
+        }
 
         /// <summary>Completes when this GameObject is destroyed; canceled when
         /// <paramref name="cancellationToken"/> is canceled first (at the next run of Update).</summary>
@@ -26,31 +40,41 @@ namespace Onity.Triggers
             called = true;
             RaiseEvent(default(AsyncUnit));
             base.OnDestroy();
+            if (onDestroy != null) onDestroy.Cancel(); // a registration that throws: Unity logs it
         }
     }
 
-    /// <summary>OnEnable as an awaitable (the component is enabled, or its GameObject activated).</summary>
-    public sealed class OnityEnableTrigger : OnityTriggerBase<AsyncUnit>
+    /// <summary>Awake as an awaitable (UniTask's <c>AwakeAsync</c>): completes at once when the
+    /// component already had Awake (added to an active GameObject), else when the GameObject is
+    /// activated.</summary>
+    public sealed class OnityAwakeTrigger : OnityTriggerBase<AsyncUnit>
     {
-        void OnEnable() { RaiseEvent(default(AsyncUnit)); }
+        protected override void OnAwake() { RaiseEvent(default(AsyncUnit)); }
 
-        public OnityTask OnEnableAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+        public OnityTask AwakeAsync(CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (IsAwake) return OnityTask.CompletedTask;
+            return NextAsync(cancellationToken);
+        }
     }
 
-    /// <summary>OnDisable as an awaitable (also sent before OnDestroy).</summary>
-    public sealed class OnityDisableTrigger : OnityTriggerBase<AsyncUnit>
+    /// <summary>Start as an awaitable (UniTask's <c>StartAsync</c>): completes at Start (before the
+    /// component's first Update), at once when it already ran.</summary>
+    public sealed class OnityStartTrigger : OnityTriggerBase<AsyncUnit>
     {
-        void OnDisable() { RaiseEvent(default(AsyncUnit)); }
+        bool started;
 
-        public OnityTask OnDisableAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
-    }
+        void Start()
+        {
+            started = true;
+            RaiseEvent(default(AsyncUnit));
+        }
 
-    /// <summary>OnBecameVisible (a renderer of the GameObject became visible to a camera) as an awaitable.</summary>
-    public sealed class OnityBecameVisibleTrigger : OnityTriggerBase<AsyncUnit>
-    {
-        void OnBecameVisible() { RaiseEvent(default(AsyncUnit)); }
-
-        public OnityTask OnBecameVisibleAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+        public OnityTask StartAsync(CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (started) return OnityTask.CompletedTask;
+            return NextAsync(cancellationToken);
+        }
     }
 }
 #endif

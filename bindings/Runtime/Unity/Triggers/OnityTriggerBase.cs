@@ -38,7 +38,17 @@ namespace Onity.Triggers
             }
         }
 
-        void Awake() { awoken = true; }
+        void Awake()
+        {
+            awoken = true;
+            OnAwake();
+        }
+
+        /// <summary>True once Unity sent Awake to the trigger.</summary>
+        protected bool IsAwake { get { return awoken; } }
+
+        /// <summary>Called from Awake (the Awake trigger raises its event there).</summary>
+        protected virtual void OnAwake() { }
 
         void WatchUntilAwake()
         {

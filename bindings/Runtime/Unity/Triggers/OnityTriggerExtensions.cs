@@ -6,7 +6,7 @@ using UnityEngine;
 
 namespace Onity.Triggers
 {
-    public static class OnityTriggerExtensions
+    public static partial class OnityTriggerExtensions
     {
         static T GetOrAdd<T>(GameObject gameObject) where T : Component
         {
@@ -17,18 +17,51 @@ namespace Onity.Triggers
 
         public static OnityDestroyTrigger GetOnityDestroyTrigger(this GameObject gameObject) { return GetOrAdd<OnityDestroyTrigger>(gameObject); }
         public static OnityDestroyTrigger GetOnityDestroyTrigger(this Component component) { return GetOrAdd<OnityDestroyTrigger>(component.gameObject); }
-        public static OnityEnableTrigger GetOnityEnableTrigger(this GameObject gameObject) { return GetOrAdd<OnityEnableTrigger>(gameObject); }
-        public static OnityEnableTrigger GetOnityEnableTrigger(this Component component) { return GetOrAdd<OnityEnableTrigger>(component.gameObject); }
-        public static OnityDisableTrigger GetOnityDisableTrigger(this GameObject gameObject) { return GetOrAdd<OnityDisableTrigger>(gameObject); }
-        public static OnityDisableTrigger GetOnityDisableTrigger(this Component component) { return GetOrAdd<OnityDisableTrigger>(component.gameObject); }
-        public static OnityBecameVisibleTrigger GetOnityBecameVisibleTrigger(this GameObject gameObject) { return GetOrAdd<OnityBecameVisibleTrigger>(gameObject); }
-        public static OnityBecameVisibleTrigger GetOnityBecameVisibleTrigger(this Component component) { return GetOrAdd<OnityBecameVisibleTrigger>(component.gameObject); }
-#if ONITY_PHYSICS_SUPPORT
-        public static OnityTriggerEnterTrigger GetOnityTriggerEnterTrigger(this GameObject gameObject) { return GetOrAdd<OnityTriggerEnterTrigger>(gameObject); }
-        public static OnityTriggerEnterTrigger GetOnityTriggerEnterTrigger(this Component component) { return GetOrAdd<OnityTriggerEnterTrigger>(component.gameObject); }
-        public static OnityCollisionEnterTrigger GetOnityCollisionEnterTrigger(this GameObject gameObject) { return GetOrAdd<OnityCollisionEnterTrigger>(gameObject); }
-        public static OnityCollisionEnterTrigger GetOnityCollisionEnterTrigger(this Component component) { return GetOrAdd<OnityCollisionEnterTrigger>(component.gameObject); }
-#endif
+        public static OnityAwakeTrigger GetOnityAwakeTrigger(this GameObject gameObject) { return GetOrAdd<OnityAwakeTrigger>(gameObject); }
+        public static OnityAwakeTrigger GetOnityAwakeTrigger(this Component component) { return GetOrAdd<OnityAwakeTrigger>(component.gameObject); }
+        public static OnityStartTrigger GetOnityStartTrigger(this GameObject gameObject) { return GetOrAdd<OnityStartTrigger>(gameObject); }
+        public static OnityStartTrigger GetOnityStartTrigger(this Component component) { return GetOrAdd<OnityStartTrigger>(component.gameObject); }
+
+        /// <summary>Completes at the GameObject's Start (<c>GetOnityStartTrigger().StartAsync()</c>).</summary>
+        public static OnityTask StartAsync(this GameObject gameObject) { return gameObject.GetOnityStartTrigger().StartAsync(); }
+
+        /// <summary>As <see cref="StartAsync(GameObject)"/> for the component's GameObject.</summary>
+        public static OnityTask StartAsync(this Component component) { return component.GetOnityStartTrigger().StartAsync(); }
+
+        /// <summary>Completes once the GameObject had Awake (<c>GetOnityAwakeTrigger().AwakeAsync()</c>).</summary>
+        public static OnityTask AwakeAsync(this GameObject gameObject) { return gameObject.GetOnityAwakeTrigger().AwakeAsync(); }
+
+        /// <summary>As <see cref="AwakeAsync(GameObject)"/> for the component's GameObject.</summary>
+        public static OnityTask AwakeAsync(this Component component) { return component.GetOnityAwakeTrigger().AwakeAsync(); }
+
+        /// <summary>A token canceled when the MonoBehaviour is destroyed (UniTask's
+        /// <c>GetCancellationTokenOnDestroy</c>: Unity 2022.2's <c>destroyCancellationToken</c>).</summary>
+        public static CancellationToken GetCancellationTokenOnDestroy(this MonoBehaviour monoBehaviour)
+        {
+            if (monoBehaviour == null) throw new ArgumentNullException("monoBehaviour");
+            return monoBehaviour.destroyCancellationToken;
+        }
+
+        /// <summary>A token canceled when the GameObject is destroyed (its
+        /// <see cref="OnityDestroyTrigger"/>'s token; canceled already when it was).</summary>
+        public static CancellationToken GetCancellationTokenOnDestroy(this GameObject gameObject)
+        {
+            return gameObject.GetOnityDestroyTrigger().CancellationToken;
+        }
+
+        /// <summary>As <see cref="GetCancellationTokenOnDestroy(GameObject)"/> for the component's GameObject.</summary>
+        public static CancellationToken GetCancellationTokenOnDestroy(this Component component)
+        {
+            if (component == null) throw new ArgumentNullException("component");
+            return component.gameObject.GetOnityDestroyTrigger().CancellationToken;
+        }
+
+        /// <summary>Completes when <paramref name="gameObject"/> is destroyed
+        /// (<c>GetOnityDestroyTrigger().OnDestroyAsync()</c>).</summary>
+        public static OnityTask OnDestroyAsync(this GameObject gameObject, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return gameObject.GetOnityDestroyTrigger().OnDestroyAsync(cancellationToken);
+        }
 
         /// <summary>Completes when <paramref name="component"/>'s GameObject is destroyed
         /// (<c>GetOnityDestroyTrigger().OnDestroyAsync()</c>).</summary>

@@ -50,6 +50,50 @@ namespace Onity
             return slider.onValueChanged.OnInvokeAsAsyncEnumerable(slider);
         }
 
+        /// <summary>The next value change (the new value).</summary>
+        public static OnityTask<float> OnValueChangedAsync(this Scrollbar scrollbar, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return scrollbar.onValueChanged.OnInvokeAsync(scrollbar, cancellationToken);
+        }
+
+        public static IOnityAsyncEnumerable<float> OnValueChangedAsAsyncEnumerable(this Scrollbar scrollbar)
+        {
+            return scrollbar.onValueChanged.OnInvokeAsAsyncEnumerable(scrollbar);
+        }
+
+        /// <summary>The next scroll (the normalized position).</summary>
+        public static OnityTask<UnityEngine.Vector2> OnValueChangedAsync(this ScrollRect scrollRect, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return scrollRect.onValueChanged.OnInvokeAsync(scrollRect, cancellationToken);
+        }
+
+        public static IOnityAsyncEnumerable<UnityEngine.Vector2> OnValueChangedAsAsyncEnumerable(this ScrollRect scrollRect)
+        {
+            return scrollRect.onValueChanged.OnInvokeAsAsyncEnumerable(scrollRect);
+        }
+
+        /// <summary>The next selection (the option's index).</summary>
+        public static OnityTask<int> OnValueChangedAsync(this Dropdown dropdown, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return dropdown.onValueChanged.OnInvokeAsync(dropdown, cancellationToken);
+        }
+
+        public static IOnityAsyncEnumerable<int> OnValueChangedAsAsyncEnumerable(this Dropdown dropdown)
+        {
+            return dropdown.onValueChanged.OnInvokeAsAsyncEnumerable(dropdown);
+        }
+
+        /// <summary>The next text change (the text).</summary>
+        public static OnityTask<string> OnValueChangedAsync(this InputField inputField, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return inputField.onValueChanged.OnInvokeAsync(inputField, cancellationToken);
+        }
+
+        public static IOnityAsyncEnumerable<string> OnValueChangedAsAsyncEnumerable(this InputField inputField)
+        {
+            return inputField.onValueChanged.OnInvokeAsAsyncEnumerable(inputField);
+        }
+
         /// <summary>The next end of editing (the text).</summary>
         public static OnityTask<string> OnEndEditAsync(this InputField inputField, CancellationToken cancellationToken = default(CancellationToken))
         {

@@ -1,5 +1,6 @@
 // Test-only stand-in of the uGUI members the package uses (com.unity.ugui 1.0.0 for Unity 2022.3,
-// Unity-Technologies/uGUI: UIBehaviour, Selectable, Button, Toggle, Slider, InputField): each
+// Unity-Technologies/uGUI: UIBehaviour, the EventSystems handler interfaces and event data,
+// Selectable, Button, Toggle, Slider, InputField, Scrollbar, ScrollRect, Dropdown): each
 // control's UnityEvent and the value setters that raise it, as in uGUI. Compiled into its own
 // UnityEngine.UI.dll, as the package's assembly is. Never shipped.
 using System;
@@ -14,6 +15,50 @@ namespace UnityEngine.EventSystems
     {
         protected UIBehaviour() { }
     }
+
+    // EventSystem/EventInterfaces.cs and EventData/*.cs (the types the package's EventSystems
+    // triggers name; the data classes reduced to their constructors).
+    public class EventSystem : UIBehaviour
+    {
+    }
+
+    public abstract class AbstractEventData
+    {
+    }
+
+    public class BaseEventData : AbstractEventData
+    {
+        public BaseEventData(EventSystem eventSystem) { }
+    }
+
+    public class AxisEventData : BaseEventData
+    {
+        public AxisEventData(EventSystem eventSystem) : base(eventSystem) { }
+    }
+
+    public class PointerEventData : BaseEventData
+    {
+        public PointerEventData(EventSystem eventSystem) : base(eventSystem) { }
+    }
+
+    public interface IEventSystemHandler { }
+    public interface IPointerEnterHandler : IEventSystemHandler { void OnPointerEnter(PointerEventData eventData); }
+    public interface IPointerExitHandler : IEventSystemHandler { void OnPointerExit(PointerEventData eventData); }
+    public interface IPointerDownHandler : IEventSystemHandler { void OnPointerDown(PointerEventData eventData); }
+    public interface IPointerUpHandler : IEventSystemHandler { void OnPointerUp(PointerEventData eventData); }
+    public interface IPointerClickHandler : IEventSystemHandler { void OnPointerClick(PointerEventData eventData); }
+    public interface IBeginDragHandler : IEventSystemHandler { void OnBeginDrag(PointerEventData eventData); }
+    public interface IInitializePotentialDragHandler : IEventSystemHandler { void OnInitializePotentialDrag(PointerEventData eventData); }
+    public interface IDragHandler : IEventSystemHandler { void OnDrag(PointerEventData eventData); }
+    public interface IEndDragHandler : IEventSystemHandler { void OnEndDrag(PointerEventData eventData); }
+    public interface IDropHandler : IEventSystemHandler { void OnDrop(PointerEventData eventData); }
+    public interface IScrollHandler : IEventSystemHandler { void OnScroll(PointerEventData eventData); }
+    public interface IUpdateSelectedHandler : IEventSystemHandler { void OnUpdateSelected(BaseEventData eventData); }
+    public interface ISelectHandler : IEventSystemHandler { void OnSelect(BaseEventData eventData); }
+    public interface IDeselectHandler : IEventSystemHandler { void OnDeselect(BaseEventData eventData); }
+    public interface IMoveHandler : IEventSystemHandler { void OnMove(AxisEventData eventData); }
+    public interface ISubmitHandler : IEventSystemHandler { void OnSubmit(BaseEventData eventData); }
+    public interface ICancelHandler : IEventSystemHandler { void OnCancel(BaseEventData eventData); }
 }
 
 namespace UnityEngine.UI
@@ -110,8 +155,107 @@ namespace UnityEngine.UI
 
         protected InputField() { }
 
+        [Serializable]
+        public class OnChangeEvent : UnityEvent<string> { }
+
+        [SerializeField]
+        private OnChangeEvent m_OnValueChanged = new OnChangeEvent();
+
+        private string m_Text = "";
+
         public EndEditEvent onEndEdit { get { return m_OnDidEndEdit; } set { m_OnDidEndEdit = value; } }
 
+        public OnChangeEvent onValueChanged { get { return m_OnValueChanged; } set { m_OnValueChanged = value; } }
+
+        public string text
+        {
+            get { return m_Text; }
+            set
+            {
+                if (m_Text == value) return;
+                m_Text = value ?? "";
+                m_OnValueChanged.Invoke(m_Text);
+            }
+        }
+
         public SubmitEvent onSubmit { get { return m_OnSubmit; } set { m_OnSubmit = value; } }
+    }
+
+    public class Scrollbar : Selectable
+    {
+        [Serializable]
+        public class ScrollEvent : UnityEvent<float> { }
+
+        [SerializeField]
+        private ScrollEvent m_OnValueChanged = new ScrollEvent();
+
+        private float m_Value;
+
+        protected Scrollbar() { }
+
+        public ScrollEvent onValueChanged { get { return m_OnValueChanged; } set { m_OnValueChanged = value; } }
+
+        public float value
+        {
+            get { return m_Value; }
+            set
+            {
+                float v = Mathf.Clamp01(value);
+                if (m_Value == v) return;
+                m_Value = v;
+                m_OnValueChanged.Invoke(v);
+            }
+        }
+    }
+
+    public class ScrollRect : EventSystems.UIBehaviour
+    {
+        [Serializable]
+        public class ScrollRectEvent : UnityEvent<Vector2> { }
+
+        [SerializeField]
+        private ScrollRectEvent m_OnValueChanged = new ScrollRectEvent();
+
+        private Vector2 m_NormalizedPosition;
+
+        protected ScrollRect() { }
+
+        public ScrollRectEvent onValueChanged { get { return m_OnValueChanged; } set { m_OnValueChanged = value; } }
+
+        public Vector2 normalizedPosition
+        {
+            get { return m_NormalizedPosition; }
+            set
+            {
+                m_NormalizedPosition = value;
+                m_OnValueChanged.Invoke(value);
+            }
+        }
+    }
+
+    public class Dropdown : Selectable
+    {
+        [Serializable]
+        public class DropdownEvent : UnityEvent<int> { }
+
+        [SerializeField]
+        private DropdownEvent m_OnValueChanged = new DropdownEvent();
+
+        private int m_Value;
+
+        protected Dropdown() { }
+
+        public DropdownEvent onValueChanged { get { return m_OnValueChanged; } set { m_OnValueChanged = value; } }
+
+        public int value
+        {
+            get { return m_Value; }
+            set
+            {
+                if (m_Value == value) return;
+                m_Value = value;
+                m_OnValueChanged.Invoke(value);
+            }
+        }
     }
 }

@@ -47,3 +47,16 @@ namespace UnityEngine.Rendering
         }
     }
 }
+
+namespace UnityEngine
+{
+    // UnityCsReference 2022.3 Runtime/Export/Graphics/Texture.bindings.cs: Texture : Object,
+    // RenderTexture : Texture (the type OnRenderImage's parameters name).
+    public partial class Texture : Object
+    {
+    }
+
+    public partial class RenderTexture : Texture
+    {
+    }
+}

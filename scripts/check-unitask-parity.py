@@ -1,0 +1,598 @@
+#!/usr/bin/env python3
+"""Checks bindings/unitask-parity.tsv, the UniTask 2.5.11 -> Onity map, both ways.
+
+The map has one row per line of the UniTask API list (UNITASK_API, default
+../shared/reference/unitask-2.5.11-api.tsv beside the repository, else the copy the map was made
+from): the list's three columns (file, declaring type, signature), then the Onity counterpart:
+  Type / Type.Member     a public type or member of bindings/Runtime (Type may be nested,
+                         generic arity as <T>, <T1,T2>; "ctor" = constructor, "op_Implicit").
+                         A member is a name: overloads are not told apart by the check (the
+                         mechanical suggestions of --update match extension methods by the type
+                         they extend; MANUAL holds the rows decided by hand)
+  refused: reason        not provided, on purpose, with the reason
+  internal: reason       not user API in UniTask either (public members of its private classes)
+  missing                not built yet
+Fails when a UniTask line has no row, a row matches no UniTask line, or a row names a type or
+member that bindings/Runtime does not declare publicly; also when the generated summary in
+bindings/README.md (between the unitask-parity markers) is stale.
+
+  scripts/check-unitask-parity.py            check (prints the summary and "N passed, N failed")
+  scripts/check-unitask-parity.py --update   rewrite the map: rows added for new UniTask lines,
+                                             "missing" rows re-mapped mechanically where the
+                                             Onity name now exists; the README block regenerated
+"""
+import collections
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import csharp_inventory  # noqa: E402
+
+MAP = os.path.join(ROOT, "bindings", "unitask-parity.tsv")
+README = os.path.join(ROOT, "bindings", "README.md")
+RUNTIME = os.path.join(ROOT, "bindings", "Runtime")
+BEGIN, END = "<!-- unitask-parity:begin (scripts/check-unitask-parity.py --update) -->", "<!-- unitask-parity:end -->"
+HEADER = "# UniTask 2.5.11 -> Onity map: file, declaring type, UniTask signature, Onity member | refused: reason | missing. Checked by scripts/check-unitask-parity.py.\n"
+
+# UniTask type name -> Onity type name, where the mechanical rule (UniTask -> OnityTask, else an
+# "Onity" prefix) does not give it.
+TYPE_NAMES = {
+    "UniTask": "OnityTask", "UniTaskCompletionSource": "OnityCompletionSource",
+    "AutoResetUniTaskCompletionSource": "AutoResetOnityCompletionSource",
+    "UniTaskCompletionSourceCore": "OnityCompletionSourceCore", "IUniTaskSource": "IOnityTaskSource",
+    "UniTaskStatus": "OnityTaskStatus", "PlayerLoopTiming": "OnityTiming",
+    "InjectPlayerLoopTimings": "OnityLoopTimings", "PlayerLoopHelper": "OnityPlayerLoop",
+    "IUniTaskAsyncEnumerable": "IOnityAsyncEnumerable", "IUniTaskAsyncEnumerator": "IOnityAsyncEnumerator",
+    "IUniTaskAsyncDisposable": "IOnityAsyncDisposable", "UniTaskAsyncEnumerable": "OnityAsyncEnumerable",
+    "UniTaskCancelableAsyncEnumerable": "OnityCancelableAsyncEnumerable",
+    "UniTaskAsyncEnumerableExtensions": "OnityAsyncEnumerable",
+    "Channel": "OnityChannel", "ChannelReader": "OnityChannelReader", "ChannelWriter": "OnityChannelWriter",
+    "ChannelClosedException": "OnityChannelClosedException",
+    "AsyncUniTaskMethodBuilder": "OnityTaskMethodBuilder", "UnityWebRequestException": "OnityWebRequestException",
+    "CancellationTokenSourceExtensions": "OnityCancellationExtensions",
+    "CancellationTokenExtensions": "OnityCancellationExtensions",
+    "UniTaskScheduler": "OnityTask", "AsyncLazy": "AsyncLazy", "AsyncUnit": "AsyncUnit",
+    "UniTaskStatusExtensions": "OnityTaskStatusExtensions", "UnityAsyncExtensions": "OnityUnityAsyncExtensions",
+    "UniTaskLoopRunners": "OnityLoopRunners", "AsyncTriggerExtensions": "OnityTriggerExtensions",
+    "AsyncTriggerBase": "OnityTriggerBase", "TaskPool": "OnityObjectPool", "YieldAwaitable": "OnityFrameWait",
+    "EnumeratorAsyncExtensions": "OnityUnityAsyncExtensions",
+}
+NESTED = {"Awaiter", "Enumerator"}
+# Onity types that hold some members of a UniTask type (the engine-free Onity.Runtime cannot name
+# Unity types: OnityTask's Unity-typed helpers live in the Unity assembly).
+ALSO_IN = {"UniTask": ["OnityUnityTask`0"]}
+KINDS = {"class", "struct", "interface", "enum"}
+
+
+def read_api(path):
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line and not line.startswith("#"):
+                rows.append(tuple(line.split("\t")[:3]))
+    return rows
+
+
+def base(name):
+    return re.sub(r"<.*", "", name.strip())
+
+
+def arity(name):
+    m = re.search(r"<(.*)>", name)
+    return m.group(1).count(",") + 1 if m else 0
+
+
+def onity_type(name):
+    b = base(name)
+    if b in TYPE_NAMES:
+        return TYPE_NAMES[b]
+    if b.startswith("Async") and b.endswith("Trigger"):
+        return "Onity" + b[len("Async"):]
+    if "UniTask" in b:
+        return b.replace("UniTask", "OnityTask")
+    if re.match(r"I[A-Z]", b):  # an interface: IFoo -> IOnityFoo
+        return b if b.startswith("IOnity") else "IOnity" + b[1:]
+    return b if b.startswith("Onity") else "Onity" + b
+
+
+def display(name, n):
+    if n == 0:
+        return name
+    return name + "<" + (",".join("T%d" % (k + 1) for k in range(n)) if n > 1 else "T") + ">"
+
+
+def member_name(sig, declaring):
+    """The member a signature declares: a name, "ctor" or "op_Implicit"/"op_Explicit"."""
+    s = re.sub(r"^(public|static|override|virtual|abstract|readonly|ref|sealed|new|async|unsafe|extern|const|event|\s)+", "", sig)
+    m = re.search(r"\b(implicit|explicit)\s+operator\b", s)
+    if m:
+        return "op_" + m.group(1).capitalize()
+    if "operator" in s:
+        return None
+    if re.match(r"^[^(]*=", s):  # a field with an initialiser
+        s = s.split("=")[0]
+    for m in re.finditer(r"([A-Za-z_][A-Za-z0-9_]*)\s*(<[^()\s]*(?:,\s*[^()\s]*)*>)?\s*\(", s):
+        name = m.group(1)
+        if s[:m.start()].strip() == "":  # no return type: a constructor
+            return "ctor" if name == base(declaring) else "ctor:" + name
+        return name
+    head = re.split(r"\s*(=|\{|;)", s)[0]
+    ident = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", head)
+    return ident[-1] if ident else None
+
+
+class Inventory:
+    def __init__(self, root):
+        raw = csharp_inventory.inventory(root)
+        self.ext = {k[len("#ext:"):]: v for k, v in raw.items() if k.startswith("#ext:")}
+        self.types = {k: v for k, v in raw.items() if not k.startswith(("-", "#"))}
+        self.by_name = collections.defaultdict(list)
+        for key in self.types:
+            self.by_name[key.rsplit(".", 1)[-1]].append(key)
+
+    def resolve_type(self, path):
+        """path: list of (name, arity); returns the type key or None."""
+        key = ".".join("%s`%d" % p for p in path)
+        return key if key in self.types else None
+
+    def check(self, ref):
+        """ref 'A.B<T>.C': True when it names a public type or member."""
+        parts = [p.strip() for p in re.findall(r"[^.<]+(?:<[^>]*>)?", ref)]
+        segs = [(base(p), arity(p)) for p in parts]
+        if not segs or any(not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", n) for n, _ in segs):
+            return False
+        if self.resolve_type(segs):
+            return True
+        owner = self.resolve_type(segs[:-1]) if len(segs) > 1 else None
+        return owner is not None and segs[-1][0] in self.types[owner]
+
+    def unique_nested(self, seg):
+        """The one type (of any nesting) named seg = (name, arity), or None."""
+        keys = self.by_name.get("%s`%d" % seg, [])
+        return keys[0] if len(keys) == 1 else None
+
+    def find(self, type_names, member, extends=None):
+        """First 'Type.Member' among candidate type keys declaring member; with extends, an
+        extension method of that type (its first parameter's type name) in a static class."""
+        for key in type_names:
+            if key in self.types and member in self.types[key]:
+                accepted = [extends] + EXTENDS_BASES.get(extends, [])
+                if extends and key in self.ext and not any(e.split("@")[0] == member and e.split("@")[1] in accepted for e in self.ext[key]) \
+                        and any(e.split("@")[0] == member for e in self.ext[key]):
+                    continue  # the class extends other types with that name, not this one
+                return pretty(key) + "." + member
+        return None
+
+
+def pretty(key):
+    return ".".join(display(*p.split("`")[:1], int(p.split("`")[1])) for p in key.split("."))
+
+
+def this_type(sig):
+    """The extended type of an extension method; None for arrays and sequences (their methods
+    are not the element type's)."""
+    m = re.search(r"\(this\s+(?:in\s+)?([A-Za-z_][A-Za-z0-9_.]*(?:<[^>]*>)?)(\[\])?", sig)
+    if not m or m.group(2) or m.group(1).startswith(("IEnumerable", "Task<", "Task ")):
+        return None
+    return m.group(1)
+
+
+# Rows decided by hand (the mechanical rules cannot see them), kept when the map is regenerated.
+MANUAL = {
+    ("PlayerLoopHelper.cs", "public static bool IsInjectedUniTaskPlayerLoop()"): "OnityPlayerLoop.ContainsOnitySystem",
+    ("PlayerLoopHelper.cs", "public static void DumpCurrentPlayerLoop()"):
+        "refused: Unity's PlayerLoop.GetCurrentPlayerLoop() lists the systems; OnityPlayerLoop.ContainsOnitySystem checks the injection",
+    ("Triggers/AsyncTriggerExtensions.cs", "UniTaskCancellationExtensions"): "OnityTriggerExtensions",
+    ("PlayerLoopHelper.cs", "public static void AddContinuation(PlayerLoopTiming timing, Action continuation)"): "OnityTask.Post",
+    ("UniTask.AsValueTask.cs", "UniTaskValueTaskExtensions"): "OnityTask",
+    ("UniTask.AsValueTask.cs", "public static ValueTask AsValueTask(this in UniTask task)"): "OnityTask.AsValueTask",
+    ("UniTask.AsValueTask.cs", "public static ValueTask<T> AsValueTask<T>(this in UniTask<T> task)"): "OnityTask<T>.AsValueTask",
+}
+# Unity types whose base type's extension methods serve them (C# binds the base overload).
+EXTENDS_BASES = {"AssetBundleRequest": ["ResourceRequest", "AsyncOperation"], "ResourceRequest": ["AsyncOperation"]}
+# Member names too common to be found by name in any extension class.
+AMBIGUOUS = {"GetAwaiter", "ToString", "Equals", "GetHashCode", "Dispose", "Create"}
+
+
+def refusal(file_, decl, sig):
+    if file_.startswith("External/"):
+        return "refused: extension for a third-party package (DOTween / Addressables / TextMeshPro) this package does not depend on"
+    if file_ == "PlayerLoopHelper.cs" and decl == "struct" and "Yield" in sig:
+        return "refused: Onity injects one system per timing: continuations and yields share it (no separate Yield runner)"
+    if file_ == "UnityAwaitableExtensions.cs":
+        return "refused: UnityEngine.Awaitable is Unity 2023.1+; this package targets Unity 2022.3"
+    if file_.startswith("Internal/") or file_ == "MoveNextSource.cs":
+        return "internal: UniTask internal helper (pooling / tracking plumbing), not user API"
+    if re.search(r"\bshort token\b", sig) or re.search(r"\bUnsafeGetStatus\(\)", sig):
+        return None  # the source protocol: mapped where the type has one, else decided below
+    return None
+
+
+# UniTask types not provided on purpose: their rows (and their nested types' rows) are refused.
+REFUSED_TYPES = {
+    "UniTaskSynchronizationContext": "continuations already resume on the owner thread's loop (no SynchronizationContext is involved)",
+    "SwitchToSynchronizationContextAwaitable": "continuations already resume on the owner thread's loop (no SynchronizationContext is involved)",
+    "ReturnToSynchronizationContext": "continuations already resume on the owner thread's loop (no SynchronizationContext is involved)",
+    "ReturnToMainThread": "continuations already resume on the owner thread's loop: await OnityTask.SwitchToMainThread()",
+    "UniTaskVoid": "async OnityTask + Forget(), or OnityTask.Void (one task type, no second builder)",
+    "CancellationTokenAwaitable": "CancellationToken.WaitUntilCanceled() returns an OnityTask (polled at Update; OnityTask.WaitUntilCanceled(ct, timing, true) completes at Cancel), not a registration awaitable",
+    "AsyncUniTaskVoidMethodBuilder": "async OnityTask + Forget(), or OnityTask.Void (one task type, no second builder)",
+}
+REFUSED_MEMBERS = {
+    "SwitchToSynchronizationContext": REFUSED_TYPES["UniTaskSynchronizationContext"],
+    "ReturnToSynchronizationContext": REFUSED_TYPES["UniTaskSynchronizationContext"],
+    "ReturnToCurrentSynchronizationContext": REFUSED_TYPES["UniTaskSynchronizationContext"],
+    "ReturnToMainThread": REFUSED_TYPES["ReturnToMainThread"],
+    "UnitySynchronizationContext": REFUSED_TYPES["UniTaskSynchronizationContext"],
+}
+
+
+def type_refusal(decl, sig, outer):
+    nested_row = base(decl) in NESTED or (decl in KINDS and base(sig) in NESTED)
+    for name in (base(decl), base(sig) if decl in KINDS else "", outer[0] if outer and nested_row else ""):
+        if name in REFUSED_TYPES:
+            return "refused: " + REFUSED_TYPES[name]
+    member = member_name(sig, decl) if decl not in KINDS else None
+    if member in REFUSED_MEMBERS:
+        return "refused: " + REFUSED_MEMBERS[member]
+    handler = "refused: not needed: repeated ...Async() waits on the trigger or control allocate nothing (pooled waiters), so there is no reusable handler object"
+    if re.search(r"\bGet\w*AsyncHandler\b|\bGetAsync\w*EventHandler\b", sig) or (decl in KINDS and re.match(r"(IAsync\w+Handler|AsyncTriggerHandler|IAsyncOneShotTrigger)\b", base(sig))):
+        return handler
+    if base(decl) == "AsyncTriggerHandler" or (outer and outer[0] == "AsyncTriggerHandler" and nested_row):
+        return handler
+    if "AudioFilterRead" in sig:
+        return "refused: Unity calls OnAudioFilterRead on the audio thread; the triggers are raised and awaited on the main thread"
+    if "WaitForEndOfFrame" in sig:
+        return "refused: Unity's end of frame runs after rendering, outside the player loop (needs a MonoBehaviour coroutine)"
+    if "MonoBehaviour coroutineRunner" in sig:
+        return "refused: needs Unity's coroutine scheduler: StartCoroutine it and complete an OnityCompletionSource at its end"
+    if re.search(r"public ref \w+ NextNode", sig) or (sig.strip() == "public bool MoveNext()" and decl not in KINDS) or (sig.strip() == "public void Reset()" and base(decl) == "UniTask"):
+        return NESTED_IMPL
+    if base(decl) == "ChannelClosedException" and member_name(sig, decl) != "ctor":
+        return NESTED_IMPL  # the list files the private channel classes under the exception
+    return None
+
+
+NESTED_IMPL = "internal: public member of a UniTask-private nested class (implementation detail, not callable from user code)"
+
+
+def suggest(inv, file_, decl, sig, outer, nested=False):
+    if (file_, sig) in MANUAL:
+        return MANUAL[(file_, sig)]
+    r = refusal(file_, decl, sig) or type_refusal(decl, sig, outer)
+    if r:
+        return r
+    if nested:
+        return NESTED_IMPL
+    if decl in KINDS:
+        name, n = base(sig), arity(sig)
+        path = [(onity_type(name), n)]
+        if name in NESTED and outer:
+            path = [(onity_type(outer[0]), outer[1]), (name, n)]
+        if file_ == "PlayerLoopHelper.cs" and name.startswith("UniTaskLoopRunner"):
+            path = [("OnityLoopRunners", 0), ("Onity" + name[len("UniTaskLoopRunner"):], 0)]
+        key = inv.resolve_type(path) or (inv.resolve_type([(outer[0], outer[1]), (name, n)]) if name in NESTED and outer else None) \
+            or inv.unique_nested(path[-1]) or inv.resolve_type([(name, n)])
+        if not key and name in NESTED and outer:  # an awaitable that is its own awaiter
+            key = inv.resolve_type([(outer[0], outer[1])]) or inv.resolve_type([(onity_type(outer[0]), outer[1])])
+        return pretty(key) if key else "missing"
+    member = member_name(sig, decl)
+    if member is None:
+        return "missing"
+    if member.startswith("ctor:"):
+        return NESTED_IMPL  # a constructor of a nested class UniTask keeps private
+    member = member.replace("UniTask", "OnityTask").replace("GetAsync", "GetOnity", 1) if member.startswith("GetAsync") and member.endswith("Trigger") else member.replace("UniTask", "OnityTask")
+    cands = []
+    if decl in NESTED and outer:
+        cands.append("%s`%d.%s`0" % (onity_type(outer[0]), outer[1], decl))
+        cands.append("%s`%d.%s`0" % (outer[0], outer[1], decl))
+        cands.append("%s`%d" % (outer[0], outer[1]))  # an awaitable that is its own awaiter
+        cands.append("%s`%d" % (onity_type(outer[0]), outer[1]))
+    cands.append("%s`%d" % (base(decl), arity(decl)))
+    cands.append("%s`%d" % (onity_type(decl), arity(decl)))
+    cands.extend(ALSO_IN.get(base(decl), []))
+    nested_key = inv.unique_nested((base(decl), arity(decl)))
+    if nested_key:
+        cands.append(nested_key)
+    for n in range(0, 3):
+        cands.append("%s`%d" % (onity_type(decl), n))
+    t = this_type(sig)
+    if t:
+        cands.append("%s`%d" % (onity_type(t), arity(t)))
+    if "(this " in sig:  # the list may file an extension under the previous type: the file's class too
+        stem = file_.split("/")[-1].split(".")[0]
+        cands.append("%s`0" % onity_type(stem))
+    if "(this " in sig and member not in AMBIGUOUS:
+        cands.extend(k for k in sorted(inv.types) if k.split("`")[0].endswith("Extensions") and "." not in k)
+    if re.search(r"GetAwaiter(<[^>]*>)?\(this \((UniTask|UniTask<T1>) task1", sig):
+        cands.insert(0, "OnityTaskTupleAwaiters`0")
+    extends = None
+    m = re.search(r"\(this\s+(?:in\s+)?(?:UnityEngine\.)?([A-Za-z_][A-Za-z0-9_]*)", sig)
+    if m and "UniTask" not in m.group(1) and not re.match(r"^T\d*$", m.group(1)):
+        extends = m.group(1)  # a non-UniTask type (Unity's, .NET's): the Onity overload must extend it too
+    found = inv.find(cands, member, extends)
+    if found:
+        return found
+    if re.search(r"\bshort token\b", sig) or "UnsafeGetStatus()" in sig:
+        if base(decl) not in ("UniTaskCompletionSource", "AutoResetUniTaskCompletionSource", "IUniTaskSource",
+                              "UniTaskCompletionSourceCore", "UniTaskCompletionSource<T>"):
+            return NESTED_IMPL
+    return "missing"
+
+
+PUBLIC_SOURCES = {"UniTaskCompletionSource", "AutoResetUniTaskCompletionSource", "UniTaskCompletionSourceCore",
+                  "IUniTaskSource", "MoveNextSource", "UniTaskCompletionSource<T>"}
+
+
+def protocol(sig):
+    return bool(re.search(r"\bshort token\b", sig)) or "UnsafeGetStatus()" in sig
+
+
+def walk(api):
+    """Yields (row, outer, nested): outer = (UniTask name, arity) of the type a nested row belongs
+    to; nested = the row declares a member of a class UniTask keeps private. The list files such
+    members under the enclosing public type; they follow a constructor of another name or a
+    source-protocol member (GetResult(short token), ...), until the next type or static member."""
+    outer, nested = None, False
+    for row in api:
+        file_, decl, sig = row
+        if decl in KINDS:
+            nested = False
+            if base(sig) not in NESTED:
+                outer = (base(sig), arity(sig))
+        else:
+            member = member_name(sig, decl) or ""
+            if member.startswith("ctor:") or (protocol(sig) and member != "ctor" and base(decl) not in PUBLIC_SOURCES):
+                nested = True
+            elif re.match(r"public\s+static\b", sig) and "const" not in sig:
+                nested = False
+        yield row, outer, nested
+
+
+def load_map(path=MAP):
+    rows = []
+    if not os.path.exists(path):
+        return rows
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line or line.startswith("#"):
+                continue
+            cols = line.split("\t")
+            rows.append((n, tuple((cols + ["", ""])[:3]), cols[3] if len(cols) > 3 else ""))
+    return rows
+
+
+def counts(values):
+    """(mapped, refused, missing, internal)."""
+    refused = sum(1 for v in values if v.startswith("refused:"))
+    missing = sum(1 for v in values if v == "missing")
+    internal = sum(1 for v in values if v.startswith("internal:"))
+    return len(values) - refused - missing - internal, refused, missing, internal
+
+
+def summary(values):
+    mapped, refused, missing, internal = counts(values)
+    return "unitask-parity: %d of %d UniTask members mapped, %d refused, %d missing, %d internal (UniTask-private, not callable)" % (
+        mapped, len(values), refused, missing, internal)
+
+
+def readme_block(api, values):
+    per = collections.OrderedDict()
+    for (file_, _, _), v in zip(api, values):
+        area = file_.split("/")[0] if "/" in file_ else re.sub(r"\..*", "", file_)
+        area = {"UniTaskExtensions": "UniTask", "UnityAsyncExtensions": "UnityAsyncExtensions"}.get(area, area)
+        per.setdefault(area, []).append(v)
+    lines = [BEGIN, "", summary(values), "",
+             "| UniTask source (2.5.11) | members | mapped | refused | missing | internal |", "|---|---|---|---|---|---|"]
+    for area, vals in per.items():
+        m, r, x, i = counts(vals)
+        lines.append("| %s | %d | %d | %d | %d | %d |" % (area, len(vals), m, r, x, i))
+    lines += ["", END]
+    return "\n".join(lines)
+
+
+def api_path():
+    env = os.environ.get("UNITASK_API")
+    if env:
+        return env
+    for p in (os.path.join(ROOT, "..", "shared", "reference", "unitask-2.5.11-api.tsv"),
+              "/work/shared/reference/unitask-2.5.11-api.tsv"):
+        if os.path.exists(p):
+            return p
+    return None
+
+
+def update_map(inv, api, existing):
+    old = collections.defaultdict(list)
+    for _, key, v in existing:
+        old[key].append(v)
+    values = []
+    for row, outer, nested in walk(api):
+        prev = old[row].pop(0) if old[row] else "missing"
+        values.append(prev if prev != "missing" else suggest(inv, row[0], row[1], row[2], outer, nested))
+    with open(MAP, "w", encoding="utf-8") as f:
+        f.write(HEADER)
+        for row, v in zip(api, values):
+            f.write("\t".join(row) + "\t" + v + "\n")
+    text = open(README, encoding="utf-8").read()
+    if BEGIN not in text:
+        print("README has no unitask-parity block: add the markers", file=sys.stderr)
+        return
+    text = text[:text.index(BEGIN)] + readme_block(api, values) + text[text.index(END) + len(END):]
+    open(README, "w", encoding="utf-8").write(text)
+
+
+def check(inv, api, rows, readme_text):
+    """Returns (passed, failed, failure messages)."""
+    passed, failed, fails = 0, 0, []
+    # 1. every UniTask line has a row, every row a UniTask line
+    want = collections.Counter(api)
+    have = collections.Counter(key for _, key, _ in rows)
+    for key in sorted((want - have).elements()):
+        fails.append("UniTask line without a row: " + "\t".join(key))
+    for key in sorted((have - want).elements()):
+        fails.append("row matching no UniTask line: " + "\t".join(key))
+    if want == have:
+        passed += 1
+    else:
+        failed += 1
+    # 2. every named Onity member is a public type or member of bindings/Runtime
+    bad = 0
+    for n, key, v in rows:
+        if v == "missing":
+            continue
+        if v.startswith("refused:") or v.startswith("internal:"):
+            if len(v.split(":", 1)[1].strip()) < 8:
+                fails.append("line %d: a refusal needs its reason: %r" % (n, v))
+                bad += 1
+            continue
+        if not v:
+            fails.append("line %d: no value: write an Onity member, refused: reason, or missing" % n)
+            bad += 1
+        elif not inv.check(v):
+            fails.append("line %d: %r is not a public type or member of bindings/Runtime (UniTask: %s)" % (n, v, key[2]))
+            bad += 1
+    if bad:
+        failed += 1
+    else:
+        passed += 1
+    # 3. the README's ✅ feature rows agree with the map
+    ffails = check_features(api, [v for _, _, v in rows], readme_text)
+    fails.extend(ffails)
+    if ffails:
+        failed += 1
+    else:
+        passed += 1
+    # 4. the README summary is the one generated from the map
+    block = readme_block([k for _, k, _ in rows], [v for _, _, v in rows])
+    if BEGIN in readme_text and END in readme_text and readme_text[readme_text.index(BEGIN):readme_text.index(END) + len(END)] == block:
+        passed += 1
+    else:
+        fails.append("bindings/README.md: the unitask-parity block is stale (run scripts/check-unitask-parity.py --update)")
+        failed += 1
+    return passed, failed, fails
+
+
+FEATURES = "## UniTask features: what this package has"
+
+
+def feature_rows(readme_text):
+    """(line text, status, [UniTask names]) of the README's feature table rows."""
+    if FEATURES not in readme_text:
+        return []
+    out = []
+    for line in readme_text[readme_text.index(FEATURES):].split("\n")[1:]:
+        if line.startswith("## "):
+            break
+        cols = [c.strip() for c in line.split("|")]
+        if len(cols) < 4 or not line.startswith("| ") or cols[1] in ("UniTask feature", "---"):
+            continue
+        names = []
+        for tok in re.findall(r"`([^`]+)`", cols[1]):
+            m = re.match(r"^((?:[A-Za-z_][A-Za-z0-9_<>]*\.)*)([A-Za-z_][A-Za-z0-9_]*)", tok.strip())
+            if m:
+                qual = m.group(1).rstrip(".").split(".")[-1] if m.group(1) else ""
+                names.append((base(qual), m.group(2)))
+        out.append((line, cols[2], names))
+    return out
+
+
+def check_features(api, values, readme_text):
+    """A feature row marked plainly ✅ must not name a UniTask member with a 'missing' row."""
+    # A name matches the members and types of that name outside async LINQ, the generated
+    # message triggers and the third-party extensions (their own rows), and outside nested
+    # awaiters; `Type.Member` only those declared by Type.
+    by_name = collections.defaultdict(list)
+    for (row, outer, nested), v in zip(walk(api), values):
+        file_, decl, sig = row
+        if file_.startswith(("Linq/", "External/", "Triggers/MonoBehaviourMessagesTriggers")) or base(decl) in NESTED or nested:
+            continue
+        name = base(sig) if decl in KINDS else member_name(sig, decl)
+        if name:
+            owners = {base(sig) if decl in KINDS else base(decl)}
+            t = re.search(r"\(this\s+(?:in\s+)?(?:UnityEngine\.)?([A-Za-z_][A-Za-z0-9_]*)", sig)
+            if t:
+                owners.add(t.group(1))  # an extension method: `Type.Method` names the extended type
+            by_name[name].append((owners, v))
+    fails = []
+    for line, status, names in feature_rows(readme_text):
+        if status != "✅":
+            continue
+        for qual, n in names:
+            missing = sum(1 for owners, v in by_name.get(n, []) if v == "missing" and (not qual or qual in owners or qual == n))
+            if missing:
+                fails.append("bindings/README.md feature row says ✅ but %d UniTask row(s) of `%s` are missing in the map: %s" % (missing, n, line[:80]))
+    return fails
+
+
+def missing_name(api, rows):
+    """A UniTask member name the feature check covers whose row is missing (or a made-up one)."""
+    for (row, outer, nested), (_, _, v) in zip(walk(api), rows):
+        file_, decl, sig = row
+        if v == "missing" and decl not in KINDS and not nested and base(decl) not in NESTED \
+                and not file_.startswith(("Linq/", "External/", "Triggers/MonoBehaviourMessagesTriggers")):
+            name = member_name(sig, decl)
+            if name and not name.startswith("ctor"):
+                return name
+    return "NoSuchUniTaskMember"
+
+
+def with_feature_row(readme_text, name):
+    """The README with a ✅ feature row naming <name> (after the table's header)."""
+    marker = "| UniTask feature | Here | Notes |\n|---|---|---|\n"
+    return readme_text.replace(marker, marker + "| `%s` | ✅ | self-test |\n" % name, 1)
+
+
+def self_test(inv, api, rows, readme_text):
+    """The check must fail on each kind of bad map: returns (passed, failed)."""
+    first = next(i for i, (_, _, v) in enumerate(rows) if v.startswith("Onity"))
+    n, key, v = rows[first]
+    cases = [
+        ("a row naming a member that does not exist", rows[:first] + [(n, key, v.split(".")[0] + ".NoSuchMember")] + rows[first + 1:], readme_text, "not a public type"),
+        ("a row naming an internal member", rows[:first] + [(n, key, "OnityTask.RunCore")] + rows[first + 1:], readme_text, "not a public type"),
+        ("a row naming an internal type", rows[:first] + [(n, key, "WhenAllPromise")] + rows[first + 1:], readme_text, "not a public type"),
+        ("a UniTask line without a row", rows[:first] + rows[first + 1:], readme_text, "without a row"),
+        ("a row matching no UniTask line", rows + [(0, ("X.cs", "X", "public void X()"), "missing")], readme_text, "matching no UniTask line"),
+        ("a refusal without its reason", rows[:first] + [(n, key, "refused:")] + rows[first + 1:], readme_text, "needs its reason"),
+        ("a stale README summary", rows, readme_text.replace("unitask-parity: ", "unitask-parity: 1", 1), "stale"),
+        ("a ✅ feature row naming a missing member", rows, with_feature_row(readme_text, missing_name(api, rows)), "feature row says ✅"),
+    ]
+    passed, failed = 0, 0
+    for name, bad_rows, text, expect in cases:
+        _, f, msgs = check(inv, api, bad_rows, text)
+        if f and any(expect in m for m in msgs):
+            passed += 1
+        else:
+            failed += 1
+            print("FAIL self-test: the check accepts %s" % name)
+    return passed, failed
+
+
+def main():
+    inv = Inventory(RUNTIME)
+    existing = load_map()
+    path = api_path()
+    # Without the reference list (it is not shipped) the map's own first three columns stand for it.
+    api = read_api(path) if path else [key for _, key, _ in existing]
+    if "--update" in sys.argv[1:]:
+        update_map(inv, api, existing)
+        existing = load_map()
+    text = open(README, encoding="utf-8").read()
+    passed, failed, fails = check(inv, api, existing, text)
+    for f in fails[:40]:
+        print("FAIL " + f)
+    if len(fails) > 40:
+        print("... %d more" % (len(fails) - 40))
+    sp, sf = self_test(inv, api, existing, text)
+    passed, failed = passed + sp, failed + sf
+    print(summary([v for _, _, v in existing]))
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""Generates the MonoBehaviour message triggers of the Unity package from one list (MESSAGES):
+bindings/Runtime/Unity/Triggers/OnityMessageTriggers.g.cs, one OnityTriggerBase<T> component per
+message (UniTask's Async*Trigger: the message as a one-shot await, `XAsync(cancellationToken)`, and
+as an async stream, the trigger itself) and its `GetOnity*Trigger()` extensions on GameObject and
+Component. OnDestroy is hand-written (OnityLifecycleTriggers.cs: it completes at once when already
+destroyed). Messages whose types live in an optional module are compiled only with that module's
+define (set by the asmdef's versionDefines). --check exits 1 when the file is stale (run by
+scripts/test-unity.sh).
+
+The EventSystems handlers (EVENT_SYSTEM: pointer, drag, select, ...) go to
+bindings/Runtime/Unity/UGUI/OnityEventSystemTriggers.g.cs (assembly Onity.Unity.UGUI: they need
+com.unity.ugui). Not generated: OnAudioFilterRead (Unity calls it on the audio thread; the triggers
+are raised on the main thread), OnParticleUpdateJobScheduled (the ParticleSystem jobs types).
+"""
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "bindings", "Runtime", "Unity", "Triggers", "OnityMessageTriggers.g.cs")
+
+# (trigger name, Unity message signature, async method, value type or None, value expression, define)
+PHYS, PHYS2D = "ONITY_PHYSICS_SUPPORT", "ONITY_PHYSICS2D_SUPPORT"
+MESSAGES = [
+    ("FixedUpdate", "FixedUpdate()", "FixedUpdateAsync", None, None, None),
+    ("LateUpdate", "LateUpdate()", "LateUpdateAsync", None, None, None),
+    ("Update", "Update()", "UpdateAsync", None, None, None),
+    ("AnimatorIK", "OnAnimatorIK(int layerIndex)", "OnAnimatorIKAsync", "int", "layerIndex", None),
+    ("AnimatorMove", "OnAnimatorMove()", "OnAnimatorMoveAsync", None, None, None),
+    ("ApplicationFocus", "OnApplicationFocus(bool hasFocus)", "OnApplicationFocusAsync", "bool", "hasFocus", None),
+    ("ApplicationPause", "OnApplicationPause(bool pauseStatus)", "OnApplicationPauseAsync", "bool", "pauseStatus", None),
+    ("ApplicationQuit", "OnApplicationQuit()", "OnApplicationQuitAsync", None, None, None),
+    ("BecameInvisible", "OnBecameInvisible()", "OnBecameInvisibleAsync", None, None, None),
+    ("BecameVisible", "OnBecameVisible()", "OnBecameVisibleAsync", None, None, None),
+    ("BeforeTransformParentChanged", "OnBeforeTransformParentChanged()", "OnBeforeTransformParentChangedAsync", None, None, None),
+    ("OnCanvasGroupChanged", "OnCanvasGroupChanged()", "OnCanvasGroupChangedAsync", None, None, None),
+    ("CollisionEnter", "OnCollisionEnter(Collision collision)", "OnCollisionEnterAsync", "Collision", "collision", PHYS),
+    ("CollisionExit", "OnCollisionExit(Collision collision)", "OnCollisionExitAsync", "Collision", "collision", PHYS),
+    ("CollisionStay", "OnCollisionStay(Collision collision)", "OnCollisionStayAsync", "Collision", "collision", PHYS),
+    ("CollisionEnter2D", "OnCollisionEnter2D(Collision2D collision)", "OnCollisionEnter2DAsync", "Collision2D", "collision", PHYS2D),
+    ("CollisionExit2D", "OnCollisionExit2D(Collision2D collision)", "OnCollisionExit2DAsync", "Collision2D", "collision", PHYS2D),
+    ("CollisionStay2D", "OnCollisionStay2D(Collision2D collision)", "OnCollisionStay2DAsync", "Collision2D", "collision", PHYS2D),
+    ("ControllerColliderHit", "OnControllerColliderHit(ControllerColliderHit hit)", "OnControllerColliderHitAsync", "ControllerColliderHit", "hit", PHYS),
+    ("Disable", "OnDisable()", "OnDisableAsync", None, None, None),
+    ("DrawGizmos", "OnDrawGizmos()", "OnDrawGizmosAsync", None, None, None),
+    ("DrawGizmosSelected", "OnDrawGizmosSelected()", "OnDrawGizmosSelectedAsync", None, None, None),
+    ("Enable", "OnEnable()", "OnEnableAsync", None, None, None),
+    ("GUI", "OnGUI()", "OnGUIAsync", None, None, None),
+    ("JointBreak", "OnJointBreak(float breakForce)", "OnJointBreakAsync", "float", "breakForce", PHYS),
+    ("JointBreak2D", "OnJointBreak2D(Joint2D brokenJoint)", "OnJointBreak2DAsync", "Joint2D", "brokenJoint", PHYS2D),
+    ("MouseDown", "OnMouseDown()", "OnMouseDownAsync", None, None, None),
+    ("MouseDrag", "OnMouseDrag()", "OnMouseDragAsync", None, None, None),
+    ("MouseEnter", "OnMouseEnter()", "OnMouseEnterAsync", None, None, None),
+    ("MouseExit", "OnMouseExit()", "OnMouseExitAsync", None, None, None),
+    ("MouseOver", "OnMouseOver()", "OnMouseOverAsync", None, None, None),
+    ("MouseUp", "OnMouseUp()", "OnMouseUpAsync", None, None, None),
+    ("MouseUpAsButton", "OnMouseUpAsButton()", "OnMouseUpAsButtonAsync", None, None, None),
+    ("ParticleCollision", "OnParticleCollision(GameObject other)", "OnParticleCollisionAsync", "GameObject", "other", None),
+    ("ParticleSystemStopped", "OnParticleSystemStopped()", "OnParticleSystemStoppedAsync", None, None, None),
+    ("ParticleTrigger", "OnParticleTrigger()", "OnParticleTriggerAsync", None, None, None),
+    ("PostRender", "OnPostRender()", "OnPostRenderAsync", None, None, None),
+    ("PreCull", "OnPreCull()", "OnPreCullAsync", None, None, None),
+    ("PreRender", "OnPreRender()", "OnPreRenderAsync", None, None, None),
+    ("RectTransformDimensionsChange", "OnRectTransformDimensionsChange()", "OnRectTransformDimensionsChangeAsync", None, None, None),
+    ("RectTransformRemoved", "OnRectTransformRemoved()", "OnRectTransformRemovedAsync", None, None, None),
+    ("RenderImage", "OnRenderImage(RenderTexture source, RenderTexture destination)", "OnRenderImageAsync",
+     "ValueTuple<RenderTexture, RenderTexture>", "new ValueTuple<RenderTexture, RenderTexture>(source, destination)", None),
+    ("RenderObject", "OnRenderObject()", "OnRenderObjectAsync", None, None, None),
+    ("ServerInitialized", "OnServerInitialized()", "OnServerInitializedAsync", None, None, None),
+    ("TransformChildrenChanged", "OnTransformChildrenChanged()", "OnTransformChildrenChangedAsync", None, None, None),
+    ("TransformParentChanged", "OnTransformParentChanged()", "OnTransformParentChangedAsync", None, None, None),
+    ("TriggerEnter", "OnTriggerEnter(Collider other)", "OnTriggerEnterAsync", "Collider", "other", PHYS),
+    ("TriggerExit", "OnTriggerExit(Collider other)", "OnTriggerExitAsync", "Collider", "other", PHYS),
+    ("TriggerStay", "OnTriggerStay(Collider other)", "OnTriggerStayAsync", "Collider", "other", PHYS),
+    ("TriggerEnter2D", "OnTriggerEnter2D(Collider2D other)", "OnTriggerEnter2DAsync", "Collider2D", "other", PHYS2D),
+    ("TriggerExit2D", "OnTriggerExit2D(Collider2D other)", "OnTriggerExit2DAsync", "Collider2D", "other", PHYS2D),
+    ("TriggerStay2D", "OnTriggerStay2D(Collider2D other)", "OnTriggerStay2DAsync", "Collider2D", "other", PHYS2D),
+    ("Validate", "OnValidate()", "OnValidateAsync", None, None, None),
+    ("WillRenderObject", "OnWillRenderObject()", "OnWillRenderObjectAsync", None, None, None),
+    ("Reset", "Reset()", "ResetAsync", None, None, None),
+]
+
+
+# The EventSystems handlers (com.unity.ugui): (handler interface, method, event data type).
+UGUI_OUT = os.path.join(ROOT, "bindings", "Runtime", "Unity", "UGUI", "OnityEventSystemTriggers.g.cs")
+EVENT_SYSTEM = [
+    ("IBeginDragHandler", "OnBeginDrag", "PointerEventData"),
+    ("ICancelHandler", "OnCancel", "BaseEventData"),
+    ("IDeselectHandler", "OnDeselect", "BaseEventData"),
+    ("IDragHandler", "OnDrag", "PointerEventData"),
+    ("IDropHandler", "OnDrop", "PointerEventData"),
+    ("IEndDragHandler", "OnEndDrag", "PointerEventData"),
+    ("IInitializePotentialDragHandler", "OnInitializePotentialDrag", "PointerEventData"),
+    ("IMoveHandler", "OnMove", "AxisEventData"),
+    ("IPointerClickHandler", "OnPointerClick", "PointerEventData"),
+    ("IPointerDownHandler", "OnPointerDown", "PointerEventData"),
+    ("IPointerEnterHandler", "OnPointerEnter", "PointerEventData"),
+    ("IPointerExitHandler", "OnPointerExit", "PointerEventData"),
+    ("IPointerUpHandler", "OnPointerUp", "PointerEventData"),
+    ("IScrollHandler", "OnScroll", "PointerEventData"),
+    ("ISelectHandler", "OnSelect", "BaseEventData"),
+    ("ISubmitHandler", "OnSubmit", "BaseEventData"),
+    ("IUpdateSelectedHandler", "OnUpdateSelected", "BaseEventData"),
+]
+
+
+def render_ugui():
+    L = ["// <auto-generated> by scripts/gen_csharp_triggers.py from its EVENT_SYSTEM list: do not edit. </auto-generated>",
+         "// uGUI EventSystems handlers as awaitables and async streams (UniTask's pointer / drag / select",
+         "// triggers); in Onity.Unity.UGUI, compiled only with com.unity.ugui (ONITY_UGUI_SUPPORT).",
+         "#if (UNITY_5_3_OR_NEWER || ONITY_UNITY_STANDIN) && ONITY_UGUI_SUPPORT",
+         "using System;", "using System.Threading;", "using UnityEngine;", "using UnityEngine.EventSystems;", "",
+         "namespace Onity.Triggers", "{"]
+    for iface, method, data in EVENT_SYSTEM:
+        name = method[2:]
+        L += [
+            "    /// <summary><c>%s.%s</c> as an awaitable (<see cref=\"%sAsync\"/>) and an async stream (this trigger).</summary>" % (iface, method, method),
+            "    public sealed class Onity%sTrigger : OnityTriggerBase<%s>, %s" % (name, data, iface),
+            "    {",
+            "        void %s.%s(%s eventData) { RaiseEvent(eventData); }" % (iface, method, data),
+            "",
+            "        /// <summary>The next event; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>",
+            "        public OnityTask<%s> %sAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }" % (data, method),
+            "    }",
+            "",
+        ]
+    L += ["    public static class OnityEventSystemTriggerExtensions", "    {",
+          "        static T GetOrAdd<T>(GameObject gameObject) where T : Component",
+          "        {",
+          "            if (gameObject == null) throw new ArgumentNullException(\"gameObject\");",
+          "            var t = gameObject.GetComponent<T>();",
+          "            return t != null ? t : gameObject.AddComponent<T>();",
+          "        }", ""]
+    for iface, method, data in EVENT_SYSTEM:
+        cls = "Onity%sTrigger" % method[2:]
+        L.append("        public static %s GetOnity%sTrigger(this GameObject gameObject) { return GetOrAdd<%s>(gameObject); }" % (cls, method[2:], cls))
+        L.append("        public static %s GetOnity%sTrigger(this Component component) { return GetOrAdd<%s>(component.gameObject); }" % (cls, method[2:], cls))
+    L += ["    }", "}", "#endif"]
+    return "\n".join(L) + "\n"
+
+
+def guarded(define, lines):
+    if not define:
+        return lines
+    return ["#if " + define] + lines + ["#endif"]
+
+
+def render():
+    L = ["// <auto-generated> by scripts/gen_csharp_triggers.py from its MESSAGES list: do not edit. </auto-generated>",
+         "// MonoBehaviour messages as awaitables and async streams (UniTask's Async*Trigger components).",
+         "#if UNITY_5_3_OR_NEWER || ONITY_UNITY_STANDIN",
+         "using System;", "using System.Threading;", "using UnityEngine;", "", "namespace Onity.Triggers", "{"]
+    for name, message, method, vtype, vexpr, define in MESSAGES:
+        cls = "Onity%sTrigger" % name
+        t = vtype or "AsyncUnit"
+        ret = "OnityTask<%s>" % vtype if vtype else "OnityTask"
+        body = [
+            "    /// <summary><c>%s</c> as an awaitable (<see cref=\"%s\"/>) and an async stream (this trigger).</summary>" % (message.split("(")[0], method),
+            "    public sealed class %s : OnityTriggerBase<%s>" % (cls, t),
+            "    {",
+            "        void %s { RaiseEvent(%s); }" % (message, vexpr or "default(AsyncUnit)"),
+            "",
+            "        /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>",
+            "        public %s %s(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }" % (ret, method),
+            "    }",
+            "",
+        ]
+        L.extend(guarded(define, body))
+    L.append("    public static partial class OnityTriggerExtensions")
+    L.append("    {")
+    for name, message, method, vtype, vexpr, define in MESSAGES:
+        cls = "Onity%sTrigger" % name
+        ext = [
+            "        public static %s GetOnity%sTrigger(this GameObject gameObject) { return GetOrAdd<%s>(gameObject); }" % (cls, name, cls),
+            "        public static %s GetOnity%sTrigger(this Component component) { return GetOrAdd<%s>(component.gameObject); }" % (cls, name, cls),
+        ]
+        L.extend(guarded(define, ext))
+    L.append("    }")
+    L.append("}")
+    L.append("#endif")
+    return "\n".join(L) + "\n"
+
+
+def main():
+    files = [(OUT, render()), (UGUI_OUT, render_ugui())]
+    if "--check" in sys.argv[1:]:
+        bad = 0
+        for path, text in files:
+            cur = open(path, encoding="utf-8").read() if os.path.exists(path) else None
+            if cur != text:
+                print("%s is stale: run scripts/gen_csharp_triggers.py" % os.path.relpath(path, ROOT))
+                bad += 1
+        print("message-triggers: %d passed, %d failed" % (len(files) - bad, bad))
+        return 1 if bad else 0
+    for path, text in files:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
