@@ -51,13 +51,14 @@
 #define ONITY_TRACE_RUNS 1
 
 // `onity_trace_start` flag: also record every wait a run resumes, with the
-// cost of its continuation (one event each).
+// cost of its continuation (one event each). Only with `ONITY_TRACE_RUNS`
+// (the events nest in the runs' events).
 #define ONITY_TRACE_CONTINUATIONS 2
 
 // ABI version of this header: `major << 16 | minor`. The major changes on
 // any incompatible change; the minor when functions or enum values are added.
 // Compare with `onity_abi_version()` at startup.
-#define ONITY_ABI_VERSION 65540
+#define ONITY_ABI_VERSION 65541
 
 // Number of timings.
 #define ONITY_TIMING_COUNT 16
@@ -78,6 +79,9 @@
 
 // `OnityRuntimeConfig::frame_alloc_rewind_timing` value: no automatic rewind.
 #define ONITY_FRAME_ALLOC_REWIND_MANUAL 16
+
+// Lanes live at once, at most (the index bits of a [`LaneId`]).
+#define MAX_LANES (1 << 16)
 
 // Status returned by every fallible `onity_*` function. Values are explicit
 // and stable; new values are only ever appended.
@@ -343,7 +347,9 @@ typedef struct OnityResume {
 } OnityResume;
 
 // A batch. Allocated by `onity_batch_create`; the host reads and writes the
-// public fields directly, on the owner thread, between calls.
+// public fields directly, on the owner thread, between calls. Freed with
+// its runtime: a host whose runtime other code may destroy checks
+// `onity_runtime_live_word` before it touches the batch without a call.
 typedef struct OnityBatch {
   // `sizeof(OnityBatch)`.
   uint32_t size;
@@ -453,7 +459,9 @@ typedef struct OnityFrameInfo {
 // (and every other batch's records) with the previous frame, begins the
 // frame exactly as `onity_runtime_frame_begin` would, then files the bound
 // batch's later records. A frame still deferred when the runtime is
-// destroyed is dropped. Owner thread only.
+// destroyed is dropped. Owner thread only. Its memory is freed with the
+// runtime: a host whose runtime other code may destroy checks
+// `onity_runtime_live_word` before it reads or writes it.
 typedef struct OnityDeferredFrame {
   // 0: nothing waiting. The host writes `info` and the splits, then sets
   // 1; the runtime resets it to 0 when it applies the frame. While it is
@@ -919,11 +927,26 @@ OnityStatus onity_frame_alloc_rewind(struct OnityRuntime *runtime);
 // ABI 1.4. Writes to `*out_idle` where `batch`'s host reads whether a
 // timing's `onity_batch_tick` has anything to do (see `OnityTickIdle` for
 // when it may skip the call). The addresses are valid until the runtime
-// is destroyed. Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
+// is destroyed (`onity_runtime_live_word` tells a host when that was).
+// Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
 // `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`.
 OnityStatus onity_batch_idle(struct OnityRuntime *runtime,
                              struct OnityBatch *batch,
                              struct OnityTickIdle *out_idle);
+
+// ABI 1.5. Writes to `*out_word` the address of a word that holds
+// `*out_id` (this runtime's id: never 0, never another runtime's) while
+// the runtime lives, and 0 from its `onity_runtime_destroy` on. The word
+// is static: readable for the life of the process, after the destruction
+// too. A host that reads or writes the memory it shares with the runtime
+// without a call (`OnityBatch`, `OnityDeferredFrame`, `OnityTickIdle`)
+// while other code may destroy the runtime (C code given its pointer)
+// compares the word with the id first: another value means that memory is
+// freed. Any thread (read the word with an acquire load, or on the thread
+// that destroys the runtime). Errors: `NULL_POINTER`, `INVALID_RUNTIME`.
+OnityStatus onity_runtime_live_word(struct OnityRuntime *runtime,
+                                    const uint64_t **out_word,
+                                    uint64_t *out_id);
 
 // Callback form of `onity_yield` that can be retired: `callback(wait, 0,
 // state)` runs as for `onity_yield_then` with `user` = `wait`, a slot the
@@ -1130,9 +1153,12 @@ OnityStatus onity_runtime_site_report(struct OnityRuntime *runtime,
                                       uint32_t capacity,
                                       uint32_t *out_count);
 
-// The creation site of a live task: `*out_file` (NULL when it was made
-// without a site), `*out_line` and `*out_frame` (the frame current when it
-// was made; 0 without a site). Any output may be NULL. Owner thread.
+// The creation site of a live task: `*out_file` (the runtime's copy of the
+// file name, valid until it is destroyed), `*out_line` and `*out_frame`
+// (the frame current when it was made). A task made without a site, or at
+// a site past the 4,096-site table (counted under `ONITY_SITE_OVERFLOW` in
+// the report), gives NULL, 0 and 0: its site is not known. Any output may
+// be NULL. Owner thread.
 // Errors: `INVALID_RUNTIME`, `INVALID_HANDLE`, `STALE_HANDLE`,
 // `FOREIGN_HANDLE`, `WRONG_THREAD`. ABI 1.2.
 OnityStatus onity_task_site(struct OnityRuntime *runtime,
@@ -1143,6 +1169,9 @@ OnityStatus onity_task_site(struct OnityRuntime *runtime,
 
 // `onity_task_create` with a creation site. ABI 1.2; errors as
 // `onity_task_create`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
 OnityStatus onity_task_create_at(struct OnityRuntime *runtime,
                                  uint64_t *out_task,
                                  const char *file,
@@ -1150,6 +1179,9 @@ OnityStatus onity_task_create_at(struct OnityRuntime *runtime,
 
 // `onity_task_from_result` with a creation site. ABI 1.2; errors as
 // `onity_task_from_result`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
 OnityStatus onity_task_from_result_at(struct OnityRuntime *runtime,
                                       uint64_t value,
                                       uint64_t *out_task,
@@ -1157,6 +1189,9 @@ OnityStatus onity_task_from_result_at(struct OnityRuntime *runtime,
                                       uint32_t line);
 
 // `onity_yield` with a creation site. ABI 1.2; errors as `onity_yield`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
 OnityStatus onity_yield_at(struct OnityRuntime *runtime,
                            uint32_t timing,
                            uint64_t token,
@@ -1166,6 +1201,9 @@ OnityStatus onity_yield_at(struct OnityRuntime *runtime,
 
 // `onity_next_frame` with a creation site. ABI 1.2; errors as
 // `onity_next_frame`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
 OnityStatus onity_next_frame_at(struct OnityRuntime *runtime,
                                 uint32_t timing,
                                 uint64_t token,
@@ -1175,6 +1213,9 @@ OnityStatus onity_next_frame_at(struct OnityRuntime *runtime,
 
 // `onity_delay_frame` with a creation site. ABI 1.2; errors as
 // `onity_delay_frame`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
 OnityStatus onity_delay_frame_at(struct OnityRuntime *runtime,
                                  uint32_t frames,
                                  uint32_t timing,
@@ -1184,6 +1225,9 @@ OnityStatus onity_delay_frame_at(struct OnityRuntime *runtime,
                                  uint32_t line);
 
 // `onity_delay` with a creation site. ABI 1.2; errors as `onity_delay`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
 OnityStatus onity_delay_at(struct OnityRuntime *runtime,
                            double seconds,
                            uint32_t clock,
@@ -1195,6 +1239,9 @@ OnityStatus onity_delay_at(struct OnityRuntime *runtime,
 
 // `onity_yield_then` with a creation site. ABI 1.2; errors as
 // `onity_yield_then`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
 OnityStatus onity_yield_then_at(struct OnityRuntime *runtime,
                                 uint32_t timing,
                                 uint64_t token,
@@ -1205,6 +1252,9 @@ OnityStatus onity_yield_then_at(struct OnityRuntime *runtime,
 
 // `onity_next_frame_then` with a creation site. ABI 1.2; errors as
 // `onity_next_frame_then`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
 OnityStatus onity_next_frame_then_at(struct OnityRuntime *runtime,
                                      uint32_t timing,
                                      uint64_t token,
@@ -1215,6 +1265,9 @@ OnityStatus onity_next_frame_then_at(struct OnityRuntime *runtime,
 
 // `onity_delay_frame_then` with a creation site. ABI 1.2; errors as
 // `onity_delay_frame_then`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
 OnityStatus onity_delay_frame_then_at(struct OnityRuntime *runtime,
                                       uint32_t frames,
                                       uint32_t timing,
@@ -1226,6 +1279,9 @@ OnityStatus onity_delay_frame_then_at(struct OnityRuntime *runtime,
 
 // `onity_delay_then` with a creation site. ABI 1.2; errors as
 // `onity_delay_then`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
 OnityStatus onity_delay_then_at(struct OnityRuntime *runtime,
                                 double seconds,
                                 uint32_t clock,
@@ -1238,6 +1294,9 @@ OnityStatus onity_delay_then_at(struct OnityRuntime *runtime,
 
 // `onity_when_any` with a creation site. ABI 1.2; errors as
 // `onity_when_any`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
 OnityStatus onity_when_any_at(struct OnityRuntime *runtime,
                               const uint64_t *tasks,
                               uint32_t count,
@@ -1248,6 +1307,9 @@ OnityStatus onity_when_any_at(struct OnityRuntime *runtime,
 
 // `onity_when_all` with a creation site. ABI 1.2; errors as
 // `onity_when_all`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
 OnityStatus onity_when_all_at(struct OnityRuntime *runtime,
                               const uint64_t *tasks,
                               uint32_t count,
@@ -1330,13 +1392,16 @@ OnityStatus onity_task_on_complete(struct OnityRuntime *runtime,
 // `| ONITY_TRACE_CONTINUATIONS`). When the ring is full the oldest events
 // are overwritten. Starting again restarts from an empty ring. Owner
 // thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`,
-// `COUNT_OUT_OF_RANGE` (events), `INVALID_ARGUMENT` (flags 0 or unknown
-// bits), `OUT_OF_MEMORY` (the ring: nothing changed). ABI 1.2.
+// `COUNT_OUT_OF_RANGE` (events), `INVALID_ARGUMENT` (flags without
+// `ONITY_TRACE_RUNS`, or with unknown bits), `OUT_OF_MEMORY` (the ring:
+// nothing changed). ABI 1.2.
 OnityStatus onity_trace_start(struct OnityRuntime *runtime, uint32_t events, uint32_t flags);
 
 // Stops recording; the events recorded stay readable with
-// `onity_trace_dump` (until the next `onity_trace_start`). Owner thread.
-// Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`. ABI 1.2.
+// `onity_trace_dump` (until the next `onity_trace_start`). Stopping a
+// trace that is not recording (stopped, or never started) does nothing
+// and returns `OK`. Owner thread. Errors: `NULL_POINTER`,
+// `INVALID_RUNTIME`, `WRONG_THREAD`. ABI 1.2.
 OnityStatus onity_trace_stop(struct OnityRuntime *runtime);
 
 // The events the ring holds (`*out_events`) and those overwritten since

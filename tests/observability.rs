@@ -314,6 +314,111 @@ fn site_misuse_is_refused() {
     drop(rt); // `names` outlives the runtime, as the contract asks
 }
 
+/// The bytes allocated while `sites` tasks are made at lines 1.. of
+/// `names` (taken in turn), in a runtime of their own (each task canceled
+/// and consumed after the report); the report's number of lines and the
+/// distinct files of its sites (read while the runtime lives).
+fn site_bytes(names: &[&CStr], sites: u32) -> (u64, usize, Vec<String>) {
+    let rt = Rt::new();
+    assert_eq!(onity_runtime_set_site_capture(rt.0, 1), OnityStatus::Ok);
+    let before = counting_alloc::alloc_bytes();
+    let tasks: Vec<u64> = (0..sites)
+        .map(|i| {
+            let mut h = 0;
+            let name = names[i as usize % names.len()];
+            assert_eq!(onity_task_create_at(rt.0, &mut h, name.as_ptr(), 1 + i), OnityStatus::Ok);
+            h
+        })
+        .collect();
+    let bytes = counting_alloc::alloc_bytes() - before;
+    let lines = rt.report(0);
+    let files: std::collections::HashSet<_> =
+        lines.iter().filter(|l| l.site != ONITY_SITE_OVERFLOW).map(|l| l.file).collect();
+    let files = files.into_iter().map(|f| text(f).unwrap()).collect();
+    for h in tasks {
+        assert_eq!(onity_task_cancel(rt.0, h), OnityStatus::Ok);
+        assert_eq!(onity_task_consume(rt.0, h, ptr::null_mut()), OnityStatus::Ok);
+    }
+    (bytes, lines.len(), files)
+}
+
+/// Issue 30 #3: sites of one file name share one copy of it (two
+/// addresses with the same name, as two translation units' `__FILE__`):
+/// 4,300 sites with a 4 KiB name cost one name more than with a 1-byte
+/// name, not one per site (16 MB before).
+#[test]
+fn equal_file_names_are_copied_once() {
+    let long = std::ffi::CString::new(vec![b'x'; 4095]).unwrap();
+    let twin = long.clone();
+    let short = std::ffi::CString::new("y").unwrap();
+    let (long_bytes, lines, files) = site_bytes(&[&long, &twin], 4300);
+    let (short_bytes, ..) = site_bytes(&[&short], 4300);
+    let name = long.as_bytes_with_nul().len() as u64;
+    assert!(long_bytes >= short_bytes + name - 2, "one copy of the long name: {long_bytes} vs {short_bytes}");
+    assert!(long_bytes < short_bytes + 2 * name, "one copy of the long name: {long_bytes} vs {short_bytes}");
+    // 4,096 sites and the overflow line; every site's file is the one copy.
+    assert_eq!(lines, 4097);
+    assert_eq!(files, [long.to_str().unwrap()]);
+}
+
+/// Issue 30 #3: a file name with no NUL in its first 4,096 bytes is read
+/// up to them and no further (it ends at an unmapped page here: reading
+/// on crashed), and kept cut there.
+#[test]
+fn a_file_name_is_read_up_to_4096_bytes_only() {
+    const PAGE: usize = 4096;
+    // SAFETY: a private anonymous mapping of two pages; the second is made
+    // inaccessible; both are unmapped at the end.
+    let map = unsafe {
+        let p = libc::mmap(
+            ptr::null_mut(),
+            2 * PAGE,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        assert_ne!(p, libc::MAP_FAILED);
+        assert_eq!(libc::mprotect(p.cast::<u8>().add(PAGE).cast(), PAGE, libc::PROT_NONE), 0);
+        ptr::write_bytes(p.cast::<u8>(), b'z', PAGE);
+        p
+    };
+    let rt = Rt::new();
+    assert_eq!(onity_runtime_set_site_capture(rt.0, 1), OnityStatus::Ok);
+    let mut h = 0;
+    assert_eq!(onity_task_create_at(rt.0, &mut h, map.cast::<c_char>(), 3), OnityStatus::Ok);
+    let (file, line, _) = rt.site(h);
+    assert_eq!((file.unwrap(), line), ("z".repeat(PAGE), 3));
+    assert_eq!(onity_task_cancel(rt.0, h), OnityStatus::Ok);
+    assert_eq!(onity_task_consume(rt.0, h, ptr::null_mut()), OnityStatus::Ok);
+    drop(rt);
+    // SAFETY: the mapping made above, no longer used (the runtime is gone).
+    assert_eq!(unsafe { libc::munmap(map, 2 * PAGE) }, 0);
+}
+
+/// Issue 30 #3: a task made at a site past the 4,096-site table has no
+/// known site: NULL, 0 and 0 (documented on `onity_task_site`).
+#[test]
+fn a_task_past_the_site_table_has_no_known_site() {
+    let rt = Rt::new();
+    assert_eq!(onity_runtime_set_site_capture(rt.0, 1), OnityStatus::Ok);
+    rt.frame(5);
+    let mut tasks = Vec::new();
+    for line in 1..=4097 {
+        let mut h = 0;
+        assert_eq!(onity_task_create_at(rt.0, &mut h, FILE_A.as_ptr(), line), OnityStatus::Ok);
+        tasks.push(h);
+    }
+    assert_eq!(rt.site(tasks[4095]), (Some("src/enemy.c".into()), 4096, 5));
+    let (mut f, mut l, mut fr) = (FILE_B.as_ptr(), 1u32, 1u64);
+    assert_eq!(onity_task_site(rt.0, tasks[4096], &mut f, &mut l, &mut fr), OnityStatus::Ok);
+    assert_eq!((f, l, fr), (ptr::null(), 0, 0));
+    for h in tasks {
+        assert_eq!(onity_task_cancel(rt.0, h), OnityStatus::Ok);
+        assert_eq!(onity_task_consume(rt.0, h, ptr::null_mut()), OnityStatus::Ok);
+    }
+}
+
 #[test]
 fn sites_on_allocate_nothing_after_warm_up() {
     let rt = Rt::new();

@@ -69,6 +69,7 @@ fn every_call(rt: *mut OnityRuntime) -> Vec<(&'static str, S)> {
         ("trace_counts", onity_trace_counts(rt, &mut out, ptr::null_mut())),
         ("trace_dump", onity_trace_dump(rt, ptr::null_mut(), 0, &mut len)),
         ("set_site_capture", onity_runtime_set_site_capture(rt, 1)),
+        ("live_word", onity_runtime_live_word(rt, &mut ptr::null(), &mut out)),
         ("destroy", onity_runtime_destroy(rt)),
     ];
     assert!(p.is_null(), "frame_alloc left *out_ptr set");
@@ -186,4 +187,46 @@ fn a_destroyed_runtime_is_invalid_until_its_entry_is_reused() {
     // Other test binaries do not share the table; tests of this one run
     // one at a time: exactly the 254 other entries come first.
     assert_eq!(reused_after, Some(255), "the destroyed runtime's entry was reused after this many creations");
+}
+
+/// Issue 30 #4: the live word outlives its runtime (static) and tells a
+/// host that reads shared memory without a call whether the runtime is
+/// still there: its id while it lives, 0 once destroyed, and never the old
+/// id again, also when the pointer designates a new runtime.
+#[test]
+fn the_live_word_tells_a_destroyed_runtime_from_a_live_one() {
+    let _s = serial();
+    let live_word = |rt| {
+        let (mut word, mut id) = (ptr::null(), 0u64);
+        assert_eq!(onity_runtime_live_word(rt, &mut word, &mut id), S::Ok);
+        (word, id)
+    };
+    // SAFETY (every read): the word is static (the export's contract).
+    let read = |word: *const u64| unsafe { std::ptr::read_volatile(word) };
+    let a = small_runtime();
+    let (word, id) = live_word(a);
+    assert_ne!(id, 0);
+    assert_eq!(read(word), id);
+    assert_eq!(onity_runtime_live_word(a, ptr::null_mut(), &mut 0), S::NullPointer);
+    assert_eq!(onity_runtime_live_word(a, &mut ptr::null(), ptr::null_mut()), S::NullPointer);
+    assert_eq!(onity_runtime_live_word(ptr::null_mut(), &mut ptr::null(), &mut 0), S::NullPointer);
+    assert_eq!(onity_runtime_destroy(a), S::Ok);
+    assert_eq!(read(word), 0, "destroyed: the word no longer holds the id");
+    assert_eq!(onity_runtime_live_word(a, &mut ptr::null(), &mut 0), S::InvalidRuntime);
+    // Until the pointer designates a new runtime: another id in the same word.
+    let mut ids = vec![id];
+    for _ in 0..300 {
+        let b = small_runtime();
+        let (w, i) = live_word(b);
+        assert!(!ids.contains(&i), "an id is never reused");
+        ids.push(i);
+        let reused = b == a;
+        assert_eq!(onity_runtime_destroy(b), S::Ok);
+        if reused {
+            assert_eq!(w, word, "one word per runtime pointer");
+            assert_ne!(i, id);
+            return;
+        }
+    }
+    panic!("the runtime pointer was not reused");
 }

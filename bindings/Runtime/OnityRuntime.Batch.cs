@@ -19,6 +19,7 @@ namespace Onity
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         void SubmitRecord(ulong id, ulong token, ulong arg, uint kindTimingClock)
         {
+            CheckNative();
             OnityBatch* b = batch;
             uint n = b->submit_count;
             if (n >= b->submit_capacity)
@@ -39,6 +40,7 @@ namespace Onity
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         void SubmitFast(ulong rec)
         {
+            CheckNative();
             OnityBatch* b = batch;
             uint n = b->fast_count;
             if (n >= b->fast_capacity)
@@ -57,8 +59,11 @@ namespace Onity
             OnityBatch* b = batch;
             // `resumed` may move while continuations run (a continuation's native call can append
             // to it), so it is re-read for every entry.
-            for (uint i = b->resumed_consumed; i < b->resumed_count; i = b->resumed_consumed)
+            // A continuation may also destroy the native runtime (native code): checked before
+            // every read.
+            for (CheckNative(); b->resumed_consumed < b->resumed_count; CheckNative())
             {
+                uint i = b->resumed_consumed;
                 OnityResume r = b->resumed[i];
                 b->resumed_consumed = i + 1;
                 ResumeSlot(r.id, r.state, r.status);

@@ -115,6 +115,9 @@ namespace Onity
         {
             for (uint i = next; i < n; )
             {
+                // `ids` is native memory: gone if a continuation's native code destroyed the
+                // runtime (the next read of the batch throws, in Tick).
+                if (*liveWord != liveId) break;
                 uint id = ids[i++];
                 var arr = fast; // re-read: a continuation may grow it
                 if (id >= (uint)arr.Length) continue;

@@ -83,6 +83,7 @@ namespace Onity
         {
             CheckOwner("BeginFrame");
             if (inTick) throw new InvalidOperationException("Onity: BeginFrame called from a continuation during a tick.");
+            CheckNative();
             OnityFrameInfo info;
             info.size = (uint)sizeof(OnityFrameInfo);
             info.reserved = 0;
@@ -186,6 +187,7 @@ namespace Onity
         {
             CheckOwner("Tick");
             if (inTick) throw new InvalidOperationException("Onity: Tick called re-entrantly (from a continuation running inside a tick).");
+            CheckNative();
             inTick = true;
             try
             {
@@ -217,6 +219,7 @@ namespace Onity
                 rc[t]++;
                 rc[16 + t] = fcount;
                 var due = TakeRunWaiters(t); // frame streams (OnityRuntime.RunWaiters.cs)
+                CheckNative(); // RunPending's continuations may have run native code
                 if (call && batch->fast_resumed_count != 0) ProcessFast();
                 if (due != null) RunRunWaiters(due);
                 ProcessResumed();
@@ -224,13 +227,15 @@ namespace Onity
                 // pending waits in this run (as inside a native tick): one more crossing, only then.
                 while (tokens.Cancels != cancels)
                 {
+                    CheckNative();
                     cancels = tokens.Cancels;
                     Check(OnityNativeCalls.onity_batch_cancel_pass(rt, batch, (uint)timing), "Tick");
                     ProcessResumed();
                 }
             }
             finally { inTick = false; }
-            // Not disposed here: Dispose refuses during a tick.
+            // Not disposed here: Dispose refuses during a tick (native code may have destroyed it).
+            CheckNative();
             if (deferred->status != 0) ThrowRefusedFrame();
         }
 
@@ -240,14 +245,17 @@ namespace Onity
         {
             CheckOwner("Drain");
             if (inTick) throw new InvalidOperationException("Onity: Drain called re-entrantly.");
+            CheckNative();
             inTick = true;
             try
             {
                 posted.RunPending();
+                CheckNative();
                 Check(OnityNativeCalls.onity_batch_drain(rt, batch), "Drain");
                 ProcessResumed();
             }
             finally { inTick = false; }
+            CheckNative();
             if (deferred->status != 0) ThrowRefusedFrame();
         }
 

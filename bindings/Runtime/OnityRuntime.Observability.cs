@@ -70,7 +70,8 @@ namespace Onity
         /// <summary>A complete event per tick of a timing, drains, rewinds, WhenAny/WhenAll settles,
         /// frame markers with counters.</summary>
         Runs = OnityNative.ONITY_TRACE_RUNS,
-        /// <summary>Also every wait a run resumes, with its continuation's cost.</summary>
+        /// <summary>Also every wait a run resumes, with its continuation's cost; only with
+        /// <see cref="Runs"/> (alone: <c>INVALID_ARGUMENT</c>).</summary>
         Continuations = OnityNative.ONITY_TRACE_CONTINUATIONS,
     }
 
@@ -188,7 +189,8 @@ namespace Onity
             Check(OnityNativeCalls.onity_trace_start(rt, (uint)events, (uint)flags), "onity_trace_start");
         }
 
-        /// <summary>Stops recording; what was recorded stays readable. Owner thread.</summary>
+        /// <summary>Stops recording; what was recorded stays readable. Stopping a trace that is
+        /// not recording does nothing. Owner thread.</summary>
         public void StopTrace()
         {
             CheckOwner("StopTrace");

@@ -46,6 +46,11 @@ namespace Onity
         internal IntPtr rt;     // internal: tests/csharp/Proto
         internal OnityBatch* batch;
         OnityDeferredFrame* deferred; // the frame begin written instead of called (FrameDriver.cs)
+        // The native runtime's live word (ABI 1.5, onity_runtime_live_word): static, holds liveId
+        // while the native runtime lives. Checked before the memory it shares (batch, deferred
+        // frame, idle bytes) is touched without a call: native code may have destroyed it.
+        ulong* liveWord;
+        ulong liveId;
         readonly Thread owner;
         bool inTick;
         internal bool disposed;
@@ -98,6 +103,16 @@ namespace Onity
                 throw new OnityException(st, "onity_batch_deferred_frame");
             }
             deferred = d;
+            ulong* word;
+            ulong id;
+            st = OnityNativeCalls.onity_runtime_live_word(rt, &word, &id);
+            if (st != OnityStatus.Ok)
+            {
+                OnityNativeCalls.onity_runtime_destroy(rt);
+                throw new OnityException(st, "onity_runtime_live_word");
+            }
+            liveWord = word;
+            liveId = id;
             OnityTickIdle idle;
             st = OnityNativeCalls.onity_batch_idle(rt, b, &idle);
             if (st != OnityStatus.Ok)
@@ -172,6 +187,23 @@ namespace Onity
             if (disposed) throw new ObjectDisposedException("OnityRuntime");
         }
 
+        /// <summary>True while the native runtime lives: false once native code destroyed it
+        /// (<c>onity_runtime_destroy</c> on <see cref="NativeRuntime"/>), or Dispose did.</summary>
+        public bool IsNativeAlive { get { return *liveWord == liveId; } }
+
+        /// <summary>Throws when the native runtime is gone, before memory it shared is touched.</summary>
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+        void CheckNative()
+        {
+            if (*liveWord != liveId) ThrowNativeDestroyed();
+        }
+
+        void ThrowNativeDestroyed()
+        {
+            if (disposed) throw new ObjectDisposedException("OnityRuntime");
+            throw new ObjectDisposedException("OnityRuntime", "Onity: the native runtime was destroyed by native code (onity_runtime_destroy on OnityRuntime.NativeRuntime) while this OnityRuntime still used it. Dispose the OnityRuntime instead; call Dispose now to cancel its waits.");
+        }
+
         static void ThrowWrongThread(string what)
         {
             throw new InvalidOperationException("Onity: " + what + " must be called on the runtime's owner thread (the thread that created it); this is thread " + Thread.CurrentThread.ManagedThreadId + ". Use 'await OnityTask.SwitchToMainThread()' first.");
@@ -234,7 +266,9 @@ namespace Onity
             tokens.DestroyAll();
             // No NativeSet*/NativeCancel from another thread may still be inside the native runtime.
             CloseNativeCalls();
-            Check(OnityNativeCalls.onity_runtime_destroy(rt), "onity_runtime_destroy");
+            // Native code may have destroyed it already (IsNativeAlive): then only the managed side
+            // is left to cancel.
+            if (IsNativeAlive) Check(OnityNativeCalls.onity_runtime_destroy(rt), "onity_runtime_destroy");
             rt = IntPtr.Zero;
             batch = null;
             deferred = null;

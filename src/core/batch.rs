@@ -29,6 +29,8 @@ impl Runtime {
     /// now; `reject(record id, why)` is called for each request refused.
     /// Owner thread. `Err(OutOfMemory, k)` when the fast records cannot all
     /// be stored: the first `k` were filed, the requests were not.
+    /// `Err(InvalidHandle, 0)` for an `id` never issued, `Err(StaleHandle,
+    /// 0)` for a destroyed lane's: nothing filed.
     pub fn file_lane(
         &self,
         id: LaneId,
@@ -38,11 +40,13 @@ impl Runtime {
     ) -> std::result::Result<(), (Error, usize)> {
         self.check_owner().map_err(|e| (e, 0))?;
         let _zone = super::tracy::batch_zone("onity batch file");
+        // SAFETY: owner thread, short borrow.
+        unsafe { self.inner() }.lanes.ptr(id).map_err(|e| (e, 0))?;
         if !fast.is_empty() {
             // SAFETY: owner thread, short borrow; no user code runs below.
             let inner = unsafe { self.inner() };
             let now = inner.timings.now;
-            inner.lanes.file(id, fast, &now, &mut inner.timings).map_err(|k| (Error::OutOfMemory, k))?;
+            inner.lanes.file(id, fast, &now, &mut inner.timings)?;
             // Pending waits only grow here: sample their peak.
             inner.timings.sample_high_water(&inner.lanes.counts);
         }
@@ -58,7 +62,7 @@ impl Runtime {
     /// (`REQUEST_TASK`), calling the lane's callback with the record id.
     fn file_request(&self, id: LaneId, r: &Request) -> Result<()> {
         // SAFETY: owner thread (checked by the caller), short borrow.
-        let lane: *const Lane = unsafe { self.inner() }.lanes.ptr(id).as_ptr();
+        let lane: *const Lane = unsafe { self.inner() }.lanes.ptr(id)?.as_ptr();
         // SAFETY: lanes are boxed and live until `destroy_lane`.
         let (emit, user) = unsafe { ((*lane).emit, (*lane).user) };
         if r.kind == REQUEST_TASK {
@@ -80,7 +84,9 @@ impl Runtime {
     /// The batch tick: hands lane `id`'s due fast waits of `timing` to
     /// `report` (valid until the lane's next tick), then runs `timing` as
     /// [`Runtime::tick`] does. A tick refused (`Reentrant`, `WrongThread`)
-    /// reports nothing and leaves the last report alone. `report` runs
+    /// reports nothing and leaves the last report alone, as does a lane id
+    /// refused (`InvalidHandle`, `StaleHandle`: see [`Runtime::file_lane`]).
+    /// `report` runs
     /// while the runtime's state is borrowed and must not call the runtime
     /// (destroying the lane from inside it freed the ids it reads), so only
     /// the C layer, which publishes the ids, calls it.
@@ -91,7 +97,7 @@ impl Runtime {
             // SAFETY: owner thread, short borrow; `report` is the host
             // layer publishing the ids (it runs no host code).
             let inner = unsafe { self.inner() };
-            report(inner.lanes.run(id, timing as usize, inner.timings.now.fnum));
+            report(inner.lanes.run(id, timing as usize, inner.timings.now.fnum)?);
         }
         self.tick_allowed(timing);
         Ok(())
@@ -102,6 +108,8 @@ impl Runtime {
     /// that continuation (they stay pending or completed, and can be awaited
     /// again). Owner thread, not inside a tick nor while closing
     /// (`Reentrant`: a run holds waits of the queue it runs).
+    /// `InvalidHandle` for an `id` never issued, `StaleHandle` for a lane
+    /// destroyed already (nothing changed).
     pub fn destroy_lane(&self, id: LaneId) -> Result<()> {
         self.check_owner()?;
         // SAFETY: owner thread; no user code runs below.
@@ -110,8 +118,8 @@ impl Runtime {
             return Err(Error::Reentrant);
         }
         // The waits dropped below lower `pending`: record its peak first.
+        let lane: *const Lane = inner.lanes.ptr(id)?.as_ptr();
         inner.timings.sample_high_water(&inner.lanes.counts);
-        let lane: *const Lane = inner.lanes.ptr(id).as_ptr();
         // SAFETY: live lane (removed below).
         let (emit, user) = unsafe { ((*lane).emit, (*lane).user) };
         inner.timings.forget(emit, user);
@@ -121,8 +129,7 @@ impl Runtime {
                 slot.cont.set(cont::NONE);
             }
         }
-        inner.lanes.remove(id);
-        Ok(())
+        inner.lanes.remove(id)
     }
 }
 
@@ -159,5 +166,32 @@ mod tests {
         assert_eq!(rt.consume(t).unwrap().value, 5);
         rt.destroy_lane(other).unwrap();
         rt.destroy_lane(lane).unwrap();
+    }
+
+    /// A destroyed lane's id is refused by every lane call (issue 30 #2),
+    /// also once a new lane took its index; an id never issued too.
+    #[test]
+    fn a_stale_or_unissued_lane_id_is_an_error_not_a_panic() {
+        use crate::core::Error;
+        let rt = Runtime::new(Config::default());
+        let old = rt.create_lane(emit, std::ptr::null_mut()).unwrap();
+        rt.destroy_lane(old).unwrap();
+        let new = rt.create_lane(emit, std::ptr::null_mut()).unwrap();
+        assert_ne!(old, new, "the index is reused with a new generation");
+        let fast = [fast_record(1, Timing::Update as u32, 0).unwrap()];
+        let no_requests = std::iter::empty();
+        for (id, why) in
+            [(old, Error::StaleHandle), (new + 1, Error::InvalidHandle), (old + (2 << 16), Error::InvalidHandle)]
+        {
+            assert_eq!(rt.file_lane(id, &fast, no_requests.clone(), |_, e| panic!("{e}")), Err((why, 0)));
+            assert_eq!(rt.file_lane(id, &[], no_requests.clone(), |_, e| panic!("{e}")), Err((why, 0)));
+            assert_eq!(rt.tick_lane(id, Timing::Update, |_| panic!("nothing to report")), Err(why));
+            assert_eq!(rt.destroy_lane(id), Err(why));
+        }
+        // The live lane was not touched by the refused calls.
+        rt.file_lane(new, &fast, no_requests.clone(), |_, e| panic!("{e}")).unwrap();
+        rt.tick_lane(new, Timing::Update, |ids| assert_eq!(ids, [1])).unwrap();
+        rt.destroy_lane(new).unwrap();
+        assert_eq!(rt.destroy_lane(new), Err(Error::StaleHandle));
     }
 }

@@ -118,13 +118,27 @@ pub struct Lanes {
     /// Each from `Box::leak` (freed by `remove` or `Drop`). Raw, not `Box`:
     /// the tasks a lane watches keep a pointer to it ([`Lanes::ptr`]) across
     /// the lane's own mutations.
-    list: Vec<Option<NonNull<Lane>>>,
+    list: Vec<LaneSlot>,
     /// Fast-lane waits, per kind (by record: see the module docs).
     pub counts: [Counts; WAIT_KIND_COUNT],
 }
 
-/// A batch's lane in [`Lanes`].
+/// A batch's lane in [`Lanes`]: its index (bits 0-15) and the generation of
+/// that index (bits 16-31), so an id of a removed lane is refused
+/// (`StaleHandle`) even once a new lane took its index (until the index was
+/// reused 65,536 times).
 pub type LaneId = u32;
+
+/// Lanes live at once, at most (the index bits of a [`LaneId`]).
+pub const MAX_LANES: usize = 1 << 16;
+
+/// One index of [`Lanes`]: the lane there, if any, and the generation its
+/// next lane gets.
+#[derive(Default)]
+struct LaneSlot {
+    gen: u16,
+    lane: Option<NonNull<Lane>>,
+}
 
 impl Lanes {
     /// Adds a batch whose waits call `emit(user, id, state)`; `OutOfMemory`
@@ -133,20 +147,31 @@ impl Lanes {
         let mut queues = fallible::vec_with_capacity(TIMING_COUNT)?;
         queues.extend((0..TIMING_COUNT).map(|_| FastQueue::default()));
         let out = fallible::vec_with_capacity(1024)?;
-        if !self.list.iter().any(Option::is_none) {
+        let free = self.list.iter().position(|s| s.lane.is_none());
+        if free.is_none() {
+            if self.list.len() == MAX_LANES {
+                return Err(Error::Exhausted);
+            }
             fallible::reserve(&mut self.list, 1)?;
         }
         let lane = fallible::try_box(|| Lane { emit, user, queues, out, pending: 0, seq: 0 })?;
         let lane = NonNull::from(Box::leak(lane));
-        match self.list.iter().position(Option::is_none) {
-            Some(i) => {
-                self.list[i] = Some(lane);
-                Ok(i as LaneId)
-            }
-            None => {
-                self.list.push(Some(lane));
-                Ok((self.list.len() - 1) as LaneId)
-            }
+        let i = free.unwrap_or_else(|| {
+            self.list.push(LaneSlot::default());
+            self.list.len() - 1
+        });
+        self.list[i].lane = Some(lane);
+        Ok(u32::from(self.list[i].gen) << 16 | i as u32)
+    }
+
+    /// Lane `id`: `InvalidHandle` for an id never issued, `StaleHandle` for
+    /// one whose lane was removed.
+    fn find(&self, id: LaneId) -> Result<NonNull<Lane>> {
+        let slot = self.list.get((id & 0xFFFF) as usize).ok_or(Error::InvalidHandle)?;
+        match slot.lane {
+            Some(lane) if u32::from(slot.gen) == id >> 16 => Ok(lane),
+            _ if id >> 16 > u32::from(slot.gen) => Err(Error::InvalidHandle),
+            _ => Err(Error::StaleHandle),
         }
     }
 
@@ -155,7 +180,7 @@ impl Lanes {
     /// unfiled records: `idle.rs`).
     pub fn idle(&self, timing: usize) -> bool {
         let mut live = 0;
-        for lane in self.list.iter().flatten() {
+        for lane in self.list.iter().filter_map(|s| s.lane) {
             live += 1;
             // SAFETY: a live lane (see `list`); shared borrow of `self`.
             let q = unsafe { &lane.as_ref().queues[timing] };
@@ -166,26 +191,25 @@ impl Lanes {
         true
     }
 
-    /// The lane `id` (a live one: ids come from [`Lanes::create`] and their
-    /// holder validated them).
-    pub fn get(&self, id: LaneId) -> &Lane {
+    /// The lane `id`; errors as [`Lanes::ptr`].
+    pub fn get(&self, id: LaneId) -> Result<&Lane> {
         // SAFETY: a live lane (see `list`); shared borrow of `self`.
-        unsafe { self.ptr(id).as_ref() }
+        self.find(id).map(|p| unsafe { p.as_ref() })
     }
 
-    fn get_mut(&mut self, id: LaneId) -> &mut Lane {
-        // SAFETY: a live lane (see `list`); exclusive borrow of `self`.
-        unsafe { self.ptr(id).as_mut() }
+    /// A pointer to lane `id`, valid until it is removed. `InvalidHandle`
+    /// for an id never issued, `StaleHandle` for a removed lane's.
+    pub fn ptr(&self, id: LaneId) -> Result<NonNull<Lane>> {
+        self.find(id)
     }
 
-    /// A pointer to lane `id`, valid until it is removed.
-    pub fn ptr(&self, id: LaneId) -> NonNull<Lane> {
-        self.list[id as usize].expect("live lane")
-    }
-
-    /// Removes lane `id`, counting its fast waits as canceled.
-    pub fn remove(&mut self, id: LaneId) {
-        if let Some(lane) = self.list[id as usize].take() {
+    /// Removes lane `id`, counting its fast waits as canceled. Errors as
+    /// [`Lanes::ptr`] (then nothing changed).
+    pub fn remove(&mut self, id: LaneId) -> Result<()> {
+        self.find(id)?;
+        let slot = &mut self.list[(id & 0xFFFF) as usize];
+        slot.gen = slot.gen.wrapping_add(1);
+        if let Some(lane) = slot.lane.take() {
             // SAFETY: from `Box::leak` in `create`, freed once (taken out of
             // the list).
             let lane = unsafe { Box::from_raw(lane.as_ptr()) };
@@ -195,6 +219,7 @@ impl Lanes {
                 self.counts[WaitKind::DelayFrame as usize].canceled += q.later.len() as u64;
             }
         }
+        Ok(())
     }
 
     /// Files fast records in lane `id`, with due frames from `now`. When
@@ -202,18 +227,19 @@ impl Lanes {
     /// (same timing and delay) and returns `Err(k)`: the first `k` were
     /// filed, the others were not.
     /// Each timing given a wait has its idle byte cleared in `timings`.
+    /// An `id` refused by [`Lanes::ptr`]: `Err((that error, 0))`.
     pub fn file(
         &mut self,
         id: LaneId,
         recs: &[u64],
         now: &Now,
         timings: &mut Timings,
-    ) -> std::result::Result<(), usize> {
+    ) -> std::result::Result<(), (Error, usize)> {
+        // SAFETY: a live lane (see `list`); exclusive borrow of `self`.
+        let lane = unsafe { self.find(id).map_err(|e| (e, 0))?.as_mut() };
         if recs.is_empty() {
             return Ok(());
         }
-        // SAFETY: a live lane (see `list`); exclusive borrow of `self`.
-        let lane = unsafe { self.ptr(id).as_mut() };
         let mut n = [0u64; 3];
         let mut filed = Ok(());
         // Records come in runs with the same timing and delay (a loop of
@@ -234,7 +260,7 @@ impl Lanes {
                 _ => q.later.try_reserve(run.len()).is_ok(),
             };
             if !room {
-                filed = Err(i);
+                filed = Err((Error::OutOfMemory, i));
                 break;
             }
             match hi >> 4 {
@@ -274,10 +300,11 @@ impl Lanes {
     /// order), then NextFrame waits, then DelayFrame waits (each by due
     /// frame, then filing order). The report stays until the next run.
     /// Its storage grows fallibly: when it cannot, the waits it has no room
-    /// for stay pending (reported by a later run).
-    pub fn run(&mut self, id: LaneId, timing: usize, fnum: u64) -> &[u32] {
-        // SAFETY: a live lane (see `list`); exclusive borrow of `self`.
-        let lane = unsafe { self.ptr(id).as_mut() };
+    /// for stay pending (reported by a later run). Errors as [`Lanes::ptr`].
+    pub fn run(&mut self, id: LaneId, timing: usize, fnum: u64) -> Result<&[u32]> {
+        // SAFETY: a live lane (see `list`); exclusive borrow of `self`, and
+        // the report returned borrows it.
+        let lane = unsafe { self.find(id)?.as_mut() };
         lane.out.clear();
         if lane.pending != 0 {
             let q = &mut lane.queues[timing];
@@ -317,15 +344,15 @@ impl Lanes {
             self.counts[WaitKind::NextFrame as usize].completed += nexts;
             self.counts[WaitKind::DelayFrame as usize].completed += total - yields - nexts;
         }
-        &self.get_mut(id).out
+        Ok(&lane.out)
     }
 
     /// Moves every fast wait's due frame `by` frames later (filed before
     /// the first frame).
     pub fn rebase(&mut self, by: u64) {
-        for lane in self.list.iter_mut().flatten() {
+        for lane in self.list.iter_mut().filter_map(|s| s.lane) {
             // SAFETY: a live lane (see `list`); exclusive borrow of `self`.
-            let lane = unsafe { lane.as_mut() };
+            let lane = unsafe { &mut *lane.as_ptr() };
             for q in lane.queues.iter_mut() {
                 for run in q.next_runs.iter_mut() {
                     run.0 = rebased(run.0, by);
@@ -342,7 +369,7 @@ impl Lanes {
 
 impl Drop for Lanes {
     fn drop(&mut self) {
-        for lane in self.list.drain(..).flatten() {
+        for lane in self.list.drain(..).filter_map(|s| s.lane) {
             // SAFETY: from `Box::leak` in `create`, freed once.
             drop(unsafe { Box::from_raw(lane.as_ptr()) });
         }

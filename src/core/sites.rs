@@ -13,10 +13,13 @@
 //! - **Interned per runtime.** A site is found by the address of its file
 //!   string and its line (one hash probe); a file string seen for the first
 //!   time is compared with the known ones by content (two translation units'
-//!   `__FILE__` of one header are one file) and copied. So the file string
-//!   must not change while the runtime lives: a literal (`__FILE__`) or a
-//!   `source_location`'s file name. At most [`MAX_SITES`] sites; later ones
-//!   are counted under [`SITE_OVERFLOW`].
+//!   `__FILE__` of one header are one file) and copied once per distinct
+//!   name (sites of one file share its copy), at most
+//!   [`MAX_SITE_FILE_BYTES`] bytes of it: a longer name is cut there, and
+//!   never read further. So the file string must not change while the
+//!   runtime lives: a literal (`__FILE__`) or a `source_location`'s file
+//!   name. At most [`MAX_SITES`] sites; later ones are counted under
+//!   [`SITE_OVERFLOW`] (their file and line are not kept).
 //! - **Per task slot, not per task.** Each task slot has a side record
 //!   (slot generation, site, creation frame), written by the `_at` call; a
 //!   record whose generation is not the slot's is stale (the slot was reused
@@ -44,6 +47,9 @@ use super::types::{CallbackFn, TaskState};
 
 /// Most distinct sites a runtime interns.
 pub const MAX_SITES: u32 = 4096;
+/// Most bytes of a site's file name read and kept (the NUL excluded): a
+/// longer name is cut to its first `MAX_SITE_FILE_BYTES` bytes.
+pub const MAX_SITE_FILE_BYTES: usize = 4096;
 /// The site of a task made by a plain call (or while capture was off).
 pub const SITE_NONE: u32 = 0;
 /// The site of tasks made at sites past [`MAX_SITES`].
@@ -70,17 +76,26 @@ impl SiteRef {
     /// A site from a C caller; `None` for a null `file`.
     ///
     /// # Safety
-    /// `file` is null or a NUL-terminated string that stays valid and
-    /// unchanged while the runtime it is given to lives (`__FILE__`, a
-    /// `std::source_location`'s file name).
+    /// `file` is null or a NUL-terminated string (read up to its NUL or
+    /// [`MAX_SITE_FILE_BYTES`] bytes, whichever comes first) that stays
+    /// valid and unchanged while the runtime it is given to lives
+    /// (`__FILE__`, a `std::source_location`'s file name).
     #[inline(always)]
     pub unsafe fn from_raw(file: *const c_char, line: u32) -> Option<SiteRef> {
         (!file.is_null()).then_some(SiteRef { file, line })
     }
 
-    fn file(&self) -> &CStr {
-        // SAFETY: see `from_raw` / `new`.
-        unsafe { CStr::from_ptr(self.file) }
+    /// The file name's bytes up to its NUL, at most
+    /// [`MAX_SITE_FILE_BYTES`] (`strnlen`: nothing past them is read).
+    fn file_bytes(&self) -> &[u8] {
+        let mut len = 0;
+        // SAFETY: see `from_raw` / `new`: readable up to its NUL, and this
+        // stops there or at the bound.
+        while len < MAX_SITE_FILE_BYTES && unsafe { *self.file.add(len) } != 0 {
+            len += 1;
+        }
+        // SAFETY: the `len` bytes just read.
+        unsafe { std::slice::from_raw_parts(self.file.cast::<u8>(), len) }
     }
 }
 
@@ -127,8 +142,15 @@ impl Default for SiteCount {
 }
 
 struct Interned {
-    file: CString,
+    /// Index in [`Sites::files`].
+    file: u32,
     line: u32,
+}
+
+/// A distinct file name, copied once, and the address it was first seen at.
+struct FileName {
+    ptr: usize,
+    name: CString,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -158,6 +180,8 @@ pub struct Sites {
     /// Capture is on: `_at` calls record their site.
     pub on: bool,
     sites: Vec<Interned>,
+    /// The distinct file names of `sites`.
+    files: Vec<FileName>,
     keys: Vec<Key>,
     key_count: usize,
     slots: Vec<SlotSite>,
@@ -166,11 +190,11 @@ pub struct Sites {
     order: Vec<u32>,
 }
 
-/// `file` copied, or `None` when out of memory.
-fn try_cstring(file: &CStr) -> Option<CString> {
-    let bytes = file.to_bytes_with_nul();
-    let mut v = fallible::vec_with_capacity(bytes.len()).ok()?;
-    v.extend_from_slice(bytes);
+/// `file` (no NUL inside) copied with a NUL, or `None` when out of memory.
+fn try_cstring(file: &[u8]) -> Option<CString> {
+    let mut v = fallible::vec_with_capacity(file.len() + 1).ok()?;
+    v.extend_from_slice(file);
+    v.push(0);
     CString::from_vec_with_nul(v).ok()
 }
 
@@ -215,18 +239,31 @@ impl Sites {
     #[cold]
     #[inline(never)]
     fn intern_new(&mut self, site: SiteRef, ptr: usize, free: usize) -> u32 {
-        let file = site.file();
-        let known = self.sites.iter().position(|s| s.line == site.line && s.file.as_c_str() == file);
+        let bytes = site.file_bytes();
+        // A name is known by the address it was first seen at (unchanged
+        // while the runtime lives) or by its content.
+        let file = self.files.iter().position(|f| f.ptr == ptr || f.name.as_bytes() == bytes);
+        let known = file.and_then(|f| self.sites.iter().position(|s| s.line == site.line && s.file as usize == f));
         let id = match known {
             Some(p) => p as u32 + 1,
             None if self.sites.len() < MAX_SITES as usize => {
                 // Out of memory: the task is recorded without a site (the
                 // report's "unknown" line); a later call tries again.
-                let Some(file) = try_cstring(file) else { return SITE_NONE };
                 if fallible::reserve(&mut self.sites, 1).is_err() {
                     return SITE_NONE;
                 }
-                self.sites.push(Interned { file, line: site.line });
+                let file = match file {
+                    Some(f) => f,
+                    None => {
+                        let Some(name) = try_cstring(bytes) else { return SITE_NONE };
+                        if fallible::reserve(&mut self.files, 1).is_err() {
+                            return SITE_NONE;
+                        }
+                        self.files.push(FileName { ptr, name });
+                        self.files.len() - 1
+                    }
+                };
+                self.sites.push(Interned { file: file as u32, line: site.line });
                 self.sites.len() as u32
             }
             None => return SITE_OVERFLOW,
@@ -268,12 +305,17 @@ impl Sites {
     /// The file and line of site `id`.
     pub fn describe(&self, id: u32) -> Option<(&CStr, u32)> {
         let s = self.sites.get((id as usize).checked_sub(1)?)?;
-        Some((s.file.as_c_str(), s.line))
+        Some((self.files[s.file as usize].name.as_c_str(), s.line))
     }
 
     /// Sites interned so far.
     pub fn count(&self) -> usize {
         self.sites.len()
+    }
+
+    /// Distinct file names kept (one copy each).
+    pub fn file_count(&self) -> usize {
+        self.files.len()
     }
 
     fn agg_index(&self, site: u32) -> usize {
@@ -526,4 +568,41 @@ unsafe extern "C" fn callback_wait(user: *mut c_void, task: u64, state: u32) {
     // SAFETY: the host promised `f` is callable with `user` (as for any
     // callback wait); this runs inside the runtime's call of a continuation.
     unsafe { f(user as *mut c_void, 0, state) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An unterminated file name is read up to the bound and no further
+    /// (Miri reports a read past the buffer), and kept cut there.
+    #[test]
+    fn a_file_name_is_read_and_kept_up_to_the_bound() {
+        let long = vec![b'a'; MAX_SITE_FILE_BYTES];
+        let mut sites = Sites::default();
+        sites.set(true).unwrap();
+        // SAFETY: readable for the bound (the contract's NUL is missing on
+        // purpose: the bound alone keeps the read inside).
+        let site = unsafe { SiteRef::from_raw(long.as_ptr().cast(), 1) }.unwrap();
+        let id = sites.intern(site);
+        assert_eq!(sites.describe(id).unwrap().0.to_bytes(), &long[..]);
+    }
+
+    /// Sites of one file name keep one copy of it, whatever address they
+    /// give it at; distinct names one each.
+    #[test]
+    fn equal_file_names_are_kept_once() {
+        let (a, b, other) = (c"src/enemy.c".to_owned(), c"src/enemy.c".to_owned(), c"src/spawner.c".to_owned());
+        let mut sites = Sites::default();
+        sites.set(true).unwrap();
+        for line in 1..=40 {
+            for f in [&a, &b, &other] {
+                // SAFETY: the strings outlive `sites`.
+                sites.intern(unsafe { SiteRef::from_raw(f.as_ptr(), line) }.unwrap());
+            }
+        }
+        assert_eq!((sites.count(), sites.file_count()), (80, 2));
+        let file = |id| sites.describe(id).unwrap().0.as_ptr();
+        assert!((1..=80).filter(|&id| sites.describe(id).unwrap().0 == a.as_c_str()).all(|id| file(id) == file(1)));
+    }
 }

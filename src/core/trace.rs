@@ -280,7 +280,8 @@ impl Runtime {
         if !(TRACE_MIN_EVENTS..=TRACE_MAX_EVENTS).contains(&events) {
             return Err(Error::CountOutOfRange);
         }
-        if flags == 0 || flags & !TRACE_ALL != 0 {
+        // Continuation events nest in run events: never one without the other.
+        if flags & TRACE_RUNS == 0 || flags & !TRACE_ALL != 0 {
             return Err(Error::InvalidArgument);
         }
         // SAFETY: owner thread, short borrow.
@@ -290,7 +291,8 @@ impl Runtime {
         inner.trace.start(events, flags, self.tag)
     }
 
-    /// Stops recording; what was recorded stays readable. Owner thread.
+    /// Stops recording; what was recorded stays readable. Stopping a trace
+    /// that is not recording does nothing (`Ok`). Owner thread.
     pub fn trace_stop(&self) -> Result<()> {
         self.check_owner()?;
         // SAFETY: owner thread, short borrow.

@@ -10,7 +10,7 @@
 //! | `runtime.rs`, `task.rs`, `wait.rs`, `cancel.rs`, `combinator.rs`, `frame_alloc.rs`, `batch.rs` | the exports, one file per C type or family |
 //! | `retire.rs` | retirable callback waits (`_then_id`, `onity_wait_retire`) |
 //! | `deferred.rs` | the deferred frame begin: which exports apply it, and applying it |
-//! | `idle.rs` | where a batch host reads which timings' ticks it may skip (`OnityTickIdle`) |
+//! | `idle.rs` | where a batch host reads which timings' ticks it may skip (`OnityTickIdle`), and whether its runtime still lives (`onity_runtime_live_word`) |
 //!
 //! Conventions (after rustls-ffi and wasmtime's C API):
 //! - Every export is a body behind [`ffi!`]: it returns
@@ -77,7 +77,7 @@ pub use cancel::*;
 pub use combinator::*;
 pub use deferred::onity_batch_deferred_frame;
 pub use frame_alloc::*;
-pub use idle::onity_batch_idle;
+pub use idle::{onity_batch_idle, onity_runtime_live_word};
 pub use object::OnityRuntime;
 pub use retire::*;
 pub use runtime::*;

@@ -17,7 +17,7 @@
 
 use std::cell::{Cell, UnsafeCell};
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering};
 
 use super::status::OnityStatus;
 use super::types::{OnityBatch, OnityDeferredFrame, OnityFrameInfo};
@@ -30,7 +30,15 @@ use crate::core;
 #[repr(align(64))]
 pub struct OnityRuntime {
     live: AtomicPtr<RuntimeObject>,
+    /// The live runtime's id (never 0, never reused), 0 when none: the
+    /// word a host checks before it reads memory shared with the runtime
+    /// (`onity_runtime_live_word`). Static like the cell, so it outlives the
+    /// runtime.
+    id: AtomicU64,
 }
+
+/// Runtime ids (see `OnityRuntime::id`).
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// Cells in the table: one per runtime tag (tag 0 is never used: its cell
 /// stays null).
@@ -42,7 +50,7 @@ const _: () = assert!(CELL_COUNT == u8::MAX as usize + 1);
 /// The live-runtime table: `CELLS[tag]` points at the live runtime with
 /// that tag, or is null.
 static CELLS: [OnityRuntime; CELL_COUNT] =
-    [const { OnityRuntime { live: AtomicPtr::new(ptr::null_mut()) } }; CELL_COUNT];
+    [const { OnityRuntime { live: AtomicPtr::new(ptr::null_mut()), id: AtomicU64::new(0) } }; CELL_COUNT];
 
 /// What a runtime pointer designates while its runtime lives.
 // `rt` first: the core runtime's address is the object's (no offset to add
@@ -112,6 +120,7 @@ pub(crate) fn publish(obj: Box<RuntimeObject>) -> *mut OnityRuntime {
     // The tag is unique among live runtimes and a cell is cleared before
     // its runtime (and tag) is dropped.
     debug_assert!(cell.live.load(Ordering::Relaxed).is_null());
+    cell.id.store(NEXT_ID.fetch_add(1, Ordering::Relaxed), Ordering::Relaxed);
     cell.live.store(Box::into_raw(obj), Ordering::Release);
     cell as *const OnityRuntime as *mut OnityRuntime
 }
@@ -125,6 +134,9 @@ pub(crate) fn publish(obj: Box<RuntimeObject>) -> *mut OnityRuntime {
 /// any more.
 pub(crate) unsafe fn free(p: *mut OnityRuntime) -> Vec<*mut OnityBatch> {
     let obj = (*p).live.swap(ptr::null_mut(), Ordering::AcqRel);
+    // Release: a host that reads 0 with an acquire load sees the runtime
+    // gone (on the destroying thread, any load does).
+    (*p).id.store(0, Ordering::Release);
     let mut boxed = Box::from_raw(obj);
     std::mem::take(boxed.batches.get_mut())
 }
@@ -162,6 +174,18 @@ fn bad_runtime(p: *const OnityRuntime) -> OnityStatus {
     } else {
         OnityStatus::InvalidRuntime
     }
+}
+
+/// The live word of the runtime behind `p` (see `OnityRuntime::id`): its
+/// address, static, and the id it holds while this runtime lives. Errors
+/// as [`runtime_ref`].
+pub(crate) fn live_word(p: *const OnityRuntime) -> Result<(*const u64, u64), OnityStatus> {
+    // SAFETY: the caller does not destroy the runtime during the call
+    // (documented for every export).
+    unsafe { runtime_ref(p) }?;
+    // SAFETY: `runtime_ref` checked that `p` is a cell of the static table.
+    let id = unsafe { &(*p).id };
+    Ok((id.as_ptr() as *const u64, id.load(Ordering::Relaxed)))
 }
 
 /// The core runtime behind `p` (see [`runtime_ref`]).

@@ -4,9 +4,10 @@
 //! Each `_at` function is its plain function with two more parameters,
 //! `file` and `line`, that the `ONITY_SITE` macro fills with `__FILE__` and
 //! `__LINE__`. `file` is compared by address first and copied the first
-//! time it is seen: pass a string that stays valid and unchanged while the
-//! runtime lives (a literal, a `std::source_location`'s file name), or NULL
-//! for no site. While capture is off (the default;
+//! time it is seen (once per distinct name, at most 4,096 bytes of it:
+//! nothing past them is read): pass a string that stays valid and unchanged
+//! while the runtime lives (a literal, a `std::source_location`'s file
+//! name), or NULL for no site. While capture is off (the default;
 //! `onity_runtime_set_site_capture`) an `_at` call records nothing and costs
 //! its plain call plus one test; the plain calls never record a site.
 //!
@@ -144,9 +145,12 @@ pub extern "C" fn onity_runtime_site_report(
     })
 }
 
-/// The creation site of a live task: `*out_file` (NULL when it was made
-/// without a site), `*out_line` and `*out_frame` (the frame current when it
-/// was made; 0 without a site). Any output may be NULL. Owner thread.
+/// The creation site of a live task: `*out_file` (the runtime's copy of the
+/// file name, valid until it is destroyed), `*out_line` and `*out_frame`
+/// (the frame current when it was made). A task made without a site, or at
+/// a site past the 4,096-site table (counted under `ONITY_SITE_OVERFLOW` in
+/// the report), gives NULL, 0 and 0: its site is not known. Any output may
+/// be NULL. Owner thread.
 /// Errors: `INVALID_RUNTIME`, `INVALID_HANDLE`, `STALE_HANDLE`,
 /// `FOREIGN_HANDLE`, `WRONG_THREAD`. ABI 1.2.
 #[no_mangle]
@@ -178,6 +182,9 @@ pub extern "C" fn onity_task_site(
 
 /// `onity_task_create` with a creation site. ABI 1.2; errors as
 /// `onity_task_create`.
+/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+/// unchanged while the runtime lives (sites are keyed by its address); at
+/// most its first 4,096 bytes are read and kept (one copy per distinct name).
 #[no_mangle]
 pub extern "C" fn onity_task_create_at(
     runtime: *mut OnityRuntime,
@@ -194,6 +201,9 @@ pub extern "C" fn onity_task_create_at(
 
 /// `onity_task_from_result` with a creation site. ABI 1.2; errors as
 /// `onity_task_from_result`.
+/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+/// unchanged while the runtime lives (sites are keyed by its address); at
+/// most its first 4,096 bytes are read and kept (one copy per distinct name).
 #[no_mangle]
 pub extern "C" fn onity_task_from_result_at(
     runtime: *mut OnityRuntime,
@@ -211,6 +221,9 @@ pub extern "C" fn onity_task_from_result_at(
 }
 
 /// `onity_yield` with a creation site. ABI 1.2; errors as `onity_yield`.
+/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+/// unchanged while the runtime lives (sites are keyed by its address); at
+/// most its first 4,096 bytes are read and kept (one copy per distinct name).
 #[no_mangle]
 pub extern "C" fn onity_yield_at(
     runtime: *mut OnityRuntime,
@@ -226,6 +239,9 @@ pub extern "C" fn onity_yield_at(
 
 /// `onity_next_frame` with a creation site. ABI 1.2; errors as
 /// `onity_next_frame`.
+/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+/// unchanged while the runtime lives (sites are keyed by its address); at
+/// most its first 4,096 bytes are read and kept (one copy per distinct name).
 #[no_mangle]
 pub extern "C" fn onity_next_frame_at(
     runtime: *mut OnityRuntime,
@@ -241,6 +257,9 @@ pub extern "C" fn onity_next_frame_at(
 
 /// `onity_delay_frame` with a creation site. ABI 1.2; errors as
 /// `onity_delay_frame`.
+/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+/// unchanged while the runtime lives (sites are keyed by its address); at
+/// most its first 4,096 bytes are read and kept (one copy per distinct name).
 #[no_mangle]
 pub extern "C" fn onity_delay_frame_at(
     runtime: *mut OnityRuntime,
@@ -256,6 +275,9 @@ pub extern "C" fn onity_delay_frame_at(
 }
 
 /// `onity_delay` with a creation site. ABI 1.2; errors as `onity_delay`.
+/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+/// unchanged while the runtime lives (sites are keyed by its address); at
+/// most its first 4,096 bytes are read and kept (one copy per distinct name).
 #[no_mangle]
 pub extern "C" fn onity_delay_at(
     runtime: *mut OnityRuntime,
@@ -273,6 +295,9 @@ pub extern "C" fn onity_delay_at(
 
 /// `onity_yield_then` with a creation site. ABI 1.2; errors as
 /// `onity_yield_then`.
+/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+/// unchanged while the runtime lives (sites are keyed by its address); at
+/// most its first 4,096 bytes are read and kept (one copy per distinct name).
 #[no_mangle]
 pub extern "C" fn onity_yield_then_at(
     runtime: *mut OnityRuntime,
@@ -289,6 +314,9 @@ pub extern "C" fn onity_yield_then_at(
 
 /// `onity_next_frame_then` with a creation site. ABI 1.2; errors as
 /// `onity_next_frame_then`.
+/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+/// unchanged while the runtime lives (sites are keyed by its address); at
+/// most its first 4,096 bytes are read and kept (one copy per distinct name).
 #[no_mangle]
 pub extern "C" fn onity_next_frame_then_at(
     runtime: *mut OnityRuntime,
@@ -305,6 +333,9 @@ pub extern "C" fn onity_next_frame_then_at(
 
 /// `onity_delay_frame_then` with a creation site. ABI 1.2; errors as
 /// `onity_delay_frame_then`.
+/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+/// unchanged while the runtime lives (sites are keyed by its address); at
+/// most its first 4,096 bytes are read and kept (one copy per distinct name).
 #[no_mangle]
 pub extern "C" fn onity_delay_frame_then_at(
     runtime: *mut OnityRuntime,
@@ -322,6 +353,9 @@ pub extern "C" fn onity_delay_frame_then_at(
 
 /// `onity_delay_then` with a creation site. ABI 1.2; errors as
 /// `onity_delay_then`.
+/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+/// unchanged while the runtime lives (sites are keyed by its address); at
+/// most its first 4,096 bytes are read and kept (one copy per distinct name).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub extern "C" fn onity_delay_then_at(
@@ -341,6 +375,9 @@ pub extern "C" fn onity_delay_then_at(
 
 /// `onity_when_any` with a creation site. ABI 1.2; errors as
 /// `onity_when_any`.
+/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+/// unchanged while the runtime lives (sites are keyed by its address); at
+/// most its first 4,096 bytes are read and kept (one copy per distinct name).
 #[no_mangle]
 pub extern "C" fn onity_when_any_at(
     runtime: *mut OnityRuntime,
@@ -357,6 +394,9 @@ pub extern "C" fn onity_when_any_at(
 
 /// `onity_when_all` with a creation site. ABI 1.2; errors as
 /// `onity_when_all`.
+/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+/// unchanged while the runtime lives (sites are keyed by its address); at
+/// most its first 4,096 bytes are read and kept (one copy per distinct name).
 #[no_mangle]
 pub extern "C" fn onity_when_all_at(
     runtime: *mut OnityRuntime,

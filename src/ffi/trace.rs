@@ -16,7 +16,8 @@ use crate::core::trace;
 /// WhenAny / WhenAll settles and frame markers with counters.
 pub const ONITY_TRACE_RUNS: u32 = 1;
 /// `onity_trace_start` flag: also record every wait a run resumes, with the
-/// cost of its continuation (one event each).
+/// cost of its continuation (one event each). Only with `ONITY_TRACE_RUNS`
+/// (the events nest in the runs' events).
 pub const ONITY_TRACE_CONTINUATIONS: u32 = 2;
 const _: () = assert!(ONITY_TRACE_RUNS == trace::TRACE_RUNS && ONITY_TRACE_CONTINUATIONS == trace::TRACE_CONTINUATIONS);
 
@@ -26,16 +27,19 @@ const _: () = assert!(ONITY_TRACE_RUNS == trace::TRACE_RUNS && ONITY_TRACE_CONTI
 /// `| ONITY_TRACE_CONTINUATIONS`). When the ring is full the oldest events
 /// are overwritten. Starting again restarts from an empty ring. Owner
 /// thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`,
-/// `COUNT_OUT_OF_RANGE` (events), `INVALID_ARGUMENT` (flags 0 or unknown
-/// bits), `OUT_OF_MEMORY` (the ring: nothing changed). ABI 1.2.
+/// `COUNT_OUT_OF_RANGE` (events), `INVALID_ARGUMENT` (flags without
+/// `ONITY_TRACE_RUNS`, or with unknown bits), `OUT_OF_MEMORY` (the ring:
+/// nothing changed). ABI 1.2.
 #[no_mangle]
 pub extern "C" fn onity_trace_start(runtime: *mut OnityRuntime, events: u32, flags: u32) -> OnityStatus {
     crate::ffi!({ Ok(core_at_frame(runtime)?.trace_start(events, flags)?) })
 }
 
 /// Stops recording; the events recorded stay readable with
-/// `onity_trace_dump` (until the next `onity_trace_start`). Owner thread.
-/// Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`. ABI 1.2.
+/// `onity_trace_dump` (until the next `onity_trace_start`). Stopping a
+/// trace that is not recording (stopped, or never started) does nothing
+/// and returns `OK`. Owner thread. Errors: `NULL_POINTER`,
+/// `INVALID_RUNTIME`, `WRONG_THREAD`. ABI 1.2.
 #[no_mangle]
 pub extern "C" fn onity_trace_stop(runtime: *mut OnityRuntime) -> OnityStatus {
     crate::ffi!({ Ok(core_at_frame(runtime)?.trace_stop()?) })

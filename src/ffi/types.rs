@@ -18,7 +18,7 @@ pub use crate::core::{
 /// ABI version of this header: `major << 16 | minor`. The major changes on
 /// any incompatible change; the minor when functions or enum values are added.
 /// Compare with `onity_abi_version()` at startup.
-pub const ONITY_ABI_VERSION: u32 = 0x0001_0004;
+pub const ONITY_ABI_VERSION: u32 = 0x0001_0005;
 
 /// A continuation. `task` is the completed task's handle (0 for callback
 /// waits, which have no task); `state` is its `OnityTaskState`. It runs on the
@@ -193,7 +193,9 @@ pub struct OnityFrameInfo {
 /// (and every other batch's records) with the previous frame, begins the
 /// frame exactly as `onity_runtime_frame_begin` would, then files the bound
 /// batch's later records. A frame still deferred when the runtime is
-/// destroyed is dropped. Owner thread only.
+/// destroyed is dropped. Owner thread only. Its memory is freed with the
+/// runtime: a host whose runtime other code may destroy checks
+/// `onity_runtime_live_word` before it reads or writes it.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct OnityDeferredFrame {
@@ -402,7 +404,9 @@ pub struct OnityResume {
 }
 
 /// A batch. Allocated by `onity_batch_create`; the host reads and writes the
-/// public fields directly, on the owner thread, between calls.
+/// public fields directly, on the owner thread, between calls. Freed with
+/// its runtime: a host whose runtime other code may destroy checks
+/// `onity_runtime_live_word` before it touches the batch without a call.
 #[repr(C)]
 #[derive(Debug)]
 pub struct OnityBatch {

@@ -108,3 +108,6 @@ uint32_t helper_c_consume(OnityRuntime *rt, uint64_t task) {
     OnityOutcome o;
     return (uint32_t)onity_task_consume(rt, task, &o);
 }
+
+/* C code destroying a runtime C# still uses (issue 30 #4). */
+uint32_t helper_c_destroy(OnityRuntime *rt) { return onity_runtime_destroy(rt); }

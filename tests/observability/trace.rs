@@ -188,7 +188,12 @@ fn trace_misuse_is_refused() {
     assert_eq!(onity_trace_start(rt.0, (1 << 24) + 1, ONITY_TRACE_RUNS), OnityStatus::CountOutOfRange);
     assert_eq!(onity_trace_start(rt.0, 64, 0), OnityStatus::InvalidArgument);
     assert_eq!(onity_trace_start(rt.0, 64, 4), OnityStatus::InvalidArgument);
+    // Continuation events without run events (issue 30 #3): refused.
+    assert_eq!(onity_trace_start(rt.0, 64, ONITY_TRACE_CONTINUATIONS), OnityStatus::InvalidArgument);
     assert_eq!(onity_trace_start(ptr::null_mut(), 64, 1), OnityStatus::NullPointer);
+    // Stopping a trace that is not recording does nothing (documented OK).
+    assert_eq!(onity_trace_stop(rt.0), OnityStatus::Ok);
+    assert_eq!(onity_trace_stop(rt.0), OnityStatus::Ok);
     let mut len = 0usize;
     assert_eq!(onity_trace_dump(rt.0, ptr::null_mut(), 1, &mut len), OnityStatus::NullPointer);
     assert_eq!(onity_trace_dump(rt.0, ptr::null_mut(), 0, ptr::null_mut()), OnityStatus::NullPointer);

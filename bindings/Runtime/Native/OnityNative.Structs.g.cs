@@ -3,7 +3,7 @@
 // Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// The header has 71 functions, 13 structs, 7 enums, 12 constants.
+// The header has 72 functions, 13 structs, 7 enums, 12 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -85,7 +85,9 @@ namespace Onity.Native
 
     /// <summary>
     /// A batch. Allocated by `onity_batch_create`; the host reads and writes the
-    /// public fields directly, on the owner thread, between calls.
+    /// public fields directly, on the owner thread, between calls. Freed with
+    /// its runtime: a host whose runtime other code may destroy checks
+    /// `onity_runtime_live_word` before it touches the batch without a call.
     /// </summary>
     [StructLayout(LayoutKind.Sequential)]
     public unsafe struct OnityBatch
@@ -253,7 +255,9 @@ namespace Onity.Native
     /// (and every other batch's records) with the previous frame, begins the
     /// frame exactly as `onity_runtime_frame_begin` would, then files the bound
     /// batch's later records. A frame still deferred when the runtime is
-    /// destroyed is dropped. Owner thread only.
+    /// destroyed is dropped. Owner thread only. Its memory is freed with the
+    /// runtime: a host whose runtime other code may destroy checks
+    /// `onity_runtime_live_word` before it reads or writes it.
     /// </summary>
     [StructLayout(LayoutKind.Sequential)]
     public unsafe struct OnityDeferredFrame

@@ -3,7 +3,7 @@
 // Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// The header has 71 functions, 13 structs, 7 enums, 12 constants.
+// The header has 72 functions, 13 structs, 7 enums, 12 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -43,7 +43,8 @@ namespace Onity.Native
         public const uint ONITY_TRACE_RUNS = 1;
         /// <summary>
         /// `onity_trace_start` flag: also record every wait a run resumes, with the
-        /// cost of its continuation (one event each).
+        /// cost of its continuation (one event each). Only with `ONITY_TRACE_RUNS`
+        /// (the events nest in the runs' events).
         /// </summary>
         public const uint ONITY_TRACE_CONTINUATIONS = 2;
         /// <summary>
@@ -51,7 +52,7 @@ namespace Onity.Native
         /// any incompatible change; the minor when functions or enum values are added.
         /// Compare with `onity_abi_version()` at startup.
         /// </summary>
-        public const uint ONITY_ABI_VERSION = 65540;
+        public const uint ONITY_ABI_VERSION = 65541;
         /// <summary>
         /// Number of timings.
         /// </summary>
@@ -177,7 +178,8 @@ namespace Onity.Native
         /// ABI 1.4. Writes to `*out_idle` where `batch`'s host reads whether a
         /// timing's `onity_batch_tick` has anything to do (see `OnityTickIdle` for
         /// when it may skip the call). The addresses are valid until the runtime
-        /// is destroyed. Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
+        /// is destroyed (`onity_runtime_live_word` tells a host when that was).
+        /// Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
         /// `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_batch_idle", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
@@ -243,6 +245,9 @@ namespace Onity.Native
 
         /// <summary>
         /// `onity_delay` with a creation site. ABI 1.2; errors as `onity_delay`.
+        /// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+        /// unchanged while the runtime lives (sites are keyed by its address); at
+        /// most its first 4,096 bytes are read and kept (one copy per distinct name).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_delay_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_delay_at(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, ulong* out_task, IntPtr file, uint line);
@@ -259,6 +264,9 @@ namespace Onity.Native
         /// <summary>
         /// `onity_delay_frame` with a creation site. ABI 1.2; errors as
         /// `onity_delay_frame`.
+        /// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+        /// unchanged while the runtime lives (sites are keyed by its address); at
+        /// most its first 4,096 bytes are read and kept (one copy per distinct name).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_delay_frame_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_delay_frame_at(IntPtr runtime, uint frames, uint timing, ulong token, ulong* out_task, IntPtr file, uint line);
@@ -273,6 +281,9 @@ namespace Onity.Native
         /// <summary>
         /// `onity_delay_frame_then` with a creation site. ABI 1.2; errors as
         /// `onity_delay_frame_then`.
+        /// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+        /// unchanged while the runtime lives (sites are keyed by its address); at
+        /// most its first 4,096 bytes are read and kept (one copy per distinct name).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_delay_frame_then_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern OnityStatus onity_delay_frame_then_at(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line);
@@ -294,6 +305,9 @@ namespace Onity.Native
         /// <summary>
         /// `onity_delay_then` with a creation site. ABI 1.2; errors as
         /// `onity_delay_then`.
+        /// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+        /// unchanged while the runtime lives (sites are keyed by its address); at
+        /// most its first 4,096 bytes are read and kept (one copy per distinct name).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_delay_then_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern OnityStatus onity_delay_then_at(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line);
@@ -347,6 +361,9 @@ namespace Onity.Native
         /// <summary>
         /// `onity_next_frame` with a creation site. ABI 1.2; errors as
         /// `onity_next_frame`.
+        /// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+        /// unchanged while the runtime lives (sites are keyed by its address); at
+        /// most its first 4,096 bytes are read and kept (one copy per distinct name).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_next_frame_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_next_frame_at(IntPtr runtime, uint timing, ulong token, ulong* out_task, IntPtr file, uint line);
@@ -361,6 +378,9 @@ namespace Onity.Native
         /// <summary>
         /// `onity_next_frame_then` with a creation site. ABI 1.2; errors as
         /// `onity_next_frame_then`.
+        /// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+        /// unchanged while the runtime lives (sites are keyed by its address); at
+        /// most its first 4,096 bytes are read and kept (one copy per distinct name).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_next_frame_then_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern OnityStatus onity_next_frame_then_at(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line);
@@ -474,6 +494,21 @@ namespace Onity.Native
         public static extern OnityStatus onity_runtime_live_tasks(IntPtr runtime, ulong* out_tasks, uint capacity, uint* out_count);
 
         /// <summary>
+        /// ABI 1.5. Writes to `*out_word` the address of a word that holds
+        /// `*out_id` (this runtime's id: never 0, never another runtime's) while
+        /// the runtime lives, and 0 from its `onity_runtime_destroy` on. The word
+        /// is static: readable for the life of the process, after the destruction
+        /// too. A host that reads or writes the memory it shares with the runtime
+        /// without a call (`OnityBatch`, `OnityDeferredFrame`, `OnityTickIdle`)
+        /// while other code may destroy the runtime (C code given its pointer)
+        /// compares the word with the id first: another value means that memory is
+        /// freed. Any thread (read the word with an acquire load, or on the thread
+        /// that destroys the runtime). Errors: `NULL_POINTER`, `INVALID_RUNTIME`.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_runtime_live_word", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_runtime_live_word(IntPtr runtime, ulong** out_word, ulong* out_id);
+
+        /// <summary>
         /// Turns site capture on (`enabled` = 1) or off (0, the default). Owner
         /// thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`,
         /// `INVALID_ARGUMENT` (other values), `OUT_OF_MEMORY` (turning it on the
@@ -574,6 +609,9 @@ namespace Onity.Native
         /// <summary>
         /// `onity_task_create` with a creation site. ABI 1.2; errors as
         /// `onity_task_create`.
+        /// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+        /// unchanged while the runtime lives (sites are keyed by its address); at
+        /// most its first 4,096 bytes are read and kept (one copy per distinct name).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_task_create_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_task_create_at(IntPtr runtime, ulong* out_task, IntPtr file, uint line);
@@ -592,6 +630,9 @@ namespace Onity.Native
         /// <summary>
         /// `onity_task_from_result` with a creation site. ABI 1.2; errors as
         /// `onity_task_from_result`.
+        /// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+        /// unchanged while the runtime lives (sites are keyed by its address); at
+        /// most its first 4,096 bytes are read and kept (one copy per distinct name).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_task_from_result_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_task_from_result_at(IntPtr runtime, ulong value, ulong* out_task, IntPtr file, uint line);
@@ -628,9 +669,12 @@ namespace Onity.Native
         public static extern OnityStatus onity_task_set_result(IntPtr runtime, ulong task, ulong value);
 
         /// <summary>
-        /// The creation site of a live task: `*out_file` (NULL when it was made
-        /// without a site), `*out_line` and `*out_frame` (the frame current when it
-        /// was made; 0 without a site). Any output may be NULL. Owner thread.
+        /// The creation site of a live task: `*out_file` (the runtime's copy of the
+        /// file name, valid until it is destroyed), `*out_line` and `*out_frame`
+        /// (the frame current when it was made). A task made without a site, or at
+        /// a site past the 4,096-site table (counted under `ONITY_SITE_OVERFLOW` in
+        /// the report), gives NULL, 0 and 0: its site is not known. Any output may
+        /// be NULL. Owner thread.
         /// Errors: `INVALID_RUNTIME`, `INVALID_HANDLE`, `STALE_HANDLE`,
         /// `FOREIGN_HANDLE`, `WRONG_THREAD`. ABI 1.2.
         /// </summary>
@@ -683,16 +727,19 @@ namespace Onity.Native
         /// `| ONITY_TRACE_CONTINUATIONS`). When the ring is full the oldest events
         /// are overwritten. Starting again restarts from an empty ring. Owner
         /// thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`,
-        /// `COUNT_OUT_OF_RANGE` (events), `INVALID_ARGUMENT` (flags 0 or unknown
-        /// bits), `OUT_OF_MEMORY` (the ring: nothing changed). ABI 1.2.
+        /// `COUNT_OUT_OF_RANGE` (events), `INVALID_ARGUMENT` (flags without
+        /// `ONITY_TRACE_RUNS`, or with unknown bits), `OUT_OF_MEMORY` (the ring:
+        /// nothing changed). ABI 1.2.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_trace_start", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_trace_start(IntPtr runtime, uint events, uint flags);
 
         /// <summary>
         /// Stops recording; the events recorded stay readable with
-        /// `onity_trace_dump` (until the next `onity_trace_start`). Owner thread.
-        /// Errors: `NULL_POINTER`, `INVALID_RUNTIME`, `WRONG_THREAD`. ABI 1.2.
+        /// `onity_trace_dump` (until the next `onity_trace_start`). Stopping a
+        /// trace that is not recording (stopped, or never started) does nothing
+        /// and returns `OK`. Owner thread. Errors: `NULL_POINTER`,
+        /// `INVALID_RUNTIME`, `WRONG_THREAD`. ABI 1.2.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_trace_stop", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_trace_stop(IntPtr runtime);
@@ -734,6 +781,9 @@ namespace Onity.Native
         /// <summary>
         /// `onity_when_all` with a creation site. ABI 1.2; errors as
         /// `onity_when_all`.
+        /// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+        /// unchanged while the runtime lives (sites are keyed by its address); at
+        /// most its first 4,096 bytes are read and kept (one copy per distinct name).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_when_all_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_when_all_at(IntPtr runtime, ulong* tasks, uint count, ulong token, ulong* out_task, IntPtr file, uint line);
@@ -772,6 +822,9 @@ namespace Onity.Native
         /// <summary>
         /// `onity_when_any` with a creation site. ABI 1.2; errors as
         /// `onity_when_any`.
+        /// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+        /// unchanged while the runtime lives (sites are keyed by its address); at
+        /// most its first 4,096 bytes are read and kept (one copy per distinct name).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_when_any_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_when_any_at(IntPtr runtime, ulong* tasks, uint count, ulong token, ulong* out_task, IntPtr file, uint line);
@@ -790,6 +843,9 @@ namespace Onity.Native
 
         /// <summary>
         /// `onity_yield` with a creation site. ABI 1.2; errors as `onity_yield`.
+        /// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+        /// unchanged while the runtime lives (sites are keyed by its address); at
+        /// most its first 4,096 bytes are read and kept (one copy per distinct name).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_yield_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_yield_at(IntPtr runtime, uint timing, ulong token, ulong* out_task, IntPtr file, uint line);
@@ -806,6 +862,9 @@ namespace Onity.Native
         /// <summary>
         /// `onity_yield_then` with a creation site. ABI 1.2; errors as
         /// `onity_yield_then`.
+        /// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+        /// unchanged while the runtime lives (sites are keyed by its address); at
+        /// most its first 4,096 bytes are read and kept (one copy per distinct name).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_yield_then_at", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern OnityStatus onity_yield_then_at(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line);

@@ -3,7 +3,7 @@
 // Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// The header has 71 functions, 13 structs, 7 enums, 12 constants.
+// The header has 72 functions, 13 structs, 7 enums, 12 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -250,6 +250,12 @@ namespace Onity.Native
         {
             Crossings++;
             return OnityNative.onity_runtime_live_tasks(runtime, out_tasks, capacity, out_count);
+        }
+
+        public static OnityStatus onity_runtime_live_word(IntPtr runtime, ulong** out_word, ulong* out_id)
+        {
+            Crossings++;
+            return OnityNative.onity_runtime_live_word(runtime, out_word, out_id);
         }
 
         public static OnityStatus onity_runtime_set_site_capture(IntPtr runtime, uint enabled)

@@ -2,7 +2,6 @@
 //! helpers every part of it uses.
 
 use std::fmt;
-use std::sync::{Mutex, MutexGuard};
 
 /// How long an allocation lives: [`Lifetime::Frame`] until the next
 /// [`rewind`](super::FrameAllocator::rewind), [`Lifetime::TwoFrames`] until
@@ -168,11 +167,7 @@ impl fmt::Display for AllocError {
 
 impl std::error::Error for AllocError {}
 
-pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while holding one of these locks cannot leave the protected
-    // data inconsistent (plain counters / a Vec push), so ignore poisoning.
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
+pub(super) use super::fork::lock;
 
 #[inline]
 pub(super) fn round_up_sat(x: usize, to: usize) -> usize {

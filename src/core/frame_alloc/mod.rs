@@ -150,6 +150,7 @@
 
 mod blocks;
 mod config;
+mod fork;
 mod home;
 mod live;
 mod per_thread;
@@ -231,6 +232,7 @@ impl FrameAllocator {
     /// Creates an allocator, or `OutOfMemory` when its tables cannot be
     /// allocated (nothing is kept then).
     pub fn try_new(cfg: FrameAllocConfig) -> crate::core::error::Result<Self> {
+        fork::install();
         let cfg = cfg.normalized();
         // Chunk sizes the allocator works with (see `MAX_CHUNK_BYTES`); both
         // are multiples of 64 and `chunk <= max_chunk` still holds.

@@ -4,7 +4,9 @@
 use std::cell::{RefCell, UnsafeCell};
 use std::ptr::{self, NonNull};
 use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
+
+use super::fork::Locked;
 
 use super::config::{lock, CACHE_ENTRIES, LINE, MAX_CHUNK_BYTES, OVERFLOW_ARENAS, RECENT_BYTES, RECENT_ONE};
 use super::home::HomeCell;
@@ -259,7 +261,7 @@ pub(super) struct Slots {
 
 impl Slots {
     /// The slots, locked.
-    pub(super) fn lock(&self) -> MutexGuard<'_, Vec<SlotRc>> {
+    pub(super) fn lock(&self) -> Locked<'_, Vec<SlotRc>> {
         lock(&self.list)
     }
 
