@@ -82,7 +82,7 @@ namespace Onity.Linq
 {
     sealed class EveryUpdateStream : IOnityAsyncEnumerable<AsyncUnit>
     {
-        readonly OnityTiming timing;
+        internal readonly OnityTiming timing;
         internal EveryUpdateStream(OnityTiming timing) { this.timing = timing; }
 
         public IOnityAsyncEnumerator<AsyncUnit> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
@@ -232,6 +232,85 @@ namespace Onity.Linq
                 cancellationToken = default(CancellationToken);
                 cancelable = false;
                 continuation = null;
+                pool.Return(this);
+            }
+            return OnityTask.CompletedTask;
+        }
+    }
+
+    /// <summary>The pump of a fused chain over EveryUpdate (Where, Select, ... on it): a run
+    /// waiter itself, it pushes each run through the chain's stages and resumes the consumer only
+    /// when an element passed (a skipped run waits for the next one, as the unfused chain's
+    /// re-pull would): per element, one run-waiter call, the stages and one completion.</summary>
+    sealed class EveryUpdatePump : OnityPump
+    {
+        static readonly OnityObjectPool<EveryUpdatePump> pool = new OnityObjectPool<EveryUpdatePump>(1024);
+        OnityRuntime runtime;
+        OnityTiming timing;
+        CancellationToken cancellationToken;
+        bool cancelable;
+        bool disposed;
+        OnityStage<AsyncUnit> head;
+
+        EveryUpdatePump() { onRun = OnRun; }
+
+        internal static EveryUpdatePump Rent(EveryUpdateStream stream, OnityStage<AsyncUnit> head, CancellationToken ct)
+        {
+            var r = OnityRuntime.Require();
+            var p = pool.TryRent() ?? new EveryUpdatePump();
+            p.runtime = r;
+            p.timing = stream.timing;
+            p.cancellationToken = ct;
+            p.cancelable = ct.CanBeCanceled;
+            p.disposed = false;
+            p.head = head;
+            return p;
+        }
+
+        internal override void Pull()
+        {
+            var r = runtime;
+            if (r.disposed) owner.OnFault(StreamErrors.RuntimeDisposed());
+            else r.AddRunWaiter(this, timing); // the next run of the timing after this call
+        }
+
+        internal override void OnRun()
+        {
+            if (disposed)
+            {
+                owner.OnEnd();
+                return;
+            }
+            if (runtime.disposed)
+            {
+                owner.OnFault(StreamErrors.RuntimeDisposed());
+                return;
+            }
+            if (cancelable && cancellationToken.IsCancellationRequested)
+            {
+                owner.OnFault(new OperationCanceledException(cancellationToken));
+                return;
+            }
+            int r;
+            try { r = head.Push(default(AsyncUnit)); }
+            catch (Exception ex)
+            {
+                owner.OnFault(ex);
+                return;
+            }
+            if (OnityPump<AsyncUnit>.Report(owner, r)) runtime.AddRunWaiter(this, timing); // skipped: the next run
+        }
+
+        internal override OnityTask Dispose(bool pending)
+        {
+            disposed = true;
+            if (!pending)
+            {
+                head.ReleaseChain();
+                head = null;
+                owner = null;
+                runtime = null;
+                cancellationToken = default(CancellationToken);
                 pool.Return(this);
             }
             return OnityTask.CompletedTask;
