@@ -1,5 +1,6 @@
 using System;
 using System.Threading;
+using Onity.Linq;
 
 namespace Onity
 {
@@ -16,6 +17,7 @@ namespace Onity
         {
             if (source == null) throw new ArgumentNullException("source");
             if (action == null) throw new ArgumentNullException("action");
+            if (source is OnityFused<T> || source is EveryUpdateStream) return FusedForEach<T>.Start(source, action, null, cancellationToken);
             return ForEachCore(source, action, cancellationToken);
         }
 
@@ -25,6 +27,7 @@ namespace Onity
         {
             if (source == null) throw new ArgumentNullException("source");
             if (action == null) throw new ArgumentNullException("action");
+            if (source is OnityFused<T> || source is EveryUpdateStream) return FusedForEach<T>.Start(source, null, action, cancellationToken);
             return ForEachIndexCore(source, action, cancellationToken);
         }
 
