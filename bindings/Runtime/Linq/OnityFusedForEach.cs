@@ -72,12 +72,15 @@ namespace Onity.Linq
             OnityTask disposal;
             try { disposal = p.Dispose(false); } // this stage is released with the chain
             catch (Exception dex) { disposal = OnityTask.FromException(dex); }
-            if (disposal.Status == OnityTaskStatus.Pending)
-            {
-                var aw = disposal.GetAwaiter();
-                aw.UnsafeOnCompleted(() => Complete(d, ex, disposal));
-            }
+            if (disposal.Status == OnityTaskStatus.Pending) CompleteLater(d, ex, disposal);
             else Complete(d, ex, disposal);
+        }
+
+        // (Its own method: mcs allocates a lambda's captured variables at the entry of the method
+        // that holds it, whichever path runs.)
+        static void CompleteLater(AutoResetOnityCompletionSource d, Exception ex, OnityTask disposal)
+        {
+            disposal.GetAwaiter().UnsafeOnCompleted(() => Complete(d, ex, disposal));
         }
 
         static void Complete(AutoResetOnityCompletionSource d, Exception ex, OnityTask disposal)
