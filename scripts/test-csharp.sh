@@ -29,6 +29,8 @@ if [ ! -f "$LIB" ] || [ -n "$(find src Cargo.toml build.rs -newer "$LIB" -print 
 fi
 
 python3 scripts/gen_csharp_native.py --check
+# The generated async LINQ overload families (scripts/gen_csharp_linq.py) must match their generator.
+python3 scripts/gen_csharp_linq.py --check
 
 # The main suite is compiled with ONITY_SITES (creation sites compiled in: caller-info parameters);
 # the ENABLE_IL2CPP suite below without it (the default build's plain overloads).
