@@ -41,10 +41,20 @@ namespace Onity.Linq
         }
     }
 
-    sealed class CreateEnumerator<T> : OnityAsyncEnumeratorBase<T>, IOnityAsyncWriter<T>, IOnityTaskSource
+    /// <summary>The source of YieldAsync's task (an object of its own: the enumerator already is
+    /// its MoveNextAsync task's source).</summary>
+    sealed class YieldSource : IOnityTaskSource
+    {
+        internal OnityCompletionSourceCore<AsyncUnit> core;
+        public OnityTaskStatus GetStatus(long token) { return core.GetStatus(token); }
+        public void OnCompleted(Action continuation, long token) { core.OnCompleted(continuation, token); }
+        public void GetResult(long token) { core.GetResult(token); }
+    }
+
+    sealed class CreateEnumerator<T> : OnityAsyncEnumeratorBase<T>, IOnityAsyncWriter<T>
     {
         readonly Func<IOnityAsyncWriter<T>, CancellationToken, OnityTask> create;
-        OnityCompletionSourceCore<AsyncUnit> yieldCore;
+        readonly YieldSource yielded = new YieldSource();
         bool started, yielding;
         OnityTask producer;
         readonly Action onProducerDone;
@@ -62,7 +72,7 @@ namespace Onity.Linq
             {
                 // The producer waits in YieldAsync: let it go on (it yields or ends).
                 yielding = false;
-                yieldCore.TrySetResult(default(AsyncUnit));
+                yielded.core.TrySetResult(default(AsyncUnit));
                 return;
             }
             started = true;
@@ -81,8 +91,8 @@ namespace Onity.Linq
             if (yielding) throw new InvalidOperationException("Onity: YieldAsync was called before the previous YieldAsync's task completed.");
             if (IsDisposed) return OnityTask.FromCanceled(new CancellationToken(true));
             yielding = true;
-            yieldCore.Reset();
-            var t = new OnityTask(this, yieldCore.Version);
+            yielded.core.Reset();
+            var t = new OnityTask(yielded, yielded.core.Version);
             Yield(value);
             return t;
         }
@@ -105,15 +115,11 @@ namespace Onity.Linq
             if (yielding)
             {
                 yielding = false;
-                yieldCore.TrySetCanceled(new CancellationToken(true));
+                yielded.core.TrySetCanceled(new CancellationToken(true));
             }
             return OnityTask.CompletedTask;
         }
 
         protected override void ReturnToPool() { } // not pooled: the producer may outlive the enumeration
-
-        OnityTaskStatus IOnityTaskSource.GetStatus(long token) { return yieldCore.GetStatus(token); }
-        void IOnityTaskSource.OnCompleted(Action continuation, long token) { yieldCore.OnCompleted(continuation, token); }
-        void IOnityTaskSource.GetResult(long token) { yieldCore.GetResult(token); }
     }
 }

@@ -1,0 +1,168 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+
+namespace Onity.Tests
+{
+    /// <summary>Async LINQ (issue 27): Create, the combinators built on it, Subscribe; against
+    /// LINQ to Objects, with frame-driven sources, exceptions, cancellation and disposal.</summary>
+    public class LinqCombinatorTests
+    {
+        static T Run<T>(OnityTask<T> t) { return t.GetAwaiter().GetResult(); }
+        static string Str<T>(IEnumerable<T> l) { return string.Join(",", l); }
+        static string All<T>(IOnityAsyncEnumerable<T> s) { return Str(Run(s.ToListAsync())); }
+        static IOnityAsyncEnumerable<int> Of(params int[] x) { return x.ToOnityAsyncEnumerable(); }
+
+        static async OnityTask CountTo(IOnityAsyncWriter<int> w, int n, List<string> log)
+        {
+            try
+            {
+                for (int i = 1; i <= n; i++)
+                {
+                    log.Add("yield " + i);
+                    await w.YieldAsync(i);
+                }
+            }
+            finally
+            {
+                log.Add("producer done");
+            }
+        }
+
+        [Test]
+        public void CreateYieldsWhenAskedAndEndsWithItsTask()
+        {
+            using (new TestHost())
+            {
+                var log = new List<string>();
+                var s = OnityAsyncEnumerable.Create<int>((w, ct) => CountTo(w, 3, log));
+                Assert.Equal(0, log.Count, "nothing runs before the enumeration");
+                var e = s.GetAsyncEnumerator();
+                Assert.Equal(0, log.Count, "nor before the first MoveNextAsync");
+                Assert.True(Run(e.MoveNextAsync()), "first");
+                Assert.Equal("yield 1", Str(log), "the producer ran up to its first yield");
+                Assert.Equal(1, e.Current, "its value");
+                Assert.True(Run(e.MoveNextAsync()), "second");
+                Assert.Equal(2, e.Current, "second value");
+                // Disposed while the producer waits in YieldAsync: that wait ends canceled.
+                e.DisposeAsync().GetAwaiter().GetResult();
+                Assert.Equal("yield 1,yield 2,producer done", Str(log), "the producer's finally ran");
+                log.Clear();
+                Assert.Equal("1,2,3", All(s), "a whole enumeration");
+                var bad = OnityAsyncEnumerable.Create<int>((w, ct) => OnityTask.FromException(new FormatException("producer")));
+                Assert.Equal("producer", Assert.Throws<FormatException>(() => All(bad)).Message, "the producer's exception");
+                Assert.Throws<ArgumentNullException>(() => OnityAsyncEnumerable.Create<int>(null), "null");
+            }
+        }
+
+        [Test]
+        public void CombinatorsMatchLinqToObjects()
+        {
+            using (new TestHost())
+            {
+                int[] a = { 3, 1, 3, 2, 5, 1 }, b = { 1, 4, 5 };
+                Assert.Equal(Str(a.Concat(b)), All(Of(a).Concat(Of(b))), "Concat");
+                Assert.Equal("3,1,3,2,5,1,9", All(Of(a).Append(9)), "Append");
+                Assert.Equal("9,3,1,3,2,5,1", All(Of(a).Prepend(9)), "Prepend");
+                Assert.Equal("0", All(Of().DefaultIfEmpty()), "DefaultIfEmpty of none");
+                Assert.Equal("7", All(Of().DefaultIfEmpty(7)), "DefaultIfEmpty(7)");
+                Assert.Equal("1,2", All(Of(1, 2).DefaultIfEmpty(7)), "DefaultIfEmpty of some");
+                Assert.Equal(Str(a.Distinct()), All(Of(a).Distinct()), "Distinct");
+                Assert.Equal("3,2", All(Of(a).Distinct(x => x % 2)), "Distinct by key");
+                Assert.Equal(Str(a.Union(b)), All(Of(a).Union(Of(b))), "Union");
+                Assert.Equal(Str(a.Except(b)), All(Of(a).Except(Of(b))), "Except");
+                Assert.Equal(Str(a.Intersect(b)), All(Of(a).Intersect(Of(b))), "Intersect");
+                Assert.Equal("3,1,3,2", All(Of(a).SkipLast(2)), "SkipLast");
+                Assert.Equal(Str(a), All(Of(a).SkipLast(0)), "SkipLast(0)");
+                Assert.Equal("5,1", All(Of(a).TakeLast(2)), "TakeLast");
+                Assert.Equal("", All(Of(a).TakeLast(0)), "TakeLast(0)");
+                Assert.Equal(Str(a.Reverse()), All(Of(a).Reverse()), "Reverse");
+                Assert.Equal("3 1|3 2|5 1", string.Join("|", Run(Of(a).Buffer(2).ToListAsync()).Select(l => string.Join(" ", l))), "Buffer(2)");
+                Assert.Equal("3 1 3|3 2 5|5 1", string.Join("|", Run(Of(a).Buffer(3, 2).ToListAsync()).Select(l => string.Join(" ", l))), "Buffer(3, 2)");
+                Assert.Equal("3 1|2 5", string.Join("|", Run(Of(a).Buffer(2, 3).ToListAsync()).Select(l => string.Join(" ", l))), "Buffer(2, 3)");
+                Assert.Throws<ArgumentOutOfRangeException>(() => Of(a).Buffer(0), "Buffer(0)");
+                Assert.Equal("(3, 1),(1, 3),(3, 2),(2, 5),(5, 1)", All(Of(a).Pairwise()), "Pairwise");
+                Assert.Equal("", All(Of(1).Pairwise()), "Pairwise of one");
+                Assert.Equal("(3, 1),(1, 4),(3, 5)", All(Of(a).Zip(Of(b))), "Zip");
+                Assert.Equal("4,5,8", All(Of(a).Zip(Of(b), (x, y) => x + y)), "Zip with selector");
+                Assert.Throws<ArgumentNullException>(() => Of(a).Concat(null), "Concat(null)");
+                Assert.Throws<ArgumentNullException>(() => Of(a).Zip(Of(b), (Func<int, int, int>)null), "Zip selector");
+            }
+        }
+
+        [Test]
+        public void CombinatorsOverFramesDisposeEachSourceAndSeeTheToken()
+        {
+            using (var h = new TestHost())
+            using (var cts = new CancellationTokenSource())
+            {
+                h.RunFrame();
+                int n = 0;
+                var frames = OnityAsyncEnumerable.EveryUpdate().Select(_ => ++n);
+                var got = new List<int>();
+                var t = frames.Take(2).Concat(Of(100)).Append(200).Pairwise().Select(p => p.Item1 * 1000 + p.Item2).ForEachAsync(x => got.Add(x));
+                h.RunFrame();
+                Assert.Equal("", Str(got), "one element so far: no pair");
+                h.RunFrame();
+                Assert.Equal("1002,2100,100200", Str(got), "the second frame ends the Take, then the rest at once");
+                Assert.Equal(OnityTaskStatus.Succeeded, t.Status, "ended");
+                // Canceled while a combinator waits for a frame.
+                var u = frames.Distinct().Buffer(2).CountAsync(cts.Token);
+                h.RunFrame();
+                cts.Cancel();
+                h.RunFrame();
+                Assert.Equal(OnityTaskStatus.Canceled, u.Status, "canceled through the combinators");
+                Assert.Equal(0, h.Runtime.GetManagedStats().PendingWaits, "nothing left");
+            }
+        }
+
+        sealed class Observer : IObserver<int>
+        {
+            public readonly List<string> Log = new List<string>();
+            public void OnNext(int v) { Log.Add("next " + v); }
+            public void OnError(Exception e) { Log.Add("error " + e.Message); }
+            public void OnCompleted() { Log.Add("completed"); }
+        }
+
+        [Test]
+        public void SubscribeRunsWithoutAwaitingAndDisposingItCancels()
+        {
+            using (var h = new TestHost())
+            {
+                var o = new Observer();
+                Of(1, 2).Subscribe(o);
+                Assert.Equal("next 1,next 2,completed", Str(o.Log), "observer");
+                var o2 = new Observer();
+                OnityAsyncEnumerable.Throw<int>(new FormatException("bad")).Subscribe(o2);
+                Assert.Equal("error bad", Str(o2.Log), "onError");
+                h.RunFrame();
+                var got = new List<int>();
+                bool completed = false;
+                int k = 0;
+                var d = OnityAsyncEnumerable.EveryUpdate().Select(_ => ++k).Subscribe(x => got.Add(x), () => completed = true);
+                h.RunFrame();
+                h.RunFrame();
+                d.Dispose();
+                h.RunFrame();
+                h.RunFrame();
+                Assert.Equal("1,2", Str(got), "elements until the disposal");
+                Assert.False(completed, "a cancellation is not a completion");
+                // Without onError an exception goes to the unobserved handler.
+                Exception seen = null;
+                Action<Exception> handler = ex => seen = ex;
+                OnityTask.UnobservedTaskException += handler;
+                try
+                {
+                    Of(1).Select<int, int>(x => { throw new FormatException("unobserved"); }).Subscribe(x => { });
+                }
+                finally
+                {
+                    OnityTask.UnobservedTaskException -= handler;
+                }
+                Assert.True(seen is FormatException, "published as unobserved");
+                Assert.Throws<ArgumentNullException>(() => Of(1).Subscribe((Action<int>)null), "null onNext");
+            }
+        }
+    }
+}
