@@ -164,5 +164,44 @@ namespace Onity.Tests
                 Assert.Throws<ArgumentNullException>(() => Of(1).Subscribe((Action<int>)null), "null onNext");
             }
         }
+
+        [Test]
+        public void TakeUntilAndSkipUntilFollowTheirSignal()
+        {
+            using (var h = new TestHost())
+            using (var stop = new CancellationTokenSource())
+            using (var open = new CancellationTokenSource())
+            {
+                h.RunFrame();
+                int n = 0, m = 0;
+                var taken = new List<int>();
+                var skipped = new List<int>();
+                var t = OnityAsyncEnumerable.EveryUpdate().Select(_ => ++n).TakeUntilCanceled(stop.Token).ForEachAsync(x => taken.Add(x));
+                var u = OnityAsyncEnumerable.EveryUpdate().Select(_ => ++m).SkipUntilCanceled(open.Token).Take(2).ForEachAsync(x => skipped.Add(x));
+                h.RunFrame();
+                h.RunFrame();
+                stop.Cancel();
+                open.Cancel();
+                Assert.Equal(OnityTaskStatus.Succeeded, t.Status, "TakeUntilCanceled ends at once, while waiting for a frame");
+                Assert.Equal("1,2", Str(taken), "the elements before");
+                h.RunFrame();
+                h.RunFrame();
+                Assert.Equal("3,4", Str(skipped), "SkipUntilCanceled: the elements after");
+                Assert.Equal(OnityTaskStatus.Succeeded, u.Status, "then its Take ends it");
+                // The task forms.
+                var gate = new OnityCompletionSource();
+                var v = OnityAsyncEnumerable.EveryUpdate().Select(_ => 1).TakeUntil(gate.Task).CountAsync();
+                h.RunFrame();
+                h.RunFrame();
+                gate.TrySetResult();
+                Assert.Equal(2, Run(v), "TakeUntil(task): the elements before its completion");
+                Assert.Equal("", All(Of(1, 2).SkipUntil(new OnityCompletionSource().Task)), "SkipUntil a pending task: nothing");
+                Assert.Equal("1,2", All(Of(1, 2).SkipUntil(OnityTask.CompletedTask)), "SkipUntil a completed task: everything");
+                Assert.Equal("", All(Of(1, 2).TakeUntil(ct => OnityTask.CompletedTask)), "TakeUntil a completed task: nothing");
+                // The source's frame wait the signal cut short goes at its run (its element dropped).
+                h.RunFrame();
+                Assert.Equal(0, h.Runtime.GetManagedStats().PendingWaits, "nothing left");
+            }
+        }
     }
 }
