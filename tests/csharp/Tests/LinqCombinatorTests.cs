@@ -203,5 +203,53 @@ namespace Onity.Tests
                 Assert.Equal(0, h.Runtime.GetManagedStats().PendingWaits, "nothing left");
             }
         }
+
+        [Test]
+        public void MergeQueueCombineLatestAndPublishServeConcurrentSources()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame();
+                int n = 0;
+                var ticks = OnityAsyncEnumerable.EveryUpdate().Select(_ => ++n);
+                // Merge: frame elements and a synchronous source, interleaved as they come.
+                var merged = new List<int>();
+                var t = ticks.Take(3).Select(x => x * 10).Merge(Of(1, 2)).ForEachAsync(x => merged.Add(x));
+                Assert.Equal("1,2", Str(merged), "the synchronous source at once");
+                for (int f = 0; f < 3; f++) h.RunFrame();
+                Assert.Equal("1,2,10,20,30", Str(merged), "then each frame's element");
+                Assert.Equal(OnityTaskStatus.Succeeded, t.Status, "ends when both ended");
+                var bad = Of(1).Merge(OnityAsyncEnumerable.Throw<int>(new FormatException("merge"))).ToListAsync();
+                Assert.Equal("merge", Assert.Throws<FormatException>(() => Run(bad)).Message, "a source's exception");
+                // Queue: the source runs ahead of a slow consumer.
+                int pulled = 0;
+                var q = Of(1, 2, 3).Do(_ => pulled++).Queue().GetAsyncEnumerator();
+                Assert.True(Run(q.MoveNextAsync()), "first");
+                Assert.Equal(3, pulled, "the source was drained ahead");
+                q.DisposeAsync().GetAwaiter().GetResult();
+                // CombineLatest.
+                int m = 0;
+                var letters = OnityAsyncEnumerable.EveryUpdate().Select(_ => (char)('a' + m++)).Take(2);
+                var combined = new List<string>();
+                var c = ticks.Take(3).CombineLatest(letters, (x, y) => x + "" + y).ForEachAsync(x => combined.Add(x));
+                for (int f = 0; f < 4; f++) h.RunFrame();
+                Assert.Equal(OnityTaskStatus.Succeeded, c.Status, "CombineLatest ends with both");
+                Assert.Equal("4a,5a,5b,6b", Str(combined), "a value per element once both have one (the first tick has no letter yet)");
+                // Publish: two consumers share one enumeration of the source.
+                int runs = 0;
+                var shared = OnityAsyncEnumerable.EveryUpdate().Select(_ => ++runs).Take(3).Publish();
+                var a = shared.ToListAsync();
+                var b = shared.Select(x => -x).ToListAsync();
+                Assert.Equal(OnityTaskStatus.Pending, a.Status, "nothing before Connect");
+                var conn = shared.Connect();
+                Assert.Throws<InvalidOperationException>(() => shared.Connect(), "connected once");
+                for (int f = 0; f < 4; f++) h.RunFrame();
+                Assert.Equal("1,2,3", Str(Run(a)), "first consumer");
+                Assert.Equal("-1,-2,-3", Str(Run(b)), "second consumer");
+                Assert.Equal(3, runs, "the source enumerated once");
+                Assert.Equal("", All(shared), "a consumer after the end: nothing");
+                conn.Dispose();
+            }
+        }
     }
 }
