@@ -48,6 +48,29 @@ namespace Onity
             return new TimerStream(CheckTime(dueTime, "dueTime"), CheckTime(period, "period"), delayType, CheckTiming(timing));
         }
 
+        /// <summary>One element <paramref name="dueTimeFrameCount"/> frames after the MoveNextAsync
+        /// (a <c>DelayFrame</c>: the first run of the timing in a frame at least that many frames
+        /// later; 0 behaves as Yield), then the end.</summary>
+        public static IOnityAsyncEnumerable<AsyncUnit> TimerFrame(int dueTimeFrameCount, OnityTiming timing = OnityTiming.Update)
+        {
+            return new TimerStream(OnityTask.CheckDelayCount(dueTimeFrameCount), double.NaN, DelayType.DeltaTime, CheckTiming(timing), true);
+        }
+
+        /// <summary>An element after <paramref name="dueTimeFrameCount"/> frames, then one every
+        /// <paramref name="periodFrameCount"/> frames, each counted from its MoveNextAsync.</summary>
+        public static IOnityAsyncEnumerable<AsyncUnit> TimerFrame(int dueTimeFrameCount, int periodFrameCount, OnityTiming timing = OnityTiming.Update)
+        {
+            return new TimerStream(OnityTask.CheckDelayCount(dueTimeFrameCount), OnityTask.CheckDelayCount(periodFrameCount), DelayType.DeltaTime, CheckTiming(timing), true);
+        }
+
+        /// <summary>An element every <paramref name="intervalFrameCount"/> frames (a DelayFrame per
+        /// MoveNextAsync, counted from it).</summary>
+        public static IOnityAsyncEnumerable<AsyncUnit> IntervalFrame(int intervalFrameCount, OnityTiming timing = OnityTiming.Update)
+        {
+            ulong n = OnityTask.CheckDelayCount(intervalFrameCount);
+            return new TimerStream(n, n, DelayType.DeltaTime, CheckTiming(timing), true);
+        }
+
         /// <summary>The value of <paramref name="propertySelector"/> on <paramref name="target"/>: the
         /// current one at the first MoveNextAsync, then each value that differs (by
         /// <paramref name="equalityComparer"/>, default: EqualityComparer.Default) from the last one
@@ -327,26 +350,29 @@ namespace Onity.Linq
 
     sealed class TimerStream : IOnityAsyncEnumerable<AsyncUnit>
     {
-        readonly double due, period; // seconds; period NaN: one element
+        readonly double due, period; // seconds, or frames (TimerFrame); period NaN: one element
         readonly DelayType delayType;
         readonly OnityTiming timing;
+        readonly bool frames;
 
-        internal TimerStream(double due, double period, DelayType delayType, OnityTiming timing)
+        internal TimerStream(double due, double period, DelayType delayType, OnityTiming timing, bool frames = false)
         {
             this.due = due;
             this.period = period;
             this.delayType = delayType;
             this.timing = timing;
+            this.frames = frames;
         }
 
         public IOnityAsyncEnumerator<AsyncUnit> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
         {
-            return TimerEnumerator.Rent(OnityRuntime.Require(), due, period, delayType, timing, cancellationToken);
+            return TimerEnumerator.Rent(OnityRuntime.Require(), due, period, delayType, timing, frames, cancellationToken);
         }
     }
 
-    /// <summary>Each MoveNextAsync is one Delay (a wait slot; with the token, mapped to its native
-    /// cancellation source, so cancellation is seen at the next run of the timing).</summary>
+    /// <summary>Each MoveNextAsync is one Delay, or one DelayFrame for TimerFrame/IntervalFrame (a
+    /// wait slot; with the token, mapped to its native cancellation source, so cancellation is seen
+    /// at the next run of the timing).</summary>
     sealed class TimerEnumerator : OnityAsyncEnumeratorBase<AsyncUnit>
     {
         static readonly OnityObjectPool<TimerEnumerator> pool = new OnityObjectPool<TimerEnumerator>(256);
@@ -354,15 +380,16 @@ namespace Onity.Linq
         double due, period;
         DelayType delayType;
         OnityTiming timing;
-        bool duePhase;
+        bool duePhase, frames;
         OnityTask delay;
         readonly Action onDelay;
 
         TimerEnumerator() { onDelay = OnDelay; }
 
-        internal static TimerEnumerator Rent(OnityRuntime r, double due, double period, DelayType delayType, OnityTiming timing, CancellationToken ct)
+        internal static TimerEnumerator Rent(OnityRuntime r, double due, double period, DelayType delayType, OnityTiming timing, bool frames, CancellationToken ct)
         {
             var e = pool.TryRent() ?? new TimerEnumerator();
+            e.frames = frames;
             e.runtime = r;
             e.due = due;
             e.period = period;
@@ -390,7 +417,8 @@ namespace Onity.Linq
             duePhase = false;
             try
             {
-                delay = r.Schedule(OnityRuntime.KindDelay, timing, (ulong)BitConverter.DoubleToInt64Bits(s), (byte)delayType, cancellationToken);
+                delay = frames ? r.Schedule(OnityRuntime.KindDelayFrame, timing, (ulong)s, 0, cancellationToken)
+                    : r.Schedule(OnityRuntime.KindDelay, timing, (ulong)BitConverter.DoubleToInt64Bits(s), (byte)delayType, cancellationToken);
                 var aw = delay.GetAwaiter();
                 if (aw.IsCompleted) OnDelay();
                 else aw.UnsafeOnCompleted(onDelay);

@@ -235,6 +235,39 @@ namespace Onity.Tests
             }
         }
 
+        [Test]
+        public void TimerFrameAndIntervalFrameCountFramesFromEachMoveNext()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame();
+                var log = new List<ulong>();
+                var once = OnityAsyncEnumerable.TimerFrame(2).ForEachAsync(_ => log.Add(h.Frame));
+                var every = new List<ulong>();
+                var periodic = OnityAsyncEnumerable.TimerFrame(1, 3).Take(3).ForEachAsync(_ => every.Add(h.Frame));
+                var interval = new List<ulong>();
+                var each = OnityAsyncEnumerable.IntervalFrame(2).Take(2).ForEachAsync(_ => interval.Add(h.Frame));
+                ulong start = h.Frame;
+                for (int f = 0; f < 9; f++) h.RunFrame();
+                Assert.Equal(Str(new[] { start + 2 }), Str(log), "TimerFrame(2): one element two frames later");
+                Assert.Equal(OnityTaskStatus.Succeeded, once.Status, "then the end");
+                Assert.Equal(Str(new[] { start + 1, start + 4, start + 7 }), Str(every), "TimerFrame(1, 3)");
+                Assert.Equal(Str(new[] { start + 2, start + 4 }), Str(interval), "IntervalFrame(2)");
+                Assert.Equal(OnityTaskStatus.Succeeded, periodic.Status, "Take ended it");
+                Assert.Equal(OnityTaskStatus.Succeeded, each.Status, "Take ended it");
+                Assert.Throws<ArgumentOutOfRangeException>(() => OnityAsyncEnumerable.IntervalFrame(-1), "a negative count");
+                using (var cts = new CancellationTokenSource())
+                {
+                    var c = OnityAsyncEnumerable.IntervalFrame(1).ForEachAsync(_ => { }, cts.Token);
+                    h.RunFrame();
+                    cts.Cancel();
+                    h.RunFrame();
+                    h.RunFrame();
+                    Assert.Equal(OnityTaskStatus.Canceled, c.Status, "canceled by the token");
+                }
+            }
+        }
+
         static long count;
         static readonly Func<AsyncUnit, int> one = _ => 1;
         static readonly Func<int, OnityTask<bool>> positiveNow = x => new OnityTask<bool>(x > 0);
