@@ -3,9 +3,9 @@ using System.Threading;
 
 namespace Onity.Linq
 {
-    /// <summary>ForEachAsync over a fused chain or EveryUpdate: no enumerator and no awaiting
-    /// state machine; the action is the chain's last stage, so the pump runs it for each element
-    /// and goes on pulling (over EveryUpdate: waits for the next run) by itself. Observable as
+    /// <summary>ForEachAsync: no awaiting state machine; the action is the last stage of the
+    /// source's chain (of a pump over a source that is not fused), so the pump runs it for each
+    /// element and goes on pulling (over EveryUpdate: waits for the next run) by itself. Observable as
     /// the enumerating form: the action in order, the source disposed before the task completes,
     /// the task faulted by the source's or the action's exception, canceled by the token (checked
     /// before the first element and after each action, as each MoveNextAsync would).</summary>
@@ -20,8 +20,8 @@ namespace Onity.Linq
         OnityPump pump;
         AutoResetOnityCompletionSource done;
 
-        /// <summary><paramref name="source"/>: an <see cref="OnityFused{T}"/> or, T being AsyncUnit,
-        /// an <see cref="EveryUpdateStream"/>.</summary>
+        /// <summary>Over a fused chain its stages, over EveryUpdate its run waiter, over any other
+        /// source a pump pulling its enumerator.</summary>
         internal static OnityTask Start(IOnityAsyncEnumerable<T> source, Action<T> action, Action<T, int> indexed, CancellationToken ct)
         {
             var f = pool.TryRent() ?? new FusedForEach<T>();
@@ -35,7 +35,12 @@ namespace Onity.Linq
             if (fused != null) f.pump = fused.Open(f, ref empty, ct); // (releases its stages, this one too, if it throws)
             else
             {
-                try { f.pump = EveryUpdatePump.Rent((EveryUpdateStream)(object)source, (OnityStage<AsyncUnit>)(object)f, ct); }
+                try
+                {
+                    var every = source as EveryUpdateStream;
+                    f.pump = every != null ? (OnityPump)EveryUpdatePump.Rent(every, (OnityStage<AsyncUnit>)(object)f, ct)
+                        : OnityPump<T>.Rent(source.GetAsyncEnumerator(ct), f);
+                }
                 catch
                 {
                     f.Clear();

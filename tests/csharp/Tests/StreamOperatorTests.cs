@@ -320,6 +320,33 @@ namespace Onity.Tests
             }
         }
 
+        static readonly AsyncLocal<string> local = new AsyncLocal<string>();
+
+        [Test]
+        public void ForEachAsyncRunsItsActionInTheCallersContextWhenThereIsOneToFlow() { FreshThread.Run(ContextBody); }
+
+        static void ContextBody()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame();
+                var seen = new List<string>();
+                local.Value = "caller";
+                var t = OnityAsyncEnumerable.EveryUpdate().Select(_ => 1).Take(2).ForEachAsync(_ => seen.Add(local.Value ?? "none"));
+                var u = OnityAsyncEnumerable.Range(0, 2).ForEachAsync(_ => seen.Add(local.Value ?? "none"));
+                local.Value = null;
+                h.RunFrame();
+                h.RunFrame();
+                Assert.Equal(OnityTaskStatus.Succeeded, t.Status, "ended");
+                Assert.Equal("caller,caller,caller,caller", string.Join(",", seen), "the action sees the caller's AsyncLocal");
+                // Nothing to flow: the action runs in the run's context (the direct path).
+                seen.Clear();
+                var v = OnityAsyncEnumerable.EveryUpdate().Take(1).ForEachAsync(_ => seen.Add(local.Value ?? "none"));
+                h.RunFrame();
+                Assert.Equal("none", string.Join(",", seen), "no context");
+            }
+        }
+
         static long count;
         static readonly Action<int> onInt = x => count += x;
         static readonly Func<AsyncUnit, int> one = _ => 1;
