@@ -251,5 +251,27 @@ namespace Onity.Tests
                 conn.Dispose();
             }
         }
+
+        [Test]
+        public void OrderingGroupingSelectManyAndSequenceEqualMatchLinq()
+        {
+            using (new TestHost())
+            {
+                var words = new[] { "pear", "fig", "apple", "kiwi", "plum", "date" };
+                var s = words.ToOnityAsyncEnumerable();
+                Assert.Equal(Str(words.OrderBy(w => w.Length)), All(s.OrderBy(w => w.Length)), "OrderBy (stable)");
+                Assert.Equal(Str(words.OrderByDescending(w => w.Length).ThenBy(w => w)), All(s.OrderByDescending(w => w.Length).ThenBy(w => w)), "OrderByDescending.ThenBy");
+                Assert.Equal(Str(words.OrderBy(w => w[0]).ThenByDescending(w => w.Length)), All(s.OrderBy(w => w[0]).ThenByDescending(w => w.Length)), "OrderBy.ThenByDescending");
+                Assert.Equal("4:pear kiwi plum date|3:fig|5:apple", string.Join("|", Run(s.GroupBy(w => w.Length).ToListAsync()).Select(g => g.Key + ":" + string.Join(" ", g))), "GroupBy");
+                Assert.Equal("p:4 4|f:3|a:5|k:4|d:4", string.Join("|", Run(s.GroupBy(w => w[0], w => w.Length).ToListAsync()).Select(g => g.Key + ":" + string.Join(" ", g))), "GroupBy with elements");
+                Assert.Equal("1,1,2,1,2,3", All(Of(1, 2, 3).SelectMany(x => OnityAsyncEnumerable.Range(1, x))), "SelectMany");
+                Assert.Equal("10,20,21", All(Of(1, 2).SelectMany(x => OnityAsyncEnumerable.Range(0, x), (x, y) => x * 10 + y)), "SelectMany with result");
+                Assert.True(Run(Of(1, 2).SequenceEqualAsync(Of(1, 2))), "SequenceEqual");
+                Assert.False(Run(Of(1, 2).SequenceEqualAsync(Of(1, 2, 3))), "a longer second");
+                Assert.False(Run(Of(1, 3).SequenceEqualAsync(Of(1, 2))), "a different element");
+                var bad = Of(1).SelectMany<int, int>(x => OnityAsyncEnumerable.Throw<int>(new FormatException("inner")));
+                Assert.Equal("inner", Assert.Throws<FormatException>(() => All(bad)).Message, "an inner stream's exception");
+            }
+        }
     }
 }
