@@ -236,6 +236,31 @@ namespace Onity.Tests
         }
 
         [Test]
+        public void AwaitedPredicateTerminalsAwaitEachPredicate()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame();
+                var s = OnityAsyncEnumerable.Range(1, 6);
+                var first = s.FirstAwaitAsync(EvenLater);
+                var last = s.LastAwaitWithCancellationAsync((x, ct) => new OnityTask<bool>(x < 4));
+                var none = s.FirstOrDefaultAwaitAsync(x => new OnityTask<bool>(x > 10));
+                var single = s.SingleAwaitAsync(x => new OnityTask<bool>(x == 5));
+                var many = s.SingleOrDefaultAwaitAsync(x => new OnityTask<bool>(x > 4));
+                var count = s.LongCountAwaitAsync(EvenLater);
+                for (int f = 0; f < 10; f++) h.RunFrame();
+                Assert.Equal(2, Run(first), "FirstAwait");
+                Assert.Equal(3, Run(last), "LastAwaitWithCancellation");
+                Assert.Equal(0, Run(none), "FirstOrDefaultAwait");
+                Assert.Equal(5, Run(single), "SingleAwait");
+                Assert.Throws<InvalidOperationException>(() => Run(many), "SingleOrDefaultAwait of two");
+                Assert.Equal(3L, Run(count), "LongCountAwait");
+                Assert.Throws<InvalidOperationException>(() => Run(s.LastAwaitAsync(x => new OnityTask<bool>(false))), "LastAwait of none");
+                Assert.Throws<ArgumentNullException>(() => s.FirstAwaitAsync(null), "null predicate");
+            }
+        }
+
+        [Test]
         public void TimerFrameAndIntervalFrameCountFramesFromEachMoveNext()
         {
             using (var h = new TestHost())
