@@ -210,6 +210,68 @@ namespace Onity
             return AggregateResultCore(source, seed, accumulator, resultSelector, cancellationToken);
         }
 
+        /// <summary>AggregateAsync with an awaited accumulator (each awaited before the next element).</summary>
+        public static OnityTask<T> AggregateAwaitAsync<T>(this IOnityAsyncEnumerable<T> source, Func<T, T, OnityTask<T>> accumulator, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            Check(source, accumulator, "accumulator");
+            return AggregateAwaitCore<T, T, T>(source, false, default(T), (a, x, ct) => accumulator(a, x), null, cancellationToken);
+        }
+
+        public static OnityTask<TAccumulate> AggregateAwaitAsync<TSource, TAccumulate>(this IOnityAsyncEnumerable<TSource> source, TAccumulate seed, Func<TAccumulate, TSource, OnityTask<TAccumulate>> accumulator, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            Check(source, accumulator, "accumulator");
+            return AggregateAwaitCore<TSource, TAccumulate, TAccumulate>(source, true, seed, (a, x, ct) => accumulator(a, x), null, cancellationToken);
+        }
+
+        public static OnityTask<TResult> AggregateAwaitAsync<TSource, TAccumulate, TResult>(this IOnityAsyncEnumerable<TSource> source, TAccumulate seed, Func<TAccumulate, TSource, OnityTask<TAccumulate>> accumulator, Func<TAccumulate, OnityTask<TResult>> resultSelector, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            Check(source, accumulator, "accumulator");
+            if (resultSelector == null) throw new ArgumentNullException("resultSelector");
+            return AggregateAwaitCore<TSource, TAccumulate, TResult>(source, true, seed, (a, x, ct) => accumulator(a, x), (a, ct) => resultSelector(a), cancellationToken);
+        }
+
+        /// <summary>AggregateAwaitAsync with the enumeration's token given to the accumulator.</summary>
+        public static OnityTask<T> AggregateAwaitWithCancellationAsync<T>(this IOnityAsyncEnumerable<T> source, Func<T, T, CancellationToken, OnityTask<T>> accumulator, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            Check(source, accumulator, "accumulator");
+            return AggregateAwaitCore<T, T, T>(source, false, default(T), accumulator, null, cancellationToken);
+        }
+
+        public static OnityTask<TAccumulate> AggregateAwaitWithCancellationAsync<TSource, TAccumulate>(this IOnityAsyncEnumerable<TSource> source, TAccumulate seed, Func<TAccumulate, TSource, CancellationToken, OnityTask<TAccumulate>> accumulator, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            Check(source, accumulator, "accumulator");
+            return AggregateAwaitCore<TSource, TAccumulate, TAccumulate>(source, true, seed, accumulator, null, cancellationToken);
+        }
+
+        public static OnityTask<TResult> AggregateAwaitWithCancellationAsync<TSource, TAccumulate, TResult>(this IOnityAsyncEnumerable<TSource> source, TAccumulate seed, Func<TAccumulate, TSource, CancellationToken, OnityTask<TAccumulate>> accumulator, Func<TAccumulate, CancellationToken, OnityTask<TResult>> resultSelector, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            Check(source, accumulator, "accumulator");
+            if (resultSelector == null) throw new ArgumentNullException("resultSelector");
+            return AggregateAwaitCore(source, true, seed, accumulator, resultSelector, cancellationToken);
+        }
+
+        /// <summary>Without a seed (hasSeed false) TAcc is TSource and the first element seeds it;
+        /// without a result selector TResult is TAcc.</summary>
+        static async OnityTask<TResult> AggregateAwaitCore<TSource, TAcc, TResult>(IOnityAsyncEnumerable<TSource> source, bool hasSeed, TAcc acc, Func<TAcc, TSource, CancellationToken, OnityTask<TAcc>> f, Func<TAcc, CancellationToken, OnityTask<TResult>> result, CancellationToken ct)
+        {
+            var e = source.GetAsyncEnumerator(ct);
+            try
+            {
+                if (!hasSeed)
+                {
+                    if (!await e.MoveNextAsync()) throw NoElements();
+                    acc = (TAcc)(object)e.Current;
+                }
+                while (await e.MoveNextAsync()) acc = await f(acc, e.Current, ct);
+            }
+            finally
+            {
+                await e.DisposeAsync();
+            }
+            if (result != null) return await result(acc, ct);
+            return (TResult)(object)acc;
+        }
+
         static async OnityTask<T> AggregateCore<T>(IOnityAsyncEnumerable<T> source, Func<T, T, T> f, CancellationToken ct)
         {
             var e = source.GetAsyncEnumerator(ct);

@@ -257,6 +257,13 @@ namespace Onity.Tests
                 Assert.Equal(3L, Run(count), "LongCountAwait");
                 Assert.Throws<InvalidOperationException>(() => Run(s.LastAwaitAsync(x => new OnityTask<bool>(false))), "LastAwait of none");
                 Assert.Throws<ArgumentNullException>(() => s.FirstAwaitAsync(null), "null predicate");
+                // Aggregate with awaited accumulators and result selectors.
+                var sum = s.AggregateAwaitAsync((a, x) => TimesTenLater(a + x, CancellationToken.None));
+                var seeded = s.AggregateAwaitWithCancellationAsync("", (a, x, ct) => new OnityTask<string>(a + x), (a, ct) => new OnityTask<int>(a.Length));
+                for (int f = 0; f < 20 && sum.Status == OnityTaskStatus.Pending; f++) h.RunFrame();
+                Assert.Equal(((((1 + 2) * 10 + 3) * 10 + 4) * 10 + 5) * 100 + 60, Run(sum), "AggregateAwait without a seed");
+                Assert.Equal(6, Run(seeded), "AggregateAwaitWithCancellation with seed and result selector");
+                Assert.Throws<InvalidOperationException>(() => Run(OnityAsyncEnumerable.Empty<int>().AggregateAwaitAsync((a, x) => new OnityTask<int>(a))), "AggregateAwait of none");
             }
         }
 
