@@ -31,6 +31,8 @@ fi
 python3 scripts/gen_csharp_native.py --check
 # The tuple WhenAll / WhenAny (2-15 types) are generated too ("tuple-combinators: N passed, N failed").
 python3 scripts/gen_csharp_tuple_combinators.py --check
+# The generated async LINQ overload families (scripts/gen_csharp_linq.py) must match their generator.
+python3 scripts/gen_csharp_linq.py --check
 
 # The main suite is compiled with ONITY_SITES (creation sites compiled in: caller-info parameters);
 # the ENABLE_IL2CPP suite below without it (the default build's plain overloads).

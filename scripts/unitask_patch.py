@@ -16,6 +16,11 @@ the C# benchmark. Mechanical rewrites only; none changes what a measured path do
    readonly struct field whole on every member access (`task.source`, `task.Status`); Roslyn,
    which compiles UniTask in Unity, does not. The Onity binding's awaiters were changed the same
    way for the same reason.
+5. mcs fails (internal error) on AsyncEnumeratorAwaitSelectorBase.SourceMoveNext in
+   Linq/AsyncEnumeratorBase.cs (the base of the `...Await` operators, compiled in with the
+   synchronous ones for the operator-chain rows, not on their measured path): its
+   (waitCallback, requireNextIteration) tuples become an int (bit 1, bit 2), its `goto CONTINUE`
+   out of a try block a tail call (`SourceMoveNext(); return;`).
 
 Usage: unitask_patch.py <copy of the package's Runtime directory>. Fails when a rewrite finds
 nothing to rewrite (another UniTask version)."""
@@ -59,3 +64,19 @@ for t in ("UniTask", "UniTask<T>"):
     sub("UniTask.cs",
         r"public readonly struct Awaiter : ICriticalNotifyCompletion\s*\{\s*readonly %s task;" % re.escape(t),
         "public struct Awaiter : ICriticalNotifyCompletion\n        {\n            %s task;" % t)
+p = root / "Linq/AsyncEnumeratorBase.cs"
+s = p.read_text(encoding="utf-8")
+i = s.index("class AsyncEnumeratorAwaitSelectorBase")
+head, tail = s[:i], s[i:]
+n = tail.count("(bool waitCallback, bool requireNextIteration)")
+if n != 6 or "goto CONTINUE;" not in tail:
+    sys.exit("unitask_patch: AsyncEnumeratorAwaitSelectorBase is not as expected (%d tuples)" % n)
+tail = re.sub(r"\(bool waitCallback, bool requireNextIteration\) = ((?:self\.)?TryMoveNextCore\([^;]*\));",
+              r"int moveNextCode = \1; bool waitCallback = (moveNextCode & 1) != 0, requireNextIteration = (moveNextCode & 2) != 0;", tail)
+tail = tail.replace("(bool waitCallback, bool requireNextIteration)", "int")
+for a, b, v in (("false", "false", 0), ("true", "false", 1), ("false", "true", 2)):
+    tail = tail.replace("return (%s, %s);" % (a, b), "return %d;" % v)
+tail = tail.replace("TryMoveNextCore(bool sourceHasCurrent, out bool result)\n        {",
+                    "TryMoveNextCore(bool sourceHasCurrent, out bool result)\n        {\n            result = false;", 1)
+tail = tail.replace("CONTINUE:", "", 1).replace("goto CONTINUE;", "SourceMoveNext(); return;", 1)
+p.write_text(head + tail, encoding="utf-8")

@@ -102,7 +102,7 @@ namespace Onity
         }
 #endif
 
-        static ulong CheckDelayCount(int delayFrameCount)
+        internal static ulong CheckDelayCount(int delayFrameCount)
         {
             if (delayFrameCount < 0) throw new ArgumentOutOfRangeException("delayFrameCount", "Delay frame count must be >= 0.");
             return (ulong)delayFrameCount;

@@ -1,12 +1,19 @@
 using System;
 using System.Threading;
+using Onity.Linq;
 
 namespace Onity
 {
     public static partial class OnityAsyncEnumerable
     {
         // Consumers: async OnityTask methods (pooled runners), each enumerating once and disposing
-        // the enumerator in a finally, as `await foreach` does. Arguments are checked at the call.
+        // the enumerator in a finally, as `await foreach` does. ForEachAsync runs its action as the
+        // last stage of the source's chain instead (Linq/OnityFusedForEach.cs: no state machine
+        // per element), unless the caller has an ExecutionContext to flow (AsyncLocal values, with
+        // OnityContextFlow on): then the async method, whose continuations restore it. Arguments
+        // are checked at the call.
+
+        static bool FlowsContext() { return OnityContextFlow.Enabled && OnityContextFlow.Capture() != null; }
 
         /// <summary>Runs <paramref name="action"/> for each element, in order, as it arrives; completes
         /// when the stream ends, faults with the stream's or the action's exception, and is canceled
@@ -16,7 +23,8 @@ namespace Onity
         {
             if (source == null) throw new ArgumentNullException("source");
             if (action == null) throw new ArgumentNullException("action");
-            return ForEachCore(source, action, cancellationToken);
+            if (FlowsContext()) return ForEachCore(source, action, cancellationToken);
+            return FusedForEach<T>.Start(source, action, null, cancellationToken);
         }
 
         /// <summary>As <see cref="ForEachAsync{T}(IOnityAsyncEnumerable{T}, Action{T}, CancellationToken)"/>,
@@ -25,7 +33,8 @@ namespace Onity
         {
             if (source == null) throw new ArgumentNullException("source");
             if (action == null) throw new ArgumentNullException("action");
-            return ForEachIndexCore(source, action, cancellationToken);
+            if (FlowsContext()) return ForEachIndexCore(source, action, cancellationToken);
+            return FusedForEach<T>.Start(source, null, action, cancellationToken);
         }
 
         /// <summary>Awaits <paramref name="action"/> for each element before asking for the next one.</summary>

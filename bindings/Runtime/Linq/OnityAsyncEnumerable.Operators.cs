@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Threading;
 using Onity.Linq;
 
@@ -6,23 +7,44 @@ namespace Onity
 {
     public static partial class OnityAsyncEnumerable
     {
-        // Operators: each call allocates its small stream object (as System.Linq does); each
-        // enumeration rents a pooled enumerator and each element allocates nothing.
+        // Synchronous operators: each call allocates its small stream object (as System.Linq and
+        // UniTask do); a chain of them is fused (Linq/OnityFusion.cs): one enumerator per
+        // enumeration, rented with its stages from pools, and one MoveNextAsync completion per
+        // element whatever the chain's length; each element allocates nothing.
+
+        static void Check(object source, object arg, string argName)
+        {
+            if (source == null) throw new ArgumentNullException("source");
+            if (arg == null) throw new ArgumentNullException(argName);
+        }
 
         /// <summary>The elements for which <paramref name="predicate"/> is true.</summary>
         public static IOnityAsyncEnumerable<T> Where<T>(this IOnityAsyncEnumerable<T> source, Func<T, bool> predicate)
         {
-            if (source == null) throw new ArgumentNullException("source");
-            if (predicate == null) throw new ArgumentNullException("predicate");
-            return new WhereStream<T>(source, predicate);
+            Check(source, predicate, "predicate");
+            return new OnityFusedOp<T, T>(source, d => WhereStage<T>.Rent(d).With(predicate, null));
+        }
+
+        /// <summary>The elements for which <paramref name="predicate"/> (element, index in the
+        /// source) is true.</summary>
+        public static IOnityAsyncEnumerable<T> Where<T>(this IOnityAsyncEnumerable<T> source, Func<T, int, bool> predicate)
+        {
+            Check(source, predicate, "predicate");
+            return new OnityFusedOp<T, T>(source, d => WhereStage<T>.Rent(d).With(null, predicate));
         }
 
         /// <summary>Each element mapped by <paramref name="selector"/>.</summary>
         public static IOnityAsyncEnumerable<TResult> Select<TSource, TResult>(this IOnityAsyncEnumerable<TSource> source, Func<TSource, TResult> selector)
         {
-            if (source == null) throw new ArgumentNullException("source");
-            if (selector == null) throw new ArgumentNullException("selector");
-            return new SelectStream<TSource, TResult>(source, selector);
+            Check(source, selector, "selector");
+            return new OnityFusedOp<TSource, TResult>(source, d => SelectStage<TSource, TResult>.Rent(d).With(selector, null));
+        }
+
+        /// <summary>Each element mapped by <paramref name="selector"/> (element, index).</summary>
+        public static IOnityAsyncEnumerable<TResult> Select<TSource, TResult>(this IOnityAsyncEnumerable<TSource> source, Func<TSource, int, TResult> selector)
+        {
+            Check(source, selector, "selector");
+            return new OnityFusedOp<TSource, TResult>(source, d => SelectStage<TSource, TResult>.Rent(d).With(null, selector));
         }
 
         /// <summary>The first <paramref name="count"/> elements (none when count &lt;= 0). Once they
@@ -30,14 +52,124 @@ namespace Onity
         public static IOnityAsyncEnumerable<T> Take<T>(this IOnityAsyncEnumerable<T> source, int count)
         {
             if (source == null) throw new ArgumentNullException("source");
-            return new TakeSkipStream<T>(source, Math.Max(count, 0), true);
+            int n = Math.Max(count, 0);
+            return new OnityFusedOp<T, T>(source, d => TakeStage<T>.Rent(d).With(n));
         }
 
         /// <summary>The elements after the first <paramref name="count"/>.</summary>
         public static IOnityAsyncEnumerable<T> Skip<T>(this IOnityAsyncEnumerable<T> source, int count)
         {
             if (source == null) throw new ArgumentNullException("source");
-            return new TakeSkipStream<T>(source, Math.Max(count, 0), false);
+            int n = Math.Max(count, 0);
+            return new OnityFusedOp<T, T>(source, d => SkipStage<T>.Rent(d).With(n));
+        }
+
+        /// <summary>The elements while <paramref name="predicate"/> is true; the stream ends at the
+        /// first element for which it is false (without pulling the source again).</summary>
+        public static IOnityAsyncEnumerable<T> TakeWhile<T>(this IOnityAsyncEnumerable<T> source, Func<T, bool> predicate)
+        {
+            Check(source, predicate, "predicate");
+            return new OnityFusedOp<T, T>(source, d => WhileStage<T>.Rent(d).With(true, predicate, null));
+        }
+
+        /// <summary>TakeWhile with the element's index.</summary>
+        public static IOnityAsyncEnumerable<T> TakeWhile<T>(this IOnityAsyncEnumerable<T> source, Func<T, int, bool> predicate)
+        {
+            Check(source, predicate, "predicate");
+            return new OnityFusedOp<T, T>(source, d => WhileStage<T>.Rent(d).With(true, null, predicate));
+        }
+
+        /// <summary>The elements from the first one for which <paramref name="predicate"/> is false on.</summary>
+        public static IOnityAsyncEnumerable<T> SkipWhile<T>(this IOnityAsyncEnumerable<T> source, Func<T, bool> predicate)
+        {
+            Check(source, predicate, "predicate");
+            return new OnityFusedOp<T, T>(source, d => WhileStage<T>.Rent(d).With(false, predicate, null));
+        }
+
+        /// <summary>SkipWhile with the element's index.</summary>
+        public static IOnityAsyncEnumerable<T> SkipWhile<T>(this IOnityAsyncEnumerable<T> source, Func<T, int, bool> predicate)
+        {
+            Check(source, predicate, "predicate");
+            return new OnityFusedOp<T, T>(source, d => WhileStage<T>.Rent(d).With(false, null, predicate));
+        }
+
+        /// <summary>The same elements, <paramref name="onNext"/> called with each before it is given
+        /// (an exception of it faults the stream).</summary>
+        public static IOnityAsyncEnumerable<T> Do<T>(this IOnityAsyncEnumerable<T> source, Action<T> onNext)
+        {
+            Check(source, onNext, "onNext");
+            return new OnityFusedOp<T, T>(source, d => DoStage<T>.Rent(d).With(onNext, null, null));
+        }
+
+        /// <summary>Do, with <paramref name="onError"/> called with the source's exception or
+        /// onNext's before the stream faults with it (an exception of onError replaces it).</summary>
+        public static IOnityAsyncEnumerable<T> Do<T>(this IOnityAsyncEnumerable<T> source, Action<T> onNext, Action<Exception> onError)
+        {
+            return Do(source, onNext, onError, null);
+        }
+
+        /// <summary>Do, with <paramref name="onCompleted"/> called when the source ends.</summary>
+        public static IOnityAsyncEnumerable<T> Do<T>(this IOnityAsyncEnumerable<T> source, Action<T> onNext, Action onCompleted)
+        {
+            return Do(source, onNext, null, onCompleted);
+        }
+
+        /// <summary>Do with onNext, onError and onCompleted (each may be null).</summary>
+        public static IOnityAsyncEnumerable<T> Do<T>(this IOnityAsyncEnumerable<T> source, Action<T> onNext, Action<Exception> onError, Action onCompleted)
+        {
+            if (source == null) throw new ArgumentNullException("source");
+            // onError/onCompleted see the source's end: the stage is the first of its chain.
+            bool first = onError != null || onCompleted != null;
+            return new OnityFusedOp<T, T>(source, d => DoStage<T>.Rent(d).With(onNext, onError, onCompleted), first);
+        }
+
+        /// <summary>Do with an observer's OnNext, OnError and OnCompleted.</summary>
+        public static IOnityAsyncEnumerable<T> Do<T>(this IOnityAsyncEnumerable<T> source, IObserver<T> observer)
+        {
+            Check(source, observer, "observer");
+            return Do(source, observer.OnNext, observer.OnError, observer.OnCompleted);
+        }
+
+        /// <summary>The elements that are <typeparamref name="TResult"/> (null ones are left out).</summary>
+        public static IOnityAsyncEnumerable<TResult> OfType<TResult>(this IOnityAsyncEnumerable<object> source)
+        {
+            if (source == null) throw new ArgumentNullException("source");
+            return new OnityFusedOp<object, TResult>(source, d => CastStage<TResult>.Rent(d).With(false));
+        }
+
+        /// <summary>Each element cast to <typeparamref name="TResult"/>; an element that is not one
+        /// faults the stream with <see cref="InvalidCastException"/>.</summary>
+        public static IOnityAsyncEnumerable<TResult> Cast<TResult>(this IOnityAsyncEnumerable<object> source)
+        {
+            if (source == null) throw new ArgumentNullException("source");
+            return new OnityFusedOp<object, TResult>(source, d => CastStage<TResult>.Rent(d).With(true));
+        }
+
+        /// <summary>The elements that differ from the one before them (EqualityComparer.Default).</summary>
+        public static IOnityAsyncEnumerable<T> DistinctUntilChanged<T>(this IOnityAsyncEnumerable<T> source)
+        {
+            return DistinctUntilChanged(source, EqualityComparer<T>.Default);
+        }
+
+        /// <summary>The elements that differ from the one before them by <paramref name="comparer"/>.</summary>
+        public static IOnityAsyncEnumerable<T> DistinctUntilChanged<T>(this IOnityAsyncEnumerable<T> source, IEqualityComparer<T> comparer)
+        {
+            Check(source, comparer, "comparer");
+            return new OnityFusedOp<T, T>(source, d => DistinctStage<T>.Rent(d).With(comparer));
+        }
+
+        /// <summary>The elements whose key differs from the previous element's key.</summary>
+        public static IOnityAsyncEnumerable<T> DistinctUntilChanged<T, TKey>(this IOnityAsyncEnumerable<T> source, Func<T, TKey> keySelector)
+        {
+            return DistinctUntilChanged(source, keySelector, EqualityComparer<TKey>.Default);
+        }
+
+        /// <summary>The elements whose key differs from the previous element's key by <paramref name="comparer"/>.</summary>
+        public static IOnityAsyncEnumerable<T> DistinctUntilChanged<T, TKey>(this IOnityAsyncEnumerable<T> source, Func<T, TKey> keySelector, IEqualityComparer<TKey> comparer)
+        {
+            Check(source, keySelector, "keySelector");
+            if (comparer == null) throw new ArgumentNullException("comparer");
+            return new OnityFusedOp<T, T>(source, d => DistinctStage<T, TKey>.Rent(d).With(keySelector, comparer));
         }
 
         /// <summary>The same stream, enumerated with <paramref name="cancellationToken"/>: for
@@ -67,125 +199,272 @@ namespace Onity
 
 namespace Onity.Linq
 {
-    sealed class WhereStream<T> : IOnityAsyncEnumerable<T>
-    {
-        readonly IOnityAsyncEnumerable<T> source;
-        readonly Func<T, bool> predicate;
-        internal WhereStream(IOnityAsyncEnumerable<T> source, Func<T, bool> predicate) { this.source = source; this.predicate = predicate; }
+    // The stages of the synchronous operators (one per operator and enumeration, pooled).
 
-        public IOnityAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
-        {
-            return WhereEnumerator<T>.Rent(source, predicate, cancellationToken);
-        }
-    }
-
-    sealed class WhereEnumerator<T> : OnityOperatorEnumerator<T, T>
+    sealed class WhereStage<T> : OnityStage<WhereStage<T>, T, T>
     {
-        static readonly OnityObjectPool<WhereEnumerator<T>> pool = new OnityObjectPool<WhereEnumerator<T>>(256);
         Func<T, bool> predicate;
+        Func<T, int, bool> indexed;
+        int index;
 
-        internal static WhereEnumerator<T> Rent(IOnityAsyncEnumerable<T> source, Func<T, bool> predicate, CancellationToken ct)
+        internal WhereStage<T> With(Func<T, bool> p, Func<T, int, bool> pi)
         {
-            var e = pool.TryRent() ?? new WhereEnumerator<T>();
-            e.predicate = predicate;
-            e.BeginOver(source, ct);
-            return e;
+            predicate = p;
+            indexed = pi;
+            index = 0;
+            return this;
         }
 
-        protected override bool OnItem(T item, out T result)
+        internal override int Push(T item)
         {
-            result = item;
-            return predicate(item);
+            var p = predicate;
+            if (p != null ? p(item) : indexed(item, checked(index++))) return next.Push(item);
+            return Skip;
         }
 
-        protected override void ReturnToPool()
+        protected override void Clear()
         {
             predicate = null;
-            pool.Return(this);
+            indexed = null;
         }
     }
 
-    sealed class SelectStream<TSource, TResult> : IOnityAsyncEnumerable<TResult>
+    sealed class SelectStage<TSource, TResult> : OnityStage<SelectStage<TSource, TResult>, TSource, TResult>
     {
-        readonly IOnityAsyncEnumerable<TSource> source;
-        readonly Func<TSource, TResult> selector;
-        internal SelectStream(IOnityAsyncEnumerable<TSource> source, Func<TSource, TResult> selector) { this.source = source; this.selector = selector; }
-
-        public IOnityAsyncEnumerator<TResult> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
-        {
-            return SelectEnumerator<TSource, TResult>.Rent(source, selector, cancellationToken);
-        }
-    }
-
-    sealed class SelectEnumerator<TSource, TResult> : OnityOperatorEnumerator<TSource, TResult>
-    {
-        static readonly OnityObjectPool<SelectEnumerator<TSource, TResult>> pool = new OnityObjectPool<SelectEnumerator<TSource, TResult>>(256);
         Func<TSource, TResult> selector;
+        Func<TSource, int, TResult> indexed;
+        int index;
 
-        internal static SelectEnumerator<TSource, TResult> Rent(IOnityAsyncEnumerable<TSource> source, Func<TSource, TResult> selector, CancellationToken ct)
+        internal SelectStage<TSource, TResult> With(Func<TSource, TResult> s, Func<TSource, int, TResult> si)
         {
-            var e = pool.TryRent() ?? new SelectEnumerator<TSource, TResult>();
-            e.selector = selector;
-            e.BeginOver(source, ct);
-            return e;
+            selector = s;
+            indexed = si;
+            index = 0;
+            return this;
         }
 
-        protected override bool OnItem(TSource item, out TResult result)
+        internal override int Push(TSource item)
         {
-            result = selector(item);
-            return true;
+            var s = selector;
+            return next.Push(s != null ? s(item) : indexed(item, checked(index++)));
         }
 
-        protected override void ReturnToPool()
+        protected override void Clear()
         {
             selector = null;
-            pool.Return(this);
+            indexed = null;
         }
     }
 
-    sealed class TakeSkipStream<T> : IOnityAsyncEnumerable<T>
+    sealed class TakeStage<T> : OnityStage<TakeStage<T>, T, T>
     {
-        readonly IOnityAsyncEnumerable<T> source;
-        readonly int count;
-        readonly bool take;
-        internal TakeSkipStream(IOnityAsyncEnumerable<T> source, int count, bool take) { this.source = source; this.count = count; this.take = take; }
+        int left;
 
-        public IOnityAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
+        internal TakeStage<T> With(int count)
         {
-            return TakeSkipEnumerator<T>.Rent(source, count, take, cancellationToken);
+            left = count;
+            return this;
         }
+
+        internal override bool EndsAtStart { get { return left == 0; } }
+
+        internal override int Push(T item)
+        {
+            int r = next.Push(item);
+            if (--left > 0) return r;
+            // The last element taken: the stream ends after it (or now, if a later stage dropped it).
+            return r == Pass ? PassLast : r == Skip ? Stop : r;
+        }
+
+        protected override void Clear() { }
     }
 
-    sealed class TakeSkipEnumerator<T> : OnityOperatorEnumerator<T, T>
+    sealed class SkipStage<T> : OnityStage<SkipStage<T>, T, T>
     {
-        static readonly OnityObjectPool<TakeSkipEnumerator<T>> pool = new OnityObjectPool<TakeSkipEnumerator<T>>(256);
-        int left; // Take: elements still to give; Skip: elements still to skip
-        bool take;
+        int left;
 
-        internal static TakeSkipEnumerator<T> Rent(IOnityAsyncEnumerable<T> source, int count, bool take, CancellationToken ct)
+        internal SkipStage<T> With(int count)
         {
-            var e = pool.TryRent() ?? new TakeSkipEnumerator<T>();
-            e.left = count;
-            e.take = take;
-            e.BeginOver(source, ct);
-            return e;
+            left = count;
+            return this;
         }
 
-        protected override bool BeforePull() { return !take || left > 0; }
-
-        protected override bool OnItem(T item, out T result)
+        internal override int Push(T item)
         {
-            result = item;
-            if (take)
-            {
-                left--;
-                return true;
-            }
-            if (left == 0) return true;
+            if (left == 0) return next.Push(item);
             left--;
-            return false;
+            return Skip;
         }
 
-        protected override void ReturnToPool() { pool.Return(this); }
+        protected override void Clear() { }
+    }
+
+    /// <summary>TakeWhile (take) and SkipWhile.</summary>
+    sealed class WhileStage<T> : OnityStage<WhileStage<T>, T, T>
+    {
+        bool take, done; // done: SkipWhile's predicate was false once (everything passes)
+        Func<T, bool> predicate;
+        Func<T, int, bool> indexed;
+        int index;
+
+        internal WhileStage<T> With(bool take, Func<T, bool> p, Func<T, int, bool> pi)
+        {
+            this.take = take;
+            done = false;
+            predicate = p;
+            indexed = pi;
+            index = 0;
+            return this;
+        }
+
+        internal override int Push(T item)
+        {
+            if (done) return next.Push(item);
+            var p = predicate;
+            bool ok = p != null ? p(item) : indexed(item, checked(index++));
+            if (take) return ok ? next.Push(item) : Stop;
+            if (ok) return Skip;
+            done = true;
+            return next.Push(item);
+        }
+
+        protected override void Clear()
+        {
+            predicate = null;
+            indexed = null;
+        }
+    }
+
+    sealed class DoStage<T> : OnityStage<DoStage<T>, T, T>
+    {
+        Action<T> onNext;
+        Action<Exception> onError;
+        Action onCompleted;
+
+        internal DoStage<T> With(Action<T> n, Action<Exception> e, Action c)
+        {
+            onNext = n;
+            onError = e;
+            onCompleted = c;
+            return this;
+        }
+
+        internal override int Push(T item)
+        {
+            var n = onNext;
+            if (n != null)
+            {
+                if (onError == null) n(item);
+                else
+                {
+                    try { n(item); }
+                    catch (Exception ex) { throw OnSourceError(ex); }
+                }
+            }
+            return next.Push(item);
+        }
+
+        internal override void OnSourceCompleted()
+        {
+            var c = onCompleted;
+            if (c != null) c();
+        }
+
+        internal override Exception OnSourceError(Exception ex)
+        {
+            var e = onError;
+            if (e == null) return ex;
+            try { e(ex); }
+            catch (Exception ex2) { return ex2; }
+            return ex;
+        }
+
+        protected override void Clear()
+        {
+            onNext = null;
+            onError = null;
+            onCompleted = null;
+        }
+    }
+
+    /// <summary>Cast (cast: an element of another type throws) and OfType (skips it).</summary>
+    sealed class CastStage<TResult> : OnityStage<CastStage<TResult>, object, TResult>
+    {
+        bool cast;
+
+        internal CastStage<TResult> With(bool cast)
+        {
+            this.cast = cast;
+            return this;
+        }
+
+        internal override int Push(object item)
+        {
+            if (item is TResult) return next.Push((TResult)item);
+            if (cast) return next.Push((TResult)item); // null to a reference type, or InvalidCastException
+            return Skip;
+        }
+
+        protected override void Clear() { }
+    }
+
+    sealed class DistinctStage<T> : OnityStage<DistinctStage<T>, T, T>
+    {
+        IEqualityComparer<T> comparer;
+        T last;
+        bool any;
+
+        internal DistinctStage<T> With(IEqualityComparer<T> c)
+        {
+            comparer = c;
+            any = false;
+            return this;
+        }
+
+        internal override int Push(T item)
+        {
+            if (any && comparer.Equals(last, item)) return Skip;
+            any = true;
+            last = item;
+            return next.Push(item);
+        }
+
+        protected override void Clear()
+        {
+            comparer = null;
+            last = default(T);
+        }
+    }
+
+    sealed class DistinctStage<T, TKey> : OnityStage<DistinctStage<T, TKey>, T, T>
+    {
+        Func<T, TKey> keySelector;
+        IEqualityComparer<TKey> comparer;
+        TKey last;
+        bool any;
+
+        internal DistinctStage<T, TKey> With(Func<T, TKey> k, IEqualityComparer<TKey> c)
+        {
+            keySelector = k;
+            comparer = c;
+            any = false;
+            return this;
+        }
+
+        internal override int Push(T item)
+        {
+            TKey key = keySelector(item);
+            if (any && comparer.Equals(last, key)) return Skip;
+            any = true;
+            last = key;
+            return next.Push(item);
+        }
+
+        protected override void Clear()
+        {
+            keySelector = null;
+            comparer = null;
+            last = default(TKey);
+        }
     }
 }

@@ -48,6 +48,29 @@ namespace Onity
             return new TimerStream(CheckTime(dueTime, "dueTime"), CheckTime(period, "period"), delayType, CheckTiming(timing));
         }
 
+        /// <summary>One element <paramref name="dueTimeFrameCount"/> frames after the MoveNextAsync
+        /// (a <c>DelayFrame</c>: the first run of the timing in a frame at least that many frames
+        /// later; 0 behaves as Yield), then the end.</summary>
+        public static IOnityAsyncEnumerable<AsyncUnit> TimerFrame(int dueTimeFrameCount, OnityTiming timing = OnityTiming.Update)
+        {
+            return new TimerStream(OnityTask.CheckDelayCount(dueTimeFrameCount), double.NaN, DelayType.DeltaTime, CheckTiming(timing), true);
+        }
+
+        /// <summary>An element after <paramref name="dueTimeFrameCount"/> frames, then one every
+        /// <paramref name="periodFrameCount"/> frames, each counted from its MoveNextAsync.</summary>
+        public static IOnityAsyncEnumerable<AsyncUnit> TimerFrame(int dueTimeFrameCount, int periodFrameCount, OnityTiming timing = OnityTiming.Update)
+        {
+            return new TimerStream(OnityTask.CheckDelayCount(dueTimeFrameCount), OnityTask.CheckDelayCount(periodFrameCount), DelayType.DeltaTime, CheckTiming(timing), true);
+        }
+
+        /// <summary>An element every <paramref name="intervalFrameCount"/> frames (a DelayFrame per
+        /// MoveNextAsync, counted from it).</summary>
+        public static IOnityAsyncEnumerable<AsyncUnit> IntervalFrame(int intervalFrameCount, OnityTiming timing = OnityTiming.Update)
+        {
+            ulong n = OnityTask.CheckDelayCount(intervalFrameCount);
+            return new TimerStream(n, n, DelayType.DeltaTime, CheckTiming(timing), true);
+        }
+
         /// <summary>The value of <paramref name="propertySelector"/> on <paramref name="target"/>: the
         /// current one at the first MoveNextAsync, then each value that differs (by
         /// <paramref name="equalityComparer"/>, default: EqualityComparer.Default) from the last one
@@ -82,7 +105,7 @@ namespace Onity.Linq
 {
     sealed class EveryUpdateStream : IOnityAsyncEnumerable<AsyncUnit>
     {
-        readonly OnityTiming timing;
+        internal readonly OnityTiming timing;
         internal EveryUpdateStream(OnityTiming timing) { this.timing = timing; }
 
         public IOnityAsyncEnumerator<AsyncUnit> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
@@ -238,6 +261,85 @@ namespace Onity.Linq
         }
     }
 
+    /// <summary>The pump of a fused chain over EveryUpdate (Where, Select, ... on it): a run
+    /// waiter itself, it pushes each run through the chain's stages and resumes the consumer only
+    /// when an element passed (a skipped run waits for the next one, as the unfused chain's
+    /// re-pull would): per element, one run-waiter call, the stages and one completion.</summary>
+    sealed class EveryUpdatePump : OnityPump
+    {
+        static readonly OnityObjectPool<EveryUpdatePump> pool = new OnityObjectPool<EveryUpdatePump>(1024);
+        OnityRuntime runtime;
+        OnityTiming timing;
+        CancellationToken cancellationToken;
+        bool cancelable;
+        bool disposed;
+        OnityStage<AsyncUnit> head;
+
+        EveryUpdatePump() { onRun = OnRun; }
+
+        internal static EveryUpdatePump Rent(EveryUpdateStream stream, OnityStage<AsyncUnit> head, CancellationToken ct)
+        {
+            var r = OnityRuntime.Require();
+            var p = pool.TryRent() ?? new EveryUpdatePump();
+            p.runtime = r;
+            p.timing = stream.timing;
+            p.cancellationToken = ct;
+            p.cancelable = ct.CanBeCanceled;
+            p.disposed = false;
+            p.head = head;
+            return p;
+        }
+
+        internal override void Pull()
+        {
+            var r = runtime;
+            if (r.disposed) owner.OnFault(StreamErrors.RuntimeDisposed());
+            else r.AddRunWaiter(this, timing); // the next run of the timing after this call
+        }
+
+        internal override void OnRun()
+        {
+            if (disposed)
+            {
+                owner.OnEnd();
+                return;
+            }
+            if (runtime.disposed)
+            {
+                owner.OnFault(StreamErrors.RuntimeDisposed());
+                return;
+            }
+            if (cancelable && cancellationToken.IsCancellationRequested)
+            {
+                owner.OnFault(new OperationCanceledException(cancellationToken));
+                return;
+            }
+            int r;
+            try { r = head.Push(default(AsyncUnit)); }
+            catch (Exception ex)
+            {
+                owner.OnFault(ex);
+                return;
+            }
+            if (OnityPump<AsyncUnit>.Report(owner, r)) runtime.AddRunWaiter(this, timing); // skipped: the next run
+        }
+
+        internal override OnityTask Dispose(bool pending)
+        {
+            disposed = true;
+            if (!pending)
+            {
+                head.ReleaseChain();
+                head = null;
+                owner = null;
+                runtime = null;
+                cancellationToken = default(CancellationToken);
+                pool.Return(this);
+            }
+            return OnityTask.CompletedTask;
+        }
+    }
+
     static class StreamErrors
     {
         internal static OperationCanceledException RuntimeDisposed()
@@ -248,26 +350,29 @@ namespace Onity.Linq
 
     sealed class TimerStream : IOnityAsyncEnumerable<AsyncUnit>
     {
-        readonly double due, period; // seconds; period NaN: one element
+        readonly double due, period; // seconds, or frames (TimerFrame); period NaN: one element
         readonly DelayType delayType;
         readonly OnityTiming timing;
+        readonly bool frames;
 
-        internal TimerStream(double due, double period, DelayType delayType, OnityTiming timing)
+        internal TimerStream(double due, double period, DelayType delayType, OnityTiming timing, bool frames = false)
         {
             this.due = due;
             this.period = period;
             this.delayType = delayType;
             this.timing = timing;
+            this.frames = frames;
         }
 
         public IOnityAsyncEnumerator<AsyncUnit> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
         {
-            return TimerEnumerator.Rent(OnityRuntime.Require(), due, period, delayType, timing, cancellationToken);
+            return TimerEnumerator.Rent(OnityRuntime.Require(), due, period, delayType, timing, frames, cancellationToken);
         }
     }
 
-    /// <summary>Each MoveNextAsync is one Delay (a wait slot; with the token, mapped to its native
-    /// cancellation source, so cancellation is seen at the next run of the timing).</summary>
+    /// <summary>Each MoveNextAsync is one Delay, or one DelayFrame for TimerFrame/IntervalFrame (a
+    /// wait slot; with the token, mapped to its native cancellation source, so cancellation is seen
+    /// at the next run of the timing).</summary>
     sealed class TimerEnumerator : OnityAsyncEnumeratorBase<AsyncUnit>
     {
         static readonly OnityObjectPool<TimerEnumerator> pool = new OnityObjectPool<TimerEnumerator>(256);
@@ -275,15 +380,16 @@ namespace Onity.Linq
         double due, period;
         DelayType delayType;
         OnityTiming timing;
-        bool duePhase;
+        bool duePhase, frames;
         OnityTask delay;
         readonly Action onDelay;
 
         TimerEnumerator() { onDelay = OnDelay; }
 
-        internal static TimerEnumerator Rent(OnityRuntime r, double due, double period, DelayType delayType, OnityTiming timing, CancellationToken ct)
+        internal static TimerEnumerator Rent(OnityRuntime r, double due, double period, DelayType delayType, OnityTiming timing, bool frames, CancellationToken ct)
         {
             var e = pool.TryRent() ?? new TimerEnumerator();
+            e.frames = frames;
             e.runtime = r;
             e.due = due;
             e.period = period;
@@ -311,7 +417,8 @@ namespace Onity.Linq
             duePhase = false;
             try
             {
-                delay = r.Schedule(OnityRuntime.KindDelay, timing, (ulong)BitConverter.DoubleToInt64Bits(s), (byte)delayType, cancellationToken);
+                delay = frames ? r.Schedule(OnityRuntime.KindDelayFrame, timing, (ulong)s, 0, cancellationToken)
+                    : r.Schedule(OnityRuntime.KindDelay, timing, (ulong)BitConverter.DoubleToInt64Bits(s), (byte)delayType, cancellationToken);
                 var aw = delay.GetAwaiter();
                 if (aw.IsCompleted) OnDelay();
                 else aw.UnsafeOnCompleted(onDelay);

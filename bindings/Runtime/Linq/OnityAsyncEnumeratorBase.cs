@@ -36,6 +36,10 @@ namespace Onity.Linq
         /// <summary>True once the enumerator was disposed (a late callback ends with false).</summary>
         protected bool IsDisposed { get { return state == Disposed; } }
 
+        /// <summary>In <see cref="OnDispose"/>: a MoveNextAsync is still pending (its callback will
+        /// come; what it uses must not go back to a pool).</summary>
+        protected bool IsPendingAtDispose { get; private set; }
+
         public OnityTask<bool> MoveNextAsync()
         {
             int s = state;
@@ -86,6 +90,7 @@ namespace Onity.Linq
             int s = state;
             if (s == Disposed) return OnityTask.CompletedTask;
             state = Disposed;
+            IsPendingAtDispose = s == Pending;
             OnityTask t;
             try { t = OnDispose(); }
             catch (Exception ex) { t = OnityTask.FromException(ex); }
@@ -122,102 +127,6 @@ namespace Onity.Linq
             core.ThrowIfNotCompleted(token); // stale or pending: throws, state unchanged
             if (state == Pending) state = Ended; // faulted or canceled: the enumeration is over
             return core.GetResult(token);
-        }
-    }
-
-    /// <summary>An operator over a source enumerator (Where, Select, Skip, Take): pulls from the
-    /// source until <see cref="OnItem"/> produces an element, without recursion when the source
-    /// completes synchronously, and with one cached continuation when it does not.</summary>
-    internal abstract class OnityOperatorEnumerator<TSource, TResult> : OnityAsyncEnumeratorBase<TResult>
-    {
-        IOnityAsyncEnumerator<TSource> source;
-        OnityTask<bool>.Awaiter awaiter;
-        readonly Action onSource;
-
-        protected OnityOperatorEnumerator() { onSource = OnSource; }
-
-        protected void BeginOver(IOnityAsyncEnumerable<TSource> enumerable, CancellationToken ct)
-        {
-            source = enumerable.GetAsyncEnumerator(ct);
-            Begin(ct);
-        }
-
-        /// <summary>True when the item gives an element (<paramref name="result"/>); false skips it.
-        /// An exception faults the enumeration.</summary>
-        protected abstract bool OnItem(TSource item, out TResult result);
-
-        /// <summary>Before pulling: false ends the enumeration now (Take when its count is reached).</summary>
-        protected virtual bool BeforePull() { return true; }
-
-        protected override void MoveNextCore()
-        {
-            if (BeforePull()) Pull();
-            else Finish();
-        }
-
-        void Pull()
-        {
-            while (true)
-            {
-                OnityTask<bool>.Awaiter aw;
-                try
-                {
-                    aw = source.MoveNextAsync().GetAwaiter();
-                    if (!aw.IsCompleted)
-                    {
-                        awaiter = aw;
-                        aw.UnsafeOnCompleted(onSource);
-                        return;
-                    }
-                }
-                catch (Exception ex)
-                {
-                    Fail(ex);
-                    return;
-                }
-                if (!Step(ref aw)) return;
-            }
-        }
-
-        void OnSource()
-        {
-            var aw = awaiter;
-            awaiter = default(OnityTask<bool>.Awaiter);
-            if (Step(ref aw)) Pull();
-        }
-
-        /// <summary>Takes the source's outcome; true when the item was skipped (pull again).</summary>
-        bool Step(ref OnityTask<bool>.Awaiter aw)
-        {
-            TResult r;
-            try
-            {
-                if (!aw.GetResult())
-                {
-                    Finish();
-                    return false;
-                }
-                if (IsDisposed)
-                {
-                    Finish();
-                    return false;
-                }
-                if (!OnItem(source.Current, out r)) return true;
-            }
-            catch (Exception ex)
-            {
-                Fail(ex);
-                return false;
-            }
-            Yield(r);
-            return false;
-        }
-
-        protected override OnityTask OnDispose()
-        {
-            var s = source;
-            source = null;
-            return s != null ? s.DisposeAsync() : OnityTask.CompletedTask;
         }
     }
 }

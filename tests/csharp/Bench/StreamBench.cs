@@ -9,6 +9,17 @@ namespace Onity.Bench
     {
         static long streamElements;
         static readonly Action<AsyncUnit> countElement = _ => streamElements++;
+        static readonly Action<int> countInt = _ => streamElements++;
+        static int streamValue = 1;
+
+        /// <summary>EveryUpdate with the operators of a row: ops 2 = Where+Select, 4 =
+        /// Select+Where+Select+TakeWhile (every element passes, so each frame gives one).</summary>
+        static IOnityAsyncEnumerable<int> EveryUpdateChain(int ops)
+        {
+            var s = OnityAsyncEnumerable.EveryUpdate();
+            if (ops == 2) return s.Where(_ => streamValue > 0).Select(_ => streamValue);
+            return s.Select(_ => streamValue).Where(x => x > 0).Select(x => x + 1).TakeWhile(x => x > 1);
+        }
 
         /// <summary>What `await foreach (var _ in EveryUpdate())` compiles to (mcs has no await
         /// foreach): GetAsyncEnumerator, MoveNextAsync in a loop, DisposeAsync in a finally.</summary>
@@ -27,12 +38,16 @@ namespace Onity.Bench
 
         /// <summary>n EveryUpdate streams consumed with ForEachAsync (or the await-foreach pattern);
         /// a set runs <paramref name="frames"/> frames: one element per stream per frame.</summary>
-        static void EveryUpdateScenario(int n, int frames, bool pattern)
+        static void EveryUpdateScenario(int n, int frames, bool pattern, int ops = 0)
         {
-            string name = "EveryUpdate stream, " + (pattern ? "await-foreach pattern" : "ForEachAsync") + " (ns per element), " + n + (n == 1 ? " stream x " : " streams x ") + frames + " frames";
+            string opsName = ops == 0 ? "" : ops == 2 ? ".Where.Select" : ".Select.Where.Select.TakeWhile";
+            string name = "EveryUpdate" + opsName + " stream, " + (pattern ? "await-foreach pattern" : "ForEachAsync") + " (ns per element), " + n + (n == 1 ? " stream x " : " streams x ") + frames + " frames";
             var cts = new CancellationTokenSource();
             var tasks = new OnityTask[n];
-            for (int i = 0; i < n; i++) tasks[i] = pattern ? EveryUpdateAwaitForeach(cts.Token) : OnityAsyncEnumerable.EveryUpdate().ForEachAsync(countElement, cts.Token);
+            for (int i = 0; i < n; i++)
+                tasks[i] = pattern ? EveryUpdateAwaitForeach(cts.Token)
+                    : ops == 0 ? OnityAsyncEnumerable.EveryUpdate().ForEachAsync(countElement, cts.Token)
+                    : EveryUpdateChain(ops).ForEachAsync(countInt, cts.Token);
             Frame();
             string every = name + ": one element per stream per frame";
             var onity = new Impl("onity", () =>
@@ -43,7 +58,7 @@ namespace Onity.Bench
                 return (long)n * frames;
             });
             Action utStop;
-            var ut = UtEveryUpdate(n, frames, pattern, out utStop);
+            var ut = UtEveryUpdate(n, frames, pattern, ops, out utStop);
             Compare(name, onity, ut);
             cts.Cancel();
             Frame();
@@ -119,14 +134,20 @@ namespace Onity.Bench
         }
 
         /// <summary>Groups (a bench argument selects those it is a substring of): stream-foreach-1x,
-        /// stream-pattern-1x, stream-foreach-4096x, stream-pattern-4096x; channel-waiting,
-        /// channel-burst (ChannelScenarios).</summary>
+        /// stream-pattern-1x, stream-foreach-64x, stream-foreach-4096x, stream-pattern-4096x,
+        /// stream-ws-1x, stream-ws-64x (Where+Select), stream-chain4-1x, stream-chain4-64x (4
+        /// operators: issue 28's rows); channel-waiting, channel-burst (ChannelScenarios).</summary>
         static void StreamScenarios(Func<string, bool> on)
         {
             if (on("stream-foreach-1x")) EveryUpdateScenario(1, 4096, false);
             if (on("stream-pattern-1x")) EveryUpdateScenario(1, 4096, true);
+            if (on("stream-foreach-64x")) EveryUpdateScenario(64, 256, false);
             if (on("stream-foreach-4096x")) EveryUpdateScenario(4096, 10, false);
             if (on("stream-pattern-4096x")) EveryUpdateScenario(4096, 10, true);
+            if (on("stream-ws-1x")) EveryUpdateScenario(1, 4096, false, 2);
+            if (on("stream-ws-64x")) EveryUpdateScenario(64, 256, false, 2);
+            if (on("stream-chain4-1x")) EveryUpdateScenario(1, 4096, false, 4);
+            if (on("stream-chain4-64x")) EveryUpdateScenario(64, 256, false, 4);
         }
     }
 }

@@ -29,11 +29,24 @@ namespace Onity.Bench
             }
         }
 
-        static Impl UtEveryUpdate(int n, int frames, bool pattern, out Action stop)
+        static readonly Action<int> utCountInt = _ => utElements++;
+        static int utStreamValue = 1;
+
+        static IUniTaskAsyncEnumerable<int> UtEveryUpdateChain(int ops)
+        {
+            var s = UniTaskAsyncEnumerable.EveryUpdate();
+            if (ops == 2) return s.Where(_ => utStreamValue > 0).Select(_ => utStreamValue);
+            return s.Select(_ => utStreamValue).Where(x => x > 0).Select(x => x + 1).TakeWhile(x => x > 1);
+        }
+
+        static Impl UtEveryUpdate(int n, int frames, bool pattern, int ops, out Action stop)
         {
             var cts = new CancellationTokenSource();
             var tasks = new UniTask[n];
-            for (int i = 0; i < n; i++) tasks[i] = pattern ? UtEveryUpdateAwaitForeach(cts.Token) : UniTaskAsyncEnumerable.EveryUpdate().ForEachAsync(utCountElement, cts.Token);
+            for (int i = 0; i < n; i++)
+                tasks[i] = pattern ? UtEveryUpdateAwaitForeach(cts.Token)
+                    : ops == 0 ? UniTaskAsyncEnumerable.EveryUpdate().ForEachAsync(utCountElement, cts.Token)
+                    : UtEveryUpdateChain(ops).ForEachAsync(utCountInt, cts.Token);
             UtFrame();
             UtFrame();
             stop = () =>
@@ -116,7 +129,7 @@ namespace Onity.Bench
             });
         }
 #else
-        static Impl UtEveryUpdate(int n, int frames, bool pattern, out Action stop) { stop = () => { }; return null; }
+        static Impl UtEveryUpdate(int n, int frames, bool pattern, int ops, out Action stop) { stop = () => { }; return null; }
         static Impl UtChannelWaiting(int n) { return null; }
         static Impl UtChannelBurst(int burst, int bursts) { return null; }
 #endif

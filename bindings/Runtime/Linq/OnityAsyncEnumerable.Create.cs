@@ -1,0 +1,125 @@
+using System;
+using System.Threading;
+using Onity.Linq;
+
+namespace Onity
+{
+    /// <summary>The writer of a <see cref="OnityAsyncEnumerable.Create{T}"/> stream (UniTask's IAsyncWriter).</summary>
+    public interface IOnityAsyncWriter<T>
+    {
+        /// <summary>Gives <paramref name="value"/> to the consumer; completes when the consumer asks
+        /// for the next element (canceled when the enumeration is disposed first).</summary>
+        OnityTask YieldAsync(T value);
+    }
+
+    public static partial class OnityAsyncEnumerable
+    {
+        /// <summary>A stream produced by <paramref name="create"/>: started at the first
+        /// MoveNextAsync with a writer and the enumeration's token; each <c>YieldAsync</c> gives an
+        /// element and resumes when the next is asked for; the stream ends when the returned task
+        /// completes (faults with its exception). Disposing the enumeration while the producer waits
+        /// in YieldAsync completes that wait canceled. One enumerator object per enumeration (the
+        /// producer may outlive it); nothing per element.</summary>
+        public static IOnityAsyncEnumerable<T> Create<T>(Func<IOnityAsyncWriter<T>, CancellationToken, OnityTask> create)
+        {
+            if (create == null) throw new ArgumentNullException("create");
+            return new CreateStream<T>(create);
+        }
+    }
+}
+
+namespace Onity.Linq
+{
+    sealed class CreateStream<T> : IOnityAsyncEnumerable<T>
+    {
+        readonly Func<IOnityAsyncWriter<T>, CancellationToken, OnityTask> create;
+        internal CreateStream(Func<IOnityAsyncWriter<T>, CancellationToken, OnityTask> create) { this.create = create; }
+
+        public IOnityAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return new CreateEnumerator<T>(create, cancellationToken);
+        }
+    }
+
+    /// <summary>The source of YieldAsync's task (an object of its own: the enumerator already is
+    /// its MoveNextAsync task's source).</summary>
+    sealed class YieldSource : IOnityTaskSource
+    {
+        internal OnityCompletionSourceCore<AsyncUnit> core;
+        public OnityTaskStatus GetStatus(long token) { return core.GetStatus(token); }
+        public void OnCompleted(Action continuation, long token) { core.OnCompleted(continuation, token); }
+        public void GetResult(long token) { core.GetResult(token); }
+    }
+
+    sealed class CreateEnumerator<T> : OnityAsyncEnumeratorBase<T>, IOnityAsyncWriter<T>
+    {
+        readonly Func<IOnityAsyncWriter<T>, CancellationToken, OnityTask> create;
+        readonly YieldSource yielded = new YieldSource();
+        bool started, yielding;
+        OnityTask producer;
+        readonly Action onProducerDone;
+
+        internal CreateEnumerator(Func<IOnityAsyncWriter<T>, CancellationToken, OnityTask> create, CancellationToken ct)
+        {
+            this.create = create;
+            onProducerDone = OnProducerDone;
+            Begin(ct);
+        }
+
+        protected override void MoveNextCore()
+        {
+            if (started)
+            {
+                // The producer waits in YieldAsync: let it go on (it yields or ends).
+                yielding = false;
+                yielded.core.TrySetResult(default(AsyncUnit));
+                return;
+            }
+            started = true;
+            try
+            {
+                producer = create(this, cancellationToken);
+                var aw = producer.GetAwaiter();
+                if (aw.IsCompleted) OnProducerDone();
+                else aw.UnsafeOnCompleted(onProducerDone);
+            }
+            catch (Exception ex) { Fail(ex); }
+        }
+
+        public OnityTask YieldAsync(T value)
+        {
+            if (yielding) throw new InvalidOperationException("Onity: YieldAsync was called before the previous YieldAsync's task completed.");
+            if (IsDisposed) return OnityTask.FromCanceled(new CancellationToken(true));
+            yielding = true;
+            yielded.core.Reset();
+            var t = new OnityTask(yielded, yielded.core.Version);
+            Yield(value);
+            return t;
+        }
+
+        void OnProducerDone()
+        {
+            var p = producer;
+            producer = default(OnityTask);
+            try { p.GetAwaiter().GetResult(); }
+            catch (Exception ex)
+            {
+                Fail(ex);
+                return;
+            }
+            Finish();
+        }
+
+        protected override OnityTask OnDispose()
+        {
+            if (yielding)
+            {
+                yielding = false;
+                yielded.core.TrySetCanceled(new CancellationToken(true));
+            }
+            return OnityTask.CompletedTask;
+        }
+
+        protected override void ReturnToPool() { } // not pooled: the producer may outlive the enumeration
+    }
+}

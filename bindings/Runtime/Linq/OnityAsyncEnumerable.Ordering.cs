@@ -1,0 +1,187 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+using Onity.Linq;
+
+namespace Onity
+{
+    /// <summary>A sorted stream that further keys refine (UniTask's IUniTaskOrderedAsyncEnumerable).</summary>
+    public interface IOnityOrderedAsyncEnumerable<T> : IOnityAsyncEnumerable<T>
+    {
+        IOnityOrderedAsyncEnumerable<T> CreateOrderedEnumerable<TKey>(Func<T, TKey> keySelector, IComparer<TKey> comparer, bool descending);
+    }
+
+    public static partial class OnityAsyncEnumerable
+    {
+        // Operators that need the whole source first (sorting, grouping): the elements are gathered
+        // in a list, then handed to System.Linq's stable sort / lookup and given one by one.
+
+        /// <summary>The elements sorted by key (stable), given when the source ends.</summary>
+        public static IOnityOrderedAsyncEnumerable<T> OrderBy<T, TKey>(this IOnityAsyncEnumerable<T> source, Func<T, TKey> keySelector)
+        {
+            return OrderBy(source, keySelector, Comparer<TKey>.Default);
+        }
+
+        public static IOnityOrderedAsyncEnumerable<T> OrderBy<T, TKey>(this IOnityAsyncEnumerable<T> source, Func<T, TKey> keySelector, IComparer<TKey> comparer)
+        {
+            Check(source, keySelector, "keySelector");
+            return new OrderedStream<T>(source, e => e.OrderBy(keySelector, comparer ?? Comparer<TKey>.Default));
+        }
+
+        public static IOnityOrderedAsyncEnumerable<T> OrderByDescending<T, TKey>(this IOnityAsyncEnumerable<T> source, Func<T, TKey> keySelector)
+        {
+            return OrderByDescending(source, keySelector, Comparer<TKey>.Default);
+        }
+
+        public static IOnityOrderedAsyncEnumerable<T> OrderByDescending<T, TKey>(this IOnityAsyncEnumerable<T> source, Func<T, TKey> keySelector, IComparer<TKey> comparer)
+        {
+            Check(source, keySelector, "keySelector");
+            return new OrderedStream<T>(source, e => e.OrderByDescending(keySelector, comparer ?? Comparer<TKey>.Default));
+        }
+
+        /// <summary>Refines the order by a further key.</summary>
+        public static IOnityOrderedAsyncEnumerable<T> ThenBy<T, TKey>(this IOnityOrderedAsyncEnumerable<T> source, Func<T, TKey> keySelector, IComparer<TKey> comparer = null)
+        {
+            Check(source, keySelector, "keySelector");
+            return source.CreateOrderedEnumerable(keySelector, comparer ?? Comparer<TKey>.Default, false);
+        }
+
+        public static IOnityOrderedAsyncEnumerable<T> ThenByDescending<T, TKey>(this IOnityOrderedAsyncEnumerable<T> source, Func<T, TKey> keySelector, IComparer<TKey> comparer = null)
+        {
+            Check(source, keySelector, "keySelector");
+            return source.CreateOrderedEnumerable(keySelector, comparer ?? Comparer<TKey>.Default, true);
+        }
+
+        /// <summary>The elements grouped by key, groups in the order of their first element, given
+        /// when the source ends.</summary>
+        public static IOnityAsyncEnumerable<IGrouping<TKey, T>> GroupBy<T, TKey>(this IOnityAsyncEnumerable<T> source, Func<T, TKey> keySelector, IEqualityComparer<TKey> comparer = null)
+        {
+            Check(source, keySelector, "keySelector");
+            return Create<IGrouping<TKey, T>>((w, ct) => GroupProducer(source, keySelector, x => x, comparer, w, ct));
+        }
+
+        public static IOnityAsyncEnumerable<IGrouping<TKey, TElement>> GroupBy<T, TKey, TElement>(this IOnityAsyncEnumerable<T> source, Func<T, TKey> keySelector, Func<T, TElement> elementSelector, IEqualityComparer<TKey> comparer = null)
+        {
+            Check(source, keySelector, "keySelector");
+            if (elementSelector == null) throw new ArgumentNullException("elementSelector");
+            return Create<IGrouping<TKey, TElement>>((w, ct) => GroupProducer(source, keySelector, elementSelector, comparer, w, ct));
+        }
+
+        /// <summary>The elements of each element's stream, in order (each inner stream to its end
+        /// before the next outer element).</summary>
+        public static IOnityAsyncEnumerable<TResult> SelectMany<T, TResult>(this IOnityAsyncEnumerable<T> source, Func<T, IOnityAsyncEnumerable<TResult>> selector)
+        {
+            Check(source, selector, "selector");
+            return Create<TResult>((w, ct) => SelectManyProducer(source, selector, (x, y) => y, w, ct));
+        }
+
+        public static IOnityAsyncEnumerable<TResult> SelectMany<T, TCollection, TResult>(this IOnityAsyncEnumerable<T> source, Func<T, IOnityAsyncEnumerable<TCollection>> collectionSelector, Func<T, TCollection, TResult> resultSelector)
+        {
+            Check(source, collectionSelector, "collectionSelector");
+            if (resultSelector == null) throw new ArgumentNullException("resultSelector");
+            return Create<TResult>((w, ct) => SelectManyProducer(source, collectionSelector, resultSelector, w, ct));
+        }
+
+        /// <summary>True when both streams have equal elements in the same order (stops at the first difference).</summary>
+        public static OnityTask<bool> SequenceEqualAsync<T>(this IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second, IEqualityComparer<T> comparer = null, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (first == null) throw new ArgumentNullException("first");
+            if (second == null) throw new ArgumentNullException("second");
+            return SequenceEqualCore(first, second, comparer ?? EqualityComparer<T>.Default, cancellationToken);
+        }
+
+        static async OnityTask GroupProducer<T, TKey, TElement>(IOnityAsyncEnumerable<T> source, Func<T, TKey> key, Func<T, TElement> element, IEqualityComparer<TKey> comparer, IOnityAsyncWriter<IGrouping<TKey, TElement>> w, CancellationToken ct)
+        {
+            var list = await ToListCore(source, ct);
+            foreach (var g in list.GroupBy(key, element, comparer ?? EqualityComparer<TKey>.Default)) await w.YieldAsync(g);
+        }
+
+        static async OnityTask SelectManyProducer<T, TCollection, TResult>(IOnityAsyncEnumerable<T> source, Func<T, IOnityAsyncEnumerable<TCollection>> selector, Func<T, TCollection, TResult> result, IOnityAsyncWriter<TResult> w, CancellationToken ct)
+        {
+            var e = source.GetAsyncEnumerator(ct);
+            try
+            {
+                while (await e.MoveNextAsync())
+                {
+                    var x = e.Current;
+                    var inner = selector(x).GetAsyncEnumerator(ct);
+                    try
+                    {
+                        while (await inner.MoveNextAsync()) await w.YieldAsync(result(x, inner.Current));
+                    }
+                    finally
+                    {
+                        await inner.DisposeAsync();
+                    }
+                }
+            }
+            finally
+            {
+                await e.DisposeAsync();
+            }
+        }
+
+        static async OnityTask<bool> SequenceEqualCore<T>(IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second, IEqualityComparer<T> comparer, CancellationToken ct)
+        {
+            var a = first.GetAsyncEnumerator(ct);
+            bool equal = true;
+            try
+            {
+                var b = second.GetAsyncEnumerator(ct);
+                try
+                {
+                    while (equal)
+                    {
+                        bool ma = await a.MoveNextAsync();
+                        bool mb = await b.MoveNextAsync();
+                        if (ma != mb) equal = false;
+                        else if (!ma) break;
+                        else if (!comparer.Equals(a.Current, b.Current)) equal = false;
+                    }
+                }
+                finally
+                {
+                    await b.DisposeAsync();
+                }
+            }
+            finally
+            {
+                await a.DisposeAsync();
+            }
+            return equal;
+        }
+    }
+}
+
+namespace Onity.Linq
+{
+    sealed class OrderedStream<T> : IOnityOrderedAsyncEnumerable<T>
+    {
+        readonly IOnityAsyncEnumerable<T> source;
+        readonly Func<IEnumerable<T>, IOrderedEnumerable<T>> order;
+
+        internal OrderedStream(IOnityAsyncEnumerable<T> source, Func<IEnumerable<T>, IOrderedEnumerable<T>> order)
+        {
+            this.source = source;
+            this.order = order;
+        }
+
+        public IOnityOrderedAsyncEnumerable<T> CreateOrderedEnumerable<TKey>(Func<T, TKey> keySelector, IComparer<TKey> comparer, bool descending)
+        {
+            var first = order;
+            return new OrderedStream<T>(source, e => first(e).CreateOrderedEnumerable(keySelector, comparer, descending));
+        }
+
+        public IOnityAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return OnityAsyncEnumerable.Create<T>((w, ct) => Produce(w, ct)).GetAsyncEnumerator(cancellationToken);
+        }
+
+        async OnityTask Produce(IOnityAsyncWriter<T> w, CancellationToken ct)
+        {
+            var list = await source.ToListAsync(ct);
+            foreach (var x in order(list)) await w.YieldAsync(x);
+        }
+    }
+}

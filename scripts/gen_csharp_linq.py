@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""Generates bindings/Runtime/Linq/OnityAsyncEnumerable.<Group>.g.cs (AwaitOperators,
+AwaitTerminals, Sum, Average, Min, Max): the repetitive overload families of the async LINQ operators (UniTask's UniTaskAsyncEnumerable names, Onity types):
+
+- the asynchronous operator forms: WhereAwait, SelectAwait, TakeWhileAwait, SkipWhileAwait
+  (each: element / element+index, and ...AwaitWithCancellation with the token) and
+  DistinctUntilChangedAwait(WithCancellation), over Linq/OnityAwaitOperators.cs;
+- First/FirstOrDefault/Last/LastOrDefault/Single/SingleOrDefault/LongCount with an awaited
+  predicate (...AwaitAsync, ...AwaitWithCancellationAsync): the terminal over WhereAwait;
+- the numeric aggregates SumAsync, AverageAsync, MinAsync, MaxAsync for int, long, float,
+  double, decimal and their nullable forms, each with a selector, an awaited selector
+  (...AwaitAsync) and one taking the token (...AwaitWithCancellationAsync); the generic
+  MinAsync/MaxAsync (Comparer<T>.Default).
+
+Semantics are UniTask's (read from its documented behaviour): Sum adds unchecked; Average adds
+checked in the element type and divides by the count (an empty int/long/float/double stream gives
+NaN, an empty decimal one throws DivideByZeroException; nulls are skipped); Min/Max of an empty
+non-nullable numeric stream throw InvalidOperationException, of a nullable one give null, the
+generic ones give default(T). One deliberate difference: a nullable Sum adds the non-null values
+(UniTask 2.2.5 starts it at null, so it always returns null).
+
+Usage: scripts/gen_csharp_linq.py [--check]   (--check: exit 1 when the file differs)"""
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DIR = os.path.join(ROOT, "bindings", "Runtime", "Linq")
+
+L = []
+
+
+def w(s=""):
+    L.append(s)
+
+
+def arg_check(names):
+    w("            if (source == null) throw new ArgumentNullException(\"source\");")
+    for n in names:
+        w("            if (%s == null) throw new ArgumentNullException(\"%s\");" % (n, n))
+
+
+# ---- asynchronous operator forms ------------------------------------------------------------
+SHAPES = [  # (method suffix, parameter types before the result task, lambda call)
+    ("Await", "{T}", "(x, i, ct) => {f}(x)"),
+    ("Await", "{T}, int", "(x, i, ct) => {f}(x, i)"),
+    ("AwaitWithCancellation", "{T}, CancellationToken", "(x, i, ct) => {f}(x, ct)"),
+    ("AwaitWithCancellation", "{T}, int, CancellationToken", "(x, i, ct) => {f}(x, i, ct)"),
+]
+
+
+def await_ops():
+    filters = [("Where", "RentWhere", "The elements for which the awaited predicate is true"),
+               ("TakeWhile", "RentTakeWhile", "The elements while the awaited predicate is true (the stream ends at the first false)"),
+               ("SkipWhile", "RentSkipWhile", "The elements from the first for which the awaited predicate is false on")]
+    for name, rent, doc in filters:
+        for suffix, params, call in SHAPES:
+            w("        /// <summary>%s (%s%s).</summary>" % (doc, "with the index, " if "int" in params else "",
+                                                              "the enumeration's token given to it" if "Cancellation" in params else "awaited before the next pull"))
+            w("        public static IOnityAsyncEnumerable<T> %s%s<T>(this IOnityAsyncEnumerable<T> source, Func<%s, OnityTask<bool>> predicate)" % (name, suffix, params.format(T="T")))
+            w("        {")
+            arg_check(["predicate"])
+            w("            return new OnityAwaitStream<T, bool, T>(source, %s, OnityAwaitFilter<T>.%s);" % (call.format(f="predicate"), rent))
+            w("        }")
+            w()
+    for suffix, params, call in SHAPES:
+        w("        /// <summary>Each element mapped by the awaited selector%s.</summary>" % (" (with the index)" if "int" in params else ""))
+        w("        public static IOnityAsyncEnumerable<TResult> Select%s<TSource, TResult>(this IOnityAsyncEnumerable<TSource> source, Func<%s, OnityTask<TResult>> selector)" % (suffix, params.format(T="TSource")))
+        w("        {")
+        arg_check(["selector"])
+        w("            return new OnityAwaitStream<TSource, TResult, TResult>(source, %s, OnityAwaitSelect<TSource, TResult>.RentSelect);" % call.format(f="selector"))
+        w("        }")
+        w()
+    for suffix, params, call in (SHAPES[0], SHAPES[2]):
+        for comparer in (False, True):
+            w("        /// <summary>The elements whose awaited key differs from the previous element's%s.</summary>" % (" by the comparer" if comparer else ""))
+            w("        public static IOnityAsyncEnumerable<T> DistinctUntilChanged%s<T, TKey>(this IOnityAsyncEnumerable<T> source, Func<%s, OnityTask<TKey>> keySelector%s)"
+              % (suffix, params.format(T="T"), ", IEqualityComparer<TKey> comparer" if comparer else ""))
+            w("        {")
+            arg_check(["keySelector"] + (["comparer"] if comparer else []))
+            w("            return new OnityAwaitStream<T, TKey, T>(source, %s, OnityAwaitDistinct<T, TKey>.RentDistinct, %s);"
+              % (call.format(f="keySelector"), "comparer" if comparer else "EqualityComparer<TKey>.Default"))
+            w("        }")
+            w()
+
+
+# ---- numeric aggregates -----------------------------------------------------------------------
+NUMS = ["int", "long", "float", "double", "decimal"]
+AVG = {"int": "double", "long": "double", "float": "float", "double": "double", "decimal": "decimal"}
+
+
+def avg_return(n):
+    if n in ("int", "long"):
+        return "(double)sum / count"
+    if n == "float":
+        return "(float)(sum / count)"
+    return "sum / count"
+
+
+def aggregate(op, n, nullable):
+    t = n + ("?" if nullable else "")
+    r = (AVG[n] if op == "Average" else n) + ("?" if nullable else "")
+    core = "%sCore%s%s" % (op, n.capitalize(), "N" if nullable else "")
+    doc = {"Sum": "The sum of the %s", "Average": "The average of the %s",
+           "Min": "The smallest of the %s", "Max": "The largest of the %s"}[op]
+    what = "elements" if True else ""
+    w("        /// <summary>%s (UniTask's semantics: see scripts/gen_csharp_linq.py).</summary>" % (doc % what))
+    w("        public static OnityTask<%s> %sAsync(this IOnityAsyncEnumerable<%s> source, CancellationToken cancellationToken = default(CancellationToken))" % (r, op, t))
+    w("        {")
+    arg_check([])
+    w("            return %s(source, cancellationToken);" % core)
+    w("        }")
+    w()
+    for suffix, sel, via in (("", "Func<TSource, %s>" % t, "Select"),
+                             ("Await", "Func<TSource, OnityTask<%s>>" % t, "SelectAwait"),
+                             ("AwaitWithCancellation", "Func<TSource, CancellationToken, OnityTask<%s>>" % t, "SelectAwaitWithCancellation")):
+        w("        /// <summary>%s, each element mapped by the %sselector.</summary>" % (doc % "values", "awaited " if suffix else ""))
+        w("        public static OnityTask<%s> %s%sAsync<TSource>(this IOnityAsyncEnumerable<TSource> source, %s selector, CancellationToken cancellationToken = default(CancellationToken))" % (r, op, suffix, sel))
+        w("        {")
+        arg_check(["selector"])
+        w("            return %s(source.%s(selector), cancellationToken);" % (core, via))
+        w("        }")
+        w()
+    w("        static async OnityTask<%s> %s(IOnityAsyncEnumerable<%s> source, CancellationToken ct)" % (r, core, t))
+    w("        {")
+    if op == "Sum":
+        w("            %s sum = 0;" % n)
+    elif op == "Average":
+        w("            %s sum = 0;" % n)
+        w("            long count = 0;")
+    else:
+        w("            %s value = default(%s);" % (n, n))
+        w("            bool any = false;")
+    w("            var e = source.GetAsyncEnumerator(ct);")
+    w("            try")
+    w("            {")
+    w("                while (await e.MoveNextAsync())")
+    w("                {")
+    w("                    var x = e.Current;")
+    if nullable:
+        w("                    if (!x.HasValue) continue;")
+        val = "x.Value"
+    else:
+        val = "x"
+    if op == "Sum":
+        w("                    sum = unchecked(sum + %s);" % val)
+    elif op == "Average":
+        w("                    checked")
+        w("                    {")
+        w("                        sum += %s;" % val)
+        w("                        count++;")
+        w("                    }")
+    else:
+        w("                    if (!any || %s %s value)" % (val, "<" if op == "Min" else ">"))
+        w("                    {")
+        w("                        value = %s;" % val)
+        w("                        any = true;")
+        w("                    }")
+    w("                }")
+    w("            }")
+    w("            finally")
+    w("            {")
+    w("                await e.DisposeAsync();")
+    w("            }")
+    if op == "Sum":
+        w("            return sum;")
+    elif op == "Average":
+        w("            return %s;" % avg_return(n))
+    elif nullable:
+        w("            return any ? value : (%s)null;" % r)
+    else:
+        w("            if (!any) throw NoElements();")
+        w("            return value;")
+    w("        }")
+    w()
+
+
+def generic_minmax(op):
+    sign = "> 0" if op == "Min" else "< 0"
+    w("        /// <summary>The %s element by Comparer&lt;T&gt;.Default; default(T) when the stream is empty.</summary>" % ("smallest" if op == "Min" else "largest"))
+    w("        public static OnityTask<TSource> %sAsync<TSource>(this IOnityAsyncEnumerable<TSource> source, CancellationToken cancellationToken = default(CancellationToken))" % op)
+    w("        {")
+    arg_check([])
+    w("            return %sCoreGeneric(source, cancellationToken);" % op)
+    w("        }")
+    w()
+    for suffix, sel, via in (("", "Func<TSource, TResult>", "Select"),
+                             ("Await", "Func<TSource, OnityTask<TResult>>", "SelectAwait"),
+                             ("AwaitWithCancellation", "Func<TSource, CancellationToken, OnityTask<TResult>>", "SelectAwaitWithCancellation")):
+        w("        /// <summary>%sAsync of the values of the %sselector.</summary>" % (op, "awaited " if suffix else ""))
+        w("        public static OnityTask<TResult> %s%sAsync<TSource, TResult>(this IOnityAsyncEnumerable<TSource> source, %s selector, CancellationToken cancellationToken = default(CancellationToken))" % (op, suffix, sel))
+        w("        {")
+        arg_check(["selector"])
+        w("            return %sCoreGeneric(source.%s(selector), cancellationToken);" % (op, via))
+        w("        }")
+        w()
+    w("        static async OnityTask<T> %sCoreGeneric<T>(IOnityAsyncEnumerable<T> source, CancellationToken ct)" % op)
+    w("        {")
+    w("            var comparer = Comparer<T>.Default;")
+    w("            T value = default(T);")
+    w("            bool any = false;")
+    w("            var e = source.GetAsyncEnumerator(ct);")
+    w("            try")
+    w("            {")
+    w("                while (await e.MoveNextAsync())")
+    w("                {")
+    w("                    var x = e.Current;")
+    w("                    if (!any || comparer.Compare(value, x) %s)" % sign)
+    w("                    {")
+    w("                        value = x;")
+    w("                        any = true;")
+    w("                    }")
+    w("                }")
+    w("            }")
+    w("            finally")
+    w("            {")
+    w("                await e.DisposeAsync();")
+    w("            }")
+    w("            return value;")
+    w("        }")
+    w()
+
+
+# ---- awaited predicate forms of the terminals: the terminal over WhereAwait ----------------
+TERMINALS = [  # (name, result type, core call with {s} the filtered source, doc)
+    ("First", "T", "FirstCore({s}, null, true, cancellationToken)", "The first element matching the awaited predicate"),
+    ("FirstOrDefault", "T", "FirstCore({s}, null, false, cancellationToken)", "The first element matching the awaited predicate, or default(T)"),
+    ("Last", "T", "LastCore({s}, true, true, cancellationToken)", "The last element matching the awaited predicate"),
+    ("LastOrDefault", "T", "LastCore({s}, false, true, cancellationToken)", "The last element matching the awaited predicate, or default(T)"),
+    ("Single", "T", "SingleCore({s}, true, true, cancellationToken)", "The only element matching the awaited predicate"),
+    ("SingleOrDefault", "T", "SingleCore({s}, false, true, cancellationToken)", "The only element matching the awaited predicate, or default(T)"),
+    ("LongCount", "long", "LongCountCore({s}, cancellationToken)", "The number of elements matching the awaited predicate"),
+]
+
+
+def await_terminals():
+    for name, r, call, doc in TERMINALS:
+        for suffix, pred, via in (("Await", "Func<T, OnityTask<bool>>", "WhereAwait"),
+                                  ("AwaitWithCancellation", "Func<T, CancellationToken, OnityTask<bool>>", "WhereAwaitWithCancellation")):
+            w("        /// <summary>%s (%s).</summary>" % (doc, "the enumeration's token given to it" if "Cancellation" in suffix else "each awaited in turn"))
+            w("        public static OnityTask<%s> %s%sAsync<T>(this IOnityAsyncEnumerable<T> source, %s predicate, CancellationToken cancellationToken = default(CancellationToken))" % (r, name, suffix, pred))
+            w("        {")
+            arg_check(["predicate"])
+            w("            return %s;" % call.format(s="source.%s(predicate)" % via))
+            w("        }")
+            w()
+
+
+def render(body):
+    del L[:]
+    w("// <auto-generated> by scripts/gen_csharp_linq.py: do not edit; run the script (the C# test")
+    w("// command checks these files for drift with --check). </auto-generated>")
+    w("using System;")
+    w("using System.Collections.Generic;")
+    w("using System.Threading;")
+    w("using Onity.Linq;")
+    w()
+    w("namespace Onity")
+    w("{")
+    w("    public static partial class OnityAsyncEnumerable")
+    w("    {")
+    body()
+    while L[-1] == "":
+        L.pop()
+    w("    }")
+    w("}")
+    return "\n".join(L) + "\n"
+
+
+def numeric(op):
+    def body():
+        for n in NUMS:
+            for nullable in (False, True):
+                aggregate(op, n, nullable)
+        if op in ("Min", "Max"):
+            generic_minmax(op)
+    return body
+
+
+def main():
+    files = {"AwaitOperators": await_ops, "AwaitTerminals": await_terminals}
+    for op in ("Sum", "Average", "Min", "Max"):
+        files[op] = numeric(op)
+    stale = []
+    for name, body in files.items():
+        path = os.path.join(DIR, "OnityAsyncEnumerable.%s.g.cs" % name)
+        text = render(body)
+        if "--check" in sys.argv:
+            if not os.path.exists(path) or open(path).read() != text:
+                stale.append(os.path.relpath(path, ROOT))
+        else:
+            open(path, "w").write(text)
+    if stale:
+        print("gen_csharp_linq: out of date (run scripts/gen_csharp_linq.py): " + ", ".join(stale), file=sys.stderr)
+        sys.exit(1)
+    if "--check" in sys.argv:
+        print("async LINQ overloads up to date")
+
+
+main()
