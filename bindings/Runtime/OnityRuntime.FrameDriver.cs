@@ -74,6 +74,7 @@ namespace Onity
         public void BeginFrame(ulong frameNumber, double deltaTime, double unscaledDeltaTime, double realtime)
         {
             CheckOwner("BeginFrame");
+            if (!drives) ThrowNotDriver("BeginFrame");
             if (inTick) throw new InvalidOperationException("Onity: BeginFrame called from a continuation during a tick.");
             OnityFrameInfo info;
             info.size = (uint)sizeof(OnityFrameInfo);
@@ -176,6 +177,7 @@ namespace Onity
         public void Tick(OnityTiming timing)
         {
             CheckOwner("Tick");
+            if (!drives) ThrowNotDriver("Tick");
             if (inTick) throw new InvalidOperationException("Onity: Tick called re-entrantly (from a continuation running inside a tick).");
             inTick = true;
             try

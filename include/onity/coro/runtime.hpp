@@ -117,7 +117,7 @@ class coro_runtime {
         r.k_ = k;
         return r;
     }
-    static Result<coro_runtime> attach(const Runtime &rt) noexcept { return attach(rt.raw()); }
+    static Result<coro_runtime> attach(const RuntimeRef &rt) noexcept { return attach(rt.raw()); }
 
     explicit operator bool() const noexcept { return k_ != nullptr; }
     /* The runtime (null once destroyed). */
