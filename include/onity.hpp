@@ -407,11 +407,18 @@ class CancelSource {
  * another plugin or the C# binding created; an owning Runtime converts to
  * it, so functions taking a RuntimeRef take both. The owner keeps the
  * runtime alive while any RuntimeRef to it is used. */
+class Runtime;
 class RuntimeRef {
   public:
     RuntimeRef() noexcept : raw_(nullptr) {}
     /* Borrows `raw` (may be null: every call then returns NullPointer). */
     explicit RuntimeRef(OnityRuntime *raw) noexcept : raw_(raw) {}
+    /* Not from a temporary owner: it destroys the runtime at the end of
+     * the statement, leaving the view dangling. */
+    RuntimeRef(Runtime &&) = delete;
+    RuntimeRef &operator=(Runtime &&) = delete;
+    RuntimeRef(const RuntimeRef &) = default;
+    RuntimeRef &operator=(const RuntimeRef &) = default;
 
     OnityRuntime *raw() const noexcept { return raw_; }
     explicit operator bool() const noexcept { return raw_ != nullptr; }

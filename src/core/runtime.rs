@@ -247,7 +247,7 @@ impl Runtime {
         // SAFETY: owner thread, short borrows around the call.
         unsafe { self.inner().depth += 1 };
         // SAFETY: the host promised `f` is callable with `user`.
-        unsafe { call_host(f, user, arg, state as u32) };
+        unsafe { f(user, arg, state as u32) };
         // SAFETY: as above.
         unsafe { self.inner().depth -= 1 };
     }
@@ -470,7 +470,7 @@ impl Runtime {
     fn resume_wait(&self, arg: u64, func: Option<CallbackFn>, user: *mut c_void, state: TaskState) {
         match func {
             // SAFETY: the host promised `f` is callable with `user`.
-            Some(f) => unsafe { call_host(f, user, arg, state as u32) },
+            Some(f) => unsafe { f(user, arg, state as u32) },
             None => self.complete_owned(arg, state, 0, 0),
         }
     }

@@ -260,44 +260,6 @@ impl Outcome {
 /// task handle (0 for callback waits) and the final [`TaskState`] as `u32`.
 pub type CallbackFn = unsafe extern "C" fn(user: *mut c_void, task: u64, state: u32);
 
-/// What host code must not do, and what happens if it does: printed before
-/// the abort when an exception unwinds out of a callback into the runtime.
-pub const HOST_UNWIND_MESSAGE: &str = "onity: fatal: an exception unwound out of a callback into the Onity runtime \
-     (callbacks, C++ coroutines and until/while_ predicates must not throw across the C ABI: in code built \
-     with -fno-exceptions nothing can catch it); aborting";
-
-/// Armed around a call of host code; its drop runs only while something
-/// unwinds out of that call (the normal return forgets it).
-struct HostUnwindGuard;
-
-impl Drop for HostUnwindGuard {
-    #[cold]
-    fn drop(&mut self) {
-        use std::io::Write;
-        let _ = writeln!(std::io::stderr(), "{HOST_UNWIND_MESSAGE}");
-        std::process::abort();
-    }
-}
-
-/// Calls host code `f(user, task, state)`. An exception that unwinds out of
-/// it (a C++ exception, e.g. from code built with `-fno-exceptions`) aborts
-/// with [`HOST_UNWIND_MESSAGE`] instead of reaching the export's panic
-/// boundary, which cannot catch a foreign exception and would abort with a
-/// message about Rust. The guard is a landing pad: nothing on the normal path.
-///
-/// # Safety
-/// `f` must be callable with `user` (the host's promise).
-#[inline(always)]
-pub unsafe fn call_host(f: CallbackFn, user: *mut c_void, task: u64, state: u32) {
-    // SAFETY: "C-unwind" is the C calling convention with unwinding allowed:
-    // the same function, called so that an unwind reaches the guard.
-    let f: unsafe extern "C-unwind" fn(*mut c_void, u64, u32) = unsafe { std::mem::transmute(f) };
-    let guard = HostUnwindGuard;
-    // SAFETY: the caller's promise.
-    unsafe { f(user, task, state) };
-    std::mem::forget(guard);
-}
-
 /// Time values of a frame, given at frame begin.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FrameInfo {

@@ -30,19 +30,54 @@
 
 /// Runs `body` (a block evaluating to `Result<(), OnityStatus>`) behind a
 /// panic boundary and returns its status. The happy path costs nothing: the
-/// boundary is a landing pad, off the path.
+/// boundary is a landing pad, off the path. A foreign exception (C++) that
+/// unwinds out of host code the body called aborts with
+/// [`HOST_UNWIND_MESSAGE`] ([`HostUnwindGuard`]) before the boundary, which
+/// cannot catch it.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! ffi {
     ($body:block) => {{
         match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(
-            || -> ::std::result::Result<(), $crate::ffi::status::OnityStatus> { $body },
+            || -> ::std::result::Result<(), $crate::ffi::status::OnityStatus> {
+                let guard = $crate::ffi::HostUnwindGuard;
+                let result = (|| -> ::std::result::Result<(), $crate::ffi::status::OnityStatus> { $body })();
+                ::std::mem::forget(guard);
+                result
+            },
         )) {
             Ok(Ok(())) => $crate::ffi::status::OnityStatus::Ok,
             Ok(Err(status)) => status,
             Err(payload) => $crate::ffi::panicked(payload),
         }
     }};
+}
+
+/// Printed before the abort when an exception unwinds out of host code into
+/// an export: what host code must not do, and where it happens.
+pub const HOST_UNWIND_MESSAGE: &str = "onity: fatal: an exception unwound out of a callback into the Onity runtime \
+     (callbacks, C++ coroutines and until/while_ predicates must not throw across the C ABI: in code built \
+     with -fno-exceptions nothing can catch it); aborting";
+
+/// Armed by [`ffi!`] around an export's body; its drop runs only while
+/// something unwinds out of the body. A Rust panic goes on to the panic
+/// boundary (`PANIC`); anything else is a foreign exception from host code
+/// (a C++ exception escaping a callback), which Rust cannot catch: abort with
+/// [`HOST_UNWIND_MESSAGE`] (instead of Rust's message about foreign
+/// exceptions).
+#[doc(hidden)]
+pub struct HostUnwindGuard;
+
+impl Drop for HostUnwindGuard {
+    #[cold]
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            return;
+        }
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "{HOST_UNWIND_MESSAGE}");
+        std::process::abort();
+    }
 }
 
 /// What [`ffi!`] returns for a caught panic. Out of line: the payload's drop
