@@ -30,21 +30,13 @@
 
 /// Runs `body` (a block evaluating to `Result<(), OnityStatus>`) behind a
 /// panic boundary and returns its status. The happy path costs nothing: the
-/// boundary is a landing pad, off the path. A foreign exception (C++) that
-/// unwinds out of host code the body called aborts with
-/// [`HOST_UNWIND_MESSAGE`] ([`HostUnwindGuard`]) before the boundary, which
-/// cannot catch it.
+/// boundary is a landing pad, off the path.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! ffi {
     ($body:block) => {{
         match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(
-            || -> ::std::result::Result<(), $crate::ffi::status::OnityStatus> {
-                let guard = $crate::ffi::HostUnwindGuard;
-                let result = (|| -> ::std::result::Result<(), $crate::ffi::status::OnityStatus> { $body })();
-                ::std::mem::forget(guard);
-                result
-            },
+            || -> ::std::result::Result<(), $crate::ffi::status::OnityStatus> { $body },
         )) {
             Ok(Ok(())) => $crate::ffi::status::OnityStatus::Ok,
             Ok(Err(status)) => status,
@@ -53,13 +45,32 @@ macro_rules! ffi {
     }};
 }
 
+/// [`ffi!`] for the exports that can call host code (continuations,
+/// callback waits): a foreign exception (C++) unwinding out of that code
+/// aborts with [`HOST_UNWIND_MESSAGE`] ([`HostUnwindGuard`]) before the panic
+/// boundary, which cannot catch it. Only there: the guard's landing pad costs
+/// some exports a saved register.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! ffi_host {
+    ($body:block) => {
+        $crate::ffi!({
+            let guard = $crate::ffi::HostUnwindGuard;
+            #[allow(clippy::redundant_closure_call)]
+            let result = (|| -> ::std::result::Result<(), $crate::ffi::status::OnityStatus> { $body })();
+            ::std::mem::forget(guard);
+            result
+        })
+    };
+}
+
 /// Printed before the abort when an exception unwinds out of host code into
 /// an export: what host code must not do, and where it happens.
 pub const HOST_UNWIND_MESSAGE: &str = "onity: fatal: an exception unwound out of a callback into the Onity runtime \
      (callbacks, C++ coroutines and until/while_ predicates must not throw across the C ABI: in code built \
      with -fno-exceptions nothing can catch it); aborting";
 
-/// Armed by [`ffi!`] around an export's body; its drop runs only while
+/// Armed by [`ffi_host!`] around an export's body; its drop runs only while
 /// something unwinds out of the body. A Rust panic goes on to the panic
 /// boundary (`PANIC`); anything else is a foreign exception from host code
 /// (a C++ exception escaping a callback), which Rust cannot catch: abort with
@@ -69,15 +80,20 @@ pub const HOST_UNWIND_MESSAGE: &str = "onity: fatal: an exception unwound out of
 pub struct HostUnwindGuard;
 
 impl Drop for HostUnwindGuard {
-    #[cold]
+    #[inline(always)]
     fn drop(&mut self) {
-        if std::thread::panicking() {
-            return;
+        if !std::thread::panicking() {
+            host_unwound();
         }
-        use std::io::Write;
-        let _ = writeln!(std::io::stderr(), "{HOST_UNWIND_MESSAGE}");
-        std::process::abort();
     }
+}
+
+#[cold]
+#[inline(never)]
+fn host_unwound() -> ! {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{HOST_UNWIND_MESSAGE}");
+    std::process::abort();
 }
 
 /// What [`ffi!`] returns for a caught panic. Out of line: the payload's drop

@@ -132,3 +132,14 @@ uint32_t helper_live_tasks(OnityRuntime *rt) {
     uint32_t n = 0;
     return onity_runtime_live_tasks(rt, NULL, 0, &n) == ONITY_STATUS_OK ? n : UINT32_MAX;
 }
+
+static void consume_on_complete(void *user, uint64_t task, uint32_t state) {
+    OnityOutcome o;
+    (void)state;
+    onity_task_consume((OnityRuntime *)user, task, &o);
+}
+
+/* C awaits `task` itself (its one continuation consumes it). */
+uint32_t helper_c_on_complete(OnityRuntime *rt, uint64_t task) {
+    return (uint32_t)onity_task_on_complete(rt, task, consume_on_complete, rt);
+}

@@ -41,6 +41,9 @@ namespace Onity.Tests
         [DllImport(Helper, CallingConvention = CallingConvention.Cdecl)]
         static extern uint helper_live_tasks(IntPtr rt);
 
+        [DllImport(Helper, CallingConvention = CallingConvention.Cdecl)]
+        static extern uint helper_c_on_complete(IntPtr rt, ulong task);
+
         static IntPtr COwned()
         {
             TestHost.Cleanup();
@@ -132,6 +135,15 @@ namespace Onity.Tests
                 // Bad handles: at once.
                 Assert.Equal(OnityStatus.InvalidHandle, Assert.Throws<OnityException>(() => rt.AwaitNative(0), "handle 0").Status, "handle 0");
                 Assert.Equal(OnityStatus.StaleHandle, Assert.Throws<OnityException>(() => rt.AwaitNative(value), "consumed handle").Status, "consumed");
+
+                // A handle C already awaits: the await faults with AlreadyAwaited (at the Drain that
+                // files it); C's continuation keeps it.
+                ulong cs = NewTask(raw);
+                Assert.Equal(0u, helper_c_on_complete(raw, cs), "C awaits it");
+                var twice = rt.AwaitNative(cs);
+                rt.Drain();
+                Assert.Equal(OnityStatus.AlreadyAwaited, Assert.Throws<OnityException>(() => twice.GetAwaiter().GetResult(), "awaited twice").Status, "status");
+                Assert.Equal(0u, helper_complete_now(raw, cs, 1, 0), "C completes it; its continuation consumes it");
 
                 // Still awaited at Dispose: canceled and consumed; the runtime is C's.
                 var left = Logged(rt.AwaitNative(NewTask(raw)), log, "left");
