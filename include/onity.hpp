@@ -23,6 +23,9 @@
  *   C rules apply: destroy on the owner thread and never from a continuation
  *   during a tick; the destructor cannot report a failure, so it then leaks
  *   the runtime instead (call `destroy()` to see the status). Move-only.
+ * - `onity::RuntimeRef` (`Runtime::borrow(raw)`) has every operation of
+ *   Runtime over a runtime it does not own (another plugin's, the C#
+ *   binding's): copyable, destroys nothing. A Runtime converts to it.
  * - `onity::CancelSource` owns a cancellation source and destroys it in its
  *   destructor. It must not outlive its runtime, and must be destroyed on the
  *   owner thread. Move-only. Its `token()` is passed to waits and combinators.
@@ -397,52 +400,28 @@ class CancelSource {
     uint64_t handle_;
 };
 
-/* ---- Runtime ------------------------------------------------------------------- */
+/* ---- RuntimeRef / Runtime -------------------------------------------------------- */
 
-class Runtime {
+/* A runtime's operations over a pointer it does not own: copyable, destroys
+ * nothing. Runtime::borrow(raw) (or RuntimeRef(raw)) wraps a runtime
+ * another plugin or the C# binding created; an owning Runtime converts to
+ * it, so functions taking a RuntimeRef take both. The owner keeps the
+ * runtime alive while any RuntimeRef to it is used. */
+class Runtime;
+class RuntimeRef {
   public:
-    Runtime() noexcept : raw_(nullptr) {}
-    /* Adopts a runtime created with onity_runtime_create. */
-    explicit Runtime(OnityRuntime *raw) noexcept : raw_(raw) {}
-    ~Runtime() { reset(); }
-    Runtime(Runtime &&o) noexcept : raw_(o.raw_) { o.raw_ = nullptr; }
-    Runtime &operator=(Runtime &&o) noexcept {
-        if (this != &o) {
-            reset();
-            raw_ = o.raw_;
-            o.raw_ = nullptr;
-        }
-        return *this;
-    }
-    Runtime(const Runtime &) = delete;
-    Runtime &operator=(const Runtime &) = delete;
-
-    /* A runtime owned by the calling thread, with the default or a given config. */
-    static Result<Runtime> create() noexcept { return create_raw(nullptr); }
-    static Result<Runtime> create(const Config &config) noexcept { return create_raw(&config.raw()); }
+    RuntimeRef() noexcept : raw_(nullptr) {}
+    /* Borrows `raw` (may be null: every call then returns NullPointer). */
+    explicit RuntimeRef(OnityRuntime *raw) noexcept : raw_(raw) {}
+    /* Not from a temporary owner: it destroys the runtime at the end of
+     * the statement, leaving the view dangling. */
+    RuntimeRef(Runtime &&) = delete;
+    RuntimeRef &operator=(Runtime &&) = delete;
+    RuntimeRef(const RuntimeRef &) = default;
+    RuntimeRef &operator=(const RuntimeRef &) = default;
 
     OnityRuntime *raw() const noexcept { return raw_; }
     explicit operator bool() const noexcept { return raw_ != nullptr; }
-
-    /* Destroys the runtime now and reports the status; on error it stays owned. */
-    Result<void> destroy() noexcept {
-        if (!raw_) return Status::Ok;
-        Result<void> r = detail::check(onity_runtime_destroy(raw_));
-        if (r) raw_ = nullptr;
-        return r;
-    }
-    /* Destroys the runtime; if that fails (wrong thread, inside a tick) the
-     * runtime is leaked rather than left half-owned. */
-    void reset() noexcept {
-        if (raw_) onity_runtime_destroy(raw_);
-        raw_ = nullptr;
-    }
-    /* Gives up ownership. */
-    OnityRuntime *release() noexcept {
-        OnityRuntime *r = raw_;
-        raw_ = nullptr;
-        return r;
-    }
 
     /* ---- frames ---- */
 
@@ -613,6 +592,62 @@ class Runtime {
         return CancelSource(raw_, h);
     }
 
+  protected:
+    static Result<Task> task_out(OnityStatus s, uint64_t h) noexcept {
+        if (s != ONITY_STATUS_OK) return detail::to_status(s);
+        return Task(h);
+    }
+
+    OnityRuntime *raw_;
+};
+
+/* Owns its runtime: destroys it in its destructor (see the top of this
+ * file). Move-only; every operation is RuntimeRef's. */
+class Runtime : public RuntimeRef {
+  public:
+    Runtime() noexcept {}
+    /* Adopts a runtime created with onity_runtime_create (destroys it). To
+     * use one you do not own, borrow it instead. */
+    explicit Runtime(OnityRuntime *raw) noexcept : RuntimeRef(raw) {}
+    ~Runtime() { reset(); }
+    Runtime(Runtime &&o) noexcept : RuntimeRef(o.raw_) { o.raw_ = nullptr; }
+    Runtime &operator=(Runtime &&o) noexcept {
+        if (this != &o) {
+            reset();
+            raw_ = o.raw_;
+            o.raw_ = nullptr;
+        }
+        return *this;
+    }
+    Runtime(const Runtime &) = delete;
+    Runtime &operator=(const Runtime &) = delete;
+
+    /* A runtime owned by the calling thread, with the default or a given config. */
+    static Result<Runtime> create() noexcept { return create_raw(nullptr); }
+    static Result<Runtime> create(const Config &config) noexcept { return create_raw(&config.raw()); }
+    /* A non-owning view of a runtime someone else created and destroys. */
+    static RuntimeRef borrow(OnityRuntime *raw) noexcept { return RuntimeRef(raw); }
+
+    /* Destroys the runtime now and reports the status; on error it stays owned. */
+    Result<void> destroy() noexcept {
+        if (!raw_) return Status::Ok;
+        Result<void> r = detail::check(onity_runtime_destroy(raw_));
+        if (r) raw_ = nullptr;
+        return r;
+    }
+    /* Destroys the runtime; if that fails (wrong thread, inside a tick) the
+     * runtime is leaked rather than left half-owned. */
+    void reset() noexcept {
+        if (raw_) onity_runtime_destroy(raw_);
+        raw_ = nullptr;
+    }
+    /* Gives up ownership. */
+    OnityRuntime *release() noexcept {
+        OnityRuntime *r = raw_;
+        raw_ = nullptr;
+        return r;
+    }
+
   private:
     static Result<Runtime> create_raw(const OnityRuntimeConfig *config) noexcept {
         OnityRuntime *r = nullptr;
@@ -620,12 +655,6 @@ class Runtime {
         if (s != ONITY_STATUS_OK) return detail::to_status(s);
         return Runtime(r);
     }
-    static Result<Task> task_out(OnityStatus s, uint64_t h) noexcept {
-        if (s != ONITY_STATUS_OK) return detail::to_status(s);
-        return Task(h);
-    }
-
-    OnityRuntime *raw_;
 };
 
 }  // namespace onity

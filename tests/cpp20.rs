@@ -9,6 +9,8 @@
 //!   after warm-up (global operator new replaced and counted);
 //! - `tests/cpp20/mixed/`: two translation units, one built without
 //!   exceptions, sharing coroutines;
+//! - `tests/cpp20/abort/`: a `-fno-exceptions` program a C++ exception
+//!   still reaches: it must abort with the runtime's message;
 //! - `examples/cpp/game_loop.cpp`: the example game loop;
 //! - `benches/cpp/coro_bench.cpp` in its `check` mode (no allocation in the
 //!   measured frames), so the benchmark cannot rot.
@@ -395,6 +397,33 @@ fn ghost_check_kept() {
     let flags: Vec<&str> = WARNINGS.iter().chain(&["-O2", "-DONITY_CORO_GHOST_FRAME=0"]).copied().collect();
     let exe = build(&cxx, &flags, &sources("tests/cpp20", &["main", "plain"]), "coro-ghost-check");
     native(&exe, "coro-ghost-check", &[]);
+}
+
+/// Built with `-fno-exceptions`, a C++ exception that still reaches the
+/// runtime (a library call throwing in a coroutine's body, or in an until
+/// predicate) aborts with the runtime's message naming the cause, not with
+/// Rust's "cannot catch foreign exceptions" (tests/cpp20/abort).
+#[test]
+fn exception_in_a_no_exceptions_build_aborts_clearly() {
+    for (cxx, tag) in [(gxx(), "gcc"), (clangxx(), "clang")] {
+        let Some(cxx) = cxx else { continue };
+        let flags: Vec<&str> = WARNINGS.iter().chain(&["-O1", "-fno-exceptions"]).copied().collect();
+        let src = PathBuf::from("tests/cpp20/abort/foreign_exception.cpp");
+        let exe = build(&cxx, &flags, &[src], &format!("foreign-exception-{tag}"));
+        for mode in ["resume", "predicate"] {
+            let out = Command::new(&exe).arg(mode).stdin(Stdio::null()).output().expect("run the program");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(!out.status.success(), "{tag} {mode}: exited normally\n{stdout}\n{stderr}");
+            assert!(!stdout.contains("not reached"), "{tag} {mode}: went on after the exception\n{stdout}");
+            assert!(
+                stderr.contains("onity: fatal: an exception unwound out of a callback into the Onity runtime"),
+                "{tag} {mode}: stderr lacks the runtime's message:\n{stderr}"
+            );
+            assert!(!stderr.contains("foreign exceptions"), "{tag} {mode}: Rust's message:\n{stderr}");
+            say(&format!("foreign-exception-{tag} {mode}: aborted with the message ({})", out.status));
+        }
+    }
 }
 
 /// Every tests/cpp20/*.cpp is built by a test above.

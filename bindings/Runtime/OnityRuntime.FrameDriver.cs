@@ -82,6 +82,7 @@ namespace Onity
         public void BeginFrame(ulong frameNumber, double deltaTime, double unscaledDeltaTime, double realtime)
         {
             CheckOwner("BeginFrame");
+            if (!drives) ThrowNotDriver("BeginFrame");
             if (inTick) throw new InvalidOperationException("Onity: BeginFrame called from a continuation during a tick.");
             CheckNative();
             OnityFrameInfo info;
@@ -186,6 +187,7 @@ namespace Onity
         public void Tick(OnityTiming timing)
         {
             CheckOwner("Tick");
+            if (!drives) ThrowNotDriver("Tick");
             if (inTick) throw new InvalidOperationException("Onity: Tick called re-entrantly (from a continuation running inside a tick).");
             CheckNative();
             inTick = true;

@@ -37,6 +37,13 @@ namespace Onity
             CheckOwner("CreateNativeCompletionSource");
             ulong h;
             Check(OnityNativeCalls.onity_task_create(rt, &h), "onity_task_create");
+            return new OnityNativeCompletionSource(h, WatchNative(h));
+        }
+
+        /// <summary>A wait slot that watches native task <paramref name="h"/> (an
+        /// <c>ONITY_BATCH_TASK</c> record) and consumes it when it completes.</summary>
+        OnityTask<ulong> WatchNative(ulong h)
+        {
             int idx = AllocSlot();
             ref Slot s = ref slots[idx];
             s.kind = KindNative;
@@ -46,7 +53,7 @@ namespace Onity
             s.value = h;
             ulong id = ((ulong)s.version << 32) | (uint)idx;
             SubmitRecord(id, 0, h, OnityNative.ONITY_BATCH_TASK);
-            return new OnityNativeCompletionSource(h, new OnityTask<ulong>(this, (long)id));
+            return new OnityTask<ulong>(this, (long)id);
         }
 
         /// <summary>A native task's slot was reported completed (<paramref name="status"/> OK):

@@ -19,6 +19,8 @@ namespace Onity
     /// ContinuationQueue):
     /// <list type="bullet">
     /// <item><c>OnityRuntime.cs</c>: creation, the owner thread, <see cref="Current"/>, disposal.</item>
+    /// <item><c>OnityRuntime.Attach.cs</c>: wrapping a runtime another plugin created, awaiting
+    /// its native task handles.</item>
     /// <item><c>OnityRuntime.FrameDriver.cs</c>: <see cref="BeginFrame"/>, <see cref="Tick"/>,
     /// <see cref="Drain"/> and the frame counters frame waits read.</item>
     /// <item><c>OnityRuntime.Batch.cs</c>: the batch transport (records written into native
@@ -78,20 +80,37 @@ namespace Onity
         public OnityRuntime(int submitCapacity = 65536) : this(DefaultConfig(), submitCapacity) { }
 
         public OnityRuntime(OnityRuntimeConfig config, int submitCapacity = 65536)
+            : this(CreateNative(config), true, true, submitCapacity) { }
+
+        static IntPtr CreateNative(OnityRuntimeConfig config)
         {
-            uint abi = OnityNativeCalls.onity_abi_version();
-            if (abi >> 16 != OnityNative.ONITY_ABI_VERSION >> 16 || (abi & 0xFFFF) < (OnityNative.ONITY_ABI_VERSION & 0xFFFF))
-                throw new InvalidOperationException("libonity ABI " + (abi >> 16) + "." + (abi & 0xFFFF) + " does not match the binding's " + (OnityNative.ONITY_ABI_VERSION >> 16) + "." + (OnityNative.ONITY_ABI_VERSION & 0xFFFF));
+            CheckAbi();
             config.size = (uint)sizeof(OnityRuntimeConfig);
             lock (live) ThrowIfOtherOwnerLive();
             IntPtr p;
             Check(OnityNativeCalls.onity_runtime_create(&config, &p), "onity_runtime_create");
+            return p;
+        }
+
+        static void CheckAbi()
+        {
+            uint abi = OnityNativeCalls.onity_abi_version();
+            if (abi >> 16 != OnityNative.ONITY_ABI_VERSION >> 16 || (abi & 0xFFFF) < (OnityNative.ONITY_ABI_VERSION & 0xFFFF))
+                throw new InvalidOperationException("libonity ABI " + (abi >> 16) + "." + (abi & 0xFFFF) + " does not match the binding's " + (OnityNative.ONITY_ABI_VERSION >> 16) + "." + (OnityNative.ONITY_ABI_VERSION & 0xFFFF));
+        }
+
+        /// <summary>Over the native runtime <paramref name="p"/>: created here (<paramref name="owns"/>:
+        /// Dispose destroys it) or another plugin's (<see cref="Attach"/>).</summary>
+        OnityRuntime(IntPtr p, bool owns, bool drives, int submitCapacity)
+        {
+            this.owns = owns;
+            this.drives = drives;
             rt = p;
             OnityBatch* b;
             var st = OnityNativeCalls.onity_batch_create(rt, (uint)submitCapacity, &b);
             if (st != OnityStatus.Ok)
             {
-                OnityNativeCalls.onity_runtime_destroy(rt);
+                AbandonNative();
                 throw new OnityException(st, "onity_batch_create");
             }
             batch = b;
@@ -99,7 +118,7 @@ namespace Onity
             st = OnityNativeCalls.onity_batch_deferred_frame(rt, b, &d);
             if (st != OnityStatus.Ok)
             {
-                OnityNativeCalls.onity_runtime_destroy(rt);
+                AbandonNative();
                 throw new OnityException(st, "onity_batch_deferred_frame");
             }
             deferred = d;
@@ -117,7 +136,7 @@ namespace Onity
             st = OnityNativeCalls.onity_batch_idle(rt, b, &idle);
             if (st != OnityStatus.Ok)
             {
-                OnityNativeCalls.onity_runtime_destroy(rt);
+                AbandonNative();
                 throw new OnityException(st, "onity_batch_idle");
             }
             idleTimings = idle.timings;
@@ -134,7 +153,7 @@ namespace Onity
                 try { ThrowIfOtherOwnerLive(); } // again: another thread may have created one meanwhile
                 catch
                 {
-                    OnityNativeCalls.onity_runtime_destroy(rt);
+                    AbandonNative();
                     rt = IntPtr.Zero;
                     batch = null;
                     deferred = null;
@@ -243,8 +262,9 @@ namespace Onity
             throw new InvalidOperationException("Onity: no OnityRuntime. Create one ('new OnityRuntime()') on the main thread and drive it with BeginFrame/Tick.");
         }
 
-        /// <summary>Destroys the native runtime (owner thread, not during a tick). Every pending
-        /// wait completes canceled and its continuation runs.</summary>
+        /// <summary>Destroys the native runtime (owner thread, not during a tick); an attached one
+        /// (<see cref="Attach"/>) is left to its creator. Every pending wait completes canceled and
+        /// its continuation runs.</summary>
         public void Dispose()
         {
             if (disposed) return;
@@ -268,7 +288,7 @@ namespace Onity
             CloseNativeCalls();
             // Native code may have destroyed it already (IsNativeAlive): then only the managed side
             // is left to cancel.
-            if (IsNativeAlive) Check(OnityNativeCalls.onity_runtime_destroy(rt), "onity_runtime_destroy");
+            if (IsNativeAlive) ReleaseNative();
             rt = IntPtr.Zero;
             batch = null;
             deferred = null;

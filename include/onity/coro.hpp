@@ -38,9 +38,9 @@
  *
  * Cancellation
  * - The token is the runtime's cancel source (onity::CancelSource::token()):
- *   the coroutine's (its first onity::Token parameter; it may be unnamed) or
- *   an await's own (next_frame(t, tok), ...; it replaces the coroutine's for
- *   that await). A canceled token ends the pending wait as the C rules say
+ *   the coroutine's (its first onity::Token parameter, even an empty one;
+ *   it may be unnamed) or an await's own (next_frame(t, tok), ...; it
+ *   replaces the coroutine's for that await). A canceled token ends the pending wait as the C rules say
  *   (at the next run of its timing; awaits of handles: at the owner's next
  *   tick or drain) and the coroutine finishes canceled there. Awaits of
  *   task<>s and of combinators over them check the token (one C call) when

@@ -356,7 +356,7 @@ pub extern "C" fn onity_batch_flush(runtime: *mut OnityRuntime, batch: *mut Onit
 /// `onity_runtime_tick`, plus `NULL_POINTER` and `INVALID_HANDLE` (batch).
 #[no_mangle]
 pub extern "C" fn onity_batch_tick(runtime: *mut OnityRuntime, batch: *mut OnityBatch, timing: u32) -> OnityStatus {
-    crate::ffi!({
+    crate::ffi_host!({
         let r = lookup(runtime, batch)?;
         sync_frame(r);
         // SAFETY: live batch, owner thread.
@@ -396,7 +396,7 @@ pub extern "C" fn onity_batch_cancel_pass(
     batch: *mut OnityBatch,
     timing: u32,
 ) -> OnityStatus {
-    crate::ffi!({
+    crate::ffi_host!({
         let r = lookup(runtime, batch)?;
         sync_frame(r);
         // SAFETY: live batch, owner thread.
@@ -412,7 +412,7 @@ pub extern "C" fn onity_batch_cancel_pass(
 /// `onity_runtime_drain`), reporting resumptions. Owner thread.
 #[no_mangle]
 pub extern "C" fn onity_batch_drain(runtime: *mut OnityRuntime, batch: *mut OnityBatch) -> OnityStatus {
-    crate::ffi!({
+    crate::ffi_host!({
         let r = lookup(runtime, batch)?;
         sync_frame(r);
         // SAFETY: live batch, owner thread.
@@ -431,7 +431,7 @@ pub extern "C" fn onity_batch_drain(runtime: *mut OnityRuntime, batch: *mut Onit
 /// `WRONG_THREAD`, `REENTRANT`.
 #[no_mangle]
 pub extern "C" fn onity_batch_destroy(runtime: *mut OnityRuntime, batch: *mut OnityBatch) -> OnityStatus {
-    crate::ffi!({
+    crate::ffi_host!({
         let r = lookup(runtime, batch)?;
         // SAFETY: live batch, owner thread.
         r.rt.destroy_lane(unsafe { state(batch) }.lane)?;

@@ -27,7 +27,7 @@ pub extern "C" fn onity_cancel_source_create(runtime: *mut OnityRuntime, out_sou
 /// Errors: `INVALID_HANDLE`, `STALE_HANDLE` (destroyed), `FOREIGN_HANDLE`.
 #[no_mangle]
 pub extern "C" fn onity_cancel_source_cancel(runtime: *mut OnityRuntime, source: u64) -> OnityStatus {
-    crate::ffi!({ Ok(core_of(runtime)?.cancel(source)?) })
+    crate::ffi_host!({ Ok(core_of(runtime)?.cancel(source)?) })
 }
 
 /// Writes 1 to `*out_canceled` if the source is canceled, else 0. Any thread.

@@ -45,6 +45,57 @@ macro_rules! ffi {
     }};
 }
 
+/// [`ffi!`] for the exports that can call host code (continuations,
+/// callback waits): a foreign exception (C++) unwinding out of that code
+/// aborts with [`HOST_UNWIND_MESSAGE`] ([`HostUnwindGuard`]) before the panic
+/// boundary, which cannot catch it. Only there: the guard's landing pad costs
+/// some exports a saved register.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! ffi_host {
+    ($body:block) => {
+        $crate::ffi!({
+            let guard = $crate::ffi::HostUnwindGuard;
+            #[allow(clippy::redundant_closure_call)]
+            let result = (|| -> ::std::result::Result<(), $crate::ffi::status::OnityStatus> { $body })();
+            ::std::mem::forget(guard);
+            result
+        })
+    };
+}
+
+/// Printed before the abort when an exception unwinds out of host code into
+/// an export: what host code must not do, and where it happens.
+pub const HOST_UNWIND_MESSAGE: &str = "onity: fatal: an exception unwound out of a callback into the Onity runtime \
+     (callbacks, C++ coroutines and until/while_ predicates must not throw across the C ABI: in code built \
+     with -fno-exceptions nothing can catch it); aborting";
+
+/// Armed by [`ffi_host!`] around an export's body; its drop runs only while
+/// something unwinds out of the body. A Rust panic goes on to the panic
+/// boundary (`PANIC`); anything else is a foreign exception from host code
+/// (a C++ exception escaping a callback), which Rust cannot catch: abort with
+/// [`HOST_UNWIND_MESSAGE`] (instead of Rust's message about foreign
+/// exceptions).
+#[doc(hidden)]
+pub struct HostUnwindGuard;
+
+impl Drop for HostUnwindGuard {
+    #[inline(always)]
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            host_unwound();
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn host_unwound() -> ! {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{HOST_UNWIND_MESSAGE}");
+    std::process::abort();
+}
+
 /// What [`ffi!`] returns for a caught panic. Out of line: the payload's drop
 /// would otherwise make every export keep registers for its landing pad.
 #[doc(hidden)]

@@ -173,7 +173,7 @@ pub extern "C" fn onity_runtime_create(
 /// also for the continuations that run here.
 #[no_mangle]
 pub extern "C" fn onity_runtime_destroy(runtime: *mut OnityRuntime) -> OnityStatus {
-    crate::ffi!({
+    crate::ffi_host!({
         // SAFETY: documented contract of the runtime pointer.
         let r = unsafe { runtime_ref(runtime) }?;
         // A frame still deferred is dropped, not applied by a continuation
@@ -253,7 +253,7 @@ pub extern "C" fn onity_runtime_frame_begin(runtime: *mut OnityRuntime, frame: *
 /// (called from a continuation during a tick, or while destroying).
 #[no_mangle]
 pub extern "C" fn onity_runtime_tick(runtime: *mut OnityRuntime, timing: u32) -> OnityStatus {
-    crate::ffi!({
+    crate::ffi_host!({
         // SAFETY: documented contract of the runtime pointer.
         let r = unsafe { frame_ref(runtime) }?;
         let t = arg(Timing::from_u32(timing))?;
@@ -268,7 +268,7 @@ pub extern "C" fn onity_runtime_tick(runtime: *mut OnityRuntime, timing: u32) ->
 /// Owner thread. Errors: `WRONG_THREAD`.
 #[no_mangle]
 pub extern "C" fn onity_runtime_drain(runtime: *mut OnityRuntime) -> OnityStatus {
-    crate::ffi!({
+    crate::ffi_host!({
         // SAFETY: documented contract of the runtime pointer.
         let r = unsafe { frame_ref(runtime) }?;
         batch::file_all(r);

@@ -47,14 +47,14 @@ pub extern "C" fn onity_task_from_result(runtime: *mut OnityRuntime, value: u64,
 /// `STALE_HANDLE`, `FOREIGN_HANDLE`, `ALREADY_COMPLETED`.
 #[no_mangle]
 pub extern "C" fn onity_task_set_result(runtime: *mut OnityRuntime, task: u64, value: u64) -> OnityStatus {
-    crate::ffi!({ Ok(core_of(runtime)?.complete(task, TaskState::Succeeded, value, 0, true)?) })
+    crate::ffi_host!({ Ok(core_of(runtime)?.complete(task, TaskState::Succeeded, value, 0, true)?) })
 }
 
 /// Completes a manual task with an error code. Any thread. Same rules as
 /// `onity_task_set_result`.
 #[no_mangle]
 pub extern "C" fn onity_task_set_error(runtime: *mut OnityRuntime, task: u64, error: i32) -> OnityStatus {
-    crate::ffi!({ Ok(core_of(runtime)?.complete(task, TaskState::Faulted, 0, error, true)?) })
+    crate::ffi_host!({ Ok(core_of(runtime)?.complete(task, TaskState::Faulted, 0, error, true)?) })
 }
 
 /// Completes any pending task (manual, wait or combinator output) as
@@ -66,7 +66,7 @@ pub extern "C" fn onity_task_set_error(runtime: *mut OnityRuntime, task: u64, er
 /// `FOREIGN_HANDLE`, `ALREADY_COMPLETED`, `WRONG_THREAD`.
 #[no_mangle]
 pub extern "C" fn onity_task_cancel(runtime: *mut OnityRuntime, task: u64) -> OnityStatus {
-    crate::ffi!({ Ok(core_of(runtime)?.complete(task, TaskState::Canceled, 0, 0, false)?) })
+    crate::ffi_host!({ Ok(core_of(runtime)?.complete(task, TaskState::Canceled, 0, 0, false)?) })
 }
 
 /// Writes the task's `OnityTaskState` to `*out_state`. Any thread. A task
@@ -121,7 +121,7 @@ pub extern "C" fn onity_task_on_complete(
     callback: OnityCallback,
     user: *mut c_void,
 ) -> OnityStatus {
-    crate::ffi!({
+    crate::ffi_host!({
         let rt = core_of(runtime)?;
         let f = callback.ok_or(OnityStatus::NullPointer)?;
         Ok(rt.on_complete(task, f, user)?)

@@ -9,8 +9,8 @@
 #include <cstring>
 #include <utility>
 
-int wrapper_a_when_any(onity::Runtime &rt);
-int wrapper_b_cancel(onity::Runtime &rt, uint64_t &frame);
+int wrapper_a_when_any(onity::RuntimeRef rt);
+int wrapper_b_cancel(onity::RuntimeRef rt, uint64_t &frame);
 
 static int failures = 0;
 
@@ -43,7 +43,7 @@ void on_wait(void *user, uint64_t task, uint32_t state) {
 
 // A functor called through the wrapper's trampoline; consumes its task.
 struct Consumer {
-    onity::Runtime *rt;
+    onity::RuntimeRef *rt;
     int calls;
     uint64_t frame;
     onity::Outcome outcome;
@@ -55,7 +55,7 @@ struct Consumer {
     }
 };
 
-bool run_frame(onity::Runtime &rt) {
+bool run_frame(onity::RuntimeRef &rt) {
     ++g_frame;
     return rt.begin_frame(g_frame, 1.0 / 60, 1.0 / 60, static_cast<double>(g_frame) / 60).ok() &&
            rt.tick_all().ok();
@@ -63,23 +63,11 @@ bool run_frame(onity::Runtime &rt) {
 
 }  // namespace
 
-int main() {
-    CHECK(onity::abi_compatible());
-    CHECK(enum_check::failures() == 0);  // onity.hpp's enums equal onity.h's
-    CHECK(std::strcmp(onity::status_text(onity::Status::Ok), "unknown status") != 0);
-    CHECK(std::strcmp(onity::timing_name(onity::Timing::Update), "Update") == 0);
-
-    onity::Result<onity::Runtime> created = onity::Runtime::create(onity::Config().task_capacity(128));
-    CHECK(created.ok());
-    onity::Runtime rt = std::move(created).unwrap();
-    CHECK(static_cast<bool>(rt));
-
-    // An empty (moved-from or default) runtime reports errors, not crashes.
-    onity::Runtime empty;
-    CHECK(empty.tick(onity::Timing::Update).status() == onity::Status::NullPointer);
-    CHECK(!empty.create_task());
-    CHECK(empty.destroy().ok());  // nothing to destroy
-
+// Every operation of the wrapper over `rt`, owned or borrowed (a fresh
+// runtime: frames count from 1). The two other translation units take a
+// RuntimeRef too.
+static void exercise(onity::RuntimeRef rt) {
+    g_frame = 0;
     // A const callable is accepted (it did not compile), and every C status has an enum value.
     {
         int hits = 0;
@@ -153,6 +141,49 @@ int main() {
           onity::Status::InvalidArgument);
     CHECK(rt.state(onity::Task(12345)).value_or(onity::TaskState::Faulted) == onity::TaskState::Faulted);
 
+}
+
+int main() {
+    CHECK(onity::abi_compatible());
+    CHECK(enum_check::failures() == 0);  // onity.hpp's enums equal onity.h's
+    CHECK(std::strcmp(onity::status_text(onity::Status::Ok), "unknown status") != 0);
+    CHECK(std::strcmp(onity::timing_name(onity::Timing::Update), "Update") == 0);
+
+    onity::Result<onity::Runtime> created = onity::Runtime::create(onity::Config().task_capacity(128));
+    CHECK(created.ok());
+    onity::Runtime rt = std::move(created).unwrap();
+    CHECK(static_cast<bool>(rt));
+
+    // An empty (moved-from or default) runtime reports errors, not crashes.
+    onity::Runtime empty;
+    CHECK(empty.tick(onity::Timing::Update).status() == onity::Status::NullPointer);
+    CHECK(!empty.create_task());
+    CHECK(empty.destroy().ok());  // nothing to destroy
+
+    exercise(rt);  // an owning Runtime is a RuntimeRef
+    const uint64_t owned_frames = g_frame;
+
+    // A runtime someone else created (another plugin, C#): borrowed, every
+    // wrapper works through it, and no RuntimeRef destroys it.
+    {
+        OnityRuntime *raw = nullptr;
+        CHECK(onity_runtime_create(nullptr, &raw) == ONITY_STATUS_OK);
+        {
+            onity::RuntimeRef ref = onity::Runtime::borrow(raw);
+            onity::RuntimeRef copy = ref;
+            CHECK(copy.raw() == raw && static_cast<bool>(copy));
+            exercise(copy);
+            onity::CancelSource src = ref.create_cancel_source().unwrap();
+            CHECK(src.cancel().ok());
+        }  // the copies and the source are gone; the runtime is not
+        onity::RuntimeRef again(raw);
+        CHECK(again.live_task_count().unwrap() == 0);
+        CHECK(again.stats().unwrap().frame() == g_frame);
+        CHECK(onity_runtime_destroy(raw) == ONITY_STATUS_OK);  // its owner destroys it, once
+        onity::RuntimeRef none;
+        CHECK(none.tick(onity::Timing::Update).status() == onity::Status::NullPointer);
+    }
+
     // Ownership moves; nothing is left behind.
     onity::Runtime moved = std::move(rt);
     CHECK(!rt);
@@ -160,7 +191,7 @@ int main() {
     CHECK(st.live_tasks() == 0);
     CHECK(st.completed_unconsumed() == 0);
     CHECK(st.cross_thread_queued() == 0);
-    CHECK(st.frame() == g_frame);
+    CHECK(st.frame() == owned_frames);
     CHECK(st.pool(ONITY_POOL_TASKS).rents == st.pool(ONITY_POOL_TASKS).returns);
     CHECK(moved.live_task_count().unwrap() == 0);
     CHECK(moved.destroy().ok());

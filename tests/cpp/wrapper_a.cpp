@@ -17,7 +17,7 @@
 
 // WhenAny over three manual tasks: the second one wins. Returns the number
 // of failed checks.
-int wrapper_a_when_any(onity::Runtime &rt) {
+int wrapper_a_when_any(onity::RuntimeRef rt) {
     int failures = 0;
     onity::Task a = rt.create_task().unwrap();
     onity::Task b = rt.create_task().unwrap();

@@ -31,7 +31,7 @@ struct CancelCounter {
 // Waits holding a token complete canceled at the next run of their timing;
 // the CancelSource is destroyed when it goes out of scope. `frame` is the
 // caller's frame counter. Returns the number of failed checks.
-int wrapper_b_cancel(onity::Runtime &rt, uint64_t &frame) {
+int wrapper_b_cancel(onity::RuntimeRef rt, uint64_t &frame) {
     int failures = 0;
     CancelCounter counter;
     onity::Task waiting;

@@ -323,6 +323,44 @@ TEST(this_coroutine_checks) {
 }
 
 namespace {
+/* Two Token parameters: the first is the coroutine's token, empty or not;
+ * the second is an ordinary value. */
+task<> two_tokens(Token /* the coroutine's */, Token other, uint64_t *seen, int *frames) {
+    *seen = (co_await this_coroutine::token()).handle();
+    CHECK(other.handle() != 0);
+    for (;;) {
+        co_await next_frame();
+        ++*frames;
+    }
+}
+}  // namespace
+
+TEST(first_token_parameter_is_the_coroutines_even_empty) {
+    host h;
+    g = &h;
+    CancelSource a = h.rt.create_cancel_source().unwrap(), b = h.rt.create_cancel_source().unwrap();
+    uint64_t seen_empty = 1, seen_a = 0;
+    int frames_empty = 0, frames_a = 0;
+    task<> empty_first = two_tokens(Token(), b.token(), &seen_empty, &frames_empty);
+    task<> a_first = two_tokens(a.token(), b.token(), &seen_a, &frames_a);
+    CHECK_EQ(seen_empty, 0u);
+    CHECK_EQ(seen_a, a.token().handle());
+    b.cancel().unwrap();  // neither coroutine's token
+    h.frames(3);
+    CHECK(!empty_first.done() && !a_first.done());
+    CHECK_EQ(frames_empty, 3);
+    CHECK_EQ(frames_a, 3);
+    a.cancel().unwrap();
+    h.frames(2);
+    CHECK(!empty_first.done());
+    CHECK(a_first.done() && a_first.state() == TaskState::Canceled);
+    empty_first.cancel();
+    CHECK(empty_first.done() && empty_first.state() == TaskState::Canceled);
+    CHECK_EQ(t20::misuse.count, 0);
+    g = nullptr;
+}
+
+namespace {
 int g_parent_conts = 0;
 task<> parent_of(task<> child, probe *p) {
     loud l{p};

@@ -161,6 +161,74 @@ TEST(exceptions_are_rethrown_where_awaited) {
 #endif
 
 namespace {
+task<> fails_at_once(int code) { co_await this_coroutine::fail(code); }
+#if ONITY_CORO_EXCEPTIONS
+task<> throws_at_once() {
+    throw boom{7};
+    co_return;
+}
+#endif
+task<> all_of(std::vector<task<>> *v) { co_await when_all(*v); }
+}  // namespace
+
+/* A fault that completes while its task<> is held reaches the unobserved
+ * handler when the task<> lets go of it without anyone having looked at it
+ * (forget(), reset(), the destructor); awaiting, a combinator, reading
+ * state() / error() or native() look at it. */
+TEST(held_fault_goes_to_unobserved_when_let_go) {
+    host h;
+    g = &h;
+    int n = 0;
+    fails_at_once(3).forget();
+    CHECK_EQ(t20::unobserved_faults, ++n);
+    { task<> dropped = fails_at_once(3); }
+    CHECK_EQ(t20::unobserved_faults, ++n);
+#if ONITY_CORO_EXCEPTIONS
+    throws_at_once().forget();
+    CHECK_EQ(t20::unobserved_faults, ++n);
+#endif
+    task<int> later = after(1, 4, 1);
+    h.frame_all();
+    CHECK(later.done());
+    CHECK_EQ(t20::unobserved_faults, n);  // held: its holder may still look
+    later.reset();
+    CHECK_EQ(t20::unobserved_faults, ++n);
+    task<> moved = fails_at_once(3);
+    task<> into;
+    into = std::move(moved);
+    into = fails_at_once(4);  // the first one is dropped
+    CHECK_EQ(t20::unobserved_faults, ++n);
+    into.forget();
+    CHECK_EQ(t20::unobserved_faults, ++n);
+    // Looked at: no report.
+    task<> read = fails_at_once(3);
+    CHECK_EQ(read.error(), 3);
+    read.forget();
+    task<> seen = fails_at_once(3);
+    CHECK(seen.state() == TaskState::Faulted);
+    seen.reset();
+    CHECK(h.rt.consume(fails_at_once(3).native().unwrap()).unwrap().error() == 3);
+    std::vector<task<>> v;
+    v.push_back(fails_at_once(1));
+    v.push_back(fails_at_once(2));
+    task<> all = all_of(&v);
+    CHECK(all.error() == 1);
+    v.clear();
+    all.reset();
+    // Not faulted: no report.
+    task<int> canceled = after(1, 0);
+    canceled.cancel();
+    canceled.forget();
+    task<int> ok = after(0, 1);
+    ok.forget();
+    CHECK_EQ(t20::unobserved_faults, n);
+    h.frames(2);
+    CHECK_EQ(t20::unobserved_faults, n);
+    CHECK_EQ(t20::misuse.count, 0);
+    g = nullptr;
+}
+
+namespace {
 task<> any_of_three(point *at, any_result<int> *out) {
     *out = co_await when_any(after(3, 30), after(1, 10), after(2, 20));
     *at = g->now();
@@ -353,6 +421,37 @@ TEST(native_handles_both_ways) {
     Outcome od = h.rt.consume(d).unwrap();
     CHECK(od.faulted() && od.error() == 3);
     CHECK_EQ(h.live_native_tasks(), 1u);
+    CHECK_EQ(t20::misuse.count, 0);
+    g = nullptr;
+}
+
+namespace {
+task<> void_after(uint32_t frames, int how) {
+    co_await delay_frame(frames);
+    if (how == 1) co_await this_coroutine::fail(9);
+    if (how == 2) co_await this_coroutine::cancel();
+}
+}  // namespace
+
+/* task<>::native() and task<>::complete_into() (T = void) build with every
+ * compiler under -Werror and carry each outcome (value 0). */
+TEST(void_task_native_handles) {
+    host h;
+    g = &h;
+    for (int how = 0; how < 3; how++) {
+        Task n = void_after(1, how).native().unwrap();
+        Task m = h.rt.create_task().unwrap();
+        CHECK(void_after(2, how).complete_into(m).ok());
+        CHECK(h.rt.consume(n).status() == Status::TaskPending);
+        h.frames(3);
+        for (Task x : {n, m}) {
+            Outcome o = h.rt.consume(x).unwrap();
+            CHECK(o.state() == (how == 0 ? TaskState::Succeeded : how == 1 ? TaskState::Faulted : TaskState::Canceled));
+            CHECK_EQ(o.error(), how == 1 ? 9 : 0);
+            CHECK_EQ(o.value(), 0u);
+        }
+    }
+    CHECK_EQ(h.live_native_tasks(), 1u);  // the layer's bell
     CHECK_EQ(t20::misuse.count, 0);
     g = nullptr;
 }

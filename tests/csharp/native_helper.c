@@ -7,6 +7,9 @@
  * 2 = onity_task_cancel. The status it got is kept for helper_last_status().
  * helper_running() counts helper threads that have not finished yet.
  *
+ * helper_complete_now() does the same on the calling thread. The helper_owner_* functions own a
+ * runtime C# attaches to (AttachTests.cs).
+ *
  * The helper_c_* functions are C code sharing the runtime on the owner thread, called by C#
  * between its BeginFrame and its first Tick (DeferredFrameTests.cs): they read the frame, begin
  * a frame and schedule a NextFrame wait through the C ABI.
@@ -31,6 +34,12 @@ static volatile int g_running;
 static volatile uint32_t g_last_status = 0xFFFFFFFFu;
 static volatile uint64_t g_last_thread;
 
+uint32_t helper_complete_now(OnityRuntime *rt, uint64_t task, uint64_t value, int mode) {
+    if (mode == 0) return (uint32_t)onity_task_set_result(rt, task, value);
+    if (mode == 1) return (uint32_t)onity_task_set_error(rt, task, (int32_t)value);
+    return (uint32_t)onity_task_cancel(rt, task);
+}
+
 static void *run(void *arg) {
     job_t *j = (job_t *)arg;
     if (j->delay_ms > 0) {
@@ -39,13 +48,7 @@ static void *run(void *arg) {
         ts.tv_nsec = (long)(j->delay_ms % 1000) * 1000000L;
         nanosleep(&ts, NULL);
     }
-    uint32_t st;
-    if (j->mode == 0)
-        st = (uint32_t)onity_task_set_result(j->rt, j->task, j->value);
-    else if (j->mode == 1)
-        st = (uint32_t)onity_task_set_error(j->rt, j->task, (int32_t)j->value);
-    else
-        st = (uint32_t)onity_task_cancel(j->rt, j->task);
+    uint32_t st = helper_complete_now(j->rt, j->task, j->value, j->mode);
     g_last_thread = (uint64_t)pthread_self();
     __atomic_store_n(&g_last_status, st, __ATOMIC_SEQ_CST);
     free(j);
@@ -111,3 +114,35 @@ uint32_t helper_c_consume(OnityRuntime *rt, uint64_t task) {
 
 /* C code destroying a runtime C# still uses (issue 30 #4). */
 uint32_t helper_c_destroy(OnityRuntime *rt) { return onity_runtime_destroy(rt); }
+
+/* A runtime C owns (OnityRuntime.Attach tests, AttachTests.cs): created, ticked and destroyed
+ * here; C# wraps it and awaits its task handles. */
+uint32_t helper_owner_create(OnityRuntime **out) { return (uint32_t)onity_runtime_create(NULL, out); }
+
+/* Begins `frame` and ticks every timing; the first failing status, or 0. */
+uint32_t helper_owner_frame(OnityRuntime *rt, uint64_t frame) {
+    uint32_t s = helper_c_begin(rt, frame);
+    for (uint32_t t = 0; t < ONITY_TIMING_COUNT && s == 0; t++) s = (uint32_t)onity_runtime_tick(rt, t);
+    return s;
+}
+
+uint32_t helper_owner_destroy(OnityRuntime *rt) { return (uint32_t)onity_runtime_destroy(rt); }
+
+uint32_t helper_task_create(OnityRuntime *rt, uint64_t *task) { return (uint32_t)onity_task_create(rt, task); }
+
+/* Live native tasks (created, not consumed), or UINT32_MAX when the query failed. */
+uint32_t helper_live_tasks(OnityRuntime *rt) {
+    uint32_t n = 0;
+    return onity_runtime_live_tasks(rt, NULL, 0, &n) == ONITY_STATUS_OK ? n : UINT32_MAX;
+}
+
+static void consume_on_complete(void *user, uint64_t task, uint32_t state) {
+    OnityOutcome o;
+    (void)state;
+    onity_task_consume((OnityRuntime *)user, task, &o);
+}
+
+/* C awaits `task` itself (its one continuation consumes it). */
+uint32_t helper_c_on_complete(OnityRuntime *rt, uint64_t task) {
+    return (uint32_t)onity_task_on_complete(rt, task, consume_on_complete, rt);
+}

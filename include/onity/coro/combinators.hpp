@@ -99,6 +99,7 @@ struct combo : nested {
         }
         const bool complete = Any ? pick != UINT32_MAX : remaining == 0;
         if (complete) {
+            observe_done();
             if constexpr (Race) cancel_losers();
             if (!Try && pick != UINT32_MAX && propagates(self().kid(pick))) {
                 cell *k = self().kid(pick);
@@ -136,8 +137,18 @@ struct combo : nested {
         for (uint32_t i = 0; i < n; i++)
             if (i != pick) request_cancel(self().kid(i));
     }
+    /* The outcomes of the inputs complete when it completes are the
+     * combinator's to report (not the unobserved handler's). */
+    void observe_done() noexcept {
+        const uint32_t n = self().size();
+        for (uint32_t i = 0; i < n; i++) {
+            cell *k = self().kid(i);
+            if (k && k->state != ONITY_TASK_STATE_PENDING) k->outcome_read = true;
+        }
+    }
     /* Last use of the combinator (the awaiting coroutine may be gone after). */
     void settle() noexcept {
+        observe_done();
         cell *k = pick != UINT32_MAX ? self().kid(pick) : nullptr;
         const bool fail = !Try && k && propagates(k);
         resume_or_finish(parent, fail, k ? k->state : 0, k ? k->error : 0);

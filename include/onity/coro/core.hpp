@@ -85,7 +85,9 @@ constexpr int32_t status_error(Status s) noexcept { return -static_cast<int32_t>
  * stderr and, unless NDEBUG is defined, aborts. Any thread may call it. */
 using misuse_handler = void (*)(Status status, const char *what) noexcept;
 /* Called when a coroutine nobody observes (forgotten, its task<> destroyed,
- * not bound to a native task) finishes faulted. Owner thread. */
+ * not bound to a native task) finishes faulted, or when a task<> holding a
+ * faulted coroutine whose state() / error() nobody read lets go of it
+ * (forget(), reset(), destructor). Owner thread. */
 using unobserved_handler = void (*)(TaskState state, int32_t error) noexcept;
 
 namespace detail {
@@ -182,6 +184,7 @@ struct alignas(128) cell {
     uint8_t step_state = 0;
     bool handle_held = false;
     bool has_exception = false;
+    bool outcome_read = false;  // awaited, propagated, or its state / error read through its task<>
     int32_t error = 0;
     cont_fn cont = nullptr;
     void *cont_target = nullptr;
@@ -540,6 +543,13 @@ inline void publish(cell *c) noexcept {
         report_misuse(static_cast<Status>(s), "completing the native task bound to a coroutine");
 }
 
+/* A fault nobody will look at goes to the unobserved handler. */
+inline void report_unobserved(const cell *c) noexcept {
+    if (c->state != ONITY_TASK_STATE_FAULTED) return;
+    if (unobserved_handler h = g_unobserved.load(std::memory_order_acquire))
+        h(static_cast<TaskState>(c->state), c->error);
+}
+
 /* Tells whoever waits for `c` (its continuation) that it finished, or the
  * unobserved handler when nobody will ever look. */
 inline void notify(cell *c, bool observed) noexcept {
@@ -548,10 +558,7 @@ inline void notify(cell *c, bool observed) noexcept {
         f(c->cont_target, c, c->cont_index);
         return;
     }
-    if (!observed && c->state == ONITY_TASK_STATE_FAULTED) {
-        if (unobserved_handler h = g_unobserved.load(std::memory_order_acquire))
-            h(static_cast<TaskState>(c->state), c->error);
-    }
+    if (!observed) report_unobserved(c);
 }
 
 /* A coroutine leaves its retirable wait (it is finished there): the runtime

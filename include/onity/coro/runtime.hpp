@@ -117,7 +117,9 @@ class coro_runtime {
         r.k_ = k;
         return r;
     }
-    static Result<coro_runtime> attach(const Runtime &rt) noexcept { return attach(rt.raw()); }
+    /* An owning onity::Runtime or a borrowed RuntimeRef (another plugin's
+     * runtime, C#'s NativeRuntime): the layer never destroys it. */
+    static Result<coro_runtime> attach(const RuntimeRef &rt) noexcept { return attach(rt.raw()); }
 
     explicit operator bool() const noexcept { return k_ != nullptr; }
     /* The runtime (null once destroyed). */

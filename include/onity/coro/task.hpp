@@ -67,10 +67,14 @@ class task_result<void> : public task_result_base {
 
 namespace detail {
 
-/* T that fits a native task's 64-bit result (what task<T>::native needs). */
+/* T that fits a native task's 64-bit result (what task<T>::native needs);
+ * void does (no sizeof(void): the primary template never sees it). */
 template <class T>
-inline constexpr bool native_value_v =
-    std::is_void_v<T> || (std::is_trivially_copyable_v<T> && sizeof(T) <= sizeof(uint64_t));
+struct native_value : std::bool_constant<std::is_trivially_copyable_v<T> && sizeof(T) <= sizeof(uint64_t)> {};
+template <>
+struct native_value<void> : std::true_type {};
+template <class T>
+inline constexpr bool native_value_v = native_value<T>::value;
 
 template <class T>
 uint64_t to_native(const T &v) noexcept {
@@ -134,7 +138,8 @@ struct promise_base {
 
     promise_base() noexcept : cell_(take_cell()) {}
     /* The coroutine's parameters: the first onity::Token among them becomes
-     * the coroutine's cancellation token. */
+     * the coroutine's cancellation token, even an empty one (no token: a
+     * later Token parameter is an ordinary value). */
     template <class... A>
     explicit promise_base(A &...args) noexcept : cell_(take_cell()) {
         (void)((scan(args)) || ...);
@@ -185,7 +190,7 @@ struct promise_base {
         if constexpr (std::is_same_v<std::remove_cv_t<A>, Token>) {
             cell_->token = a.handle();
             cell_->wait_token.store(a.handle(), std::memory_order_relaxed);  // nothing else sees the cell yet
-            return a.handle() != 0;
+            return true;
         } else {
             (void)a;
             return false;
@@ -228,12 +233,16 @@ promise<T> &promise_of(cell *c) noexcept {
 }
 
 /* A task<> lets go of its coroutine (owner thread). A coroutine still running
- * goes on detached; a finished one's frame is destroyed. */
-inline void release_handle(cell *c) noexcept {
+ * goes on detached; a finished one's frame is destroyed. `unread` (forget,
+ * reset, destructor): a fault nobody looked at (outcome_read) goes to the
+ * unobserved handler (one started without a runtime was reported as misuse
+ * instead). */
+inline void release_handle(cell *c, bool unread = false) noexcept {
     if (c->owner && !c->owner->on_owner()) {
         report_misuse(Status::WrongThread, "destroying an onity::task off the owner thread (the coroutine is leaked)");
         return;
     }
+    if (unread && c->owner && !c->outcome_read) report_unobserved(c);
     c->handle_held = false;
     if (c->frame_alive && (c->wait == wait_final || c->wait == wait_initial)) frame_of(c).destroy();
     unref(c);
@@ -350,6 +359,7 @@ struct task_awaiter : nested {
         }
         if (c->state != ONITY_TASK_STATE_PENDING) {
             if (Try || !propagates(c)) return false;  // complete: await_resume takes it
+            c->outcome_read = true;                   // observed: it propagates
             finish(p, c->state, c->error);            // a failure to propagate
             return true;
         }
@@ -443,9 +453,18 @@ class [[nodiscard]] task {
     bool valid() const noexcept { return c_ != nullptr; }
     explicit operator bool() const noexcept { return valid(); }
     bool done() const noexcept { return c_ && c_->state != ONITY_TASK_STATE_PENDING; }
-    /* Pending for an empty task. */
-    TaskState state() const noexcept { return c_ ? static_cast<TaskState>(c_->state) : TaskState::Pending; }
-    int32_t error() const noexcept { return done() ? c_->error : 0; }
+    /* Pending for an empty task. Reading state() or error() of a finished
+     * task observes its outcome (see forget()). */
+    TaskState state() const noexcept {
+        if (!c_) return TaskState::Pending;
+        if (done()) c_->outcome_read = true;
+        return static_cast<TaskState>(c_->state);
+    }
+    int32_t error() const noexcept {
+        if (!done()) return 0;
+        c_->outcome_read = true;
+        return c_->error;
+    }
     /* The value of a succeeded task (nullptr otherwise), until it is awaited
      * or destroyed. */
     template <class U = T, class = std::enable_if_t<!std::is_void_v<U>>>
@@ -456,7 +475,9 @@ class [[nodiscard]] task {
     }
 
     /* Lets the coroutine run on without anyone awaiting it (UniTask's
-     * Forget). A fault then goes to the unobserved handler. */
+     * Forget). A fault then goes to the unobserved handler: when it happens,
+     * or now if the coroutine already faulted and nobody read its state() /
+     * error(). The destructor and reset() do the same. */
     void forget() noexcept { reset(); }
 
     /* Requests cancellation: the coroutine finishes canceled at once if it is
@@ -509,7 +530,7 @@ class [[nodiscard]] task {
 
     /* Lets go of the coroutine (as the destructor). */
     void reset() noexcept {
-        if (c_) detail::release_handle(std::exchange(c_, nullptr));
+        if (c_) detail::release_handle(std::exchange(c_, nullptr), !awaited_);
     }
 
   private:
