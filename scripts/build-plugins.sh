@@ -5,15 +5,21 @@
 #
 #   scripts/build-plugins.sh [PLATFORM...]        default: all of them
 #
-#   linux-x86_64     Plugins/x86_64/libonity.so      cargo-zigbuild, glibc 2.17 floor
+#   linux-x86_64     Plugins/x86_64/libonity.so      cargo-zigbuild, glibc 2.17 floor; the static
+#                                                   library for the SDK archive beside it in
+#                                                   target/plugins/linux-x86_64/libonity.a
 #   windows-x86_64   Plugins/x86_64/onity.dll        cargo-zigbuild (zig links MinGW-w64 statically)
 #   macos-universal  Plugins/macOS/libonity.dylib    x86_64 + arm64 linked by rust-lld, merged by
 #                                                   llvm-lipo; arm64 slice ad-hoc signed by the linker
 #   ios-arm64        Plugins/iOS/libonity.a          static library ([DllImport("__Internal")])
-#   android-arm64    Plugins~/Android/arm64-v8a/libonity.a
-#                                                   static library only: linking the .so needs the
-#                                                   Android NDK (zig has no bionic); recipe in
-#                                                   bindings/Plugins~/README.md
+#   android-arm64    Plugins/Android/arm64-v8a/libonity.a
+#                                                   static library, linked into the player by
+#                                                   IL2CPP ([DllImport("__Internal")]); Mono needs
+#                                                   a .so, linked with the Android NDK (zig has no
+#                                                   bionic): recipe in bindings/Plugins~/README.md
+#
+# Every static library exports only the onity_* functions (scripts/localize-static.py makes the
+# Rust runtime's symbols local): it links beside other Rust static libraries.
 #
 # Needs: rustup targets (added when missing), cargo-zigbuild + ziglang from PyPI (installed with
 # pip when missing), LLVM tools (apt-get install llvm) for the checks. The binaries and their
@@ -58,6 +64,20 @@ need_zig() {
         command -v cargo-zigbuild >/dev/null 2>&1 && python3 -c 'import ziglang' 2>/dev/null \
             || { echo "cargo-zigbuild/ziglang missing: python3 -m pip install ${ZIG_PIP[*]}" >&2; exit 2; }
     fi
+}
+
+# staticlib SRC REL: SRC with every global but onity_* made local, at REL (under bindings/Plugins
+# with its .meta, or an absolute path).
+staticlib() {
+    local src="$1" rel="$2" out
+    [ -f "$src" ] || { echo "build output missing: $src" >&2; exit 1; }
+    out="$STAGE/localized/$(echo "$rel" | tr / _)"
+    mkdir -p "$STAGE/localized"
+    python3 scripts/localize-static.py "$src" "$out"
+    case "$rel" in
+    /*) install -D -m 0644 "$out" "$rel"; echo "placed $rel ($(stat -c %s "$rel") bytes)" ;;
+    *) place "$rel" "$out" ;;
+    esac
 }
 
 need_target() {
@@ -109,8 +129,9 @@ build() {
     linux-x86_64)
         need_zig
         need_target x86_64-unknown-linux-gnu
-        cargo-zigbuild rustc --release --lib --target x86_64-unknown-linux-gnu.2.17 --crate-type cdylib
+        cargo-zigbuild rustc --release --lib --target x86_64-unknown-linux-gnu.2.17 --crate-type cdylib,staticlib
         place x86_64/libonity.so "$TGT"/x86_64-unknown-linux-gnu/release/libonity.so
+        staticlib "$TGT"/x86_64-unknown-linux-gnu/release/libonity.a "$STAGE/linux-x86_64/libonity.a"
         ;;
     windows-x86_64)
         need_zig
@@ -142,13 +163,13 @@ build() {
     ios-arm64)
         need_target aarch64-apple-ios
         cargo rustc --release --lib --target aarch64-apple-ios --crate-type staticlib
-        place iOS/libonity.a "$TGT"/aarch64-apple-ios/release/libonity.a
+        need_zig
+        staticlib "$TGT"/aarch64-apple-ios/release/libonity.a iOS/libonity.a
         ;;
     android-arm64)
         need_target aarch64-linux-android
         cargo rustc --release --lib --target aarch64-linux-android --crate-type staticlib
-        install -D -m 0644 "$TGT"/aarch64-linux-android/release/libonity.a "$TPL/Android/arm64-v8a/libonity.a"
-        echo "placed bindings/Plugins~/Android/arm64-v8a/libonity.a (link it into libonity.so with the NDK: bindings/Plugins~/README.md)"
+        staticlib "$TGT"/aarch64-linux-android/release/libonity.a Android/arm64-v8a/libonity.a
         ;;
     esac
 }
@@ -157,7 +178,9 @@ status=0
 for p in "${platforms[@]}"; do
     echo "== $p"
     build "$p"
-    python3 scripts/check-plugins.py --require "$p" || status=1
+    checks=("$p")
+    [ "$p" = linux-x86_64 ] && checks+=(linux-x86_64-static)
+    python3 scripts/check-plugins.py --require "${checks[@]}" || status=1
 done
 python3 tests/unity/gen_meta.py --check >/dev/null || { python3 tests/unity/gen_meta.py --check; status=1; }
 exit $status

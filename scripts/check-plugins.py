@@ -15,8 +15,11 @@
 
 Usage: scripts/check-plugins.py [--require] [PLATFORM...]   (default: every platform)
        scripts/check-plugins.py --self-test   (the checks fail on a deliberately wrong library)
-Platforms: linux-x86_64 windows-x86_64 macos-universal ios-arm64 android-arm64
-(android-arm64 is the static library for the NDK link; android-arm64-so the .so that link makes).
+Platforms: linux-x86_64 linux-x86_64-static windows-x86_64 macos-universal ios-arm64 android-arm64
+(android-arm64 is the static library IL2CPP links, also the input of the NDK link; android-arm64-so
+the .so that link makes).
+
+  globals   (static libraries) the only global symbols defined are the header's functions;
 Missing artifacts are skipped (an error with --require). Uses LLVM's tools (Debian: apt-get install
 llvm). Ends with "plugins: N passed, N failed"; exits 1 on any failure.
 """
@@ -38,12 +41,16 @@ MINOS = {"x86_64": (10, 13), "arm64": (11, 0), "ios": (12, 0)}
 WINDOWS_DLLS = re.compile(r"^(kernel32|ntdll|advapi32|bcrypt|bcryptprimitives|userenv|ws2_32|ucrtbase|msvcrt|"
                           r"api-ms-win-[a-z0-9-]+)\.dll$", re.I)
 
+# Build outputs that are not Unity plugins (the SDK archives' static libraries) are staged here.
+STAGE = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"), "plugins")
+
 PLATFORMS = {
     "linux-x86_64": ("bindings/Plugins/x86_64/libonity.so", "elf-so", "x86_64"),
+    "linux-x86_64-static": (os.path.join(STAGE, "linux-x86_64", "libonity.a"), "elf-ar", "x86_64"),
     "windows-x86_64": ("bindings/Plugins/x86_64/onity.dll", "pe", "x86_64"),
     "macos-universal": ("bindings/Plugins/macOS/libonity.dylib", "macho-fat", ("x86_64", "arm64")),
     "ios-arm64": ("bindings/Plugins/iOS/libonity.a", "macho-ar", "arm64"),
-    "android-arm64": ("bindings/Plugins~/Android/arm64-v8a/libonity.a", "elf-ar", "aarch64"),
+    "android-arm64": ("bindings/Plugins/Android/arm64-v8a/libonity.a", "elf-ar", "aarch64"),
     "android-arm64-so": ("bindings/Plugins/Android/arm64-v8a/libonity.so", "elf-so", "aarch64"),
 }
 
@@ -150,6 +157,7 @@ def check_elf_so(name, path, arch):
 
 
 def archive_symbols(path, arch=None):
+    """Every global symbol the archive's members define (any kind: code, data, weak)."""
     args = [tool("nm"), "--no-llvm-bc", "--defined-only", "--extern-only", "--no-sort"]
     if arch:
         args.append("--arch=" + arch)
@@ -157,9 +165,18 @@ def archive_symbols(path, arch=None):
     names = set()
     for line in out.splitlines():
         f = line.split()
-        if len(f) == 3 and f[1] in ("T", "t"):
+        if len(f) == 3 and f[1] not in ("U", "w", "v"):
             names.add(f[2])
     return names
+
+
+def check_globals(name, path, prefix=""):
+    """A static library defines no global symbol but the header's functions: the others (Rust's
+    std, compiler builtins) would collide with another Rust static library in the same program
+    (scripts/localize-static.py makes them local)."""
+    funcs, _ = header()
+    got = {s[len(prefix):] if s.startswith(prefix) else s for s in archive_symbols(path)}
+    report(got == funcs, name, "global symbols = the header's %d functions (nothing else)" % len(funcs), diff(got, funcs))
 
 
 def rust_lld():
@@ -168,23 +185,28 @@ def rust_lld():
     return os.path.join(sysroot, "lib", "rustlib", host, "bin", "rust-lld")
 
 
+ELF_FORMAT = {"x86_64": "elf64-x86-64", "aarch64": "elf64-littleaarch64"}
+NDK_MAP = os.path.join(ROOT, "bindings", "Plugins~", "Android", "arm64-v8a", "onity.map")
+
+
 def check_elf_archive(name, path, arch):
-    funcs, abi = header()
-    onity = {s for s in archive_symbols(path) if s.startswith("onity_")}
-    report(onity == funcs, name, "defined onity_* symbols = the header's %d functions" % len(funcs), diff(onity, funcs))
+    _, abi = header()
+    check_globals(name, path)
     fmt = set(re.findall(r"Format:\s*(\S+)", run(tool("readobj"), "--file-headers", path)))
-    report(fmt == {"elf64-littleaarch64"}, name, "arch " + arch + " (every member)", ", ".join(sorted(fmt)))
+    report(fmt == {ELF_FORMAT[arch]}, name, "arch " + arch + " (every member)", ", ".join(sorted(fmt)))
     got = abi_from_disassembly(path, "onity_abi_version")
     report(got == abi, name, "abi %d read from onity_abi_version's code" % abi, "read %s" % got)
+    if arch == "x86_64":
+        host_link(name, path, abi)
+        return
     # The NDK recipe's link (bindings/Plugins~/README.md), by LLD without bionic: --whole-archive
     # and the version script must give a .so exporting exactly the header's functions.
     import tempfile
-    mapfile = os.path.join(os.path.dirname(path), "onity.map")
     with tempfile.TemporaryDirectory() as d:
         so = os.path.join(d, "libonity.so")
         try:
             run(rust_lld(), "-flavor", "gnu", "-m", "aarch64linux", "-shared", "-soname", "libonity.so", "--whole-archive", path,
-                "--no-whole-archive", "--version-script", mapfile, "--gc-sections", "-o", so)
+                "--no-whole-archive", "--version-script", NDK_MAP, "--gc-sections", "-o", so)
         except (subprocess.CalledProcessError, OSError) as e:
             report(False, name, "links into a .so as the NDK recipe does (rust-lld)", str(e))
             return
@@ -193,6 +215,29 @@ def check_elf_archive(name, path, arch):
         print(indent[:-4] + "the NDK recipe's link of it (rust-lld, no bionic):")
         check_elf_so(name + " linked", so, arch)
         indent = saved
+
+
+HOST_MAIN = """#include <stdio.h>
+#include "onity.h"
+int main(void) { unsigned v = onity_abi_version(); printf("%u\\n", v); return v == ONITY_ABI_VERSION ? 0 : 1; }
+"""
+
+
+def host_link(name, path, abi):
+    """Links a C program against the (x86_64 Linux) static library with the host's cc and runs it:
+    the library is complete with libc, libpthread, libdl and libm, and its localized symbols
+    still resolve inside it."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        src, exe = os.path.join(d, "main.c"), os.path.join(d, "main")
+        open(src, "w").write(HOST_MAIN)
+        what = "a C program linked against it (cc) runs and gets ABI %d" % abi
+        try:
+            run(os.environ.get("CC", "cc"), "-I", os.path.dirname(HEADER), src, path, "-lpthread", "-ldl", "-lm", "-o", exe)
+            out = run(exe).strip()
+            report(out == str(abi), name, what, "got " + out)
+        except (subprocess.CalledProcessError, OSError) as e:
+            report(False, name, what, ((getattr(e, "stderr", "") or str(e)).strip().splitlines() or [""])[0])
 
 
 # ---- PE -------------------------------------------------------------------------------------
@@ -296,9 +341,8 @@ def check_macho_fat(name, path, archs):
 
 
 def check_macho_archive(name, path, arch):
-    funcs, abi = header()
-    onity = {s[1:] for s in archive_symbols(path) if s.startswith("_onity_")}
-    report(onity == funcs, name, "defined onity_* symbols = the header's %d functions" % len(funcs), diff(onity, funcs))
+    _, abi = header()
+    check_globals(name, path, "_")
     fmt = set(re.findall(r"Format:\s*(.+)", run(tool("readobj"), "--file-headers", path)))
     report(fmt == {"Mach-O " + arch}, name, "arch " + arch + " (every member)", ", ".join(sorted(fmt)))
     heads = run(tool("objdump"), "--macho", "--private-headers", path)
@@ -381,9 +425,35 @@ long newer_glibc(void *p, size_t n) { return (long)getrandom(p, n, 0); }
 """
 
 
+def static_self_test(d):
+    """A static library of the header's functions whose onity_abi_version calls one extra global:
+    {check: ok} of the globals check and of a C program's link, on it as built and once
+    scripts/localize-static.py has made the extra global local."""
+    funcs, abi = header()
+    src = os.path.join(d, "static.c")
+    with open(src, "w") as fh:
+        fh.write("unsigned extra_global(void) { return %du; }\n" % abi)
+        for f in sorted(funcs):
+            fh.write("unsigned %s(void) { return extra_global(); }\n" % f if f == "onity_abi_version" else "void %s(void) {}\n" % f)
+    obj, raw, loc = (os.path.join(d, n) for n in ("static.o", "libraw.a", "liblocal.a"))
+    subprocess.run(["gcc", "-O1", "-c", "-fno-inline", src, "-o", obj], check=True)
+    subprocess.run([tool("ar"), "rcs", raw, obj], check=True)
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "localize-static.py"), raw, loc], check=True)
+    out = {}
+    for label, lib in (("as built", raw), ("localized", loc)):
+        del results[:]
+        print("    the static library %s:" % label)
+        check_globals("static library " + label, lib)
+        host_link("static library " + label, lib, abi)
+        for ok, _, what in results:
+            out[("globals" if what.startswith("global") else "link") + " " + label] = ok
+    return out
+
+
 def self_test():
     """Shows that the checks can fail: a wrong library built with gcc must fail its exports,
-    glibc-floor and both ABI checks, and pass its architecture check."""
+    glibc-floor and both ABI checks, and pass its architecture check; a static library with one
+    extra global symbol fails the globals check, and passes it once localized."""
     import tempfile
     global passed, failed, indent
     with tempfile.TemporaryDirectory() as d:
@@ -394,10 +464,13 @@ def self_test():
         print("the checks on a deliberately wrong library (gcc-built: wrong ABI, extra export, GLIBC_2.25):")
         indent = "    "
         check_elf_so("wrong library", os.path.join(d, "libonity.so"), "x86_64")
+        got = {what.split(" ")[0] + ("-run" if "returned" in what else ""): ok for ok, _, what in results}
+        print("the checks on a static library with one extra global symbol (gcc-built), then localized:")
+        got.update(static_self_test(d))
         indent = ""
-    got = {what.split(" ")[0] + ("-run" if "returned" in what else ""): ok for ok, _, what in results}
     passed = failed = 0
-    want = {"exports": False, "arch": True, "glibc": False, "abi": False, "abi-run": False}
+    want = {"exports": False, "arch": True, "glibc": False, "abi": False, "abi-run": False,
+            "globals as built": False, "link as built": True, "globals localized": True, "link localized": True}
     for k, v in want.items():
         report(got.get(k) == v, "self-test", "the %s check %s" % (k, "passes" if v else "fails"), "got %s" % got.get(k))
     print("plugin-checks-self-test: %d passed, %d failed" % (passed, failed))

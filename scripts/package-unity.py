@@ -4,7 +4,7 @@
 
 The tarball holds bindings/ under package/ (the layout Unity and npm use): the C# binding, every
 native plugin of scripts/build-plugins.sh in Plugins/ beside its import settings (.meta), the
-Android static library and the NDK recipe in Plugins~/, Samples~, and SHA256SUMS.txt (with its
+NDK recipe for an Android .so (Mono) in Plugins~/, Samples~, and SHA256SUMS.txt (with its
 .meta), the SHA-256 of every other file. It is reproducible: sorted entries, fixed owner, and the
 time of the last commit (or SOURCE_DATE_EPOCH) on every entry.
 
@@ -33,7 +33,7 @@ SHIPPED = {  # check-plugins.py platform: file in the package
     "windows-x86_64": "Plugins/x86_64/onity.dll",
     "macos-universal": "Plugins/macOS/libonity.dylib",
     "ios-arm64": "Plugins/iOS/libonity.a",
-    "android-arm64": "Plugins~/Android/arm64-v8a/libonity.a",
+    "android-arm64": "Plugins/Android/arm64-v8a/libonity.a",
 }
 SKIP_NAMES = {".gitignore", ".gitkeep", ".DS_Store"}
 
