@@ -8,7 +8,8 @@
             library, read from its machine code (mov/movk into the return register) for every
             library, host included;
   glibc     (Linux) no versioned glibc symbol newer than the floor (ONITY_GLIBC_FLOOR, 2.17);
-  imports   (Windows) only DLLs every Windows 10 has; no MinGW runtime DLL to ship beside it;
+  imports   (Windows) only DLLs Windows 7 SP1 has (msvcrt.dll as C runtime; no MinGW runtime DLL to
+            ship beside it) and none of a list of Windows 8+ functions (WaitOnAddress, ...);
   signature (macOS arm64 slice) an ad-hoc (or better) code signature: Apple silicon refuses
             unsigned code;
   minos     (Apple) the minimum OS version the code was built for.
@@ -38,8 +39,18 @@ HEADER = os.path.join(ROOT, "include", "onity.h")
 GLIBC_FLOOR = tuple(int(x) for x in os.environ.get("ONITY_GLIBC_FLOOR", "2.17").split("."))
 # Unity 2022.3 runs on macOS 10.13+ (Intel) and 11+ (Apple silicon), iOS 12+.
 MINOS = {"x86_64": (10, 13), "arm64": (11, 0), "ios": (12, 0)}
-WINDOWS_DLLS = re.compile(r"^(kernel32|ntdll|advapi32|bcrypt|bcryptprimitives|userenv|ws2_32|ucrtbase|msvcrt|"
-                          r"api-ms-win-[a-z0-9-]+)\.dll$", re.I)
+# Unity 2022.3 players run on Windows 7 SP1: the DLL may import only DLLs it has (its C runtime is
+# msvcrt.dll: the Universal CRT, ucrtbase.dll / api-ms-win-crt-*, needs an update there; the
+# api-ms-win-core-synch-l1-2-0 set holding WaitOnAddress is Windows 8's) and no function newer.
+WIN7_DLLS = re.compile(r"^(kernel32|ntdll|advapi32|bcrypt|userenv|ws2_32|msvcrt)\.dll$", re.I)
+WIN8_FUNCS = {  # Windows 8 and later (Microsoft's documented minimum client)
+    "WaitOnAddress", "WakeByAddressSingle", "WakeByAddressAll", "GetSystemTimePreciseAsFileTime",
+    "ProcessPrng", "SetThreadDescription", "GetThreadDescription", "GetCurrentThreadStackLimits",
+    "CreateFile2", "CopyFile2", "GetOverlappedResultEx", "PrefetchVirtualMemory", "CompareObjectHandles",
+    "GetSystemCpuSetInformation", "GetProcessMitigationPolicy", "SetProcessMitigationPolicy",
+    "CreateFileMappingFromApp", "MapViewOfFileFromApp", "VirtualAlloc2", "MapViewOfFile3",
+    "GetTempPath2W", "GetTempPath2A", "DiscardVirtualMemory", "OfferVirtualMemory",
+}
 
 # Build outputs that are not Unity plugins (the SDK archives' static libraries) are staged here.
 STAGE = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"), "plugins")
@@ -242,6 +253,23 @@ def host_link(name, path, abi):
 
 # ---- PE -------------------------------------------------------------------------------------
 
+def pe_imports(objdump_p):
+    """{DLL name: [imported function names]} from llvm-objdump -p's import tables."""
+    table = objdump_p.split("The Import Tables:", 1)[-1].split("Export Table:", 1)[0] if "The Import Tables:" in objdump_p else ""
+    imports = {}
+    dll = None
+    for line in table.splitlines():
+        m = re.match(r"\s*DLL Name:\s*(\S+)", line)
+        if m:
+            dll = m.group(1)
+            imports[dll] = []
+            continue
+        m = re.match(r"\s+\d+\s+(\S+)$", line)
+        if m and dll:
+            imports[dll].append(m.group(1))
+    return imports
+
+
 def check_pe(name, path, arch):
     funcs, abi = header()
     out = run(tool("objdump"), "-p", path)
@@ -250,9 +278,12 @@ def check_pe(name, path, arch):
     report(exported == funcs, name, "exports = the header's %d functions" % len(funcs), diff(exported, funcs))
     head = run(tool("objdump"), "-f", path)
     report("coff-x86-64" in head or "pe-x86-64" in head, name, "arch " + arch, head.strip().splitlines()[-2:][0] if head.strip() else "")
-    dlls = re.findall(r"DLL Name:\s*(\S+)", out)
-    bad = [d for d in dlls if not WINDOWS_DLLS.match(d)]
-    report(not bad, name, "imports only system DLLs", ", ".join(bad) if bad else ", ".join(sorted(set(d.lower() for d in dlls))))
+    imports = pe_imports(out)
+    bad = sorted(d for d in imports if not WIN7_DLLS.match(d))
+    report(not bad, name, "dlls imported are Windows 7 SP1's (C runtime msvcrt.dll, no MinGW DLL)",
+           ", ".join(bad) if bad else ", ".join(sorted(d.lower() for d in imports)))
+    newer = sorted(f for fs in imports.values() for f in fs if f in WIN8_FUNCS)
+    report(not newer, name, "win8+ functions imported: none (%d listed)" % len(WIN8_FUNCS), ", ".join(newer))
     got = abi_from_disassembly(path, "onity_abi_version")
     report(got == abi, name, "abi %d read from onity_abi_version's code" % abi, "read %s" % got)
 
@@ -450,10 +481,34 @@ def static_self_test(d):
     return out
 
 
+PE_SELF_TEST = r"""
+int __declspec(dllimport) __stdcall WaitOnAddress(void *, void *, unsigned long long, unsigned long);
+unsigned onity_abi_version(void) { return %du; }
+int onity_wait(void *p) { return WaitOnAddress(p, p, 4, 0); }
+"""
+
+
+def pe_self_test(d):
+    """A DLL (clang, llvm-dlltool, rust-lld) importing WaitOnAddress from Windows 8's
+    api-ms-win-core-synch-l1-2-0.dll: {check: ok} of check_pe's import checks on it."""
+    _, abi = header()
+    src, obj, lib, dll = (os.path.join(d, n) for n in ("w.c", "w.obj", "synch.lib", "w.dll"))
+    open(src, "w").write(PE_SELF_TEST % abi)
+    open(os.path.join(d, "synch.def"), "w").write("LIBRARY api-ms-win-core-synch-l1-2-0.dll\nEXPORTS\n    WaitOnAddress\n")
+    run(tool("dlltool"), "-m", "i386:x86-64", "-d", os.path.join(d, "synch.def"), "-l", lib)
+    run("clang", "-target", "x86_64-pc-windows-msvc", "-O1", "-c", src, "-o", obj)
+    run(rust_lld(), "-flavor", "link", "/dll", "/noentry", "/nodefaultlib", "/export:onity_abi_version",
+        "/export:onity_wait", "/out:" + dll, obj, lib)
+    del results[:]
+    check_pe("Windows 8+ DLL", dll, "x86_64")
+    return {"pe-" + what.split(" ")[0]: ok for ok, _, what in results}
+
+
 def self_test():
     """Shows that the checks can fail: a wrong library built with gcc must fail its exports,
     glibc-floor and both ABI checks, and pass its architecture check; a static library with one
-    extra global symbol fails the globals check, and passes it once localized."""
+    extra global symbol fails the globals check, and passes it once localized; a DLL importing
+    Windows 8's WaitOnAddress fails both import checks."""
     import tempfile
     global passed, failed, indent
     with tempfile.TemporaryDirectory() as d:
@@ -467,10 +522,13 @@ def self_test():
         got = {what.split(" ")[0] + ("-run" if "returned" in what else ""): ok for ok, _, what in results}
         print("the checks on a static library with one extra global symbol (gcc-built), then localized:")
         got.update(static_self_test(d))
+        print("the checks on a DLL importing WaitOnAddress (Windows 8+) from api-ms-win-core-synch-l1-2-0.dll:")
+        got.update(pe_self_test(d))
         indent = ""
     passed = failed = 0
     want = {"exports": False, "arch": True, "glibc": False, "abi": False, "abi-run": False,
-            "globals as built": False, "link as built": True, "globals localized": True, "link localized": True}
+            "globals as built": False, "link as built": True, "globals localized": True, "link localized": True,
+            "pe-exports": False, "pe-arch": True, "pe-dlls": False, "pe-win8+": False, "pe-abi": True}
     for k, v in want.items():
         report(got.get(k) == v, "self-test", "the %s check %s" % (k, "passes" if v else "fails"), "got %s" % got.get(k))
     print("plugin-checks-self-test: %d passed, %d failed" % (passed, failed))

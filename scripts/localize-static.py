@@ -82,7 +82,7 @@ def localize(src, dst):
             subprocess.run([sys.executable, "-m", "ziglang", "cc", "-target", target, "-r", "-o", obj] + objs,
                            check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             prefix = "_"
-        run(rust_bin("llvm-objcopy"), "--wildcard", "--keep-global-symbol=" + prefix + KEEP, obj)
+        run(rust_bin("llvm-objcopy"), "--strip-debug", "--wildcard", "--keep-global-symbol=" + prefix + KEEP, obj)
         if os.path.exists(dst):
             os.remove(dst)
         run(rust_bin("llvm-ar"), "rcs", "--format=" + ("gnu" if fmt == "elf" else "darwin"), dst, obj)
