@@ -15,6 +15,9 @@ command -v g++ >/dev/null || need_apt+=(g++)
 command -v clang++ >/dev/null || need_apt+=(clang)
 command -v python3 >/dev/null || need_apt+=(python3)
 command -v valgrind >/dev/null || need_apt+=(valgrind)
+command -v cmake >/dev/null || need_apt+=(cmake)
+command -v pkg-config >/dev/null || need_apt+=(pkg-config)
+command -v make >/dev/null || need_apt+=(make)
 command -v mcs >/dev/null || need_apt+=(mono-devel)
 # LLVM's tools read the plugins' ELF, PE and Mach-O files (scripts/check-plugins.py).
 command -v llvm-readelf >/dev/null || ls /usr/lib/llvm-*/bin/llvm-readelf >/dev/null 2>&1 || need_apt+=(llvm)
@@ -96,6 +99,12 @@ python3 scripts/check-plugins.py 2>&1 | tee -a "$log"
 python3 scripts/check-plugins.py --self-test 2>&1 | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 python3 scripts/package-unity.py --allow-missing --out target/package-test 2>&1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+
+echo "== C/C++ consumers (SDK tree, CMake package, pkg-config, add_subdirectory, engine example)"
+# scripts/install-sdk.sh into a temporary prefix from the release build the issue 17 stage made;
+# CMake and Makefile projects outside the source tree build and run against it.
+scripts/test-consumer.sh 2>&1 | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 
 if [ -x scripts/test-unity.sh ]; then

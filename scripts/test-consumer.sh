@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Consumes Onity the way a C/C++ engine does, from outside the source tree (issue 29 #3):
+#   1. installs the SDK tree (scripts/install-sdk.sh) from the release build into a temporary
+#      prefix, then moves it (the package must be relocatable);
+#   2. CMake: a project (tests/consumer, copied to a temporary directory) finds it with
+#      find_package(Onity CONFIG REQUIRED) and builds a C game loop against Onity::onity and
+#      Onity::onity_static and a C++20 coroutine program against Onity::coro (g++), and runs them;
+#   3. pkg-config: the same programs from a plain Makefile (onity.pc, onity-static.pc; clang++);
+#   4. add_subdirectory: the same project with the source tree as a subdirectory (cargo driven by
+#      CMake, reusing the release build: one Rust build in all);
+#   5. the engine example (examples/cpp/engine) through the package;
+#   6. misuse: a version the package does not satisfy, install-sdk.sh without --prefix or without
+#      libraries.
+# Ends with "consumer: N passed, N failed". Installs cmake, pkg-config and make when missing (root).
+set -uo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+
+need=()
+command -v cmake >/dev/null || need+=(cmake)
+command -v pkg-config >/dev/null || need+=(pkg-config)
+command -v make >/dev/null || need+=(make)
+if [ ${#need[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ]; then
+        echo "installing ${need[*]} from Debian..."
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+    else
+        echo "missing: ${need[*]} (apt-get install ${need[*]})" >&2
+    fi
+fi
+
+passed=0 failed=0
+pass() { passed=$((passed + 1)); echo "  ok: $1"; }
+fail() { failed=$((failed + 1)); echo "  FAILED: $1"; }
+finish() { echo "consumer: $passed passed, $failed failed"; [ "$failed" = 0 ]; exit $?; }
+
+TGT="${CARGO_TARGET_DIR:-$ROOT/target}"
+if ! cargo build --release --lib 2>&1 | tail -n 2; then :; fi
+if [ ! -f "$TGT/release/libonity.so" ] || [ ! -f "$TGT/release/libonity.a" ]; then
+    fail "cargo build --release --lib made no libonity.so / libonity.a"
+    finish
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+log="$tmp/log"
+
+# run NAME DIR PROGRAM...: runs each program, expects exit 0 and a last line ending in OK; all the
+# programs' lines (without the coroutine/loop difference) must agree between builds.
+run() {
+    local what="$1" dir="$2" p out
+    shift 2
+    for p in "$@"; do
+        if out=$("$dir/$p" 2>&1) && [ "${out##* }" = OK ]; then
+            pass "$what: $p: $out"
+            echo "$p $out" >> "$tmp/lines-$what"
+        else
+            fail "$what: $p: $out"
+        fi
+    done
+}
+# build WHAT CMD...: runs a build step quietly; on failure shows its log.
+build() {
+    local what="$1"
+    shift
+    if "$@" > "$log" 2>&1; then return 0; fi
+    tail -n 30 "$log"
+    fail "$what: $*"
+    return 1
+}
+
+echo "== install (scripts/install-sdk.sh) into a prefix, then moved"
+if build install scripts/install-sdk.sh --prefix "$tmp/stage" --lib-dir "$TGT/release"; then
+    mv "$tmp/stage" "$tmp/sdk"
+    sdk="$tmp/sdk"
+    missing=""
+    for f in include/onity.h include/onity.hpp include/onity/coro.hpp include/onity/coro/task.hpp \
+             lib/libonity.so lib/libonity.a lib/cmake/Onity/OnityConfig.cmake \
+             lib/cmake/Onity/OnityConfigVersion.cmake lib/cmake/Onity/OnityTargets.cmake \
+             lib/pkgconfig/onity.pc lib/pkgconfig/onity-static.pc; do
+        [ -f "$sdk/$f" ] || missing="$missing $f"
+    done
+    if [ -z "$missing" ]; then pass "install tree complete"; else fail "install tree lacks$missing"; fi
+    if grep -rq "$tmp/stage\|$ROOT" "$sdk/lib/cmake" "$sdk/lib/pkgconfig"; then
+        fail "the package names the install or source path (not relocatable)"
+    else
+        pass "package files name no absolute path"
+    fi
+fi
+
+echo "== CMake: find_package(Onity CONFIG REQUIRED) (g++)"
+cp -r tests/consumer "$tmp/src"
+if build cmake-configure cmake -S "$tmp/src" -B "$tmp/b-pkg" -DCMAKE_PREFIX_PATH="$tmp/sdk" \
+        -DCMAKE_BUILD_TYPE=Release && build cmake-build cmake --build "$tmp/b-pkg" -j 2; then
+    run cmake "$tmp/b-pkg" loop_shared loop_static coro_shared coro_static
+    needed=$(readelf -d "$tmp/b-pkg/loop_shared" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(libonity[^]]*\)\]/\1/p')
+    if [ "$needed" = libonity.so ]; then pass "loop_shared needs libonity.so (not a path)"; else fail "loop_shared DT_NEEDED: '$needed'"; fi
+    if readelf -d "$tmp/b-pkg/loop_static" | grep -q libonity; then fail "loop_static needs libonity.so"; else pass "loop_static does not need libonity.so"; fi
+fi
+
+echo "== pkg-config + Makefile (cc, clang++)"
+if [ "$(PKG_CONFIG_PATH="$tmp/sdk/lib/pkgconfig" pkg-config --modversion onity)" = \
+     "$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)" ]; then
+    pass "pkg-config --modversion onity = Cargo.toml's version"
+else
+    fail "pkg-config --modversion onity"
+fi
+if PKG_CONFIG_PATH="$tmp/sdk/lib/pkgconfig" pkg-config --static --libs onity | grep -q -- -lpthread; then
+    pass "pkg-config --static --libs onity lists the system libraries"
+else
+    fail "pkg-config --static --libs onity: $(PKG_CONFIG_PATH="$tmp/sdk/lib/pkgconfig" pkg-config --static --libs onity)"
+fi
+cp -r tests/consumer "$tmp/mk"
+if build make env PKG_CONFIG_PATH="$tmp/sdk/lib/pkgconfig" make -C "$tmp/mk" CC=cc CXX=clang++; then
+    run make "$tmp/mk" loop_shared loop_static coro_shared coro_static
+fi
+
+echo "== add_subdirectory(<source tree>) (cargo driven by CMake, the release build reused)"
+if build subdir-configure cmake -S "$tmp/src" -B "$tmp/b-sub" -DONITY_SOURCE_DIR="$ROOT" \
+        -DONITY_CARGO_TARGET_DIR="$TGT" -DCMAKE_BUILD_TYPE=Release \
+        && build subdir-build cmake --build "$tmp/b-sub" -j 2; then
+    if grep -q 'Finished `release`' "$log"; then pass "the build ran cargo"; else fail "the build did not run cargo"; fi
+    run subdir "$tmp/b-sub" loop_shared loop_static coro_shared coro_static
+fi
+
+# Every build of a program printed the same line.
+for p in loop_shared loop_static coro_shared coro_static; do
+    n=$(cat "$tmp"/lines-* 2>/dev/null | grep "^$p " | sed "s/^$p //" | sort -u | wc -l)
+    [ "$n" = 1 ] || fail "$p printed $n different lines across the builds"
+done
+a=$(grep -h '^loop_shared ' "$tmp"/lines-* 2>/dev/null | head -n 1 | cut -d' ' -f2-)
+b=$(grep -h '^loop_static ' "$tmp"/lines-* 2>/dev/null | head -n 1 | cut -d' ' -f2-)
+if [ -n "$a" ] && [ "$a" = "$b" ]; then pass "shared and static builds print the same line"; else fail "shared '$a' vs static '$b'"; fi
+
+echo "== examples/cpp/engine through the package"
+cp -r examples/cpp/engine "$tmp/engine"
+if build engine-configure cmake -S "$tmp/engine" -B "$tmp/b-engine" -DCMAKE_PREFIX_PATH="$tmp/sdk" \
+        -DCMAKE_BUILD_TYPE=Release && build engine-build cmake --build "$tmp/b-engine" -j 2; then
+    run engine "$tmp/b-engine" engine
+fi
+
+echo "== misuse"
+mkdir -p "$tmp/bad"
+cat > "$tmp/bad/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.18)
+project(bad NONE)
+find_package(Onity 9.0 CONFIG REQUIRED)
+EOF
+if cmake -S "$tmp/bad" -B "$tmp/b-bad" -DCMAKE_PREFIX_PATH="$tmp/sdk" > "$log" 2>&1; then
+    fail "find_package(Onity 9.0) accepted version $(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml)"
+elif grep -q 'not compatible\|but this was not found\|The following configuration files were considered' "$log"; then
+    pass "find_package(Onity 9.0) is refused"
+else
+    tail -n 5 "$log"
+    fail "find_package(Onity 9.0) failed for another reason"
+fi
+if scripts/install-sdk.sh --lib-dir "$TGT/release" > "$log" 2>&1; then
+    fail "install-sdk.sh without --prefix succeeded"
+elif grep -q -- '--prefix is required' "$log"; then pass "install-sdk.sh without --prefix: usage"; else fail "install-sdk.sh without --prefix: $(head -n 1 "$log")"; fi
+mkdir -p "$tmp/empty"
+if scripts/install-sdk.sh --prefix "$tmp/p2" --lib-dir "$tmp/empty" > "$log" 2>&1; then
+    fail "install-sdk.sh with no library succeeded"
+elif grep -q 'no Onity library' "$log"; then pass "install-sdk.sh with no library: error"; else fail "install-sdk.sh with no library: $(head -n 1 "$log")"; fi
+if scripts/install-sdk.sh --prefix "$tmp/p3" --platform amiga > "$log" 2>&1; then
+    fail "install-sdk.sh --platform amiga succeeded"
+elif grep -q 'unknown --platform' "$log"; then pass "install-sdk.sh unknown platform: error"; else fail "install-sdk.sh --platform amiga: $(head -n 1 "$log")"; fi
+
+finish
