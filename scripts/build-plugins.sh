@@ -8,7 +8,14 @@
 #   linux-x86_64     Plugins/x86_64/libonity.so      cargo-zigbuild, glibc 2.17 floor; the static
 #                                                   library for the SDK archive beside it in
 #                                                   target/plugins/linux-x86_64/libonity.a
-#   windows-x86_64   Plugins/x86_64/onity.dll        cargo-zigbuild (zig links MinGW-w64 statically)
+#   windows-x86_64   Plugins/x86_64/onity.dll        Rust's x86_64-win7-windows-gnu target (nightly,
+#                                                   -Zbuild-std): loads on Windows 7 SP1, the oldest
+#                                                   Windows Unity 2022.3 players run on (no
+#                                                   WaitOnAddress); Debian's MinGW-w64 gcc links it
+#                                                   (msvcrt.dll C runtime, libgcc linked statically).
+#                                                   Import libraries for the SDK archive beside it in
+#                                                   target/plugins/windows-x86_64/: onity.dll.lib
+#                                                   (MSVC, llvm-dlltool) and libonity.dll.a (MinGW)
 #   macos-universal  Plugins/macOS/libonity.dylib    x86_64 + arm64 linked by rust-lld, merged by
 #                                                   llvm-lipo; arm64 slice ad-hoc signed by the linker
 #   ios-arm64        Plugins/iOS/libonity.a          static library ([DllImport("__Internal")])
@@ -80,6 +87,17 @@ staticlib() {
     esac
 }
 
+# The Windows 7 build: nightly with rust-src (-Zbuild-std, a tier-3 target) and MinGW-w64's gcc
+# (Debian's links msvcrt.dll, which every Windows has; zig's MinGW links the Universal CRT).
+need_win7() {
+    rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+    rustup component list --toolchain nightly --installed | grep -q '^rust-src' || rustup component add rust-src --toolchain nightly
+    if ! command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends gcc-mingw-w64-x86-64-win32 >/dev/null
+    fi
+    command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || { echo "MinGW-w64 gcc missing: apt-get install gcc-mingw-w64-x86-64-win32" >&2; exit 2; }
+}
+
 need_target() {
     rustup target list --installed 2>/dev/null | grep -qx "$1" || rustup target add "$1"
 }
@@ -99,13 +117,20 @@ place() {
     echo "placed bindings/Plugins/$rel ($(stat -c %s "$PLUG/$rel") bytes)"
 }
 
-# The exports of the Windows DLL: zig ignores rustc's own .def list, so it gets one from the header.
+# The exports of the Windows DLL, from the header: the MSVC import library's definition.
 def_file() {
     mkdir -p "$STAGE"
     { echo "LIBRARY onity.dll"; echo "EXPORTS"
       grep -oE '^[A-Za-z_][A-Za-z_0-9 *]*\bonity_[a-z_0-9]+\(' include/onity.h | grep -oE 'onity_[a-z_0-9]+' | sed 's/^/    /'
     } > "$STAGE/onity.def"
     echo "$STAGE/onity.def"
+}
+
+llvm_tool() {
+    local p
+    p="$(command -v "llvm-$1" || ls /usr/lib/llvm-*/bin/"llvm-$1" 2>/dev/null | sort -V | tail -n 1)"
+    [ -x "$p" ] || { echo "llvm-$1 missing: apt-get install llvm" >&2; exit 2; }
+    echo "$p"
 }
 
 # A macOS "SDK" for rust-lld: zig's libSystem.tbd (the only SDK file the link needs), its arm64e
@@ -134,19 +159,29 @@ build() {
         staticlib "$TGT"/x86_64-unknown-linux-gnu/release/libonity.a "$STAGE/linux-x86_64/libonity.a"
         ;;
     windows-x86_64)
-        need_zig
-        need_target x86_64-pc-windows-gnu
-        CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUSTFLAGS="-C link-arg=$(def_file)" \
-            cargo-zigbuild rustc --release --lib --target x86_64-pc-windows-gnu --crate-type cdylib
-        place x86_64/onity.dll "$TGT"/x86_64-pc-windows-gnu/release/onity.dll
+        need_win7
+        local t=x86_64-win7-windows-gnu out="$TGT/win7/x86_64-win7-windows-gnu/release"
+        # Its own target directory: nightly's build of std and of the build scripts stays apart.
+        # rustc links the unwinder as -lgcc_s (libgcc_s_seh-1.dll, a DLL to ship beside it): a
+        # directory searched first offers the static unwinder (libgcc_eh.a) under that name.
+        mkdir -p "$STAGE/win7-libgcc"
+        cp "$(x86_64-w64-mingw32-gcc -print-file-name=libgcc_eh.a)" "$STAGE/win7-libgcc/libgcc_s.a"
+        env CARGO_TARGET_DIR="$TGT/win7" CARGO_TARGET_X86_64_WIN7_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc \
+            CARGO_TARGET_X86_64_WIN7_WINDOWS_GNU_RUSTFLAGS="-L native=$STAGE/win7-libgcc -C link-arg=-static-libgcc" \
+            cargo +nightly rustc -Zbuild-std=std,panic_unwind --release --lib --target $t --crate-type cdylib
+        place x86_64/onity.dll "$out/onity.dll"
+        mkdir -p "$STAGE/windows-x86_64"
+        install -m 0644 "$out/onity.dll" "$STAGE/windows-x86_64/onity.dll"
+        "$(llvm_tool dlltool)" -m i386:x86-64 -d "$(def_file)" -l "$STAGE/windows-x86_64/onity.dll.lib"
+        install -m 0644 "$out/libonity.dll.a" "$STAGE/windows-x86_64/libonity.dll.a"
+        echo "placed target/plugins/windows-x86_64/: onity.dll, onity.dll.lib (MSVC), libonity.dll.a (MinGW)"
         ;;
     macos-universal)
         need_zig
         local sdk lld lipo arch t
         sdk="$(macos_sdk)"
         lld="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin/rust-lld"
-        lipo="$(command -v llvm-lipo || ls /usr/lib/llvm-*/bin/llvm-lipo 2>/dev/null | sort -V | tail -n 1)"
-        [ -x "$lipo" ] || { echo "llvm-lipo missing: apt-get install llvm" >&2; exit 2; }
+        lipo="$(llvm_tool lipo)"
         for arch in x86_64 aarch64; do
             t="$arch-apple-darwin"
             need_target "$t"
@@ -180,6 +215,7 @@ for p in "${platforms[@]}"; do
     build "$p"
     checks=("$p")
     [ "$p" = linux-x86_64 ] && checks+=(linux-x86_64-static)
+    [ "$p" = windows-x86_64 ] && checks+=(windows-x86_64-msvc-implib windows-x86_64-mingw-implib)
     python3 scripts/check-plugins.py --require "${checks[@]}" || status=1
 done
 python3 tests/unity/gen_meta.py --check >/dev/null || { python3 tests/unity/gen_meta.py --check; status=1; }

@@ -59,6 +59,8 @@ PLATFORMS = {
     "linux-x86_64": ("bindings/Plugins/x86_64/libonity.so", "elf-so", "x86_64"),
     "linux-x86_64-static": (os.path.join(STAGE, "linux-x86_64", "libonity.a"), "elf-ar", "x86_64"),
     "windows-x86_64": ("bindings/Plugins/x86_64/onity.dll", "pe", "x86_64"),
+    "windows-x86_64-msvc-implib": (os.path.join(STAGE, "windows-x86_64", "onity.dll.lib"), "implib", "msvc"),
+    "windows-x86_64-mingw-implib": (os.path.join(STAGE, "windows-x86_64", "libonity.dll.a"), "implib", "gnu"),
     "macos-universal": ("bindings/Plugins/macOS/libonity.dylib", "macho-fat", ("x86_64", "arm64")),
     "ios-arm64": ("bindings/Plugins/iOS/libonity.a", "macho-ar", "arm64"),
     "android-arm64": ("bindings/Plugins/Android/arm64-v8a/libonity.a", "elf-ar", "aarch64"),
@@ -286,6 +288,41 @@ def check_pe(name, path, arch):
     report(not newer, name, "win8+ functions imported: none (%d listed)" % len(WIN8_FUNCS), ", ".join(newer))
     got = abi_from_disassembly(path, "onity_abi_version")
     report(got == abi, name, "abi %d read from onity_abi_version's code" % abi, "read %s" % got)
+
+
+IMPLIB_MAIN = """#include "onity.h"
+int start(void) { return onity_abi_version() == ONITY_ABI_VERSION ? 0 : 1; }
+"""
+
+
+def check_implib(name, path, flavor):
+    """An import library of onity.dll (flavor msvc: onity.dll.lib; gnu: MinGW's libonity.dll.a):
+    a C program's object (clang) links against it with LLD as MSVC's link.exe (rust-lld -flavor
+    link) or MinGW's ld (-flavor gnu) would, and the program then imports onity_abi_version from
+    onity.dll; the library names every function of the header."""
+    import tempfile
+    funcs, _ = header()
+    names = {s.lstrip("_").split("@")[0] for s in archive_symbols(path) if not s.startswith("__imp_")}
+    names = {s for s in names if s.startswith("onity_")}
+    report(names == funcs, name, "functions = the header's %d" % len(funcs), diff(names, funcs))
+    triple = {"msvc": "x86_64-pc-windows-msvc", "gnu": "x86_64-w64-windows-gnu"}[flavor]
+    what = "a C program links against it (%s)" % ("rust-lld -flavor link" if flavor == "msvc" else "rust-lld -flavor gnu -m i386pep")
+    with tempfile.TemporaryDirectory() as d:
+        src, obj, exe = (os.path.join(d, n) for n in ("main.c", "main.obj", "main.exe"))
+        open(src, "w").write(IMPLIB_MAIN)
+        try:
+            run("clang", "-target", triple, "-O1", "-I", os.path.dirname(HEADER), "-c", src, "-o", obj)
+            if flavor == "msvc":
+                run(rust_lld(), "-flavor", "link", "/entry:start", "/subsystem:console", "/nodefaultlib", "/out:" + exe, obj, path)
+            else:
+                run(rust_lld(), "-flavor", "gnu", "-m", "i386pep", "--entry=start", "--subsystem", "console", "-o", exe, obj, path)
+        except (subprocess.CalledProcessError, OSError) as e:
+            report(False, name, what, ((getattr(e, "stderr", "") or str(e)).strip().splitlines() or [""])[0])
+            return
+        imports = pe_imports(run(tool("objdump"), "-p", exe))
+        got = {d.lower(): f for d, f in imports.items()}
+        report(got.get("onity.dll") == ["onity_abi_version"], name, what + " and imports onity.dll's onity_abi_version",
+               "; ".join("%s: %s" % (d, " ".join(f)) for d, f in sorted(got.items())))
 
 
 # ---- Mach-O ---------------------------------------------------------------------------------
@@ -553,7 +590,7 @@ def main(argv):
                 print("skip %s: %s not built" % (n, rel))
             continue
         try:
-            {"elf-so": check_elf_so, "elf-ar": check_elf_archive, "pe": check_pe,
+            {"elf-so": check_elf_so, "elf-ar": check_elf_archive, "pe": check_pe, "implib": check_implib,
              "macho-fat": check_macho_fat, "macho-ar": check_macho_archive}[kind](n, path, arch)
         except (subprocess.CalledProcessError, ValueError, struct.error) as e:
             report(False, n, "readable", str(e).strip() + " " + ((getattr(e, "stderr", "") or "").strip().splitlines() or [""])[0])
