@@ -17,7 +17,8 @@
 #                                                   target/plugins/windows-x86_64/: onity.dll.lib
 #                                                   (MSVC, llvm-dlltool) and libonity.dll.a (MinGW)
 #   macos-universal  Plugins/macOS/libonity.dylib    x86_64 + arm64 linked by rust-lld, merged by
-#                                                   llvm-lipo; arm64 slice ad-hoc signed by the linker
+#                                                   llvm-lipo; both slices ad-hoc signed by the
+#                                                   linker (-adhoc_codesign), verified by the check
 #   ios-arm64        Plugins/iOS/libonity.a          static library ([DllImport("__Internal")])
 #   android-arm64    Plugins/Android/arm64-v8a/libonity.a
 #                                                   static library, linked into the player by
@@ -187,7 +188,7 @@ build() {
             need_target "$t"
             env SDKROOT="$sdk" MACOSX_DEPLOYMENT_TARGET="$([ $arch = x86_64 ] && echo 10.13 || echo 11.0)" \
                 "CARGO_TARGET_$(echo "$t" | tr a-z- A-Z_)_LINKER=$lld" \
-                "CARGO_TARGET_$(echo "$t" | tr a-z- A-Z_)_RUSTFLAGS=-C linker-flavor=ld64.lld -C link-arg=-install_name -C link-arg=@rpath/libonity.dylib" \
+                "CARGO_TARGET_$(echo "$t" | tr a-z- A-Z_)_RUSTFLAGS=-C linker-flavor=ld64.lld -C link-arg=-install_name -C link-arg=@rpath/libonity.dylib -C link-arg=-adhoc_codesign" \
                 cargo rustc --release --lib --target "$t" --crate-type cdylib
         done
         mkdir -p "$STAGE"

@@ -10,8 +10,8 @@
   glibc     (Linux) no versioned glibc symbol newer than the floor (ONITY_GLIBC_FLOOR, 2.17);
   imports   (Windows) only DLLs Windows 7 SP1 has (msvcrt.dll as C runtime; no MinGW runtime DLL to
             ship beside it) and none of a list of Windows 8+ functions (WaitOnAddress, ...);
-  signature (macOS arm64 slice) an ad-hoc (or better) code signature: Apple silicon refuses
-            unsigned code;
+  signature (macOS, both slices) an ad-hoc (or better) code signature that verifies: each
+            CodeDirectory's page hashes match the code (Apple silicon refuses unsigned code);
   minos     (Apple) the minimum OS version the code was built for.
 
 Usage: scripts/check-plugins.py [--require] [PLATFORM...]   (default: every platform)
@@ -363,23 +363,61 @@ def version(v):
     return (v >> 16, (v >> 8) & 0xFF)
 
 
-def signature_kind(data, off, cmds):
-    for cmd, body in cmds:
-        if cmd != LC_CODE_SIGNATURE:
-            continue
-        dataoff, datasize = struct.unpack("<II", body[8:16])
-        blob = data[off + dataoff:off + dataoff + datasize]
-        magic, _, count = struct.unpack(">III", blob[:12])
-        if magic != 0xFADE0CC0:
-            return "bad superblob"
-        for i in range(count):
-            _, boff = struct.unpack(">II", blob[12 + 8 * i:20 + 8 * i])
-            bmagic = struct.unpack(">I", blob[boff:boff + 4])[0]
-            if bmagic == 0xFADE0C02:  # CodeDirectory
-                flags = struct.unpack(">I", blob[boff + 12:boff + 16])[0]
-                return "ad-hoc" if flags & 0x2 else "signed"
-        return "no code directory"
-    return "unsigned"
+HASHES = {1: "sha1", 2: "sha256", 3: "sha256"}  # CodeDirectory hashType (3: SHA-256 truncated to 20 bytes)
+SPECIAL_SLOTS = {2: 2, 5: 5, 7: 7}  # superblob blob type -> special slot: requirements, entitlements, DER entitlements
+
+
+def verify_signature(data, off, cmds):
+    """(kind, problem) of a Mach-O slice's code signature, verified as codesign --verify does for
+    ad-hoc code: every CodeDirectory's page hashes match the slice's bytes up to the signature,
+    its special slots match the blobs present. kind: unsigned, ad-hoc or signed (a CMS blob)."""
+    import hashlib
+    sig = [body for cmd, body in cmds if cmd == LC_CODE_SIGNATURE]
+    if not sig:
+        return "unsigned", "no LC_CODE_SIGNATURE"
+    dataoff, datasize = struct.unpack("<II", sig[0][8:16])
+    blob = data[off + dataoff:off + dataoff + datasize]
+    magic, _, count = struct.unpack(">III", blob[:12])
+    if magic != 0xFADE0CC0:
+        return "bad", "no embedded-signature superblob"
+    blobs = {}
+    for i in range(count):
+        btype, boff = struct.unpack(">II", blob[12 + 8 * i:20 + 8 * i])
+        blen = struct.unpack(">I", blob[boff + 4:boff + 8])[0]
+        blobs[btype] = blob[boff:boff + blen]
+    dirs = [b for t, b in blobs.items() if t == 0 or 0x1000 <= t < 0x1005]
+    if not dirs:
+        return "bad", "no CodeDirectory"
+    kind = "ad-hoc"
+    for cd in dirs:
+        (_, _, _, flags, hash_off, ident_off, n_special, n_code, code_limit, hash_size, hash_type, _,
+         page_log) = struct.unpack(">IIIIIIIIIBBBB", cd[:40])
+        if not flags & 0x2:
+            kind = "signed"
+        algo = HASHES.get(hash_type)
+        if algo is None:
+            return "bad", "unknown hash type %d" % hash_type
+        if code_limit != dataoff:
+            return "bad", "code limit %d is not the signature's offset %d" % (code_limit, dataoff)
+        page = 1 << page_log if page_log else code_limit
+        for i in range(n_code):
+            chunk = data[off + i * page:off + min((i + 1) * page, code_limit)]
+            want = cd[hash_off + i * hash_size:hash_off + (i + 1) * hash_size]
+            if hashlib.new(algo, chunk).digest()[:hash_size] != want:
+                return "bad", "page %d's %s hash differs (the code changed after signing)" % (i, algo)
+        if n_code != (code_limit + page - 1) // page:
+            return "bad", "%d page hashes for %d bytes" % (n_code, code_limit)
+        for btype, slot in SPECIAL_SLOTS.items():
+            if slot > n_special:
+                continue
+            want = cd[hash_off - slot * hash_size:hash_off - (slot - 1) * hash_size]
+            got = hashlib.new(algo, blobs[btype]).digest()[:hash_size] if btype in blobs else bytes(hash_size)
+            if got != want:
+                return "bad", "special slot %d does not match its blob" % slot
+        ident = cd[ident_off:cd.index(b"\0", ident_off)].decode(errors="replace")
+        if not ident:
+            return "bad", "no identifier"
+    return kind, "%d code director%s, identifier %s" % (len(dirs), "y" if len(dirs) == 1 else "ies", ident)
 
 
 def check_macho_fat(name, path, archs):
@@ -401,9 +439,8 @@ def check_macho_fat(name, path, archs):
                 minos = version(struct.unpack("<I", body[8:12])[0])
         report(minos is not None and minos <= MINOS[arch], name, "%s minimum macOS <= %d.%d" % ((arch,) + MINOS[arch]),
                "built for %s" % (".".join(map(str, minos)) if minos else "unknown"))
-        if arch == "arm64":
-            kind = signature_kind(data, off, cmds)
-            report(kind in ("ad-hoc", "signed"), name, "arm64 slice code signature", kind)
+        kind, detail = verify_signature(data, off, cmds)
+        report(kind in ("ad-hoc", "signed"), name, "%s code signature (ad-hoc or better) verifies" % arch, kind + ": " + detail)
         got = abi_from_disassembly(path, "_onity_abi_version", arch)
         report(got == abi, name, "%s abi %d read from onity_abi_version's code" % (arch, abi), "read %s" % got)
 
@@ -541,11 +578,36 @@ def pe_self_test(d):
     return {"pe-" + what.split(" ")[0]: ok for ok, _, what in results}
 
 
+def macho_self_test(d):
+    """A one-function arm64 dylib linked by rust-lld: {check: ok} of the signature check on it
+    ad-hoc signed, signed then changed by one byte, and linked unsigned."""
+    src, obj = os.path.join(d, "m.c"), os.path.join(d, "m.o")
+    open(src, "w").write("unsigned onity_abi_version(void) { return 1u; }\n")
+    run("clang", "-target", "arm64-apple-macos11", "-O1", "-c", src, "-o", obj)
+    out = {}
+    for label, flag in (("signed", "-adhoc_codesign"), ("unsigned", "-no_adhoc_codesign")):
+        dylib = os.path.join(d, label + ".dylib")
+        run(rust_lld(), "-flavor", "darwin", "-dylib", "-arch", "arm64", "-platform_version", "macos", "11.0", "11.0",
+            flag, "-install_name", "@rpath/m.dylib", "-o", dylib, obj)
+        data = open(dylib, "rb").read()
+        variants = [(label, data)]
+        if label == "signed":
+            changed = bytearray(data)
+            changed[64] ^= 1  # a load command byte: covered by page 0's hash
+            variants.append(("changed after signing", bytes(changed)))
+        for what, blob in variants:
+            kind, detail = verify_signature(blob, 0, list(macho_commands(blob, 0)))
+            print("    %s dylib: %s (%s)" % (what, kind, detail))
+            out["signature " + what] = kind in ("ad-hoc", "signed")
+    return out
+
+
 def self_test():
     """Shows that the checks can fail: a wrong library built with gcc must fail its exports,
     glibc-floor and both ABI checks, and pass its architecture check; a static library with one
     extra global symbol fails the globals check, and passes it once localized; a DLL importing
-    Windows 8's WaitOnAddress fails both import checks."""
+    Windows 8's WaitOnAddress fails both import checks; a Mach-O signature verifies, and fails
+    once a signed byte changes or without one."""
     import tempfile
     global passed, failed, indent
     with tempfile.TemporaryDirectory() as d:
@@ -561,11 +623,14 @@ def self_test():
         got.update(static_self_test(d))
         print("the checks on a DLL importing WaitOnAddress (Windows 8+) from api-ms-win-core-synch-l1-2-0.dll:")
         got.update(pe_self_test(d))
+        print("the signature check on a dylib (rust-lld) ad-hoc signed, changed after signing, unsigned:")
+        got.update(macho_self_test(d))
         indent = ""
     passed = failed = 0
     want = {"exports": False, "arch": True, "glibc": False, "abi": False, "abi-run": False,
             "globals as built": False, "link as built": True, "globals localized": True, "link localized": True,
-            "pe-exports": False, "pe-arch": True, "pe-dlls": False, "pe-win8+": False, "pe-abi": True}
+            "pe-exports": False, "pe-arch": True, "pe-dlls": False, "pe-win8+": False, "pe-abi": True,
+            "signature signed": True, "signature changed after signing": False, "signature unsigned": False}
     for k, v in want.items():
         report(got.get(k) == v, "self-test", "the %s check %s" % (k, "passes" if v else "fails"), "got %s" % got.get(k))
     print("plugin-checks-self-test: %d passed, %d failed" % (passed, failed))
