@@ -9,7 +9,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 DLL="$ROOT/bindings/Plugins/x86_64/onity.dll"
 TGT="${CARGO_TARGET_DIR:-$ROOT/target}"
-IMPLIB="$TGT/x86_64-pc-windows-gnu/release/libonity.dll.a"
+IMPLIB="$TGT/plugins/windows-x86_64/libonity.dll.a"
 OUT="$TGT/windows-dll-test"
 [ -f "$DLL" ] && [ -f "$IMPLIB" ] || { echo "build it first: scripts/build-plugins.sh windows-x86_64" >&2; exit 2; }
 if ! command -v wine64 >/dev/null 2>&1 && ! command -v wine >/dev/null 2>&1; then
