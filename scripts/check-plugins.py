@@ -211,6 +211,7 @@ def check_elf_archive(name, path, arch):
     report(got == abi, name, "abi %d read from onity_abi_version's code" % abi, "read %s" % got)
     if arch == "x86_64":
         host_link(name, path, abi)
+        host_link(name, path, abi, other_rust=True)
         return
     # The NDK recipe's link (bindings/Plugins~/README.md), by LLD without bionic: --whole-archive
     # and the version script must give a .so exporting exactly the header's functions.
@@ -232,23 +233,51 @@ def check_elf_archive(name, path, arch):
 
 HOST_MAIN = """#include <stdio.h>
 #include "onity.h"
-int main(void) { unsigned v = onity_abi_version(); printf("%u\\n", v); return v == ONITY_ABI_VERSION ? 0 : 1; }
+unsigned other_rust_lib(unsigned n);
+int main(void) {
+    unsigned v = onity_abi_version();
+#ifdef OTHER_RUST
+    printf("%u %u\\n", v, other_rust_lib(4));
+#else
+    printf("%u\\n", v);
+#endif
+    return v == ONITY_ABI_VERSION ? 0 : 1;
+}
+"""
+# Another Rust static library with its own copy of std (threads, allocation, panics): linked into
+# the same program, its global symbols must not collide with ours.
+OTHER_RUST = """#[no_mangle]
+pub extern "C" fn other_rust_lib(n: u32) -> u32 {
+    let v: Vec<u32> = (0..n).collect();
+    v.iter().sum::<u32>() + std::thread::spawn(|| std::panic::catch_unwind(|| 1u32).unwrap()).join().unwrap()
+}
 """
 
 
-def host_link(name, path, abi):
+def host_link(name, path, abi, other_rust=False):
     """Links a C program against the (x86_64 Linux) static library with the host's cc and runs it:
     the library is complete with libc, libpthread, libdl and libm, and its localized symbols
-    still resolve inside it."""
+    still resolve inside it. other_rust: a second Rust static library (rustc, its own std) is
+    linked into the same program and called too."""
     import tempfile
     with tempfile.TemporaryDirectory() as d:
         src, exe = os.path.join(d, "main.c"), os.path.join(d, "main")
         open(src, "w").write(HOST_MAIN)
         what = "a C program linked against it (cc) runs and gets ABI %d" % abi
+        args = [os.environ.get("CC", "cc"), "-I", os.path.dirname(HEADER), src, path]
+        want = str(abi)
         try:
-            run(os.environ.get("CC", "cc"), "-I", os.path.dirname(HEADER), src, path, "-lpthread", "-ldl", "-lm", "-o", exe)
+            if other_rust:
+                what = "a C program linked against it and another Rust static library (rustc) runs both"
+                open(os.path.join(d, "other.rs"), "w").write(OTHER_RUST)
+                run("rustc", "-O", "--crate-type", "staticlib", "--crate-name", "other_rust", os.path.join(d, "other.rs"),
+                    "-o", os.path.join(d, "libother_rust.a"))
+                args[1:1] = ["-DOTHER_RUST"]
+                args.append(os.path.join(d, "libother_rust.a"))
+                want += " 7"
+            run(*(args + ["-lpthread", "-ldl", "-lm", "-o", exe]))
             out = run(exe).strip()
-            report(out == str(abi), name, what, "got " + out)
+            report(out == want, name, what, "got " + out)
         except (subprocess.CalledProcessError, OSError) as e:
             report(False, name, what, ((getattr(e, "stderr", "") or str(e)).strip().splitlines() or [""])[0])
 
