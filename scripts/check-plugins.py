@@ -331,8 +331,10 @@ def check_implib(name, path, flavor):
     onity.dll; the library names every function of the header."""
     import tempfile
     funcs, _ = header()
-    names = {s.lstrip("_").split("@")[0] for s in archive_symbols(path) if not s.startswith("__imp_")}
-    names = {s for s in names if s.startswith("onity_")}
+    # Every imported function is a code symbol (T) of the library, in both formats; the other
+    # symbols (I: import pointers and descriptors) are not functions.
+    out = run(tool("nm"), "--defined-only", "--extern-only", path)
+    names = {f[2] for f in (line.split() for line in out.splitlines()) if len(f) == 3 and f[1] == "T"}
     report(names == funcs, name, "functions = the header's %d" % len(funcs), diff(names, funcs))
     triple = {"msvc": "x86_64-pc-windows-msvc", "gnu": "x86_64-w64-windows-gnu"}[flavor]
     what = "a C program links against it (%s)" % ("rust-lld -flavor link" if flavor == "msvc" else "rust-lld -flavor gnu -m i386pep")
