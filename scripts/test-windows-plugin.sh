@@ -12,10 +12,10 @@ TGT="${CARGO_TARGET_DIR:-$ROOT/target}"
 IMPLIB="$TGT/plugins/windows-x86_64/libonity.dll.a"
 OUT="$TGT/windows-dll-test"
 [ -f "$DLL" ] && [ -f "$IMPLIB" ] || { echo "build it first: scripts/build-plugins.sh windows-x86_64" >&2; exit 2; }
-if ! command -v wine64 >/dev/null 2>&1 && ! command -v wine >/dev/null 2>&1; then
+if ! command -v wine64 >/dev/null 2>&1 && ! command -v wine >/dev/null 2>&1 && [ ! -x /usr/lib/wine/wine64 ]; then
     if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wine64 >/dev/null; fi
 fi
-WINE="$(command -v wine64 || command -v wine || true)"
+WINE="$(command -v wine64 || command -v wine || ls /usr/lib/wine/wine64 2>/dev/null || true)"  # Debian: wine64 alone installs no wine in PATH
 [ -n "$WINE" ] || { echo "wine64 missing: apt-get install wine64" >&2; exit 2; }
 mkdir -p "$OUT"
 cp "$DLL" "$OUT/onity.dll"
