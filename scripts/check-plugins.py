@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """Checks the native plugins scripts/build-plugins.sh produced, without the target platforms:
 
-  exports   the exported functions (dynamic libraries) or the defined onity_* symbols (static
-            libraries) are exactly the functions of include/onity.h;
+  exports   the exported functions (dynamic libraries) are exactly the functions of include/onity.h;
+  globals   (static libraries) the only global symbols defined are those functions (std and the
+            compiler builtins made local); the Linux one links into a C program, also beside
+            another Rust static library with its own std, and runs;
+  implib    (Windows import libraries, MSVC and MinGW) name those functions, and a C object links
+            against each (rust-lld -flavor link / gnu) into a program importing onity.dll;
   arch      the machine / the Mach-O slices are the platform's;
   abi       onity_abi_version() returns the header's ONITY_ABI_VERSION: called for the host's
             library, read from its machine code (mov/movk into the return register) for every
@@ -16,11 +20,9 @@
 
 Usage: scripts/check-plugins.py [--require] [PLATFORM...]   (default: every platform)
        scripts/check-plugins.py --self-test   (the checks fail on a deliberately wrong library)
-Platforms: linux-x86_64 linux-x86_64-static windows-x86_64 macos-universal ios-arm64 android-arm64
-(android-arm64 is the static library IL2CPP links, also the input of the NDK link; android-arm64-so
-the .so that link makes).
-
-  globals   (static libraries) the only global symbols defined are the header's functions;
+Platforms: linux-x86_64 linux-x86_64-static windows-x86_64 windows-x86_64-msvc-implib
+windows-x86_64-mingw-implib macos-universal ios-arm64 android-arm64 (android-arm64 is the static
+library IL2CPP links, also the input of the NDK link; android-arm64-so the .so that link makes).
 Missing artifacts are skipped (an error with --require). Uses LLVM's tools (Debian: apt-get install
 llvm). Ends with "plugins: N passed, N failed"; exits 1 on any failure.
 """
