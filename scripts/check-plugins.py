@@ -552,122 +552,14 @@ def diff(got, want):
     return "; ".join(parts)
 
 
-SELF_TEST_LIB = r"""
-#include <stdlib.h>
-#include <sys/random.h>
-unsigned onity_abi_version(void) { return 2u << 16; }   /* wrong ABI major */
-int onity_runtime_create(void) { return 0; }            /* one of the header's functions */
-int not_onity(void) { return 0; }                       /* an extra export */
-/* a glibc symbol newer than 2.17 (getrandom: GLIBC_2.25) */
-long newer_glibc(void *p, size_t n) { return (long)getrandom(p, n, 0); }
-"""
-
-
-def static_self_test(d):
-    """A static library of the header's functions whose onity_abi_version calls one extra global:
-    {check: ok} of the globals check and of a C program's link, on it as built and once
-    scripts/localize-static.py has made the extra global local."""
-    funcs, abi = header()
-    src = os.path.join(d, "static.c")
-    with open(src, "w") as fh:
-        fh.write("unsigned extra_global(void) { return %du; }\n" % abi)
-        for f in sorted(funcs):
-            fh.write("unsigned %s(void) { return extra_global(); }\n" % f if f == "onity_abi_version" else "void %s(void) {}\n" % f)
-    obj, raw, loc = (os.path.join(d, n) for n in ("static.o", "libraw.a", "liblocal.a"))
-    subprocess.run(["gcc", "-O1", "-c", "-fno-inline", src, "-o", obj], check=True)
-    subprocess.run([tool("ar"), "rcs", raw, obj], check=True)
-    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "localize-static.py"), raw, loc], check=True)
-    out = {}
-    for label, lib in (("as built", raw), ("localized", loc)):
-        del results[:]
-        print("    the static library %s:" % label)
-        check_globals("static library " + label, lib)
-        host_link("static library " + label, lib, abi)
-        for ok, _, what in results:
-            out[("globals" if what.startswith("global") else "link") + " " + label] = ok
-    return out
-
-
-PE_SELF_TEST = r"""
-int __declspec(dllimport) __stdcall WaitOnAddress(void *, void *, unsigned long long, unsigned long);
-unsigned onity_abi_version(void) { return %du; }
-int onity_wait(void *p) { return WaitOnAddress(p, p, 4, 0); }
-"""
-
-
-def pe_self_test(d):
-    """A DLL (clang, llvm-dlltool, rust-lld) importing WaitOnAddress from Windows 8's
-    api-ms-win-core-synch-l1-2-0.dll: {check: ok} of check_pe's import checks on it."""
-    _, abi = header()
-    src, obj, lib, dll = (os.path.join(d, n) for n in ("w.c", "w.obj", "synch.lib", "w.dll"))
-    open(src, "w").write(PE_SELF_TEST % abi)
-    open(os.path.join(d, "synch.def"), "w").write("LIBRARY api-ms-win-core-synch-l1-2-0.dll\nEXPORTS\n    WaitOnAddress\n")
-    run(tool("dlltool"), "-m", "i386:x86-64", "-d", os.path.join(d, "synch.def"), "-l", lib)
-    run("clang", "-target", "x86_64-pc-windows-msvc", "-O1", "-c", src, "-o", obj)
-    run(rust_lld(), "-flavor", "link", "/dll", "/noentry", "/nodefaultlib", "/export:onity_abi_version",
-        "/export:onity_wait", "/out:" + dll, obj, lib)
-    del results[:]
-    check_pe("Windows 8+ DLL", dll, "x86_64")
-    return {"pe-" + what.split(" ")[0]: ok for ok, _, what in results}
-
-
-def macho_self_test(d):
-    """A one-function arm64 dylib linked by rust-lld: {check: ok} of the signature check on it
-    ad-hoc signed, signed then changed by one byte, and linked unsigned."""
-    src, obj = os.path.join(d, "m.c"), os.path.join(d, "m.o")
-    open(src, "w").write("unsigned onity_abi_version(void) { return 1u; }\n")
-    run("clang", "-target", "arm64-apple-macos11", "-O1", "-c", src, "-o", obj)
-    out = {}
-    for label, flag in (("signed", "-adhoc_codesign"), ("unsigned", "-no_adhoc_codesign")):
-        dylib = os.path.join(d, label + ".dylib")
-        run(rust_lld(), "-flavor", "darwin", "-dylib", "-arch", "arm64", "-platform_version", "macos", "11.0", "11.0",
-            flag, "-install_name", "@rpath/m.dylib", "-o", dylib, obj)
-        data = open(dylib, "rb").read()
-        variants = [(label, data)]
-        if label == "signed":
-            changed = bytearray(data)
-            changed[64] ^= 1  # a load command byte: covered by page 0's hash
-            variants.append(("changed after signing", bytes(changed)))
-        for what, blob in variants:
-            kind, detail = verify_signature(blob, 0, list(macho_commands(blob, 0)))
-            print("    %s dylib: %s (%s)" % (what, kind, detail))
-            out["signature " + what] = kind in ("ad-hoc", "signed")
-    return out
-
-
 def self_test():
-    """Shows that the checks can fail: a wrong library built with gcc must fail its exports,
-    glibc-floor and both ABI checks, and pass its architecture check; a static library with one
-    extra global symbol fails the globals check, and passes it once localized; a DLL importing
-    Windows 8's WaitOnAddress fails both import checks; a Mach-O signature verifies, and fails
-    once a signed byte changes or without one."""
-    import tempfile
-    global passed, failed, indent
-    with tempfile.TemporaryDirectory() as d:
-        with open(os.path.join(d, "bad.c"), "w") as fh:
-            fh.write(SELF_TEST_LIB)
-        subprocess.run(["gcc", "-O1", "-shared", "-fPIC", "-o", os.path.join(d, "libonity.so"), os.path.join(d, "bad.c")], check=True)
-        del results[:]
-        print("the checks on a deliberately wrong library (gcc-built: wrong ABI, extra export, GLIBC_2.25):")
-        indent = "    "
-        check_elf_so("wrong library", os.path.join(d, "libonity.so"), "x86_64")
-        got = {what.split(" ")[0] + ("-run" if "returned" in what else ""): ok for ok, _, what in results}
-        print("the checks on a static library with one extra global symbol (gcc-built), then localized:")
-        got.update(static_self_test(d))
-        print("the checks on a DLL importing WaitOnAddress (Windows 8+) from api-ms-win-core-synch-l1-2-0.dll:")
-        got.update(pe_self_test(d))
-        print("the signature check on a dylib (rust-lld) ad-hoc signed, changed after signing, unsigned:")
-        got.update(macho_self_test(d))
-        indent = ""
-    passed = failed = 0
-    want = {"exports": False, "arch": True, "glibc": False, "abi": False, "abi-run": False,
-            "globals as built": False, "link as built": True, "globals localized": True, "link localized": True,
-            "pe-exports": False, "pe-arch": True, "pe-dlls": False, "pe-win8+": False, "pe-abi": True,
-            "signature signed": True, "signature changed after signing": False, "signature unsigned": False}
-    for k, v in want.items():
-        report(got.get(k) == v, "self-test", "the %s check %s" % (k, "passes" if v else "fails"), "got %s" % got.get(k))
-    print("plugin-checks-self-test: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    """--self-test: scripts/check-plugins-self-test.py runs these checks on deliberately wrong
+    libraries."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("check_plugins_self_test", os.path.join(ROOT, "scripts", "check-plugins-self-test.py"))
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m.self_test(sys.modules[__name__])
 
 
 def main(argv):
