@@ -21,28 +21,39 @@ long newer_glibc(void *p, size_t n) { return (long)getrandom(p, n, 0); }
 """
 
 
-def static_self_test(d):
-    """A static library of the header's functions whose onity_abi_version calls one extra global:
-    {check: ok} of the globals check and of a C program's link, on it as built and once
-    scripts/localize-static.py has made the extra global local."""
+def static_self_test(d, macho=False):
+    """A static library of the header's functions (one object) whose onity_abi_version calls an
+    extra global defined in a second object: {check: ok} of the globals check and of a program's
+    link (ELF: a C program run here; Mach-O, arm64 iOS: an executable linked by rust-lld), on it as
+    built and once scripts/localize-static.py has made the extra global local."""
     funcs, abi = c.header()
-    src = os.path.join(d, "static.c")
-    with open(src, "w") as fh:
+    kind = "macho" if macho else "elf"
+    src, extra = os.path.join(d, kind + "-static.c"), os.path.join(d, kind + "-extra.c")
+    with open(extra, "w") as fh:
         fh.write("unsigned extra_global(void) { return %du; }\n" % abi)
+    with open(src, "w") as fh:
+        fh.write("unsigned extra_global(void);\n")
         for f in sorted(funcs):
             fh.write("unsigned %s(void) { return extra_global(); }\n" % f if f == "onity_abi_version" else "void %s(void) {}\n" % f)
-    obj, raw, loc = (os.path.join(d, n) for n in ("static.o", "libraw.a", "liblocal.a"))
-    subprocess.run(["gcc", "-O1", "-c", "-fno-inline", src, "-o", obj], check=True)
-    subprocess.run([c.tool("ar"), "rcs", raw, obj], check=True)
+    cc = ["clang", "-target", "arm64-apple-ios12.0"] if macho else ["gcc"]
+    objs = []
+    for f in (src, extra):
+        objs.append(f[:-2] + ".o")
+        subprocess.run(cc + ["-O1", "-c", f, "-o", objs[-1]], check=True)
+    raw, loc = os.path.join(d, kind + "-raw.a"), os.path.join(d, kind + "-local.a")
+    subprocess.run([c.tool("ar"), "rcs", "--format=" + ("darwin" if macho else "gnu"), raw] + objs, check=True)
     subprocess.run([sys.executable, os.path.join(c.ROOT, "scripts", "localize-static.py"), raw, loc], check=True)
     out = {}
     for label, lib in (("as built", raw), ("localized", loc)):
         del c.results[:]
-        print("    the static library %s:" % label)
-        c.check_globals("static library " + label, lib)
-        c.host_link("static library " + label, lib, abi)
+        print("    the %s static library %s:" % ("Mach-O" if macho else "ELF", label))
+        c.check_globals("static library " + label, lib, "_" if macho else "")
+        if macho:
+            c.ios_link("static library " + label, lib, abi)
+        else:
+            c.host_link("static library " + label, lib, abi)
         for ok, _, what in c.results:
-            out[("globals" if what.startswith("global") else "link") + " " + label] = ok
+            out[kind + (" globals " if what.startswith("global") else " link ") + label] = ok
     return out
 
 
@@ -111,8 +122,9 @@ def self_test(checks):
         c.indent = "    "
         c.check_elf_so("wrong library", os.path.join(d, "libonity.so"), "x86_64")
         got = {what.split(" ")[0] + ("-run" if "returned" in what else ""): ok for ok, _, what in c.results}
-        print("the checks on a static library with one extra global symbol (gcc-built), then localized:")
+        print("the checks on static libraries with one extra global symbol (ELF by gcc, Mach-O by clang), then localized:")
         got.update(static_self_test(d))
+        got.update(static_self_test(d, macho=True))
         print("the checks on a DLL importing WaitOnAddress (Windows 8+) from api-ms-win-core-synch-l1-2-0.dll:")
         got.update(pe_self_test(d))
         print("the signature check on a dylib (rust-lld) ad-hoc signed, changed after signing, unsigned:")
@@ -120,7 +132,9 @@ def self_test(checks):
         c.indent = ""
     c.passed = c.failed = 0
     want = {"exports": False, "arch": True, "glibc": False, "abi": False, "abi-run": False,
-            "globals as built": False, "link as built": True, "globals localized": True, "link localized": True,
+            "elf globals as built": False, "elf link as built": True, "elf globals localized": True, "elf link localized": True,
+            "macho globals as built": False, "macho link as built": True, "macho globals localized": True,
+            "macho link localized": True,
             "pe-exports": False, "pe-arch": True, "pe-dlls": False, "pe-win8+": False, "pe-abi": True,
             "signature signed": True, "signature changed after signing": False, "signature unsigned": False}
     for k, v in want.items():
