@@ -476,6 +476,19 @@ def check_macho_fat(name, path, archs):
         report(kind in ("ad-hoc", "signed"), name, "%s code signature (ad-hoc or better) verifies" % arch, kind + ": " + detail)
         got = abi_from_disassembly(path, "_onity_abi_version", arch)
         report(got == abi, name, "%s abi %d read from onity_abi_version's code" % (arch, abi), "read %s" % got)
+    rcodesign_verify(name, path)
+
+
+def rcodesign_verify(name, path):
+    """A second, independent verification of the signatures when rcodesign (crates.io:
+    cargo install apple-codesign) is installed: `rcodesign verify` checks every slice."""
+    exe = shutil.which("rcodesign") or shutil.which(os.path.expanduser("~/.cargo/bin/rcodesign"))
+    if not exe:
+        print("%sskip %s: rcodesign verify (cargo install apple-codesign)" % (indent, name))
+        return
+    p = subprocess.run([exe, "verify", path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    report(p.returncode == 0, name, "rcodesign verify accepts every slice's signature",
+           (p.stdout.strip().splitlines() or [""])[-1])
 
 
 def check_macho_archive(name, path, arch):
