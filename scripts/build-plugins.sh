@@ -206,6 +206,7 @@ build() {
         need_target aarch64-linux-android
         cargo rustc --release --lib --target aarch64-linux-android --crate-type staticlib
         staticlib "$TGT"/aarch64-linux-android/release/libonity.a Android/arm64-v8a/libonity.a
+        rm -f "$TPL/Android/arm64-v8a/libonity.a"  # where earlier versions put it: not shipped twice
         ;;
     esac
 }
