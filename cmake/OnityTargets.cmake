@@ -44,7 +44,11 @@ function(onity_define_targets)
     if(A_IMPLIB)
       set_target_properties(Onity::onity PROPERTIES IMPORTED_IMPLIB "${A_IMPLIB}")
     endif()
-    if(NOT WIN32 AND NOT APPLE)
+    if(APPLE)
+      # rustc (and scripts/build-plugins.sh) name the dylib @rpath/libonity.dylib.
+      get_filename_component(name "${A_SHARED}" NAME)
+      set_target_properties(Onity::onity PROPERTIES IMPORTED_SONAME "@rpath/${name}")
+    elseif(NOT WIN32)
       # cargo's cdylib has no DT_SONAME: link with -L/-lonity so that DT_NEEDED is "libonity.so"
       # and not the path the library had at link time (CMake still adds its directory as rpath).
       set_target_properties(Onity::onity PROPERTIES IMPORTED_NO_SONAME TRUE)

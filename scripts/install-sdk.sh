@@ -31,7 +31,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit "${1:-2}"; }
 die() { echo "install-sdk: $*" >&2; exit 1; }
 
 prefix="" libdir="${CARGO_TARGET_DIR:-$ROOT/target}/release" platform=linux-x86_64 target=""
@@ -44,7 +44,7 @@ while [ $# -gt 0 ]; do
         --platform) platform="${2:?}"; shift 2 ;;
         --target) target="${2:?}"; shift 2 ;;
         --native-libs) native="${2?}"; native_given=1; shift 2 ;;
-        -h|--help) usage ;;
+        -h|--help) usage 0 ;;
         *) echo "install-sdk: unknown argument: $1" >&2; usage ;;
     esac
 done
@@ -178,13 +178,16 @@ libdir=\${prefix}/lib
 abi_version=$abi
 "
 if [ -n "$shared" ]; then
+    libs='-L${libdir} -lonity'
+    # MinGW: the import library by path (GNU ld finds libonity.dll.a from -lonity, zig's lld does not).
+    [ ${#implibs[@]} = 0 ] || libs="\${libdir}/${implibs[-1]}"
     cat > "$lib/pkgconfig/onity.pc" <<EOF
 ${pc_head}
 Name: onity
 Description: Onity native, a frame-based async task runtime (shared library; no rpath: add -Wl,-rpath,\${libdir})
 Version: $version
 Cflags: -I\${includedir}
-Libs: -L\${libdir} -lonity
+Libs: $libs
 Libs.private: $native
 EOF
 fi

@@ -2,7 +2,7 @@
 # Runs the whole test suite: Rust (unit, rules, zero-allocation, stress,
 # batches, header drift, frame allocator, loom model), C and C++ programs
 # (built against include/onity.h and the cdylib, under valgrind when
-# installed), the C# binding under Mono, and the Unity package and sample
+# installed), C/C++ consumers of the installed SDK (CMake, pkg-config), the C# binding under Mono, and the Unity package and sample
 # against a stand-in UnityEngine in a simulated PlayerLoop. Installs what it needs when missing (Mono from Debian,
 # valgrind) when run as root; otherwise it says what to install.
 # Ends with one line: "total: N passed, N failed".
@@ -108,8 +108,8 @@ if [ -n "$plugin_dir" ]; then
 fi
 
 echo "== C/C++ consumers (SDK tree, CMake package, pkg-config, add_subdirectory, engine example)"
-# scripts/install-sdk.sh into a temporary prefix from the release build the issue 17 stage made;
-# CMake and Makefile projects outside the source tree build and run against it.
+# scripts/install-sdk.sh into a temporary prefix from the release build the C# stage made (no
+# second Rust build); CMake and Makefile projects outside the source tree build and run against it.
 scripts/test-consumer.sh 2>&1 | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 

@@ -19,6 +19,8 @@
 //                    on_complete, consume
 //   coro_when_any32  128 coroutines: 32 child coroutines (one next_frame   per group
 //                    each), co_await when_any over them
+//   c_yield          4096 C callbacks re-arming onity_yield_then (Update) per task-frame
+//   coro_yield       4096 coroutines looping co_await yield()             per task-frame
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -99,6 +101,26 @@ void setup_coro_next(env &e) {
     for (int i = 0; i < kTasks; i++) looper().forget();
 }
 
+void c_yield_cb(void *user, uint64_t, uint32_t state) {
+    if (state != ONITY_TASK_STATE_SUCCEEDED) return;
+    g_work++;
+    onity_yield_then(static_cast<OnityRuntime *>(user), ONITY_TIMING_UPDATE, 0, &c_yield_cb, user);
+}
+void setup_c_yield(env &e) {
+    for (int i = 0; i < kTasks; i++) onity_yield_then(e.rt.raw(), ONITY_TIMING_UPDATE, 0, &c_yield_cb, e.rt.raw());
+}
+
+task<> yielder() {
+    for (;;) {
+        co_await yield();  // Update, like next_frame()
+        g_work++;
+    }
+}
+void setup_coro_yield(env &e) {
+    (void)e;
+    for (int i = 0; i < kTasks; i++) yielder().forget();
+}
+
 task<> one_wait() {
     co_await next_frame();
     g_work++;
@@ -169,6 +191,8 @@ const scenario kScenarios[] = {
     {"coro_cycle", "ns per start-await-finish", kTasks, &setup_coro_cycle},
     {"c_when_any32", "ns per group", kGroups, &setup_c_any},
     {"coro_when_any32", "ns per group", kGroups, &setup_coro_any},
+    {"c_yield", "ns per task-frame", kTasks, &setup_c_yield},
+    {"coro_yield", "ns per task-frame", kTasks, &setup_coro_yield},
 };
 constexpr int kScenarioCount = sizeof kScenarios / sizeof kScenarios[0];
 
@@ -194,7 +218,7 @@ int run_time(int rounds) {
     for (int i = 0; i < kScenarioCount; i++) envs[i].start(kScenarios[i]);
     const int frames_per_set = 20;
     std::vector<std::vector<double>> per(kScenarioCount);
-    std::vector<double> ratio_next, ratio_any;
+    std::vector<double> ratio_next, ratio_any, ratio_yield;
     std::mt19937 rng(12345);
     std::vector<int> order(kScenarioCount);
     uint64_t allocs = 0;
@@ -214,6 +238,7 @@ int run_time(int rounds) {
         for (int i = 0; i < kScenarioCount; i++) per[i].push_back(set_ns[i]);
         ratio_next.push_back(set_ns[1] / set_ns[0]);
         ratio_any.push_back(set_ns[4] / set_ns[3]);
+        ratio_yield.push_back(set_ns[6] / set_ns[5]);
     }
     auto median = [](std::vector<double> v) {
         std::sort(v.begin(), v.end());
@@ -225,6 +250,7 @@ int run_time(int rounds) {
                     median(per[i]), kScenarios[i].unit);
     std::printf("ratio coro_next_frame / c_next_frame (median of %d rounds): %.3f\n", rounds, median(ratio_next));
     std::printf("ratio coro_when_any32 / c_when_any32 (median of %d rounds): %.3f\n", rounds, median(ratio_any));
+    std::printf("ratio coro_yield / c_yield (median of %d rounds): %.3f\n", rounds, median(ratio_yield));
     std::printf("heap allocations in measured sets: %llu\n", static_cast<unsigned long long>(allocs));
     for (running &r : envs) delete r.e;
     return allocs == 0 ? 0 : 1;
