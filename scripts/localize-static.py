@@ -8,9 +8,10 @@ into one program beside another Rust static library without duplicate or mixed-u
 The archive's members are partially linked into one object (ELF: rust-lld -r --whole-archive;
 Mach-O: zig cc -r, LLD's Mach-O port has no -r), whose non-onity_* globals llvm-objcopy then makes
 local (--keep-global-symbol), and the object is archived alone (llvm-ar). Undefined symbols (libc,
-libSystem, the unwinder) stay as they were. Uses rustup's llvm-tools component (llvm-objcopy
-localizes Mach-O symbols from LLVM 15 on; `rustup component add llvm-tools`, added when missing)
-and, for Mach-O, the ziglang package (python3 -m pip install ziglang).
+libSystem, the unwinder) stay as they were. ELF: LLVM's tools (Debian: apt-get install llvm) or,
+without them, rustup's llvm-tools; Mach-O: rustup's llvm-tools component (llvm-objcopy localizes
+Mach-O symbols from LLVM 15 on; `rustup component add llvm-tools`, added when missing) and the
+ziglang package (python3 -m pip install ziglang).
 """
 import os
 import re
@@ -37,9 +38,22 @@ def rust_bin(name):
     return path
 
 
+def llvm(name, macho):
+    """llvm-NAME: the system's for ELF when installed, else (and always for Mach-O) the Rust
+    toolchain's (llvm-tools)."""
+    if not macho:
+        import glob
+        import shutil
+        for cand in ["llvm-" + name] + sorted(glob.glob("/usr/lib/llvm-*/bin/llvm-" + name), reverse=True):
+            found = shutil.which(cand)
+            if found:
+                return found
+    return rust_bin("llvm-" + name)
+
+
 def kind(path):
     """'elf' or 'macho' with the Mach-O architecture, from the first member's header."""
-    out = run(rust_bin("llvm-readobj"), "--file-headers", path)
+    out = run(llvm("readobj", False), "--file-headers", path)
     fmt = re.search(r"Format:\s*(.+)", out).group(1).strip()
     if fmt.startswith("elf"):
         return "elf", None
@@ -52,7 +66,7 @@ def kind(path):
 def macho_target(path, arch):
     """zig's target for the merge: the members' platform and their newest minimum OS version
     (zig would otherwise stamp its own default on the merged object)."""
-    heads = run(rust_bin("llvm-objdump"), "--macho", "--private-headers", path)
+    heads = run(llvm("objdump", True), "--macho", "--private-headers", path)
     ios = bool(re.search(r"platform\s+(?:2|IOS|ios)\b", heads)) or "LC_VERSION_MIN_IPHONEOS" in heads
     mins = re.findall(r"^\s*minos\s+(\S+)", heads, re.M)
     mins += re.findall(r"cmd LC_VERSION_MIN_\w+\n\s*cmdsize \d+\n\s*version (\S+)", heads)
@@ -72,20 +86,21 @@ def localize(src, dst):
         else:
             members = os.path.join(d, "members")
             os.makedirs(members)
-            names = run(rust_bin("llvm-ar"), "t", src).split()
+            names = run(llvm("ar", True), "t", src).split()
             dup = sorted({n for n in names if names.count(n) > 1})
             if dup:
                 sys.exit("localize-static: %s holds members of one name (%s): cannot extract them" % (src, " ".join(dup[:3])))
-            subprocess.run([rust_bin("llvm-ar"), "x", os.path.abspath(src)], cwd=members, check=True)
+            subprocess.run([llvm("ar", True), "x", os.path.abspath(src)], cwd=members, check=True)
             objs = [os.path.join(members, n) for n in names if open(os.path.join(members, n), "rb").read(4) == b"\xcf\xfa\xed\xfe"]
             target = macho_target(src, arch)
             subprocess.run([sys.executable, "-m", "ziglang", "cc", "-target", target, "-r", "-o", obj] + objs,
                            check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             prefix = "_"
-        run(rust_bin("llvm-objcopy"), "--strip-debug", "--wildcard", "--keep-global-symbol=" + prefix + KEEP, obj)
+        macho = fmt == "macho"
+        run(llvm("objcopy", macho), "--strip-debug", "--wildcard", "--keep-global-symbol=" + prefix + KEEP, obj)
         if os.path.exists(dst):
             os.remove(dst)
-        run(rust_bin("llvm-ar"), "rcs", "--format=" + ("gnu" if fmt == "elf" else "darwin"), dst, obj)
+        run(llvm("ar", macho), "rcs", "--format=" + ("darwin" if macho else "gnu"), dst, obj)
 
 
 def main(argv):
