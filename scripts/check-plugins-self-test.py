@@ -101,6 +101,12 @@ def macho_self_test(d):
             kind, detail = c.verify_signature(blob, 0, list(c.macho_commands(blob, 0)))
             print("    %s dylib: %s (%s)" % (what, kind, detail))
             out["signature " + what] = kind in ("ad-hoc", "signed")
+            if c.shutil.which("rcodesign"):
+                path = os.path.join(d, "variant.dylib")
+                open(path, "wb").write(blob)
+                del c.results[:]
+                c.rcodesign_verify("rcodesign on the " + what + " dylib", path)
+                out["rcodesign " + what] = c.results[-1][0]
     return out
 
 
@@ -137,6 +143,8 @@ def self_test(checks):
             "macho link localized": True,
             "pe-exports": False, "pe-arch": True, "pe-dlls": False, "pe-win8+": False, "pe-abi": True,
             "signature signed": True, "signature changed after signing": False, "signature unsigned": False}
+    if c.shutil.which("rcodesign"):  # the second verifier, when installed (cargo install apple-codesign)
+        want.update({"rcodesign signed": True, "rcodesign changed after signing": False, "rcodesign unsigned": False})
     for k, v in want.items():
         c.report(got.get(k) == v, "self-test", "the %s check %s" % (k, "passes" if v else "fails"), "got %s" % got.get(k))
     print("plugin-checks-self-test: %d passed, %d failed" % (c.passed, c.failed))
