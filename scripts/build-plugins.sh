@@ -5,15 +5,29 @@
 #
 #   scripts/build-plugins.sh [PLATFORM...]        default: all of them
 #
-#   linux-x86_64     Plugins/x86_64/libonity.so      cargo-zigbuild, glibc 2.17 floor
-#   windows-x86_64   Plugins/x86_64/onity.dll        cargo-zigbuild (zig links MinGW-w64 statically)
+#   linux-x86_64     Plugins/x86_64/libonity.so      cargo-zigbuild, glibc 2.17 floor; the static
+#                                                   library for the SDK archive beside it in
+#                                                   target/plugins/linux-x86_64/libonity.a
+#   windows-x86_64   Plugins/x86_64/onity.dll        Rust's x86_64-win7-windows-gnu target (nightly,
+#                                                   -Zbuild-std): loads on Windows 7 SP1, the oldest
+#                                                   Windows Unity 2022.3 players run on (no
+#                                                   WaitOnAddress); Debian's MinGW-w64 gcc links it
+#                                                   (msvcrt.dll C runtime, libgcc linked statically).
+#                                                   Import libraries for the SDK archive beside it in
+#                                                   target/plugins/windows-x86_64/: onity.dll.lib
+#                                                   (MSVC, llvm-dlltool) and libonity.dll.a (MinGW)
 #   macos-universal  Plugins/macOS/libonity.dylib    x86_64 + arm64 linked by rust-lld, merged by
-#                                                   llvm-lipo; arm64 slice ad-hoc signed by the linker
+#                                                   llvm-lipo; both slices ad-hoc signed by the
+#                                                   linker (-adhoc_codesign), verified by the check
 #   ios-arm64        Plugins/iOS/libonity.a          static library ([DllImport("__Internal")])
-#   android-arm64    Plugins~/Android/arm64-v8a/libonity.a
-#                                                   static library only: linking the .so needs the
-#                                                   Android NDK (zig has no bionic); recipe in
-#                                                   bindings/Plugins~/README.md
+#   android-arm64    Plugins/Android/arm64-v8a/libonity.a
+#                                                   static library, linked into the player by
+#                                                   IL2CPP ([DllImport("__Internal")]); Mono needs
+#                                                   a .so, linked with the Android NDK (zig has no
+#                                                   bionic): recipe in bindings/Plugins~/README.md
+#
+# Every static library exports only the onity_* functions (scripts/localize-static.py makes the
+# Rust runtime's symbols local): it links beside other Rust static libraries.
 #
 # Needs: rustup targets (added when missing), cargo-zigbuild + ziglang from PyPI (installed with
 # pip when missing), LLVM tools (apt-get install llvm) for the checks. The binaries and their
@@ -60,6 +74,31 @@ need_zig() {
     fi
 }
 
+# staticlib SRC REL: SRC with every global but onity_* made local, at REL (under bindings/Plugins
+# with its .meta, or an absolute path).
+staticlib() {
+    local src="$1" rel="$2" out
+    [ -f "$src" ] || { echo "build output missing: $src" >&2; exit 1; }
+    out="$STAGE/localized/$(echo "$rel" | tr / _)"
+    mkdir -p "$STAGE/localized"
+    python3 scripts/localize-static.py "$src" "$out"
+    case "$rel" in
+    /*) install -D -m 0644 "$out" "$rel"; echo "placed $rel ($(stat -c %s "$rel") bytes)" ;;
+    *) place "$rel" "$out" ;;
+    esac
+}
+
+# The Windows 7 build: nightly with rust-src (-Zbuild-std, a tier-3 target) and MinGW-w64's gcc
+# (Debian's links msvcrt.dll, which every Windows has; zig's MinGW links the Universal CRT).
+need_win7() {
+    rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+    rustup component list --toolchain nightly --installed | grep -q '^rust-src' || rustup component add rust-src --toolchain nightly
+    if ! command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends gcc-mingw-w64-x86-64-win32 >/dev/null
+    fi
+    command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || { echo "MinGW-w64 gcc missing: apt-get install gcc-mingw-w64-x86-64-win32" >&2; exit 2; }
+}
+
 need_target() {
     rustup target list --installed 2>/dev/null | grep -qx "$1" || rustup target add "$1"
 }
@@ -79,13 +118,20 @@ place() {
     echo "placed bindings/Plugins/$rel ($(stat -c %s "$PLUG/$rel") bytes)"
 }
 
-# The exports of the Windows DLL: zig ignores rustc's own .def list, so it gets one from the header.
+# The exports of the Windows DLL, from the header: the MSVC import library's definition.
 def_file() {
     mkdir -p "$STAGE"
     { echo "LIBRARY onity.dll"; echo "EXPORTS"
       grep -oE '^[A-Za-z_][A-Za-z_0-9 *]*\bonity_[a-z_0-9]+\(' include/onity.h | grep -oE 'onity_[a-z_0-9]+' | sed 's/^/    /'
     } > "$STAGE/onity.def"
     echo "$STAGE/onity.def"
+}
+
+llvm_tool() {
+    local p
+    p="$(command -v "llvm-$1" || ls /usr/lib/llvm-*/bin/"llvm-$1" 2>/dev/null | sort -V | tail -n 1)"
+    [ -x "$p" ] || { echo "llvm-$1 missing: apt-get install llvm" >&2; exit 2; }
+    echo "$p"
 }
 
 # A macOS "SDK" for rust-lld: zig's libSystem.tbd (the only SDK file the link needs), its arm64e
@@ -109,29 +155,40 @@ build() {
     linux-x86_64)
         need_zig
         need_target x86_64-unknown-linux-gnu
-        cargo-zigbuild rustc --release --lib --target x86_64-unknown-linux-gnu.2.17 --crate-type cdylib
+        cargo-zigbuild rustc --release --lib --target x86_64-unknown-linux-gnu.2.17 --crate-type cdylib,staticlib
         place x86_64/libonity.so "$TGT"/x86_64-unknown-linux-gnu/release/libonity.so
+        staticlib "$TGT"/x86_64-unknown-linux-gnu/release/libonity.a "$STAGE/linux-x86_64/libonity.a"
         ;;
     windows-x86_64)
-        need_zig
-        need_target x86_64-pc-windows-gnu
-        CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUSTFLAGS="-C link-arg=$(def_file)" \
-            cargo-zigbuild rustc --release --lib --target x86_64-pc-windows-gnu --crate-type cdylib
-        place x86_64/onity.dll "$TGT"/x86_64-pc-windows-gnu/release/onity.dll
+        need_win7
+        local t=x86_64-win7-windows-gnu out="$TGT/win7/x86_64-win7-windows-gnu/release"
+        # Its own target directory: nightly's build of std and of the build scripts stays apart.
+        # rustc links the unwinder as -lgcc_s (libgcc_s_seh-1.dll, a DLL to ship beside it): a
+        # directory searched first offers the static unwinder (libgcc_eh.a) under that name.
+        mkdir -p "$STAGE/win7-libgcc"
+        cp "$(x86_64-w64-mingw32-gcc -print-file-name=libgcc_eh.a)" "$STAGE/win7-libgcc/libgcc_s.a"
+        env CARGO_TARGET_DIR="$TGT/win7" CARGO_TARGET_X86_64_WIN7_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc \
+            CARGO_TARGET_X86_64_WIN7_WINDOWS_GNU_RUSTFLAGS="-L native=$STAGE/win7-libgcc -C link-arg=-static-libgcc" \
+            cargo +nightly rustc -Zbuild-std=std,panic_unwind --release --lib --target $t --crate-type cdylib
+        place x86_64/onity.dll "$out/onity.dll"
+        mkdir -p "$STAGE/windows-x86_64"
+        install -m 0644 "$out/onity.dll" "$STAGE/windows-x86_64/onity.dll"
+        "$(llvm_tool dlltool)" -m i386:x86-64 -d "$(def_file)" -l "$STAGE/windows-x86_64/onity.dll.lib"
+        install -m 0644 "$out/libonity.dll.a" "$STAGE/windows-x86_64/libonity.dll.a"
+        echo "placed target/plugins/windows-x86_64/: onity.dll, onity.dll.lib (MSVC), libonity.dll.a (MinGW)"
         ;;
     macos-universal)
         need_zig
         local sdk lld lipo arch t
         sdk="$(macos_sdk)"
         lld="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin/rust-lld"
-        lipo="$(command -v llvm-lipo || ls /usr/lib/llvm-*/bin/llvm-lipo 2>/dev/null | sort -V | tail -n 1)"
-        [ -x "$lipo" ] || { echo "llvm-lipo missing: apt-get install llvm" >&2; exit 2; }
+        lipo="$(llvm_tool lipo)"
         for arch in x86_64 aarch64; do
             t="$arch-apple-darwin"
             need_target "$t"
             env SDKROOT="$sdk" MACOSX_DEPLOYMENT_TARGET="$([ $arch = x86_64 ] && echo 10.13 || echo 11.0)" \
                 "CARGO_TARGET_$(echo "$t" | tr a-z- A-Z_)_LINKER=$lld" \
-                "CARGO_TARGET_$(echo "$t" | tr a-z- A-Z_)_RUSTFLAGS=-C linker-flavor=ld64.lld -C link-arg=-install_name -C link-arg=@rpath/libonity.dylib" \
+                "CARGO_TARGET_$(echo "$t" | tr a-z- A-Z_)_RUSTFLAGS=-C linker-flavor=ld64.lld -C link-arg=-install_name -C link-arg=@rpath/libonity.dylib -C link-arg=-adhoc_codesign" \
                 cargo rustc --release --lib --target "$t" --crate-type cdylib
         done
         mkdir -p "$STAGE"
@@ -142,13 +199,14 @@ build() {
     ios-arm64)
         need_target aarch64-apple-ios
         cargo rustc --release --lib --target aarch64-apple-ios --crate-type staticlib
-        place iOS/libonity.a "$TGT"/aarch64-apple-ios/release/libonity.a
+        need_zig
+        staticlib "$TGT"/aarch64-apple-ios/release/libonity.a iOS/libonity.a
         ;;
     android-arm64)
         need_target aarch64-linux-android
         cargo rustc --release --lib --target aarch64-linux-android --crate-type staticlib
-        install -D -m 0644 "$TGT"/aarch64-linux-android/release/libonity.a "$TPL/Android/arm64-v8a/libonity.a"
-        echo "placed bindings/Plugins~/Android/arm64-v8a/libonity.a (link it into libonity.so with the NDK: bindings/Plugins~/README.md)"
+        staticlib "$TGT"/aarch64-linux-android/release/libonity.a Android/arm64-v8a/libonity.a
+        rm -f "$TPL/Android/arm64-v8a/libonity.a"  # where earlier versions put it: not shipped twice
         ;;
     esac
 }
@@ -157,7 +215,10 @@ status=0
 for p in "${platforms[@]}"; do
     echo "== $p"
     build "$p"
-    python3 scripts/check-plugins.py --require "$p" || status=1
+    checks=("$p")
+    [ "$p" = linux-x86_64 ] && checks+=(linux-x86_64-static)
+    [ "$p" = windows-x86_64 ] && checks+=(windows-x86_64-msvc-implib windows-x86_64-mingw-implib)
+    python3 scripts/check-plugins.py --require "${checks[@]}" || status=1
 done
 python3 tests/unity/gen_meta.py --check >/dev/null || { python3 tests/unity/gen_meta.py --check; status=1; }
 exit $status

@@ -9,8 +9,9 @@ header change that needs a generator change is noticed.
 Output (four files, one part of the ABI each):
   * OnityNative (OnityNative.g.cs): constants, and every onity_* function as a raw
     [DllImport] (Cdecl, ExactSpelling). Library "onity", or "__Internal"
-    on iOS players (static linking). WebGL is not supported (no WebGL build
-    of libonity; bindings/Plugins~/README.md).
+    on iOS players and Android IL2CPP players (static library linked into the
+    player). WebGL is not supported (no WebGL build of libonity;
+    bindings/Plugins~/README.md).
   * OnityNativeCalls (OnityNativeCalls.g.cs): one wrapper per function that counts the crossing
     (OnityNativeCalls.Crossings) before calling the raw import. The binding
     calls native code only through these wrappers, so crossings per
@@ -383,7 +384,7 @@ def generate(header_text):
     w("    /// <see cref=\"OnityNativeCalls\"/>, which counts crossings.</summary>")
     w("    public static unsafe class OnityNative")
     w("    {")
-    w("#if UNITY_IOS && !UNITY_EDITOR")
+    w("#if (UNITY_IOS || (UNITY_ANDROID && ENABLE_IL2CPP)) && !UNITY_EDITOR")
     w("        public const string Lib = \"__Internal\";")
     w("#else")
     w("        public const string Lib = \"onity\";")

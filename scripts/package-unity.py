@@ -4,7 +4,7 @@
 
 The tarball holds bindings/ under package/ (the layout Unity and npm use): the C# binding, every
 native plugin of scripts/build-plugins.sh in Plugins/ beside its import settings (.meta), the
-Android static library and the NDK recipe in Plugins~/, Samples~, and SHA256SUMS.txt (with its
+NDK recipe for an Android .so (Mono) in Plugins~/, Samples~, and SHA256SUMS.txt (with its
 .meta), the SHA-256 of every other file. It is reproducible: sorted entries, fixed owner, and the
 time of the last commit (or SOURCE_DATE_EPOCH) on every entry.
 
@@ -40,7 +40,7 @@ SHIPPED = {  # check-plugins.py platform: file in the package
     "windows-x86_64": "Plugins/x86_64/onity.dll",
     "macos-universal": "Plugins/macOS/libonity.dylib",
     "ios-arm64": "Plugins/iOS/libonity.a",
-    "android-arm64": "Plugins~/Android/arm64-v8a/libonity.a",
+    "android-arm64": "Plugins/Android/arm64-v8a/libonity.a",
 }
 SKIP_NAMES = {".gitignore", ".gitkeep", ".DS_Store"}
 DEMO_SRC = os.path.join(ROOT, "unity-sample", "Assets")
@@ -136,6 +136,27 @@ def source_date():
         return 0
 
 
+def write_tgz(tgz, top, files, mtime, modes=None):
+    """A reproducible .tar.gz of files ({relative path: bytes}) under the folder top: sorted
+    entries, every folder listed, fixed owner and mtime, gzip without a name or time. modes:
+    {relative path: mode} for files other than 0644 (executables)."""
+    import gzip
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        dirs = sorted({"/".join(n.split("/")[:i]) for n in files for i in range(1, n.count("/") + 1)})
+        for d in [""] + dirs:
+            info = tarfile.TarInfo(top + ("/" + d if d else ""))
+            info.type, info.mode, info.mtime = tarfile.DIRTYPE, 0o755, mtime
+            tar.addfile(info)
+        for n in sorted(files):
+            info = tarfile.TarInfo(top + "/" + n)
+            info.size, info.mode, info.mtime = len(files[n]), (modes or {}).get(n, 0o644), mtime
+            tar.addfile(info, io.BytesIO(files[n]))
+    with open(tgz, "wb") as fh:
+        with gzip.GzipFile(filename="", mode="wb", fileobj=fh, mtime=0, compresslevel=9) as gz:
+            gz.write(raw.getvalue())
+
+
 def verify(tgz, shipped):
     with tarfile.open(tgz, "r:gz") as tar:
         names = [m.name for m in tar.getmembers() if m.isfile()]
@@ -202,22 +223,7 @@ def main(argv):
     os.makedirs(out, exist_ok=True)
     name = "com.onity.native-%s%s.tgz" % (version, "-partial" if absent else "")
     tgz = os.path.join(out, name)
-    mtime = source_date()
-    raw = io.BytesIO()
-    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        dirs = sorted({"/".join(n.split("/")[:i]) for n in files for i in range(1, n.count("/") + 1)})
-        for d in [""] + dirs:
-            info = tarfile.TarInfo("package" + ("/" + d if d else ""))
-            info.type, info.mode, info.mtime = tarfile.DIRTYPE, 0o755, mtime
-            tar.addfile(info)
-        for n in sorted(files):
-            info = tarfile.TarInfo("package/" + n)
-            info.size, info.mode, info.mtime = len(files[n]), 0o644, mtime
-            tar.addfile(info, io.BytesIO(files[n]))
-    import gzip
-    with open(tgz, "wb") as fh:
-        with gzip.GzipFile(filename="", mode="wb", fileobj=fh, mtime=0, compresslevel=9) as gz:
-            gz.write(raw.getvalue())
+    write_tgz(tgz, "package", files, source_date())
     digest = hashlib.sha256(open(tgz, "rb").read()).hexdigest()
     with open(tgz + ".sha256", "w") as fh:
         fh.write("%s  %s\n" % (digest, name))

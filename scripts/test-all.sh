@@ -87,8 +87,9 @@ if [ -x scripts/test-csharp.sh ]; then
 fi
 
 # Native plugins: only the Linux x86_64 one is built here (cargo-zigbuild, glibc 2.17 floor, a
-# few minutes); the full cross-build (scripts/build-plugins.sh) is not part of the suite. Every
-# plugin present is checked, and a (partial) release tarball is made and read back.
+# few minutes; its static library too, symbols localized); the full cross-build
+# (scripts/build-plugins.sh) is not part of the suite. Every plugin present is checked, and a
+# (partial) release tarball and the Linux SDK archive are made and read back.
 plugin_dir=""
 echo "== Native plugins (Linux x86_64 built with a glibc 2.17 floor; every present artifact checked; release tarball)"
 if scripts/build-plugins.sh linux-x86_64 > target/build-plugins.log 2>&1; then
@@ -104,6 +105,11 @@ python3 scripts/check-plugins.py --self-test 2>&1 | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 python3 scripts/package-unity.py --allow-missing --out target/package-test 2>&1 | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
+# The Linux SDK archive from the same build (tree by install-sdk.sh), read back and checked.
+if [ -n "$plugin_dir" ]; then
+  python3 scripts/package-sdk.py --out target/package-test linux-x86_64 2>&1 | tee -a "$log"
+  [ "${PIPESTATUS[0]}" = 0 ] || status=1
+fi
 
 echo "== C/C++ consumers (SDK tree, CMake package, pkg-config, add_subdirectory, engine example)"
 # scripts/install-sdk.sh into a temporary prefix from the release build the C# stage made (no

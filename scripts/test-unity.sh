@@ -79,6 +79,33 @@ PKG_SAMPLES=$( (find 'bindings/Samples~' -name '*.cs' 2>/dev/null || true) | sor
 
 # ONITY_NATIVE_DIR: where libonity.so is loaded from (scripts/test-all.sh passes the glibc-2.17
 # plugin it built, bindings/Plugins/x86_64, so the shipped artifact runs this suite).
+echo "== native library per player platform (the generated DllImport name and the missing-library error, per Unity's defines)"
+# LABEL|DEFINES|EXPECTED LIBRARY|words the error must contain (;-separated). Run where no libonity
+# loads: "__Internal" resolves in the mono executable (no onity_* there), "onity" nowhere.
+DEFINE_CASES=(
+    "iOS IL2CPP player|UNITY_IOS;ENABLE_IL2CPP|__Internal|iOS;Plugins/iOS/libonity.a"
+    "Android IL2CPP player|UNITY_ANDROID;ENABLE_IL2CPP|__Internal|Android (ARM64, IL2CPP);Plugins/Android/arm64-v8a/libonity.a"
+    "Android Mono player|UNITY_ANDROID;ENABLE_MONO|onity|Android (ARM64, Mono);Scripting Backend to IL2CPP;libonity.so;Android NDK"
+    "Linux editor, Android target|UNITY_ANDROID;UNITY_EDITOR;UNITY_EDITOR_LINUX;ENABLE_MONO|onity|Plugins/x86_64/libonity.so"
+    "Linux IL2CPP player|UNITY_STANDALONE_LINUX;ENABLE_IL2CPP|onity|Linux players;Plugins/x86_64/libonity.so"
+)
+mkdir -p "$OUT/defines"
+dpassed=0
+dfailed=0
+for c in "${DEFINE_CASES[@]}"; do
+    IFS='|' read -r label defines lib words <<< "$c"
+    exe="$OUT/defines/$(echo "$label" | tr -c 'A-Za-z0-9\n' _).exe"
+    IFS=';' read -r -a wordv <<< "$words"
+    if "${MCS[@]}" -define:"UNITY_5_3_OR_NEWER;UNITY_2022_3_OR_NEWER;UNITY_2022_3;ONITY_UNITY_STANDIN;$defines" -out:"$exe" \
+        bindings/Runtime/Native/*.cs bindings/Runtime/Unity/OnityNativeCheck.cs tests/unity/Defines/LibraryChoice.cs \
+        && (cd "$OUT/defines" && env -u LD_LIBRARY_PATH mono "$exe" "$label" "$lib" "${wordv[@]}"); then
+        dpassed=$((dpassed + 1))
+    else
+        dfailed=$((dfailed + 1))
+    fi
+done
+echo "platform-defines: $dpassed passed, $dfailed failed"
+
 NATIVE_DIR="${ONITY_NATIVE_DIR:-$ROOT/target/release}"
 echo "libonity.so from $NATIVE_DIR"
 set +e
@@ -86,4 +113,5 @@ ONITY_REPO_ROOT="$ROOT" LD_LIBRARY_PATH="$NATIVE_DIR${LD_LIBRARY_PATH:+:$LD_LIBR
     mono --debug "$OUT/OnityUnityTests.exe" "$@" | tee "$OUT/test-output.txt"
 rc=${PIPESTATUS[0]}
 set -e
+[ "$dfailed" = 0 ] || exit 1
 exit "$rc"

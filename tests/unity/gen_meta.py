@@ -45,7 +45,8 @@ def mono(g):
 
 def plugin(g, platforms):
     """platforms: dict of the enabled targets: editor_os (Linux/Windows/OSX), standalone
-    (Linux64/Win64/OSXUniversal), android (True), ios (True)."""
+    (Linux64/Win64/OSXUniversal), android (True), ios (True), defines (the define constraints:
+    the plugin is part of a build only where they all hold)."""
     editor_os = platforms.get("editor_os")
     standalone = platforms.get("standalone")
     excl = {
@@ -58,8 +59,9 @@ def plugin(g, platforms):
         "iOS": 0 if platforms.get("ios") else 1,
     }
     s = ("fileFormatVersion: 2\nguid: %s\nPluginImporter:\n  externalObjects: {}\n  serializedVersion: 2\n"
-         "  iconMap: {}\n  executionOrder: {}\n  defineConstraints: []\n  isPreloaded: 0\n  isOverridable: 0\n"
-         "  isExplicitlyReferenced: 0\n  validateReferences: 1\n  platformData:\n" % g)
+         "  iconMap: {}\n  executionOrder: {}\n  defineConstraints:%s\n  isPreloaded: 0\n  isOverridable: 0\n"
+         "  isExplicitlyReferenced: 0\n  validateReferences: 1\n  platformData:\n"
+         % (g, "".join("\n  - " + d for d in platforms.get("defines", ())) or " []"))
     s += "  - first:\n      : Any\n    second:\n      enabled: 0\n      settings:\n"
     for k in sorted(excl):
         s += "        Exclude %s: %d\n" % (k, excl[k])
@@ -87,6 +89,8 @@ PLUGINS = {
     "Plugins/x86_64/onity.dll": {"editor_os": "Windows", "standalone": "Win64"},
     "Plugins/macOS/libonity.dylib": {"editor_os": "OSX", "standalone": "OSXUniversal"},
     "Plugins/Android/arm64-v8a/libonity.so": {"android": True},
+    # Linked into the player by IL2CPP only: Unity's Mono players load shared libraries alone.
+    "Plugins/Android/arm64-v8a/libonity.a": {"android": True, "defines": ["ENABLE_IL2CPP"]},
     "Plugins/iOS/libonity.a": {"ios": True},
 }
 

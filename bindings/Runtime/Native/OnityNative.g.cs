@@ -14,7 +14,7 @@ namespace Onity.Native
     /// <see cref="OnityNativeCalls"/>, which counts crossings.</summary>
     public static unsafe class OnityNative
     {
-#if UNITY_IOS && !UNITY_EDITOR
+#if (UNITY_IOS || (UNITY_ANDROID && ENABLE_IL2CPP)) && !UNITY_EDITOR
         public const string Lib = "__Internal";
 #else
         public const string Lib = "onity";

@@ -30,8 +30,10 @@ namespace Onity.Unity
                 return "Linux players (x86_64)";
 #elif UNITY_IOS
                 return "iOS";
+#elif UNITY_ANDROID && ENABLE_IL2CPP
+                return "Android (ARM64, IL2CPP)";
 #elif UNITY_ANDROID
-                return "Android (ARM64)";
+                return "Android (ARM64, Mono)";
 #elif UNITY_WEBGL
                 return "WebGL";
 #else
@@ -52,8 +54,10 @@ namespace Onity.Unity
                 return "Plugins/x86_64/libonity.so";
 #elif UNITY_IOS
                 return "Plugins/iOS/libonity.a (linked statically)";
+#elif UNITY_ANDROID && ENABLE_IL2CPP
+                return "Plugins/Android/arm64-v8a/libonity.a (linked statically by IL2CPP); the player must target ARM64 (Player Settings > Target Architectures)";
 #elif UNITY_ANDROID
-                return "Plugins/Android/arm64-v8a/libonity.so, which for Android is in no package: link it from the package's Plugins~/Android/arm64-v8a/libonity.a with the Android NDK and put it, with Plugins~/Android/arm64-v8a/libonity.so.meta, under Assets/ (Plugins~/README.md); the player must target ARM64";
+                return AndroidMono;
 #elif UNITY_WEBGL
                 return "none: WebGL is not supported (no WebGL build of libonity exists; see the package README)";
 #else
@@ -61,6 +65,15 @@ namespace Onity.Unity
 #endif
             }
         }
+
+        /// <summary>What an Android player built with the Mono scripting backend needs: Unity's Mono
+        /// players load only shared libraries, and the package ships the static library (which
+        /// IL2CPP links into the player).</summary>
+        public const string AndroidMono =
+            "Plugins/Android/arm64-v8a/libonity.so, which no package ships: with the Mono scripting backend Unity loads only shared libraries on Android, "
+            + "and the package's static library (Plugins/Android/arm64-v8a/libonity.a) is linked by IL2CPP alone. Either set Player Settings > "
+            + "Other Settings > Scripting Backend to IL2CPP (nothing else to do), or link libonity.so from that libonity.a with the Android NDK and put it, "
+            + "with Plugins~/Android/arm64-v8a/libonity.so.meta, under Assets/ (Plugins~/README.md); the player must target ARM64";
 
         /// <summary>Null when the native library loads and its ABI major equals the binding's (and
         /// its minor is at least the binding's); otherwise the error to show, naming the missing
@@ -90,12 +103,17 @@ namespace Onity.Unity
 
         static string Message(string what, Exception e)
         {
+#if UNITY_ANDROID && !ENABLE_IL2CPP && !UNITY_EDITOR
+            return "Onity: the native library for " + Platform + " " + what + ". This player needs " + AndroidMono
+                + ". Onity is not running: every Onity await fails until then. (" + e.GetType().Name + ": " + e.Message + ")";
+#else
             return "Onity: the native library for " + Platform + " " + what + ". Expected in the com.onity.native package: "
                 + PluginFile + ", with its .meta enabling " + Platform + ". "
-                + "Install the release tarball com.onity.native-<version>.tgz (Package Manager > + > Add package from tarball...), which ships the editor, desktop "
-                + "and iOS plugins with their import settings, or build them from the repository with scripts/build-plugins.sh (a git URL install has no binaries). "
+                + "Install the release tarball com.onity.native-<version>.tgz (Package Manager > + > Add package from tarball...), which ships the editor, desktop, "
+                + "iOS and Android (IL2CPP) plugins with their import settings, or build them from the repository with scripts/build-plugins.sh (a git URL install has no binaries). "
                 + "Restart the editor after adding or replacing a native plugin. Onity is not running: every Onity await fails until then. ("
                 + e.GetType().Name + ": " + e.Message + ")";
+#endif
         }
     }
 }
