@@ -36,7 +36,7 @@ run() {
     shift 4
     echo "== $word: mono --full-aot $(basename "$exe")"
     set +e
-    MONO_PATH="$path" LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ONITY_REPO_ROOT="$ROOT" \
+    MONO_PATH="$path" LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ONITY_REPO_ROOT="$ROOT" ONITY_TEST_MONO_OPTIONS=--full-aot \
         mono --full-aot "$exe" "$@" > "$OUT/$word.txt" 2>&1
     local rc=$?
     set -e

@@ -16,6 +16,11 @@ the C# benchmark. Mechanical rewrites only; none changes what a measured path do
    readonly struct field whole on every member access (`task.source`, `task.Status`); Roslyn,
    which compiles UniTask in Unity, does not. The Onity binding's awaiters were changed the same
    way for the same reason.
+5. Mono 6.8 aborts when it compiles `Thread.VolatileRead(ref object)` (assertion at
+   intrinsics.c:1005: the JIT when the method first runs, `mono --aot=full` always, which the
+   full-AOT benchmark needs): UniTaskCompletionSource's four reads of its lock gate become
+   `Volatile.Read(ref gate)`, the same acquire read (a path with two or more continuations, not
+   measured).
 
 Usage: unitask_patch.py <copy of the package's Runtime directory>. Fails when a rewrite finds
 nothing to rewrite (another UniTask version)."""
@@ -59,3 +64,4 @@ for t in ("UniTask", "UniTask<T>"):
     sub("UniTask.cs",
         r"public readonly struct Awaiter : ICriticalNotifyCompletion\s*\{\s*readonly %s task;" % re.escape(t),
         "public struct Awaiter : ICriticalNotifyCompletion\n        {\n            %s task;" % t)
+sub("UniTaskCompletionSource.cs", r"Thread\.VolatileRead\(ref gate\)", "Volatile.Read(ref gate)")

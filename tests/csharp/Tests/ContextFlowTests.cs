@@ -172,11 +172,7 @@ namespace Onity.Tests
         [Test]
         public void StrippedExecutionContextInternals_PublicFallbackFlowsTheSame()
         {
-            var psi = new System.Diagnostics.ProcessStartInfo("mono", "--debug \"" + typeof(ContextFlowTests).Assembly.Location + "\" --stripped-context-scenario")
-            {
-                UseShellExecute = false,
-                RedirectStandardOutput = true,
-            };
+            var psi = ChildMono.Start("--stripped-context-scenario");
             psi.EnvironmentVariables["ONITY_TEST_STRIPPED_EXECUTION_CONTEXT"] = "1";
             string output;
             using (var p = System.Diagnostics.Process.Start(psi))
