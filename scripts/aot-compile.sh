@@ -3,46 +3,62 @@
 # players run), with every assembly they reference:
 #   - framework assemblies (mscorlib, System, System.Core, ... as scripts/aot_refs.cs finds them)
 #     are copied into a cache, target/aot-framework/<mono version>/, and compiled there once
-#     (mscorlib takes minutes; nothing is written under /usr/lib/mono);
-#   - the given assemblies and the ones next to them that they reference (the stand-ins) are
-#     compiled in place (FILE.so beside FILE), again only when older than their assembly.
-# Prints the MONO_PATH under which `mono --full-aot` runs them (the cache, then their directory).
-# Usage: scripts/aot-compile.sh ASSEMBLY...   (all in one directory)
+#     (nothing is written under /usr/lib/mono);
+#   - the given assemblies and the ones beside them that they reference (the stand-ins) are
+#     compiled in place (FILE.so beside FILE).
+# An image is rebuilt only when older than its assembly. The compiles run in parallel, one per
+# CPU (ONITY_AOT_JOBS), largest first. Prints the MONO_PATH under which `mono --full-aot` runs the
+# assemblies (the cache, then their directories).
+# Usage: scripts/aot-compile.sh ASSEMBLY...
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 [ $# -gt 0 ] || { echo "usage: $0 ASSEMBLY..." >&2; exit 2; }
-DIR="$(cd "$(dirname "$1")" && pwd)"
 FW="$ROOT/target/aot-framework/$(mono --version | sed -n '1s/.*version \([0-9.]*\).*/\1/p')"
 mkdir -p "$FW"
 TOOL="$ROOT/target/aot-framework/aot_refs.exe"
 if [ ! -f "$TOOL" ] || [ "$ROOT/scripts/aot_refs.cs" -nt "$TOOL" ]; then
     mcs -nologo -out:"$TOOL" "$ROOT/scripts/aot_refs.cs" >&2
 fi
+dirs=()
+for a in "$@"; do
+    d="$(cd "$(dirname "$a")" && pwd)"
+    case " ${dirs[*]:-} " in *" $d "*) ;; *) dirs+=("$d") ;; esac
+done
+SEARCH="$FW$(printf ':%s' "${dirs[@]}")"
 
-# One compile: FILE.so beside FILE unless newer than FILE. mono --aot insists that the assembly it
-# loads for FILE is FILE itself, hence MONO_PATH=its directory first.
+# One compile: FILE.so beside FILE. mono --aot insists that the assembly it loads for FILE is FILE
+# itself, hence MONO_PATH with FILE's directory first.
 aot() {
-    local file="$1" path="$2" t0
-    [ -f "$file.so" ] && [ "$file.so" -nt "$file" ] && return 0
+    local file="$1" t0
     t0=$(date +%s)
-    if ! MONO_PATH="$path" mono --aot=full "$file" > "$file.aot.log" 2>&1; then
+    if ! MONO_PATH="$(dirname "$file"):$SEARCH" mono --aot=full "$file" > "$file.aot.log" 2>&1; then
         tail -n 20 "$file.aot.log" >&2
         echo "aot-compile: mono --aot=full $file failed (log: $file.aot.log)" >&2
         return 1
     fi
     echo "aot-compile: $(basename "$file") in $(( $(date +%s) - t0 )) s ($(sed -n 's/^Compiled: \([0-9]*\/[0-9]*\).*/\1 methods/p' "$file.aot.log" | tail -n 1))" >&2
 }
+export -f aot
+export SEARCH
 
-refs=$(mono "$TOOL" "$@")
-for ref in $refs; do
-    if [ "$(dirname "$ref")" = "$DIR" ]; then
-        aot "$ref" "$FW:$DIR"
-    else
-        name=$(basename "$ref")
-        # A copy of the framework assembly, refreshed when Mono's own copy changes.
-        if [ ! -f "$FW/$name" ] || ! cmp -s "$ref" "$FW/$name"; then cp "$ref" "$FW/$name"; fi
-        aot "$FW/$name" "$FW"
-    fi
+todo=()
+for a in "$@"; do todo+=("$(cd "$(dirname "$a")" && pwd)/$(basename "$a")"); done
+for ref in $(mono "$TOOL" "$@"); do
+    case " ${dirs[*]} " in
+        *" $(dirname "$ref") "*) todo+=("$ref") ;;
+        *)
+            # A copy of the framework assembly, refreshed when Mono's own copy changes.
+            name=$(basename "$ref")
+            if [ ! -f "$FW/$name" ] || ! cmp -s "$ref" "$FW/$name"; then cp "$ref" "$FW/$name"; fi
+            todo+=("$FW/$name") ;;
+    esac
 done
-for a in "$@"; do aot "$DIR/$(basename "$a")" "$FW:$DIR"; done
-echo "$FW:$DIR"
+stale=()
+for f in "${todo[@]}"; do
+    [ -f "$f.so" ] && [ "$f.so" -nt "$f" ] || stale+=("$f")
+done
+if [ ${#stale[@]} -gt 0 ]; then
+    # Largest assembly first: the long compiles start at once.
+    ls -S "${stale[@]}" | xargs -d '\n' -P "${ONITY_AOT_JOBS:-$(nproc)}" -n 1 bash -c 'aot "$0"'
+fi
+echo "$SEARCH"

@@ -4,7 +4,8 @@
 # *_BUILD_ONLY mode, into target/aot/), compiles every assembly they load ahead of time with
 # `mono --aot=full` (scripts/aot-compile.sh: the framework assemblies once, in
 # target/aot-framework/), and runs each with `mono --full-aot`, where anything needing the JIT
-# fails. Prints one "N passed, N failed" line per suite:
+# fails (child processes the tests start too: ONITY_TEST_MONO_OPTIONS). Prints one
+# "N passed, N failed" line per suite:
 #   aot-csharp: the C# suite as compiled for Mono (ONITY_SITES);
 #   aot-il2cpp: the same suite compiled with ENABLE_IL2CPP;
 #   aot-unity:  the Unity package and sample against the stand-in (scripts/test-unity.sh's program).
@@ -25,8 +26,7 @@ ONITY_UNITY_BUILD_ONLY=1 ONITY_UNITY_OUT="$OUT/unity" scripts/test-unity.sh > "$
     || { tail -n 30 "$OUT/build-unity.log"; echo "aot-unity: 0 passed, 1 failed (build)"; exit 1; }
 
 echo "== mono --aot=full (framework assemblies cached in target/aot-framework)"
-CS_PATH=$(scripts/aot-compile.sh "$OUT/csharp/OnityTests.exe" "$OUT/csharp/OnityTestsIl2cpp.exe")
-UNITY_PATH=$(scripts/aot-compile.sh "$OUT/unity/OnityUnityTests.exe")
+AOT_PATH=$(scripts/aot-compile.sh "$OUT/csharp/OnityTests.exe" "$OUT/csharp/OnityTestsIl2cpp.exe" "$OUT/unity/OnityUnityTests.exe")
 echo "compiled in $(( $(date +%s) - t0 )) s"
 
 # Runs one program under --full-aot; its "N passed, N failed" line gets the suite's word.
@@ -45,8 +45,8 @@ run() {
     grep -q '^[0-9]* passed, [0-9]* failed' "$OUT/$word.txt" || echo "$word: 0 passed, 1 failed (exit $rc, no count)"
     [ "$rc" = 0 ] || status=1
 }
-run aot-csharp "$CS_PATH" "$ROOT/target/release:$OUT/csharp" "$OUT/csharp/OnityTests.exe" "$@"
-run aot-il2cpp "$CS_PATH" "$ROOT/target/release:$OUT/csharp" "$OUT/csharp/OnityTestsIl2cpp.exe" "$@"
-run aot-unity "$UNITY_PATH" "${ONITY_NATIVE_DIR:-$ROOT/target/release}" "$OUT/unity/OnityUnityTests.exe" "$@"
+run aot-csharp "$AOT_PATH" "$ROOT/target/release:$OUT/csharp" "$OUT/csharp/OnityTests.exe" "$@"
+run aot-il2cpp "$AOT_PATH" "$ROOT/target/release:$OUT/csharp" "$OUT/csharp/OnityTestsIl2cpp.exe" "$@"
+run aot-unity "$AOT_PATH" "${ONITY_NATIVE_DIR:-$ROOT/target/release}" "$OUT/unity/OnityUnityTests.exe" "$@"
 echo "full-AOT suites: $(( $(date +%s) - t0 )) s in all"
 exit "$status"
