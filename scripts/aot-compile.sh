@@ -13,7 +13,11 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 [ $# -gt 0 ] || { echo "usage: $0 ASSEMBLY..." >&2; exit 2; }
-FW="$ROOT/target/aot-framework/$(mono --version | sed -n '1s/.*version \([0-9.]*\).*/\1/p')"
+# mscorlib's image holds the trampolines every full-AOT program draws from at run time (4,096 of
+# the commonest kind by default: the suite as compiled for Mono ran out of them). Its options are
+# part of the cache's name, so that changing them rebuilds the cache.
+CORLIB_OPTS="ntrampolines=65536,nrgctx-trampolines=16384,nimt-trampolines=2048,ngsharedvt-trampolines=16384"
+FW="$ROOT/target/aot-framework/$(mono --version | sed -n '1s/.*version \([0-9.]*\).*/\1/p')-$(echo "$CORLIB_OPTS" | cksum | cut -d' ' -f1)"
 mkdir -p "$FW"
 TOOL="$ROOT/target/aot-framework/aot_refs.exe"
 if [ ! -f "$TOOL" ] || [ "$ROOT/scripts/aot_refs.cs" -nt "$TOOL" ]; then
@@ -29,9 +33,10 @@ SEARCH="$FW$(printf ':%s' "${dirs[@]}")"
 # One compile: FILE.so beside FILE. mono --aot insists that the assembly it loads for FILE is FILE
 # itself, hence MONO_PATH with FILE's directory first.
 aot() {
-    local file="$1" t0
+    local file="$1" opts=full t0
+    [ "$(basename "$file")" = mscorlib.dll ] && opts="full,$CORLIB_OPTS"
     t0=$(date +%s)
-    if ! MONO_PATH="$(dirname "$file"):$SEARCH" mono --aot=full "$file" > "$file.aot.log" 2>&1; then
+    if ! MONO_PATH="$(dirname "$file"):$SEARCH" mono --aot="$opts" "$file" > "$file.aot.log" 2>&1; then
         tail -n 20 "$file.aot.log" >&2
         echo "aot-compile: mono --aot=full $file failed (log: $file.aot.log)" >&2
         return 1
@@ -39,7 +44,7 @@ aot() {
     echo "aot-compile: $(basename "$file") in $(( $(date +%s) - t0 )) s ($(sed -n 's/^Compiled: \([0-9]*\/[0-9]*\).*/\1 methods/p' "$file.aot.log" | tail -n 1))" >&2
 }
 export -f aot
-export SEARCH
+export SEARCH CORLIB_OPTS
 
 todo=()
 for a in "$@"; do todo+=("$(cd "$(dirname "$a")" && pwd)/$(basename "$a")"); done

@@ -38,7 +38,9 @@ if [ "${ONITY_BENCH_AOT:-0}" = 1 ]; then
     # A copy compiled ahead of time (an image beside $OUT/OnityBench.exe would be used by the JIT
     # runs too: Mono loads AOT code it finds).
     mkdir -p "$OUT/aot-bench"
-    cp "$OUT/OnityBench.exe" "$OUT/UnityEngine.dll" "$OUT/aot-bench/"
+    for f in OnityBench.exe UnityEngine.dll; do
+        cmp -s "$OUT/$f" "$OUT/aot-bench/$f" || cp "$OUT/$f" "$OUT/aot-bench/"
+    done
     AOT_PATH=$(scripts/aot-compile.sh "$OUT/aot-bench/OnityBench.exe")
 fi
 export TAG MODES
