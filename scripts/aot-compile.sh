@@ -23,6 +23,26 @@ TOOL="$ROOT/target/aot-framework/aot_refs.exe"
 if [ ! -f "$TOOL" ] || [ "$ROOT/scripts/aot_refs.cs" -nt "$TOOL" ]; then
     mcs -nologo -out:"$TOOL" "$ROOT/scripts/aot_refs.cs" >&2
 fi
+# The assembler: mono --aot writes assembly and runs "as" on it. LLVM's llvm-mc (the llvm package
+# test-all.sh installs) takes about 1 CPU minute for the Unity test program's 1.1 GB of assembly;
+# GNU as took over 5 minutes for the benchmark's 0.4 GB. Through mono's tool-prefix option: an
+# "as" that calls llvm-mc (GNU's `.hword` is llvm-mc's `.short`) and an "ld" that is ld.
+MC=$(command -v llvm-mc || ls /usr/lib/llvm-*/bin/llvm-mc 2>/dev/null | sort -V | tail -n 1 || true)
+AOT_OPTS=full
+if [ -n "$MC" ] && [ "$(uname -m)" = x86_64 ]; then
+    TOOLS="$ROOT/target/aot-framework/tools"
+    mkdir -p "$TOOLS"
+    cat > "$TOOLS/as" <<AS
+#!/bin/sh
+# Written by scripts/aot-compile.sh: mono --aot runs "as --64 -o OUT IN".
+out= in=
+while [ \$# -gt 0 ]; do case "\$1" in --64) ;; -o) out="\$2"; shift ;; *) in="\$1" ;; esac; shift; done
+sed 's/^\([[:space:]]*\)\.hword /\1.short /' "\$in" | "$MC" -filetype=obj -triple=x86_64-pc-linux-gnu -o "\$out"
+AS
+    printf '#!/bin/sh\nexec ld "$@"\n' > "$TOOLS/ld"
+    chmod +x "$TOOLS/as" "$TOOLS/ld"
+    AOT_OPTS="full,tool-prefix=$TOOLS/"
+fi
 dirs=()
 for a in "$@"; do
     d="$(cd "$(dirname "$a")" && pwd)"
@@ -33,8 +53,8 @@ SEARCH="$FW$(printf ':%s' "${dirs[@]}")"
 # One compile: FILE.so beside FILE. mono --aot insists that the assembly it loads for FILE is FILE
 # itself, hence MONO_PATH with FILE's directory first.
 aot() {
-    local file="$1" opts=full t0
-    [ "$(basename "$file")" = mscorlib.dll ] && opts="full,$CORLIB_OPTS"
+    local file="$1" opts="$AOT_OPTS" t0
+    [ "$(basename "$file")" = mscorlib.dll ] && opts="$opts,$CORLIB_OPTS"
     t0=$(date +%s)
     if ! MONO_PATH="$(dirname "$file"):$SEARCH" mono --aot="$opts" "$file" > "$file.aot.log" 2>&1; then
         tail -n 20 "$file.aot.log" >&2
@@ -44,7 +64,7 @@ aot() {
     echo "aot-compile: $(basename "$file") in $(( $(date +%s) - t0 )) s ($(sed -n 's/^Compiled: \([0-9]*\/[0-9]*\).*/\1 methods/p' "$file.aot.log" | tail -n 1))" >&2
 }
 export -f aot
-export SEARCH CORLIB_OPTS
+export SEARCH CORLIB_OPTS AOT_OPTS
 
 todo=()
 for a in "$@"; do todo+=("$(cd "$(dirname "$a")" && pwd)/$(basename "$a")"); done
