@@ -78,12 +78,15 @@ for ref in $(mono "$TOOL" "$@"); do
             todo+=("$FW/$name") ;;
     esac
 done
-stale=()
-for f in "${todo[@]}"; do
-    [ -f "$f.so" ] && [ "$f.so" -nt "$f" ] || stale+=("$f")
+# The given assemblies first (the test programs: the longest compiles, for their generic
+# instantiations), then the others, largest first.
+given=() deps=()
+for i in "${!todo[@]}"; do
+    f="${todo[$i]}"
+    [ -f "$f.so" ] && [ "$f.so" -nt "$f" ] && continue
+    if [ "$i" -lt $# ]; then given+=("$f"); else deps+=("$f"); fi
 done
-if [ ${#stale[@]} -gt 0 ]; then
-    # Largest assembly first: the long compiles start at once.
-    ls -S "${stale[@]}" | xargs -d '\n' -P "${ONITY_AOT_JOBS:-$(nproc)}" -n 1 bash -c 'aot "$0"'
-fi
+{ [ ${#given[@]} = 0 ] || ls -S "${given[@]}"; [ ${#deps[@]} = 0 ] || ls -S "${deps[@]}"; } \
+    | xargs -r -d '\n' -P "${ONITY_AOT_JOBS:-$(nproc)}" -n 1 bash -c 'aot "$0"'
+
 echo "$SEARCH"
