@@ -78,15 +78,15 @@ for ref in $(mono "$TOOL" "$@"); do
             todo+=("$FW/$name") ;;
     esac
 done
-# The given assemblies first (the test programs: the longest compiles, for their generic
-# instantiations), then the others, largest first.
+# The given assemblies first, in the order given (the test programs: the longest compiles, for
+# their generic instantiations), then the others, largest first.
 given=() deps=()
 for i in "${!todo[@]}"; do
     f="${todo[$i]}"
     [ -f "$f.so" ] && [ "$f.so" -nt "$f" ] && continue
     if [ "$i" -lt $# ]; then given+=("$f"); else deps+=("$f"); fi
 done
-{ [ ${#given[@]} = 0 ] || ls -S "${given[@]}"; [ ${#deps[@]} = 0 ] || ls -S "${deps[@]}"; } \
+{ [ ${#given[@]} = 0 ] || printf '%s\n' "${given[@]}"; [ ${#deps[@]} = 0 ] || ls -S "${deps[@]}"; } \
     | xargs -r -d '\n' -P "${ONITY_AOT_JOBS:-$(nproc)}" -n 1 bash -c 'aot "$0"'
 
 echo "$SEARCH"

@@ -107,7 +107,7 @@ fi
 
 # The C# suites without a JIT, as IL2CPP players run: both builds of the C# suite and the Unity
 # suite, every assembly compiled with `mono --aot=full` (the framework once, cached under
-# target/aot-framework: about 5 minutes the first time), run with `mono --full-aot`.
+# target/aot-framework; about 6 minutes in all on 2 busy cores), run with `mono --full-aot`.
 if [ -x scripts/test-csharp-aot.sh ]; then
   echo "== C# and Unity suites under full AOT (mono --full-aot)"
   ONITY_NATIVE_DIR="$plugin_dir" scripts/test-csharp-aot.sh 2>&1 | tee -a "$log"
