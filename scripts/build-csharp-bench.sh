@@ -32,6 +32,16 @@ if [ "${ONITY_BENCH_UNITASK:-1}" != 0 ]; then
         UT_SRC=""
     fi
 fi
+# Nothing to rebuild when the program is newer than all it is built from, with the same UniTask
+# choice (ONITY_BENCH_AOT=1 scripts/bench-csharp.sh then reuses its ahead-of-time images).
+STAMP="$OUT/OnityBench.exe.built-from"
+if [ -f "$OUT/OnityBench.exe" ] && [ -f "$OUT/UnityEngine.dll" ] && [ "$(cat "$STAMP" 2>/dev/null)" = "unitask=$UT_SRC" ] \
+    && [ -z "$(find bindings/Runtime tests/csharp/Bench tests/unity/StandIn/UnityEngine scripts/build-csharp-bench.sh $UT_SRC \
+        -newer "$OUT/OnityBench.exe" -print -quit)" ]; then
+    echo "build-csharp-bench: $OUT/OnityBench.exe is up to date" >&2
+    exit 0
+fi
+rm -f "$STAMP"
 # The test stand-in of UnityEngine: the AsyncOperation scenarios (both columns) await its operations
 # and the UniTask column runs on its player loop. Onity's Unity integration is compiled in with it
 # (ONITY_UNITY_STANDIN).
@@ -62,3 +72,4 @@ else
     mcs -langversion:7.2 -unsafe -optimize+ -nowarn:1591 -define:ONITY_UNITY_STANDIN -r:"$OUT/UnityEngine.dll" \
         -out:"$OUT/OnityBench.exe" -recurse:'bindings/Runtime/*.cs' tests/csharp/Bench/*.cs
 fi
+echo "unitask=$UT_SRC" > "$STAMP"

@@ -3,6 +3,8 @@
 # the C# binding + tests with Mono's mcs (C# 7.2, as Unity 2022.3 accepts), builds the native
 # test helper and runs the tests under mono. Prints the runner's "N passed, N failed" line;
 # exits non-zero on any failure. Extra arguments are test-name filters passed to the runner.
+# ONITY_CS_BUILD_ONLY=1 compiles the two test programs and their native libraries only (no API
+# parity check, no measurement programs, no run): scripts/test-csharp-aot.sh runs them under full AOT.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -39,6 +41,8 @@ python3 scripts/gen_csharp_linq.py --check
 mcs -langversion:7.2 -unsafe -optimize+ -debug -nowarn:1591 -define:"ONITY_TEST_HOOKS;ONITY_SITES" -out:"$OUT/OnityTests.exe" \
     -recurse:'bindings/Runtime/*.cs' tests/shared/*.cs tests/csharp/*.cs tests/csharp/Tests/*.cs
 
+BUILD_ONLY="${ONITY_CS_BUILD_ONLY:-0}"
+if [ "$BUILD_ONLY" != 1 ]; then
 # Both builds (with and without ONITY_SITES) expose the same public API: calls, method-group
 # conversions and named arguments compile alike ("api-parity: N passed, N failed").
 scripts/check-csharp-api-parity.sh
@@ -57,6 +61,7 @@ for prog in Bench Icount Proto; do
     mcs -langversion:7.2 -unsafe -optimize+ -nowarn:1591 -nologo "${extra[@]}" -out:"$out" \
         -recurse:'bindings/Runtime/*.cs' tests/csharp/$prog/*.cs
 done
+fi
 
 gcc -O2 -shared -fPIC -Iinclude -o "$OUT/libonity_test_helper.so" tests/csharp/native_helper.c \
     -L"$ROOT/target/release" -lonity -lpthread
@@ -82,6 +87,7 @@ fi
 g++ -std=c++20 -O2 -Wall -Wextra -Werror -shared -fPIC -Iinclude -o "$OUT/libonity_cpp_plugin.so" \
     examples/cpp/csharp_plugin.cpp -L"$ROOT/target/release" -lonity -lpthread
 
+[ "$BUILD_ONLY" = 1 ] && exit 0
 set +e
 LD_LIBRARY_PATH="$ROOT/target/release:$OUT${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     mono --debug "$OUT/OnityTests.exe" "$@" | tee "$OUT/test-output.txt"

@@ -10,6 +10,8 @@
 #      lives in a referenced assembly; Unity's Roslyn does not) and runs it under mono.
 # All with mcs -langversion:7.2 -unsafe. Ends with the runner's "N passed, N failed" line;
 # exits non-zero on failure. Extra arguments are test-name filters (-v lists passes).
+# ONITY_UNITY_BUILD_ONLY=1 stops after compiling (scripts/test-csharp-aot.sh runs the program
+# under full AOT).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -76,6 +78,8 @@ PKG_SAMPLES=$( (find 'bindings/Samples~' -name '*.cs' 2>/dev/null || true) | sor
     -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEditor.dll" -r:"$OUT/UnityEngine.UI.dll" \
     $(find bindings/Runtime bindings/Editor -name '*.cs' | sort) $SAMPLE_SRC $PKG_SAMPLES \
     -define:"ONITY_UNITY_TESTS;ONITY_SITES" tests/shared/*.cs tests/unity/*.cs tests/unity/Tests/*.cs
+
+[ "${ONITY_UNITY_BUILD_ONLY:-0}" = 1 ] && exit 0
 
 # ONITY_NATIVE_DIR: where libonity.so is loaded from (scripts/test-all.sh passes the glibc-2.17
 # plugin it built, bindings/Plugins/x86_64, so the shipped artifact runs this suite).

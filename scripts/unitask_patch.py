@@ -21,6 +21,11 @@ the C# benchmark. Mechanical rewrites only; none changes what a measured path do
    synchronous ones for the operator-chain rows, not on their measured path): its
    (waitCallback, requireNextIteration) tuples become an int (bit 1, bit 2), its `goto CONTINUE`
    out of a try block a tail call (`SourceMoveNext(); return;`).
+6. Mono 6.8 aborts when it compiles `Thread.VolatileRead(ref object)` (assertion at
+   intrinsics.c:1005: the JIT when the method first runs, `mono --aot=full` always, which the
+   full-AOT benchmark needs): UniTaskCompletionSource's four reads of its lock gate become
+   `Volatile.Read(ref gate)`, the same acquire read (a path with two or more continuations, not
+   measured).
 
 Usage: unitask_patch.py <copy of the package's Runtime directory>. Fails when a rewrite finds
 nothing to rewrite (another UniTask version)."""
@@ -80,3 +85,4 @@ tail = tail.replace("TryMoveNextCore(bool sourceHasCurrent, out bool result)\n  
                     "TryMoveNextCore(bool sourceHasCurrent, out bool result)\n        {\n            result = false;", 1)
 tail = tail.replace("CONTINUE:", "", 1).replace("goto CONTINUE;", "SourceMoveNext(); return;", 1)
 p.write_text(head + tail, encoding="utf-8")
+sub("UniTaskCompletionSource.cs", r"Thread\.VolatileRead\(ref gate\)", "Volatile.Read(ref gate)")

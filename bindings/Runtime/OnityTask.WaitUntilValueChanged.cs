@@ -63,7 +63,11 @@ namespace Onity
                 TrySetCanceled(ct);
                 return false;
             }
-            if (target.Equals(null))
+            // Through object, not T: without a JIT (Mono's full AOT, IL2CPP) this method may run as
+            // code shared over value types too, where `target.Equals` is a constrained call whose
+            // bool result comes back boxed (24 bytes a check on Mono); a T : class converts to
+            // object without boxing.
+            if (((object)target).Equals(null))
             {
                 TrySetCanceled();
                 return false;

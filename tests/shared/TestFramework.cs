@@ -57,6 +57,24 @@ namespace Onity.Tests
         }
     }
 
+    /// <summary>A child process running this test program again (a scenario flag in
+    /// <paramref name="args"/>), under the runtime options the suite runs with:
+    /// ONITY_TEST_MONO_OPTIONS (scripts/test-csharp-aot.sh sets "--full-aot", so that children run
+    /// without a JIT too), then --debug.</summary>
+    public static class ChildMono
+    {
+        public static ProcessStartInfo Start(string args)
+        {
+            var options = Environment.GetEnvironmentVariable("ONITY_TEST_MONO_OPTIONS");
+            var exe = Assembly.GetExecutingAssembly().Location;
+            return new ProcessStartInfo("mono", (string.IsNullOrEmpty(options) ? "" : options + " ") + "--debug \"" + exe + "\" " + args)
+            {
+                UseShellExecute = false,
+                RedirectStandardOutput = true,
+            };
+        }
+    }
+
     public static class TestRunner
     {
         /// <summary>Runs every [Test] method of the calling program's assembly (filters: substrings

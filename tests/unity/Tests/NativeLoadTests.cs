@@ -62,13 +62,8 @@ namespace Onity.UnityTests
                     cc.WaitForExit();
                     Assert.Equal(0, cc.ExitCode, "gcc built the stand-in library");
                 }
-                var exe = typeof(NativeLoadTests).Assembly.Location;
-                var psi = new ProcessStartInfo("mono", "--debug \"" + exe + "\" --scenario native-load")
-                {
-                    WorkingDirectory = dir,
-                    UseShellExecute = false,
-                    RedirectStandardOutput = true,
-                };
+                var psi = ChildMono.Start("--scenario native-load");
+                psi.WorkingDirectory = dir;
                 psi.EnvironmentVariables["LD_LIBRARY_PATH"] = dir; // not the real library's folder
                 using (var p = Process.Start(psi))
                 {
