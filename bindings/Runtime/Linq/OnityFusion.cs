@@ -39,6 +39,13 @@ namespace Onity.Linq
             }
         }
 
+        /// <summary>This stage alone goes back to its pool (fused into a neighbour's stage).</summary>
+        internal void ReleaseOne()
+        {
+            nextStage = null;
+            Release();
+        }
+
         protected abstract void Release();
     }
 
@@ -53,13 +60,17 @@ namespace Onity.Linq
         /// <summary>First stage only: the source faulted; returns the exception the stream
         /// faults with (Do's onError, whose own exception replaces it).</summary>
         internal virtual Exception OnSourceError(Exception ex) { return ex; }
+
+        /// <summary>A Where(predicate) before this stage as one stage with it (this one released),
+        /// or null (<see cref="SelectStage{TSource, TResult}"/> fuses).</summary>
+        internal virtual OnityStage<TIn> FuseWhere(Func<TIn, bool> predicate) { return null; }
     }
 
     /// <summary>A stage with a pool of its own type and a typed downstream stage.</summary>
     internal abstract class OnityStage<TSelf, TIn, TOut> : OnityStage<TIn> where TSelf : OnityStage<TSelf, TIn, TOut>, new()
     {
         static readonly OnityObjectPool<TSelf> pool = new OnityObjectPool<TSelf>(256);
-        protected OnityStage<TOut> next;
+        internal OnityStage<TOut> next;
 
         internal static TSelf Rent(OnityStage<TOut> downstream)
         {
@@ -114,13 +125,14 @@ namespace Onity.Linq
             upstream = firstOnly ? null : source as OnityFused<TIn>;
         }
 
+        /// <summary>(If it throws, the stages are released once, by the innermost Open.)</summary>
         internal override OnityPump Open(OnityStage<TResult> downstream, ref bool empty, CancellationToken ct)
         {
             var stage = createStage(downstream);
             if (stage.EndsAtStart) empty = true;
+            if (upstream != null) return upstream.Open(stage, ref empty, ct);
             try
             {
-                if (upstream != null) return upstream.Open(stage, ref empty, ct);
                 var every = source as EveryUpdateStream;
                 if (every != null) return EveryUpdatePump.Rent(every, (OnityStage<AsyncUnit>)(object)stage, ct);
                 return OnityPump<TIn>.Rent(source.GetAsyncEnumerator(ct), stage);
