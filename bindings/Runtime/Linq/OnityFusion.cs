@@ -7,8 +7,9 @@ namespace Onity.Linq
     // SkipWhile, Do, OfType, Cast, DistinctUntilChanged) do not each wrap their source in an
     // enumerator of their own: a chain of them over one source is enumerated by one
     // FusedEnumerator, whose pump pulls the source and pushes each item through the chain's
-    // stages (one virtual call per operator); an element costs one MoveNextAsync completion
-    // whatever the chain's length. Stages are rented per enumeration and returned at disposal.
+    // stages (one virtual call per stage; Where+Select, Select+Where and Select+TakeWhile are one
+    // stage: Linq/OnityFusedStages.cs); an element costs one MoveNextAsync completion whatever the
+    // chain's length. Stages are rented per enumeration and returned at disposal.
     // Observable behaviour is the unfused one: the same elements in the same order, the source
     // enumerated with the token, disposed once when the enumerator is disposed, a Take/TakeWhile
     // that is done ends the stream without pulling the source again, and an exception of a
