@@ -32,7 +32,13 @@ namespace Onity.Linq
             f.cancelable = ct.CanBeCanceled;
             bool empty = false;
             var fused = source as OnityFused<T>;
-            if (fused != null) f.pump = fused.Open(f, ref empty, ct); // (releases its stages, this one too, if it throws)
+            // As the enumerating form (an async method): a source that cannot be enumerated
+            // faults the task.
+            if (fused != null)
+            {
+                try { f.pump = fused.Open(f, ref empty, ct); }
+                catch (Exception ex) { return OnityTask.FromException(ex); } // (its stages, this one too, released)
+            }
             else
             {
                 try
@@ -41,10 +47,10 @@ namespace Onity.Linq
                     f.pump = every != null ? (OnityPump)EveryUpdatePump.Rent(every, (OnityStage<AsyncUnit>)(object)f, ct)
                         : OnityPump<T>.Rent(source.GetAsyncEnumerator(ct), f);
                 }
-                catch
+                catch (Exception ex)
                 {
                     f.Clear();
-                    throw;
+                    return OnityTask.FromException(ex);
                 }
             }
             f.pump.owner = f;
