@@ -123,8 +123,9 @@ if build make env PKG_CONFIG_PATH="$tmp/sdk/lib/pkgconfig" make -C "$tmp/mk" CC=
 fi
 
 echo "== add_subdirectory(<source tree>) (cargo driven by CMake, the release build reused)"
+# ONITY_CARGO_ARGS is a command line: "--jobs 2" reaches cargo as two arguments.
 if build subdir-configure cmake -S "$tmp/src" -B "$tmp/b-sub" -DONITY_SOURCE_DIR="$ROOT" \
-        -DONITY_CARGO_TARGET_DIR="$TGT" -DCMAKE_BUILD_TYPE=Release \
+        -DONITY_CARGO_TARGET_DIR="$TGT" -DCMAKE_BUILD_TYPE=Release -DONITY_CARGO_ARGS="--jobs 2" \
         && build subdir-build cmake --build "$tmp/b-sub" -j 2; then
     if grep -q 'Finished `release`' "$log"; then pass "the build ran cargo"; else fail "the build did not run cargo"; fi
     run subdir "$tmp/b-sub" loop_shared loop_static coro_shared coro_static
