@@ -14,7 +14,8 @@ namespace Onity.Linq
     /// MoveNextAsync calls return false), Disposed (in the pool or dropped). The state moves on when
     /// the consumer takes the outcome (GetResult), never when a producer completes the core: so a
     /// second MoveNextAsync without awaiting the first throws instead of resetting a core another
-    /// thread may still be completing.</summary>
+    /// thread may still be completing. An element or end produced synchronously inside
+    /// MoveNextAsync returns a completed task and moves the state at once (no core).</summary>
     internal abstract class OnityAsyncEnumeratorBase<T> : IOnityAsyncEnumerator<T>, IOnityTaskSource<bool>
     {
         const int Ready = 1, Pending = 2, Ended = 3, Disposed = 4;
@@ -51,10 +52,28 @@ namespace Onity.Linq
             }
             state = Pending;
             core.Reset();
-            var task = new OnityTask<bool>(this, core.Version);
-            MoveNextCore();
-            return task;
+            // An element or the end given synchronously comes back as a completed task, without
+            // the completion core (its interlocked publication and the awaiter's interface calls).
+            inMoveNext = true;
+            syncResult = 0;
+            try { MoveNextCore(); }
+            catch
+            {
+                inMoveNext = false;
+                throw;
+            }
+            inMoveNext = false;
+            int r = syncResult;
+            if (r == 0) return new OnityTask<bool>(this, core.Version);
+            if (state != Pending) return new OnityTask<bool>(false); // disposed during MoveNextCore
+            bool more = r == SyncElement;
+            state = more ? Ready : Ended;
+            return new OnityTask<bool>(more);
         }
+
+        const int SyncElement = 1, SyncEnd = 2;
+        bool inMoveNext;
+        int syncResult;
 
         OnityTask<bool> NotReady(int s)
         {
@@ -78,10 +97,15 @@ namespace Onity.Linq
         protected void Yield(T value)
         {
             current = value;
-            core.TrySetResult(state != Disposed);
+            if (inMoveNext) syncResult = SyncElement;
+            else core.TrySetResult(state != Disposed);
         }
 
-        protected void Finish() { core.TrySetResult(false); }
+        protected void Finish()
+        {
+            if (inMoveNext) syncResult = SyncEnd;
+            else core.TrySetResult(false);
+        }
         protected void Fail(Exception ex) { core.TrySetException(ex); } // an OperationCanceledException cancels
         protected void Cancel() { core.TrySetCanceled(cancellationToken); }
 

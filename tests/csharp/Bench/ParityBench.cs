@@ -39,7 +39,7 @@ namespace Onity.Bench
             });
             Action utStop;
             var ut = UtReactiveProperty(n, out utStop);
-            Compare("AsyncReactiveProperty write -> awaiting reader (ns per write)", onity, ut);
+            Compare("AsyncReactiveProperty write -> awaiting reader (ns per write)", onity, FlowOff(onity), ut);
             prop.Dispose();
             Check(reader.Status == OnityTaskStatus.Succeeded, "AsyncReactiveProperty: the reader ends at Dispose");
             utStop();
