@@ -172,15 +172,44 @@ namespace Onity
             return value;
         }
 
-        static async OnityTask<T[]> ToArrayCore<T>(IOnityAsyncEnumerable<T> source, CancellationToken ct)
+        /// <summary>Takes the elements given synchronously in a plain loop (no await per element),
+        /// then hands the first pending, ending or failed MoveNextAsync to the async part.</summary>
+        static OnityTask<T[]> ToArrayCore<T>(IOnityAsyncEnumerable<T> source, CancellationToken ct)
         {
             var buffer = ArrayBuffer<T>.Rent();
+            IOnityAsyncEnumerator<T> e;
+            try { e = source.GetAsyncEnumerator(ct); }
+            catch (Exception ex)
+            {
+                ArrayBuffer<T>.Return(buffer);
+                return OnityTask.FromException<T[]>(ex);
+            }
+            OnityTask<bool> next;
+            while (true)
+            {
+                try { next = e.MoveNextAsync(); }
+                catch (Exception ex)
+                {
+                    next = OnityTask.FromException<bool>(ex);
+                    break;
+                }
+                if (next.source != null || !next.result) break;
+                buffer.Add(e.Current);
+            }
+            return ToArrayRest(buffer, e, next);
+        }
+
+        static async OnityTask<T[]> ToArrayRest<T>(ArrayBuffer<T> buffer, IOnityAsyncEnumerator<T> e, OnityTask<bool> next)
+        {
             try
             {
-                var e = source.GetAsyncEnumerator(ct);
                 try
                 {
-                    while (await e.MoveNextAsync()) buffer.Add(e.Current);
+                    while (await next)
+                    {
+                        buffer.Add(e.Current);
+                        next = e.MoveNextAsync();
+                    }
                 }
                 finally
                 {

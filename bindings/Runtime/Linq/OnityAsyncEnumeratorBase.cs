@@ -30,6 +30,7 @@ namespace Onity.Linq
         {
             cancellationToken = ct;
             state = Ready;
+            core.Reset(); // Ready implies a reset core (reset again after each pending outcome is taken)
         }
 
         public T Current { get { return current; } }
@@ -51,18 +52,20 @@ namespace Onity.Linq
                 return OnityTask.FromCanceled<bool>(cancellationToken);
             }
             state = Pending;
-            core.Reset();
             // An element or the end given synchronously comes back as a completed task, without
             // the completion core (its interlocked publication and the awaiter's interface calls).
-            inMoveNext = true;
+            // The thread-static mark, not a field: a producer on another thread (a channel's
+            // writer) completing it meanwhile goes through the core.
+            var outer = SyncMoveNext.inside;
+            SyncMoveNext.inside = this;
             syncResult = 0;
             try { MoveNextCore(); }
             catch
             {
-                inMoveNext = false;
+                SyncMoveNext.inside = outer;
                 throw;
             }
-            inMoveNext = false;
+            SyncMoveNext.inside = outer; // (not a finally: Mono calls a finally block as a handler)
             int r = syncResult;
             if (r == 0) return new OnityTask<bool>(this, core.Version);
             if (state != Pending) return new OnityTask<bool>(false); // disposed during MoveNextCore
@@ -72,7 +75,6 @@ namespace Onity.Linq
         }
 
         const int SyncElement = 1, SyncEnd = 2;
-        bool inMoveNext;
         int syncResult;
 
         OnityTask<bool> NotReady(int s)
@@ -97,13 +99,13 @@ namespace Onity.Linq
         protected void Yield(T value)
         {
             current = value;
-            if (inMoveNext) syncResult = SyncElement;
+            if (SyncMoveNext.inside == this) syncResult = SyncElement;
             else core.TrySetResult(state != Disposed);
         }
 
         protected void Finish()
         {
-            if (inMoveNext) syncResult = SyncEnd;
+            if (SyncMoveNext.inside == this) syncResult = SyncEnd;
             else core.TrySetResult(false);
         }
         protected void Fail(Exception ex) { core.TrySetException(ex); } // an OperationCanceledException cancels
@@ -140,7 +142,11 @@ namespace Onity.Linq
             bool v;
             if (core.TryGetSucceeded(token, out v))
             {
-                if (state == Pending) state = v ? Ready : Ended;
+                if (state == Pending)
+                {
+                    state = v ? Ready : Ended;
+                    if (v) core.Reset();
+                }
                 return v;
             }
             return GetResultSlow(token);
@@ -152,5 +158,11 @@ namespace Onity.Linq
             if (state == Pending) state = Ended; // faulted or canceled: the enumeration is over
             return core.GetResult(token);
         }
+    }
+
+    /// <summary>The enumerator whose MoveNextCore runs on this thread (see MoveNextAsync).</summary>
+    internal static class SyncMoveNext
+    {
+        [ThreadStatic] internal static object inside;
     }
 }
