@@ -152,12 +152,12 @@ namespace Onity
             int n = count;
             if (n == 1 && !end)
             {
-                // One subscriber: its entry copied to a local is the snapshot (what it does to
-                // the list during the call cannot reach this delivery).
-                var only = subs[0];
+                // One subscriber, read now (so current: no stamp to check): no snapshot, since
+                // what it does to the list during the call cannot reach this delivery.
+                var only = subs[0].sub;
                 try
                 {
-                    if (only.sub.Stamp == only.stamp) only.sub.OnNext(value);
+                    only.OnNext(value);
                 }
                 catch (Exception ex) { OnityTask.PublishUnobserved(ex); }
                 return;
