@@ -185,6 +185,22 @@ namespace Onity
                 return OnityTask.FromException<T[]>(ex);
             }
             OnityTask<bool> next;
+            var b = e as OnityAsyncEnumeratorBase<T>;
+            if (b != null)
+            {
+                // This package's enumerators: no task per synchronous element.
+                int r;
+                try
+                {
+                    while ((r = b.TryMoveNextSync()) == OnityAsyncEnumeratorBase<T>.SyncElement) buffer.Add(b.Current);
+                }
+                catch (Exception ex)
+                {
+                    return ToArrayRest(buffer, e, OnityTask.FromException<bool>(ex));
+                }
+                if (r == OnityAsyncEnumeratorBase<T>.SyncEnd) return ToArrayRest(buffer, e, new OnityTask<bool>(false));
+                if (r == OnityAsyncEnumeratorBase<T>.SyncPending) return ToArrayRest(buffer, e, b.PendingTask());
+            }
             while (true)
             {
                 try { next = e.MoveNextAsync(); }

@@ -51,30 +51,56 @@ namespace Onity.Linq
                 state = Ended;
                 return OnityTask.FromCanceled<bool>(cancellationToken);
             }
+            int r = Step();
+            if (r == SyncPending) return new OnityTask<bool>(this, core.Version);
+            return new OnityTask<bool>(r == SyncElement);
+        }
+
+        /// <summary>For a consumer inside this package (ToArrayAsync): MoveNextAsync without the
+        /// task when the outcome is synchronous: SyncElement (Current set), SyncEnd, SyncPending
+        /// (the task is <see cref="PendingTask"/>), or 0: nothing done (not Ready, or the token is
+        /// canceled): call MoveNextAsync.</summary>
+        internal int TryMoveNextSync()
+        {
+            if (state != Ready || cancellationToken.IsCancellationRequested) return 0;
+            return Step();
+        }
+
+        internal OnityTask<bool> PendingTask() { return new OnityTask<bool>(this, core.Version); }
+
+        int Step()
+        {
             state = Pending;
             // An element or the end given synchronously comes back as a completed task, without
             // the completion core (its interlocked publication and the awaiter's interface calls).
             // The thread-static mark, not a field: a producer on another thread (a channel's
             // writer) completing it meanwhile goes through the core.
-            var outer = SyncMoveNext.inside;
-            SyncMoveNext.inside = this;
             syncResult = 0;
-            try { MoveNextCore(); }
-            catch
+            if (SynchronousOnly) MoveNextCore();
+            else
             {
-                SyncMoveNext.inside = outer;
-                throw;
+                var outer = SyncMoveNext.inside;
+                SyncMoveNext.inside = this;
+                try { MoveNextCore(); }
+                catch
+                {
+                    SyncMoveNext.inside = outer;
+                    throw;
+                }
+                SyncMoveNext.inside = outer; // (not a finally: Mono calls a finally block as a handler)
             }
-            SyncMoveNext.inside = outer; // (not a finally: Mono calls a finally block as a handler)
             int r = syncResult;
-            if (r == 0) return new OnityTask<bool>(this, core.Version);
-            if (state != Pending) return new OnityTask<bool>(false); // disposed during MoveNextCore
-            bool more = r == SyncElement;
-            state = more ? Ready : Ended;
-            return new OnityTask<bool>(more);
+            if (r == 0) return SyncPending;
+            if (state != Pending) return SyncEnd; // disposed during MoveNextCore
+            state = r == SyncElement ? Ready : Ended;
+            return r;
         }
 
-        const int SyncElement = 1, SyncEnd = 2;
+        /// <summary>Set by a subclass whose MoveNextCore always ends synchronously on the calling
+        /// thread (Range, Repeat, an IEnumerable): no thread-static mark is needed.</summary>
+        internal bool SynchronousOnly;
+
+        internal const int SyncElement = 1, SyncEnd = 2, SyncPending = 3;
         int syncResult;
 
         OnityTask<bool> NotReady(int s)
@@ -99,13 +125,13 @@ namespace Onity.Linq
         protected void Yield(T value)
         {
             current = value;
-            if (SyncMoveNext.inside == this) syncResult = SyncElement;
+            if (SynchronousOnly || SyncMoveNext.inside == this) syncResult = SyncElement;
             else core.TrySetResult(state != Disposed);
         }
 
         protected void Finish()
         {
-            if (SyncMoveNext.inside == this) syncResult = SyncEnd;
+            if (SynchronousOnly || SyncMoveNext.inside == this) syncResult = SyncEnd;
             else core.TrySetResult(false);
         }
         protected void Fail(Exception ex) { core.TrySetException(ex); } // an OperationCanceledException cancels

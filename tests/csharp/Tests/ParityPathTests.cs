@@ -118,6 +118,14 @@ namespace Onity.Tests
                 // A source throwing at MoveNextAsync faults the task.
                 var f = OnityAsyncEnumerable.Range(0, 2).Concat(OnityAsyncEnumerable.Throw<int>(new FormatException("x"))).ToArrayAsync();
                 Assert.Throws<FormatException>(() => f.GetAwaiter().GetResult(), "faulted");
+                // The same from a synchronous source's first MoveNextAsync, and from an IEnumerable.
+                var g = OnityAsyncEnumerable.Throw<int>(new FormatException("y")).ToArrayAsync();
+                Assert.Equal(OnityTaskStatus.Faulted, g.Status, "faulted at once");
+                Assert.Throws<FormatException>(() => g.GetAwaiter().GetResult(), "its exception");
+                var l = new System.Collections.Generic.List<int> { 1, 2, 3 }.ToOnityAsyncEnumerable().ToArrayAsync().GetAwaiter().GetResult();
+                Assert.Equal(3, l.Length, "IEnumerable source");
+                Assert.Equal(3, l[2], "IEnumerable last");
+                Assert.Equal(0, OnityAsyncEnumerable.Empty<int>().ToArrayAsync().GetAwaiter().GetResult().Length, "empty");
             }
         }
 
