@@ -188,6 +188,8 @@ MANUAL = {
     ("Triggers/AsyncTriggerExtensions.cs", "UniTaskCancellationExtensions"): "OnityTriggerExtensions",
     ("PlayerLoopHelper.cs", "public static void AddContinuation(PlayerLoopTiming timing, Action continuation)"): "OnityTask.Post",
     ("UniTask.AsValueTask.cs", "UniTaskValueTaskExtensions"): "OnityTask",
+    ("Linq/AsUniTaskAsyncEnumerable.cs", "public static IUniTaskAsyncEnumerable<TSource> AsUniTaskAsyncEnumerable<TSource>(this IUniTaskAsyncEnumerable<TSource> source)"):
+        "OnityAsyncEnumerable.AsOnityAsyncEnumerable",
     ("UniTask.AsValueTask.cs", "public static ValueTask AsValueTask(this in UniTask task)"): "OnityTask.AsValueTask",
     ("UniTask.AsValueTask.cs", "public static ValueTask<T> AsValueTask<T>(this in UniTask<T> task)"): "OnityTask<T>.AsValueTask",
 }
@@ -206,6 +208,14 @@ def refusal(file_, decl, sig):
         return "refused: UnityEngine.Awaitable is Unity 2023.1+; this package targets Unity 2022.3"
     if file_.startswith("Internal/") or file_ == "MoveNextSource.cs":
         return "internal: UniTask internal helper (pooling / tracking plumbing), not user API"
+    # Members of UniTask's internal Linq classes the API list files under UniTaskAsyncEnumerable:
+    # Empty<T> / Never<T> and their enumerators, Subscribe.cs's SubscribeHelper and its disposable.
+    if file_ in ("Linq/Empty.cs", "Linq/Never.cs") and "UniTaskAsyncEnumerable<T> Empty<T>()" not in sig \
+            and "Never<T>()" not in sig.split("=")[0]:
+        return NESTED_IMPL
+    if file_ == "Linq/Subscribe.cs" and (re.search(r"\b(SubscribeCore|SubscribeAwaitCore|NopError|NopCompleted)\b", sig)
+                                        or sig in ("public CancellationToken Token", "public void Dispose()")):
+        return "internal: member of UniTask's internal SubscribeHelper / its disposable, not user API"
     if re.search(r"\bshort token\b", sig) or re.search(r"\bUnsafeGetStatus\(\)", sig):
         return None  # the source protocol: mapped where the type has one, else decided below
     return None
