@@ -213,6 +213,10 @@ def refusal(file_, decl, sig):
     if file_ in ("Linq/Empty.cs", "Linq/Never.cs") and "UniTaskAsyncEnumerable<T> Empty<T>()" not in sig \
             and "Never<T>()" not in sig.split("=")[0]:
         return NESTED_IMPL
+    if file_ == "Linq/ToLookup.cs" and ("Lookup<TKey, TElement> Create" in sig or " Lookup<TKey, TElement>> Create" in sig
+                                       or sig in ("public IEnumerable<TElement> this[TKey key]", "public int Count", "public bool Contains(TKey key)",
+                                                  "public IEnumerator<IGrouping<TKey, TElement>> GetEnumerator()", "public TKey Key")):
+        return "internal: member of UniTask's internal Lookup / Grouping classes (ToLookupAsync returns System.Linq's ILookup here)"
     if file_ == "Linq/Subscribe.cs" and (re.search(r"\b(SubscribeCore|SubscribeAwaitCore|NopError|NopCompleted)\b", sig)
                                         or sig in ("public CancellationToken Token", "public void Dispose()")):
         return "internal: member of UniTask's internal SubscribeHelper / its disposable, not user API"

@@ -1,0 +1,94 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+
+namespace Onity.Tests
+{
+    /// <summary>Join, GroupJoin (and their Await forms), ToDictionaryAwaitAsync, ToLookupAwaitAsync:
+    /// System.Linq's results over the same data, keys awaited across frames.</summary>
+    public class JoinTests
+    {
+        static readonly string[] Outer = { "a1", "b1", "c1", null, "a2" };
+        static readonly string[] Inner = { "a-x", "b-y", "a-z", "d-w", null };
+
+        static string Key(string s) { return s == null ? null : s.Substring(0, 1); }
+
+        static async OnityTask<string> KeyLater(string s)
+        {
+            await OnityTask.NextFrame();
+            return Key(s);
+        }
+
+        static T Run<T>(TestHost h, OnityTask<T> t)
+        {
+            for (int i = 0; i < 100 && t.Status == OnityTaskStatus.Pending; i++) h.RunFrame();
+            return t.GetAwaiter().GetResult();
+        }
+
+        [Test]
+        public void JoinAndGroupJoinMatchSystemLinq()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame();
+                var outer = Outer.ToOnityAsyncEnumerable();
+                var inner = Inner.ToOnityAsyncEnumerable();
+                string expected = string.Join(",", Outer.Join(Inner, Key, Key, (o, i) => o + i));
+                Assert.Equal("a1a-x,a1a-z,b1b-y,a2a-x,a2a-z", expected, "System.Linq's join (null keys match nothing)");
+                Assert.Equal(expected, string.Join(",", Run(h, outer.Join(inner, Key, Key, (o, i) => o + i).ToArrayAsync())), "Join");
+                Assert.Equal(expected, string.Join(",", Run(h, outer.JoinAwait(inner, KeyLater, KeyLater, (o, i) => new OnityTask<string>(o + i)).ToArrayAsync())), "JoinAwait (keys a frame later)");
+                var cts = new CancellationTokenSource();
+                Assert.Equal(expected, string.Join(",", Run(h, outer.JoinAwaitWithCancellation(inner, (o, ct) => KeyLater(o), (i, ct) => KeyLater(i),
+                    (o, i, ct) => new OnityTask<string>(ct == cts.Token ? o + i : "!"), StringComparer.Ordinal).ToArrayAsync(cts.Token))), "JoinAwaitWithCancellation, the token handed on");
+
+                string g = string.Join(",", Outer.GroupJoin(Inner, Key, Key, (o, m) => (o ?? "null") + ":" + m.Count()));
+                Assert.Equal("a1:2,b1:1,c1:0,null:0,a2:2", g, "System.Linq's group join");
+                Assert.Equal(g, string.Join(",", Run(h, outer.GroupJoin(inner, Key, Key, (o, m) => (o ?? "null") + ":" + m.Count()).ToArrayAsync())), "GroupJoin");
+                Assert.Equal(g, string.Join(",", Run(h, outer.GroupJoinAwait(inner, KeyLater, KeyLater, (o, m) => new OnityTask<string>((o ?? "null") + ":" + m.Count())).ToArrayAsync())), "GroupJoinAwait");
+                Assert.Equal(g, string.Join(",", Run(h, outer.GroupJoinAwaitWithCancellation(inner, (o, ct) => KeyLater(o), (i, ct) => KeyLater(i), (o, m, ct) => new OnityTask<string>((o ?? "null") + ":" + m.Count())).ToArrayAsync())), "GroupJoinAwaitWithCancellation");
+
+                // A comparer: case-insensitive keys.
+                var upper = new[] { "A9" }.ToOnityAsyncEnumerable();
+                Assert.Equal("A9a-x,A9a-z", string.Join(",", Run(h, upper.Join(inner, Key, Key, (o, i) => o + i, StringComparer.OrdinalIgnoreCase).ToArrayAsync())), "comparer");
+                // Misuse.
+                Assert.Throws<ArgumentNullException>(() => outer.Join((IOnityAsyncEnumerable<string>)null, Key, Key, (o, i) => o), "null inner");
+                Assert.Throws<ArgumentNullException>(() => outer.Join(inner, (Func<string, string>)null, Key, (o, i) => o), "null outer key selector");
+                Assert.Throws<ArgumentNullException>(() => outer.GroupJoin(inner, Key, Key, (Func<string, IEnumerable<string>, string>)null), "null result selector");
+                Assert.Throws<ArgumentNullException>(() => outer.Join(inner, Key, Key, (o, i) => o, null), "null comparer");
+                // A key selector's exception faults the enumeration.
+                var bad = outer.Join(inner, o => { if (o == "c1") throw new FormatException("c"); return Key(o); }, Key, (o, i) => o).ToArrayAsync();
+                Assert.Throws<FormatException>(() => Run(h, bad), "faulted by the outer key selector");
+            }
+        }
+
+        [Test]
+        public void ToDictionaryAndToLookupAwaitAsync()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame();
+                var src = new[] { "a1", "b1", "a2" }.ToOnityAsyncEnumerable();
+                var lookup = Run(h, src.ToLookupAwaitAsync(KeyLater));
+                Assert.Equal("a1,a2", string.Join(",", lookup["a"]), "lookup a");
+                Assert.Equal(2, lookup.Count, "two keys");
+                var lookup2 = Run(h, src.ToLookupAwaitWithCancellationAsync((s, ct) => KeyLater(s), (s, ct) => new OnityTask<int>(s.Length), StringComparer.Ordinal));
+                Assert.Equal("2,2", string.Join(",", lookup2["a"]), "element selector");
+                var lookup3 = Run(h, src.ToLookupAwaitAsync(KeyLater, s => new OnityTask<string>(s.ToUpperInvariant())));
+                Assert.Equal("B1", lookup3["b"].Single(), "ToLookupAwaitAsync with an element selector");
+
+                var unique = new[] { "a1", "b1" }.ToOnityAsyncEnumerable();
+                var d = Run(h, unique.ToDictionaryAwaitAsync(KeyLater));
+                Assert.Equal("b1", d["b"], "dictionary");
+                var d2 = Run(h, unique.ToDictionaryAwaitWithCancellationAsync((s, ct) => KeyLater(s), (s, ct) => new OnityTask<int>(s.Length)));
+                Assert.Equal(2, d2["a"], "dictionary with an element selector");
+                var d3 = Run(h, unique.ToDictionaryAwaitAsync(s => KeyLater(s.ToUpperInvariant()), StringComparer.OrdinalIgnoreCase));
+                Assert.True(d3.ContainsKey("a"), "comparer");
+                var dup = src.ToDictionaryAwaitAsync(KeyLater);
+                Assert.Throws<ArgumentException>(() => Run(h, dup), "a duplicate key faults");
+                Assert.Throws<ArgumentNullException>(() => src.ToDictionaryAwaitAsync((Func<string, OnityTask<string>>)null), "null key selector");
+                Assert.Throws<ArgumentNullException>(() => src.ToLookupAwaitAsync(KeyLater, (IEqualityComparer<string>)null), "null comparer");
+            }
+        }
+    }
+}
