@@ -188,6 +188,14 @@ MANUAL = {
     ("Triggers/AsyncTriggerExtensions.cs", "UniTaskCancellationExtensions"): "OnityTriggerExtensions",
     ("PlayerLoopHelper.cs", "public static void AddContinuation(PlayerLoopTiming timing, Action continuation)"): "OnityTask.Post",
     ("UniTask.AsValueTask.cs", "UniTaskValueTaskExtensions"): "OnityTask",
+    ("Linq/ToUniTaskAsyncEnumerable.cs", "public static IUniTaskAsyncEnumerable<TSource> ToUniTaskAsyncEnumerable<TSource>(this IEnumerable<TSource> source)"):
+        "OnityAsyncEnumerable.ToOnityAsyncEnumerable",
+    ("Linq/ToUniTaskAsyncEnumerable.cs", "public static IUniTaskAsyncEnumerable<TSource> ToUniTaskAsyncEnumerable<TSource>(this Task<TSource> source)"):
+        "OnityAsyncEnumerable.ToOnityAsyncEnumerable",
+    ("Linq/ToUniTaskAsyncEnumerable.cs", "public static IUniTaskAsyncEnumerable<TSource> ToUniTaskAsyncEnumerable<TSource>(this UniTask<TSource> source)"):
+        "OnityAsyncEnumerable.ToOnityAsyncEnumerable",
+    ("Linq/ToUniTaskAsyncEnumerable.cs", "public static IUniTaskAsyncEnumerable<TSource> ToUniTaskAsyncEnumerable<TSource>(this IObservable<TSource> source)"):
+        "OnityAsyncEnumerable.ToOnityAsyncEnumerable",
     ("Linq/AsUniTaskAsyncEnumerable.cs", "public static IUniTaskAsyncEnumerable<TSource> AsUniTaskAsyncEnumerable<TSource>(this IUniTaskAsyncEnumerable<TSource> source)"):
         "OnityAsyncEnumerable.AsOnityAsyncEnumerable",
     ("UniTask.AsValueTask.cs", "public static ValueTask AsValueTask(this in UniTask task)"): "OnityTask.AsValueTask",
@@ -213,7 +221,7 @@ def refusal(file_, decl, sig):
     if file_ in ("Linq/Empty.cs", "Linq/Never.cs") and "UniTaskAsyncEnumerable<T> Empty<T>()" not in sig \
             and "Never<T>()" not in sig.split("=")[0]:
         return NESTED_IMPL
-    if file_ == "Linq/ToLookup.cs" and ("Lookup<TKey, TElement> Create" in sig or " Lookup<TKey, TElement>> Create" in sig
+    if file_ == "Linq/ToLookup.cs" and ("Lookup<TKey, TElement> Create" in sig or "Lookup<TKey, TElement>> Create" in sig
                                        or sig in ("public IEnumerable<TElement> this[TKey key]", "public int Count", "public bool Contains(TKey key)",
                                                   "public IEnumerator<IGrouping<TKey, TElement>> GetEnumerator()", "public TKey Key")):
         return "internal: member of UniTask's internal Lookup / Grouping classes (ToLookupAsync returns System.Linq's ILookup here)"
