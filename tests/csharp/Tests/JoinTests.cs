@@ -90,5 +90,29 @@ namespace Onity.Tests
                 Assert.Throws<ArgumentNullException>(() => src.ToLookupAwaitAsync(KeyLater, (IEqualityComparer<string>)null), "null comparer");
             }
         }
-    }
+    
+        [Test]
+        public void GroupByAwaitGroupsInFirstElementOrder()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame();
+                var src = new[] { "b1", "a1", "b2", "c1", "a2" }.ToOnityAsyncEnumerable();
+                var groups = Run(h, src.GroupByAwait(KeyLater).ToArrayAsync());
+                Assert.Equal("b:b1 b2,a:a1 a2,c:c1", string.Join(",", groups.Select(g => g.Key + ":" + string.Join(" ", g))), "groups and their order");
+                var lengths = Run(h, src.GroupByAwait(KeyLater, s => new OnityTask<int>(s.Length)).ToArrayAsync());
+                Assert.Equal("2 2", string.Join(" ", lengths[0]), "element selector");
+                var counts = Run(h, src.GroupByAwait(KeyLater, (k, g) => new OnityTask<string>(k + g.Count())).ToArrayAsync());
+                Assert.Equal("b2,a2,c1", string.Join(",", counts), "result selector");
+                var cts = new CancellationTokenSource();
+                var withToken = Run(h, src.GroupByAwaitWithCancellation((s, ct) => KeyLater(s), (s, ct) => new OnityTask<string>(s.Substring(1)),
+                    (k, g, ct) => new OnityTask<string>(ct == cts.Token ? k + "=" + string.Join("", g) : "!"), StringComparer.OrdinalIgnoreCase).ToArrayAsync(cts.Token));
+                Assert.Equal("b=12,a=12,c=1", string.Join(",", withToken), "WithCancellation: element and result selectors, the token");
+                var ci = Run(h, new[] { "a", "A" }.ToOnityAsyncEnumerable().GroupByAwait(s => new OnityTask<string>(s), StringComparer.OrdinalIgnoreCase).ToArrayAsync());
+                Assert.Equal(1, ci.Length, "comparer");
+                Assert.Throws<ArgumentNullException>(() => src.GroupByAwait((Func<string, OnityTask<string>>)null), "null key selector");
+                Assert.Throws<ArgumentNullException>(() => src.GroupByAwait(KeyLater, (Func<string, IEnumerable<string>, OnityTask<int>>)null), "null result selector");
+            }
+        }
+}
 }
