@@ -114,5 +114,29 @@ namespace Onity.Tests
                 Assert.Throws<ArgumentNullException>(() => src.GroupByAwait(KeyLater, (Func<string, IEnumerable<string>, OnityTask<int>>)null), "null result selector");
             }
         }
+
+        static async OnityTask<IOnityAsyncEnumerable<int>> RangeLater(int n)
+        {
+            await OnityTask.NextFrame();
+            return OnityAsyncEnumerable.Range(0, n);
+        }
+
+        [Test]
+        public void SelectManyAwaitEnumeratesEachAwaitedStreamInOrder()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame();
+                var src = OnityAsyncEnumerable.Range(1, 3);
+                Assert.Equal("0,0,1,0,1,2", string.Join(",", Run(h, src.SelectManyAwait(RangeLater).ToArrayAsync())), "flattened in order");
+                Assert.Equal("0,0,1", string.Join(",", Run(h, src.SelectManyAwait((x, i) => RangeLater(i)).ToArrayAsync())), "index");
+                Assert.Equal("1:0,2:0,2:1", string.Join(",", Run(h, src.Take(2).SelectManyAwait(RangeLater, (x, c) => new OnityTask<string>(x + ":" + c)).ToArrayAsync())), "result selector");
+                var cts = new CancellationTokenSource();
+                Assert.Equal("0,0,1", string.Join(",", Run(h, src.SelectManyAwaitWithCancellation((x, i, ct) => RangeLater(ct == cts.Token ? i : 0)).ToArrayAsync(cts.Token))), "WithCancellation: index and token");
+                Assert.Equal("1:0", string.Join(",", Run(h, src.Take(1).SelectManyAwaitWithCancellation((x, ct) => RangeLater(x), (x, c, ct) => new OnityTask<string>(x + ":" + c)).ToArrayAsync())), "WithCancellation: result selector");
+                Assert.Throws<InvalidOperationException>(() => Run(h, src.SelectManyAwait(x => new OnityTask<IOnityAsyncEnumerable<int>>(null)).ToArrayAsync()), "a null inner stream");
+                Assert.Throws<ArgumentNullException>(() => src.SelectManyAwait((Func<int, OnityTask<IOnityAsyncEnumerable<int>>>)null), "null selector");
+            }
+        }
 }
 }
