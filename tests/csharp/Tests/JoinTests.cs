@@ -138,5 +138,39 @@ namespace Onity.Tests
                 Assert.Throws<ArgumentNullException>(() => src.SelectManyAwait((Func<int, OnityTask<IOnityAsyncEnumerable<int>>>)null), "null selector");
             }
         }
+
+        [Test]
+        public void OrderByAwaitSortsStablyByAwaitedKeys()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame();
+                var src = new[] { "b2", "a2", "b1", "a1", "c1" }.ToOnityAsyncEnumerable();
+                Assert.Equal("a2,a1,b2,b1,c1", string.Join(",", Run(h, src.OrderByAwait(KeyLater).ToArrayAsync())), "stable by the awaited key");
+                Assert.Equal("c1,b2,b1,a2,a1", string.Join(",", Run(h, src.OrderByDescendingAwait(KeyLater).ToArrayAsync())), "descending, stable");
+                Assert.Equal("a1,a2,b1,b2,c1", string.Join(",", Run(h, src.OrderByAwait(KeyLater).ThenByAwait(s => Later(s.Substring(1))).ToArrayAsync())), "ThenByAwait");
+                Assert.Equal("a2,a1,b2,b1,c1", string.Join(",", Run(h, src.OrderBy(Key).ThenByDescendingAwait(s => Later(s.Substring(1))).ToArrayAsync())), "sync OrderBy then ThenByDescendingAwait");
+                var cts = new CancellationTokenSource();
+                Assert.Equal("c1,b1,b2,a1,a2", string.Join(",", Run(h, src.OrderByDescendingAwaitWithCancellation((s, ct) => KeyLater(ct == cts.Token ? s : "z"), StringComparer.Ordinal)
+                    .ThenByAwaitWithCancellation((s, ct) => Later(s.Substring(1))).ToArrayAsync(cts.Token))), "WithCancellation forms, the token handed on");
+                Assert.Equal("a2,a1,b2,b1,c1", string.Join(",", Run(h, src.OrderByAwaitWithCancellation((s, ct) => KeyLater(s)).ThenByDescendingAwaitWithCancellation((s, ct) => Later(s.Substring(1)), StringComparer.Ordinal).ThenBy(s => s).ToArrayAsync())), "then a sync ThenBy");
+                Assert.Throws<ArgumentNullException>(() => src.OrderByAwait((Func<string, OnityTask<string>>)null), "null key selector");
+                Assert.Throws<ArgumentException>(() => new Foreign().ThenByAwait(s => Later(s)), "an ordering of another implementation");
+            }
+        }
+
+        static OnityTask<string> Later(string s) { return KeyLaterWhole(s); }
+
+        static async OnityTask<string> KeyLaterWhole(string s)
+        {
+            await OnityTask.NextFrame();
+            return s;
+        }
+
+        sealed class Foreign : IOnityOrderedAsyncEnumerable<string>
+        {
+            public IOnityOrderedAsyncEnumerable<string> CreateOrderedEnumerable<TKey>(Func<string, TKey> keySelector, IComparer<TKey> comparer, bool descending) { return this; }
+            public IOnityAsyncEnumerator<string> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken)) { return OnityAsyncEnumerable.Empty<string>().GetAsyncEnumerator(cancellationToken); }
+        }
 }
 }
