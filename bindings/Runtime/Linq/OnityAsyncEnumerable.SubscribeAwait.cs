@@ -105,15 +105,7 @@ namespace Onity
                 else await ForEachAwaitTokenCore(source, onNextToken, ct);
             }
             catch (Exception ex) { error = ex; }
-            if (error == null)
-            {
-                if (onCompleted != null) onCompleted();
-            }
-            else if (!(error is OperationCanceledException))
-            {
-                if (onError != null) onError(error);
-                else OnityTask.PublishUnobserved(error);
-            }
+            EndSubscription(error, onError, onCompleted);
         }
 
         /// <summary>UniTask's name for <see cref="ForEachAwaitAsync{T}(IOnityAsyncEnumerable{T}, Func{T, CancellationToken, OnityTask}, CancellationToken)"/>.</summary>
