@@ -90,5 +90,36 @@ namespace Onity.Tests
                 Assert.Throws<ArgumentNullException>(() => OnityAsyncEnumerable.AsOnityAsyncEnumerable<int>(null), "null source");
             }
         }
-    }
+    
+        static int counted;
+        static readonly Func<int, OnityTask> countIt = x => { counted++; return OnityTask.CompletedTask; };
+        static readonly OnityTiming[] UpdateOnly = { OnityTiming.Update };
+
+        [Test]
+        public void SubscribeAwaitAllocatesNothingPerElement() { FreshThread.Run(PerElementBody); }
+
+        static void PerElementBody()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame(UpdateOnly);
+                counted = 0;
+                var sub = OnityAsyncEnumerable.EveryUpdate().Select(_ => 1).SubscribeAwait(countIt);
+                for (int i = 0; i < 50; i++) h.RunFrame(UpdateOnly); // warm-up
+                int c0 = counted;
+                long b0 = GC.GetAllocatedBytesForCurrentThread();
+                for (int i = 0; i < 500; i++) h.RunFrame(UpdateOnly);
+                long d = GC.GetAllocatedBytesForCurrentThread() - b0;
+                Assert.Equal(500, counted - c0, "one awaited onNext per frame");
+                Assert.Equal(0L, d, "bytes over 500 elements");
+                sub.Dispose();
+                // Control: a subscription allocates (the measurement sees it).
+                b0 = GC.GetAllocatedBytesForCurrentThread();
+                var other = OnityAsyncEnumerable.EveryUpdate().Select(_ => 1).SubscribeAwait(countIt);
+                Assert.True(GC.GetAllocatedBytesForCurrentThread() - b0 > 0, "a subscription is allocated");
+                other.Dispose();
+                h.RunFrame(UpdateOnly);
+            }
+        }
+}
 }
