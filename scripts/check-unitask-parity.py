@@ -196,6 +196,8 @@ MANUAL = {
         "OnityAsyncEnumerable.ToOnityAsyncEnumerable",
     ("Linq/ToUniTaskAsyncEnumerable.cs", "public static IUniTaskAsyncEnumerable<TSource> ToUniTaskAsyncEnumerable<TSource>(this IObservable<TSource> source)"):
         "OnityAsyncEnumerable.ToOnityAsyncEnumerable",
+    ("UniTaskObservableExtensions.cs", "public static UniTask<T> ToUniTask<T>(this IObservable<T> source, bool useFirstValue = false, CancellationToken cancellationToken = default)"):
+        "OnityTaskObservableExtensions.ToOnityTask",
     ("Linq/AsUniTaskAsyncEnumerable.cs", "public static IUniTaskAsyncEnumerable<TSource> AsUniTaskAsyncEnumerable<TSource>(this IUniTaskAsyncEnumerable<TSource> source)"):
         "OnityAsyncEnumerable.AsOnityAsyncEnumerable",
     ("UniTask.AsValueTask.cs", "public static ValueTask AsValueTask(this in UniTask task)"): "OnityTask.AsValueTask",
@@ -221,6 +223,9 @@ def refusal(file_, decl, sig):
     if file_ in ("Linq/Empty.cs", "Linq/Never.cs") and "UniTaskAsyncEnumerable<T> Empty<T>()" not in sig \
             and "Never<T>()" not in sig.split("=")[0]:
         return NESTED_IMPL
+    if file_ == "UniTaskObservableExtensions.cs" and decl == "UniTaskObservableExtensions" \
+            and not re.search(r"\b(ToUniTask|ToObservable)\b", sig):
+        return "internal: member of UniTaskObservableExtensions.cs's internal observer / subject / list classes, not user API"
     if file_ == "Linq/ToLookup.cs" and ("Lookup<TKey, TElement> Create" in sig or "Lookup<TKey, TElement>> Create" in sig
                                        or sig in ("public IEnumerable<TElement> this[TKey key]", "public int Count", "public bool Contains(TKey key)",
                                                   "public IEnumerator<IGrouping<TKey, TElement>> GetEnumerator()", "public TKey Key")):
