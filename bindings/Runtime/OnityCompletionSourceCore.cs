@@ -182,6 +182,15 @@ namespace Onity
 
         public OnityTask Task { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return new OnityTask(this, core.Version); } }
 
+        /// <summary>A source already completed (UniTask's CreateCompleted / CreateFromException /
+        /// CreateFromCanceled); <paramref name="token"/> is its task's token (Task gives the task).</summary>
+        public static AutoResetOnityCompletionSource CreateCompleted(out long token) { var s = Create(); token = s.core.Version; s.TrySetResult(); return s; }
+        public static AutoResetOnityCompletionSource CreateFromException(Exception exception, out long token) { var s = Create(); token = s.core.Version; s.TrySetException(exception); return s; }
+        public static AutoResetOnityCompletionSource CreateFromCanceled(CancellationToken cancellationToken, out long token) { var s = Create(); token = s.core.Version; s.TrySetCanceled(cancellationToken); return s; }
+
+        /// <summary>The status without a token check (UniTask's UnsafeGetStatus).</summary>
+        public OnityTaskStatus UnsafeGetStatus() { return core.UnsafeGetStatus(); }
+
         public bool TrySetResult() { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetResult(default(AsyncUnit)); }
         public bool TrySetException(Exception ex) { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetException(ex); }
         public bool TrySetCanceled(CancellationToken token = default(CancellationToken)) { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetCanceled(token); }
@@ -237,6 +246,15 @@ namespace Onity
 
         public OnityTask<T> Task { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return new OnityTask<T>(this, core.Version); } }
 
+        /// <summary>A source already completed (UniTask's CreateFromResult / CreateFromException /
+        /// CreateFromCanceled); <paramref name="token"/> is its task's token (Task gives the task).</summary>
+        public static AutoResetOnityCompletionSource<T> CreateFromResult(T result, out long token) { var s = Create(); token = s.core.Version; s.TrySetResult(result); return s; }
+        public static AutoResetOnityCompletionSource<T> CreateFromException(Exception exception, out long token) { var s = Create(); token = s.core.Version; s.TrySetException(exception); return s; }
+        public static AutoResetOnityCompletionSource<T> CreateFromCanceled(CancellationToken cancellationToken, out long token) { var s = Create(); token = s.core.Version; s.TrySetCanceled(cancellationToken); return s; }
+
+        /// <summary>The status without a token check (UniTask's UnsafeGetStatus).</summary>
+        public OnityTaskStatus UnsafeGetStatus() { return core.UnsafeGetStatus(); }
+
         public bool TrySetResult(T value) { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetResult(value); }
         public bool TrySetException(Exception ex) { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetException(ex); }
         public bool TrySetCanceled(CancellationToken token = default(CancellationToken)) { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetCanceled(token); }
@@ -284,7 +302,16 @@ namespace Onity
         Action first;
         System.Collections.Generic.List<Action> more;
 
+        public OnityCompletionSource() { }
+
         public OnityTask<T> Task { get { return new OnityTask<T>(this, 0); } }
+
+        /// <summary>The status (UniTask's UnsafeGetStatus; this source has one use, no token).</summary>
+        public OnityTaskStatus UnsafeGetStatus()
+        {
+            int s = Volatile.Read(ref state);
+            return s == 0 ? OnityTaskStatus.Pending : s == 2 ? OnityTaskStatus.Succeeded : s == 3 ? OnityTaskStatus.Faulted : OnityTaskStatus.Canceled;
+        }
 
         public bool TrySetResult(T value) { return Complete(2, value, null, null); }
         public bool TrySetException(Exception ex)
@@ -354,6 +381,7 @@ namespace Onity
     /// <summary>The untyped plain completion source.</summary>
     public sealed class OnityCompletionSource : OnityCompletionSource<AsyncUnit>
     {
+        public OnityCompletionSource() { }
         public new OnityTask Task { get { return new OnityTask(this, 0); } }
         public bool TrySetResult() { return TrySetResult(default(AsyncUnit)); }
     }
