@@ -159,7 +159,7 @@ namespace Onity
     /// it completed the source or the task was awaited; when two producers race (a result and a
     /// timeout), use the plain <see cref="OnityCompletionSource"/> (as with UniTask's auto-reset
     /// sources).</summary>
-    public sealed class AutoResetOnityCompletionSource : IOnityTaskSource, IOnitySiteSource
+    public sealed class AutoResetOnityCompletionSource : IOnityTaskSource, IOnitySiteSource, IOnityPromise
     {
         static readonly OnityObjectPool<AutoResetOnityCompletionSource> pool = new OnityObjectPool<AutoResetOnityCompletionSource>(1024);
         OnityCompletionSourceCore<AsyncUnit> core;
@@ -225,7 +225,7 @@ namespace Onity
     }
 
     /// <summary>The typed pooled auto-reset completion source (see the untyped one).</summary>
-    public sealed class AutoResetOnityCompletionSource<T> : IOnityTaskSource<T>, IOnitySiteSource
+    public sealed class AutoResetOnityCompletionSource<T> : IOnityTaskSource<T>, IOnitySiteSource, IOnityPromise<T>
     {
         static readonly OnityObjectPool<AutoResetOnityCompletionSource<T>> pool = new OnityObjectPool<AutoResetOnityCompletionSource<T>>(1024);
         OnityCompletionSourceCore<T> core;
@@ -292,7 +292,7 @@ namespace Onity
 
     /// <summary>A plain (not pooled) completion source: its task may be awaited any number of
     /// times and by several awaiters; its outcome stays readable.</summary>
-    public class OnityCompletionSource<T> : IOnityTaskSource<T>
+    public class OnityCompletionSource<T> : IOnityTaskSource<T>, IOnityPromise<T>
     {
         readonly object gate = new object();
         T result;
@@ -379,7 +379,7 @@ namespace Onity
     }
 
     /// <summary>The untyped plain completion source.</summary>
-    public sealed class OnityCompletionSource : OnityCompletionSource<AsyncUnit>
+    public sealed class OnityCompletionSource : OnityCompletionSource<AsyncUnit>, IOnityPromise
     {
         public OnityCompletionSource() { }
         public new OnityTask Task { get { return new OnityTask(this, 0); } }

@@ -7,6 +7,8 @@ namespace Onity.Tests
     /// UnsafeGetStatus, the plain sources' constructors.</summary>
     public class CompletionSourceParityTests
     {
+        static bool Resolve<T>(IOnityPromise<T> p, T value) { return p.TrySetResult(value); }
+
         [Test]
         public void CompletedAutoResetSourcesAndUnsafeGetStatus()
         {
@@ -48,6 +50,22 @@ namespace Onity.Tests
                 var ok = new OnityCompletionSource<int>();
                 ok.TrySetResult(1);
                 Assert.Equal(OnityTaskStatus.Succeeded, ok.UnsafeGetStatus(), "plain succeeded");
+
+                // The promise interfaces: one completing helper for every source.
+                var typed = new OnityCompletionSource<int>();
+                Assert.True(Resolve(typed, 3), "resolved through IOnityPromise<T>");
+                Assert.False(Resolve(typed, 4), "once");
+                Assert.Equal(3, typed.Task.GetAwaiter().GetResult(), "its value");
+                var auto = AutoResetOnityCompletionSource<int>.Create();
+                var autoTask = auto.Task;
+                Assert.True(((IOnityRejectPromise)auto).TrySetException(new FormatException("p")), "rejected through IOnityRejectPromise");
+                Assert.Throws<FormatException>(() => autoTask.GetAwaiter().GetResult(), "faulted");
+                IOnityPromise[] untypedSources = { new OnityCompletionSource(), AutoResetOnityCompletionSource.Create() };
+                foreach (var p in untypedSources)
+                {
+                    Assert.True(p.TrySetCanceled(), "canceled through IOnityCancelPromise");
+                    Assert.False(p.TrySetResult(), "already completed");
+                }
             }
         }
     }
