@@ -226,6 +226,8 @@ def refusal(file_, decl, sig):
     if file_ == "UniTaskObservableExtensions.cs" and decl == "UniTaskObservableExtensions" \
             and not re.search(r"\b(ToUniTask|ToObservable)\b", sig):
         return "internal: member of UniTaskObservableExtensions.cs's internal observer / subject / list classes, not user API"
+    if file_ == "UniTask.Factory.cs" and sig.startswith("public static readonly UniTask<"):
+        return "internal: UniTask's internal completed-task caches (CompletedTasks, CanceledUniTaskCache), not user API"
     if file_ == "UniTaskCompletionSource.cs" and "NextNode" in sig:
         return "internal: UniTask internal helper (pooling / tracking plumbing), not user API"
     if file_ == "Linq/ToLookup.cs" and ("Lookup<TKey, TElement> Create" in sig or "Lookup<TKey, TElement>> Create" in sig
