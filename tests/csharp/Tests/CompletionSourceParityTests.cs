@@ -68,5 +68,23 @@ namespace Onity.Tests
                 }
             }
         }
-    }
+    
+        static async OnityTask NextFrameTask() { await OnityTask.NextFrame(); }
+
+        [Test]
+        public void AsAsyncUnitOnityTaskKeepsTheOutcome()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame();
+                Assert.Equal(OnityTaskStatus.Succeeded, OnityTask.CompletedTask.AsAsyncUnitOnityTask().Status, "completed at once");
+                var later = NextFrameTask().AsAsyncUnitOnityTask();
+                Assert.Equal(OnityTaskStatus.Pending, later.Status, "pending while the task is");
+                h.RunFrame();
+                Assert.Equal(AsyncUnit.Default, later.GetAwaiter().GetResult(), "AsyncUnit");
+                var failed = OnityTask.FromException(new FormatException("x")).AsAsyncUnitOnityTask();
+                Assert.Throws<FormatException>(() => failed.GetAwaiter().GetResult(), "the exception kept");
+            }
+        }
+}
 }
