@@ -10,8 +10,9 @@
 //! | `stats.rs` | the statistics snapshot |
 //! | `slot.rs` | the task state word, task and cancel slots, the free list |
 //! | `timing.rs` | wait records, the 16 timing queues, due-ness, runs |
+//! | `retire.rs` | retiring a pending callback wait (`Runtime::retire_wait`; the ids are `timing/retire.rs`) |
 //! | `idle.rs` | which timings' next run would do nothing, published for a host that skips those runs |
-//! | `far.rs` | far-future waits of a timing: heaps by due frame / due time |
+//! | `timing/far.rs` | far-future waits of a timing: heaps by due frame / due time |
 //! | `lane.rs` | batch records and fast lanes |
 //! | `combinator.rs` | WhenAny / WhenAll coordinators, watches, pools |
 //! | `handle.rs` | generational handles |
@@ -97,14 +98,16 @@ pub mod completion_stack;
 pub mod config;
 pub mod error;
 pub mod fallible;
-mod far;
 pub mod frame_alloc;
 pub mod handle;
 mod idle;
 pub mod lane;
 pub mod owner;
 pub mod pool;
+mod retire;
 pub mod runtime;
+mod runtime_sites;
+mod runtime_trace;
 pub mod sites;
 pub mod slot;
 pub mod stats;

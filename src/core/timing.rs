@@ -19,14 +19,15 @@
 use std::ffi::c_void;
 use std::ptr;
 
+mod far;
 mod retire;
 mod runs;
 
+use far::Far;
 pub use retire::{far_id, near_id};
 pub use runs::{run, Tally};
 
 use super::error::{Error, Result};
-use super::far::Far;
 use super::pool::PoolStats;
 use super::types::{CallbackFn, Clock, FrameInfo, TaskState, Timing, WaitKind, TIMING_COUNT, WAIT_KIND_COUNT};
 
