@@ -118,7 +118,7 @@ pub(super) unsafe fn file_first(
         |id, e| push_resume(b, OnityResume { id, state: OnityTaskState::Faulted as u32, status: status_code(e) });
     // Owner thread (the caller checked): fails only when the fast records
     // cannot be stored (nothing filed): they stay pending, for a later call.
-    if let Err((e, k)) = r.rt.file_lane(lane, fast, requests.iter().copied(), reject) {
+    if let Err((e, k)) = r.rt.file_lane(lane, fast, requests.iter().map(|&q| q.into()), reject) {
         // The records not filed stay pending, first in the buffers.
         state(b).outstanding -= n;
         std::ptr::copy(fast_records.add(k), fast_records, nf_all - k);
