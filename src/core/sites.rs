@@ -4,11 +4,11 @@
 //! # Design
 //!
 //! - **Opt-in per call, off per runtime by default.** The `_at` operations
-//!   ([`Runtime::create_task_at`], [`Runtime::wait_at`], ...) take a
+//!   ([`Runtime::create_task_at`](crate::core::Runtime::create_task_at), [`Runtime::wait_at`](crate::core::Runtime::wait_at), ...) take a
 //!   [`SiteRef`] (file, line: what `__FILE__` / `__LINE__` or a
 //!   `std::source_location` give). The plain operations are untouched: they
 //!   cost exactly what they did (no test, no store). While capture is off
-//!   (the default, [`Runtime::set_site_capture`]), an `_at` operation is its
+//!   (the default, [`Runtime::set_site_capture`](crate::core::Runtime::set_site_capture)), an `_at` operation is its
 //!   plain operation plus one test.
 //! - **Interned per runtime.** A site is found by the address of its file
 //!   string and its line (one hash probe); a file string seen for the first
@@ -25,12 +25,12 @@
 //!   record whose generation is not the slot's is stale (the slot was reused
 //!   by a plain call), so the task's site is unknown ([`SITE_NONE`]).
 //! - **Callback waits** carry a site as a task wait with an ordinary
-//!   continuation ([`callback_wait`], the callback and its user pointer in
+//!   continuation (`callback_wait` in `runtime_sites.rs`, the callback and its user pointer in
 //!   the side record) that consumes the task and calls the callback with 0:
 //!   the same queue, order, cancellation and destruction rules, and no
 //!   continuation kind of their own (the dispatch of the others is
 //!   untouched).
-//! - **The report** ([`Runtime::site_report`]) scans the live task slots
+//! - **The report** ([`Runtime::site_report`](crate::core::Runtime::site_report)) scans the live task slots
 //!   once, aggregates per site into storage kept from the last report, and
 //!   sorts the sites by task count: no allocation after the first report.
 

@@ -6,7 +6,7 @@
 //! - the near queue, a vector scanned at each run of the timing: Yield,
 //!   NextFrame, DelayFrame(0 or 1) and Delay(0) (every one due within two
 //!   runs, so a scan costs what resumes);
-//! - the far store ([`Far`]): DelayFrame due later and Delay, in heaps by
+//! - the far store (`far::Far`): DelayFrame due later and Delay, in heaps by
 //!   due frame / due time, of which a run looks only at what is due (and,
 //!   after a cancel, at the waits with a token).
 //!

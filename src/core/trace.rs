@@ -2,7 +2,7 @@
 //! timing run did, dumped as Chrome trace event JSON (Perfetto UI,
 //! chrome://tracing).
 //!
-//! Off by default. [`Runtime::trace_start`] allocates a ring of a fixed
+//! Off by default. [`Runtime::trace_start`](crate::core::Runtime::trace_start) allocates a ring of a fixed
 //! number of 32-byte events; recording never allocates, and when the ring is
 //! full the oldest events are overwritten (counted as dropped). Each event
 //! is written when its span ends, with its start and duration, so a ring
