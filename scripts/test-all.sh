@@ -38,6 +38,8 @@ trap 'rm -f "$log"' EXIT
 status=0
 
 echo "== Import circles between src/ modules (scripts/check-import-cycles.py)"
+python3 scripts/check-import-cycles.py --self-test 2>&1 | tail -n 1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
 python3 scripts/check-import-cycles.py 2>&1 | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 
