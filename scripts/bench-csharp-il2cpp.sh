@@ -13,10 +13,7 @@ cd "$ROOT"
 OUT="$ROOT/target/csharp-il2cpp"
 mkdir -p "$OUT"
 rm -f "$OUT/libonity.so"
-LIB="$ROOT/target/release/libonity.so"
-if [ ! -f "$LIB" ] || [ -n "$(find src Cargo.toml build.rs -newer "$LIB" -print -quit 2>/dev/null)" ]; then
-    cargo build --release
-fi
+. "$ROOT/scripts/native-lib.sh" # sets LIB; rebuilds it when older than src
 for path in jit il2cpp; do
     def=""
     [ $path = il2cpp ] && def="-define:ENABLE_IL2CPP"

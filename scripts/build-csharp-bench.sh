@@ -16,10 +16,7 @@ if ! command -v mcs >/dev/null 2>&1; then
     if [ "$(id -u)" = "0" ]; then apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y mono-devel
     else echo "install mono-devel (sudo apt-get install -y mono-devel)" >&2; exit 2; fi
 fi
-LIB="$ROOT/target/release/libonity.so"
-if [ ! -f "$LIB" ] || [ -n "$(find src Cargo.toml build.rs -newer "$LIB" -print -quit 2>/dev/null)" ]; then
-    cargo build --release
-fi
+. "$ROOT/scripts/native-lib.sh" # sets LIB; rebuilds it when older than src
 python3 scripts/gen_csharp_native.py --check
 
 # The UniTask column: UniTask 2.2.5 from the npm registry, compiled into the benchmark program

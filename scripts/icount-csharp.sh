@@ -19,10 +19,7 @@ mkdir -p "$OUT"
 # there would shadow the fresh build in target/release.
 rm -f "$OUT/libonity.so"
 command -v valgrind >/dev/null || { echo "valgrind is needed" >&2; exit 2; }
-LIB="$ROOT/target/release/libonity.so"
-if [ ! -f "$LIB" ] || [ -n "$(find src Cargo.toml build.rs -newer "$LIB" -print -quit 2>/dev/null)" ]; then
-    cargo build --release
-fi
+. "$ROOT/scripts/native-lib.sh" # sets LIB; rebuilds it when older than src
 BINDING="${ONITY_CS_BINDING:-bindings/Runtime}"
 defines=()
 [ -n "${ONITY_CS_DEFINES:-}" ] && defines=(-define:"$ONITY_CS_DEFINES")

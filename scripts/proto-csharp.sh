@@ -14,10 +14,7 @@ mkdir -p "$OUT"
 # Mono looks for a P/Invoke library next to the assembly before LD_LIBRARY_PATH: a stray copy
 # there would shadow the fresh build in target/release.
 rm -f "$OUT/libonity.so"
-LIB="$ROOT/target/release/libonity.so"
-if [ ! -f "$LIB" ] || [ -n "$(find src Cargo.toml build.rs -newer "$LIB" -print -quit 2>/dev/null)" ]; then
-    cargo build --release
-fi
+. "$ROOT/scripts/native-lib.sh" # sets LIB; rebuilds it when older than src
 mcs -langversion:7.2 -unsafe -optimize+ -nowarn:1591 -nologo -out:"$OUT/Proto.exe" \
     -recurse:'bindings/Runtime/*.cs' tests/csharp/Proto/*.cs
 : > "$OUT/proto.txt"

@@ -38,6 +38,12 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
 
+echo "== Import circles between src/ modules (scripts/check-import-cycles.py)"
+python3 scripts/check-import-cycles.py --self-test 2>&1 | tail -n 1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+python3 scripts/check-import-cycles.py 2>&1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+
 echo "== Rust, C and C++ tests (cargo test)"
 # `cargo test` links the rlib; the C/C++ programs need the cdylib/staticlib.
 cargo build --lib 2>&1 | tail -n 3

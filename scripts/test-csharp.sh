@@ -24,11 +24,7 @@ if ! command -v mcs >/dev/null 2>&1 || ! command -v mono >/dev/null 2>&1; then
     fi
 fi
 
-# Native library: (re)build when missing or older than any Rust source.
-LIB="$ROOT/target/release/libonity.so"
-if [ ! -f "$LIB" ] || [ -n "$(find src Cargo.toml build.rs -newer "$LIB" -print -quit 2>/dev/null)" ]; then
-    cargo build --release
-fi
+. "$ROOT/scripts/native-lib.sh" # sets LIB; rebuilds it when older than src
 
 python3 scripts/gen_csharp_native.py --check
 # The tuple WhenAll / WhenAny (2-15 types) are generated too ("tuple-combinators: N passed, N failed").

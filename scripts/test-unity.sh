@@ -26,10 +26,7 @@ if ! command -v mcs >/dev/null 2>&1 || ! command -v mono >/dev/null 2>&1; then
     exit 2
 fi
 
-LIB="$ROOT/target/release/libonity.so"
-if [ ! -f "$LIB" ] || [ -n "$(find src Cargo.toml build.rs -newer "$LIB" -print -quit 2>/dev/null)" ]; then
-    cargo build --release
-fi
+. "$ROOT/scripts/native-lib.sh" # sets LIB; rebuilds it when older than src
 
 MCS=(mcs -langversion:7.2 -unsafe -nowarn:1591,0649,0414,0169 -nologo)
 # What Unity 2022.3 defines when compiling in the Linux editor (the subset that matters here).

@@ -7,30 +7,8 @@ use onity::ffi::*;
 
 const UPDATE: u8 = OnityTiming::Update as u8;
 
-struct Rt(*mut OnityRuntime);
-impl Rt {
-    fn new() -> Rt {
-        let mut p = ptr::null_mut();
-        assert_eq!(onity_runtime_create(ptr::null(), &mut p), OnityStatus::Ok);
-        Rt(p)
-    }
-    fn frame(&self, n: u64) {
-        let fi = OnityFrameInfo {
-            size: std::mem::size_of::<OnityFrameInfo>() as u32,
-            reserved: 0,
-            frame: n,
-            delta_time: 0.5,
-            unscaled_delta_time: 0.5,
-            realtime: n as f64,
-        };
-        assert_eq!(onity_runtime_frame_begin(self.0, &fi), OnityStatus::Ok);
-    }
-}
-impl Drop for Rt {
-    fn drop(&mut self) {
-        assert_eq!(onity_runtime_destroy(self.0), OnityStatus::Ok);
-    }
-}
+mod support;
+use support::Rt;
 
 fn submit(b: *mut OnityBatch, id: u64, kind: u8, timing: u8, arg: u64, token: u64) {
     // SAFETY: live batch; this is what a host does with plain writes.
@@ -72,7 +50,7 @@ const SUCC: u32 = OnityTaskState::Succeeded as u32;
 fn next_frame_and_yield_resume_through_the_batch_in_order() {
     let rt = Rt::new();
     let b = batch(&rt, 64);
-    rt.frame(1);
+    rt.frame_dt(1, 0.5);
     assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
     // Written during frame 1 after Update ran: NextFrame resumes in frame 2.
     submit(b, 10, OnityWaitKind::NextFrame as u8, UPDATE, 0, 0);
@@ -82,10 +60,10 @@ fn next_frame_and_yield_resume_through_the_batch_in_order() {
     assert_eq!(onity_batch_tick(rt.0, b, OnityTiming::LastUpdate as u32), OnityStatus::Ok);
     assert!(take(b).is_empty());
     // Filed by frame_begin with the frame they were written in.
-    rt.frame(2);
+    rt.frame_dt(2, 0.5);
     assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
     assert_eq!(take(b), vec![(10, SUCC, OK), (11, SUCC, OK)]);
-    rt.frame(3);
+    rt.frame_dt(3, 0.5);
     assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
     assert_eq!(take(b), vec![(12, SUCC, OK), (13, SUCC, OK)]);
 }
@@ -184,7 +162,7 @@ fn canceled_tokens_and_destroy() {
     let b = batch(&rt, 8);
     let mut src = 0;
     assert_eq!(onity_cancel_source_create(rt.0, &mut src), OnityStatus::Ok);
-    rt.frame(1);
+    rt.frame_dt(1, 0.5);
     submit(b, 1, OnityWaitKind::DelayFrame as u8, UPDATE, 100, src);
     submit(b, 2, OnityWaitKind::DelayFrame as u8, UPDATE, 100, 0);
     assert_eq!(onity_batch_flush(rt.0, b), OnityStatus::Ok);
@@ -243,7 +221,7 @@ const EARLY: u8 = OnityTiming::EarlyUpdate as u8;
 fn fast_lane_yield_next_frame_and_delay_frame_resume_at_their_runs() {
     let rt = Rt::new();
     let b = batch(&rt, 64);
-    rt.frame(1);
+    rt.frame_dt(1, 0.5);
     fast(b, 1, UPDATE, 0);
     fast(b, 2, UPDATE, 1);
     fast(b, 3, UPDATE, 3);
@@ -254,15 +232,15 @@ fn fast_lane_yield_next_frame_and_delay_frame_resume_at_their_runs() {
     assert_eq!(take_fast(b), vec![1]);
     assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
     assert!(take_fast(b).is_empty(), "a second Update run in frame 1");
-    rt.frame(2);
+    rt.frame_dt(2, 0.5);
     assert_eq!(onity_batch_tick(rt.0, b, EARLY as u32), OnityStatus::Ok);
     assert_eq!(take_fast(b), vec![4]);
     assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
     assert_eq!(take_fast(b), vec![2]);
-    rt.frame(3);
+    rt.frame_dt(3, 0.5);
     assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
     assert_eq!(take_fast(b), vec![5]);
-    rt.frame(4);
+    rt.frame_dt(4, 0.5);
     assert_eq!(onity_batch_tick(rt.0, b, EARLY as u32), OnityStatus::Ok);
     assert!(take_fast(b).is_empty(), "other timing");
     assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
@@ -286,25 +264,25 @@ fn fast_lane_yield_next_frame_and_delay_frame_resume_at_their_runs() {
 fn fast_lane_reports_yields_then_next_frames_then_delays_each_in_filing_order() {
     let rt = Rt::new();
     let b = batch(&rt, 64);
-    rt.frame(1);
+    rt.frame_dt(1, 0.5);
     assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
     fast(b, 10, UPDATE, 1);
     fast(b, 11, UPDATE, 2);
     fast(b, 12, UPDATE, 0);
     fast(b, 13, UPDATE, 1);
     fast(b, 14, UPDATE, 0);
-    rt.frame(2);
+    rt.frame_dt(2, 0.5);
     fast(b, 15, UPDATE, 1); // filed in frame 2: due in frame 3
     assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
     assert_eq!(take_fast(b), vec![12, 14, 10, 13]);
-    rt.frame(3);
+    rt.frame_dt(3, 0.5);
     fast(b, 16, UPDATE, 0);
     assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
     assert_eq!(take_fast(b), vec![16, 15, 11]);
     // Frames may jump: everything overdue is due.
     fast(b, 17, UPDATE, 5);
     fast(b, 18, UPDATE, 1);
-    rt.frame(100);
+    rt.frame_dt(100, 0.5);
     assert_eq!(onity_batch_tick(rt.0, b, UPDATE as u32), OnityStatus::Ok);
     assert_eq!(take_fast(b), vec![18, 17]);
 }
@@ -399,7 +377,7 @@ fn the_runtime_reads_records_through_its_own_buffers_not_the_host_fields() {
 fn destroying_a_batch_cancels_its_fast_lane_waits_in_the_statistics() {
     let rt = Rt::new();
     let b = batch(&rt, 8);
-    rt.frame(1);
+    rt.frame_dt(1, 0.5);
     fast(b, 1, UPDATE, 0);
     fast(b, 2, UPDATE, 1);
     fast(b, 3, UPDATE, 7);

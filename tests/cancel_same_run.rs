@@ -269,7 +269,6 @@ fn batch_records_are_canceled_in_the_same_run() {
         kind: kind as u8,
         timing: Timing::Update as u8,
         clock: 0,
-        reserved: [0; 5],
     };
     let recs = [rec(7, WaitKind::DelayFrame, 100), rec(8, WaitKind::Delay, 100f64.to_bits())];
     h.rt.file_lane(lane, &[], recs.into_iter(), |id, e| panic!("record {id}: {e:?}")).unwrap();

@@ -7,24 +7,10 @@ use std::ptr;
 
 use onity::ffi::*;
 
-struct Rt(*mut OnityRuntime);
+mod support;
+use support::Rt;
+
 impl Rt {
-    fn with(cfg: OnityRuntimeConfig) -> Rt {
-        let mut p = ptr::null_mut();
-        assert_eq!(onity_runtime_create(&cfg, &mut p), OnityStatus::Ok);
-        Rt(p)
-    }
-    fn frame(&self, n: u64) {
-        let fi = OnityFrameInfo {
-            size: std::mem::size_of::<OnityFrameInfo>() as u32,
-            reserved: 0,
-            frame: n,
-            delta_time: 0.016,
-            unscaled_delta_time: 0.016,
-            realtime: n as f64,
-        };
-        assert_eq!(onity_runtime_frame_begin(self.0, &fi), OnityStatus::Ok);
-    }
     fn alloc(&self, size: u64, align: u32, lifetime: u32) -> Result<*mut u8, OnityStatus> {
         let mut p: *mut c_void = ptr::null_mut();
         match onity_frame_alloc(self.0, size, align, lifetime, &mut p) {
@@ -41,11 +27,6 @@ impl Rt {
         s.size = std::mem::size_of::<OnityStats>() as u32;
         assert_eq!(onity_runtime_stats(self.0, &mut s), OnityStatus::Ok);
         s.frame_alloc
-    }
-}
-impl Drop for Rt {
-    fn drop(&mut self) {
-        assert_eq!(onity_runtime_destroy(self.0), OnityStatus::Ok);
     }
 }
 

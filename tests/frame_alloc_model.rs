@@ -37,35 +37,12 @@ use onity::ffi::*;
 // PRNG and patterns
 // ---------------------------------------------------------------------------
 
-/// splitmix64: deterministic, dependency-free.
-#[derive(Clone)]
-struct Rng(u64);
+mod support;
+use support::Rng;
 
-impl Rng {
-    fn new(seed: u64) -> Self {
-        Rng(seed ^ 0x5DEE_CE66_D1CE_4E5B)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (n > 0).
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    /// Uniform in `lo..=hi`.
-    fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.below(hi - lo + 1)
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-    fn pick<T: Copy>(&mut self, v: &[T]) -> T {
-        v[self.below(v.len() as u64) as usize]
-    }
+/// The seeds of this file, apart from the other files'.
+fn rng(seed: u64) -> Rng {
+    Rng(seed ^ 0x5DEE_CE66_D1CE_4E5B)
 }
 
 /// Byte `i` of the pattern of the allocation tagged `tag` (tags are unique
@@ -206,7 +183,7 @@ fn random_size(rng: &mut Rng, shape: Shape, big_budget: &mut usize) -> usize {
         900..=939 => rng.range(512 << 10, 6 << 20) as usize,
         940..=969 => {
             // Around the chunk sizes.
-            let base = if rng.chance(50) { shape.chunk } else { shape.max_chunk.min(8 << 20) };
+            let base = if rng.pct(50) { shape.chunk } else { shape.max_chunk.min(8 << 20) };
             (base + rng.range(0, 128) as usize).saturating_sub(64).max(1)
         }
         970..=979 if shape.max_bytes != 0 => {
@@ -234,7 +211,7 @@ fn random_size(rng: &mut Rng, shape: Shape, big_budget: &mut usize) -> usize {
 fn random_ops(rng: &mut Rng, shape: Shape, n: usize, next_tag: &mut u64, big_budget: &mut usize) -> Vec<Op> {
     (0..n)
         .map(|_| {
-            let lifetime = if rng.chance(40) { Lifetime::TwoFrames } else { Lifetime::Frame };
+            let lifetime = if rng.pct(40) { Lifetime::TwoFrames } else { Lifetime::Frame };
             let size = random_size(rng, shape, big_budget);
             let mut align = random_align(rng);
             if size == 0 && expected(1, align, 0) != Expect::Valid {
@@ -512,7 +489,7 @@ fn frame_plans(rng: &mut Rng, shape: Shape, next_tag: &mut u64, max_ops: u64) ->
 fn steady_plans(rng: &mut Rng, shape: Shape) -> Vec<Vec<(Lifetime, usize, usize)>> {
     // Often one worker, whose steady frame is deterministic whatever its size
     // (see `steady_is_strict`).
-    let active = if rng.chance(40) { 1 } else { rng.range(1, WORKERS as u64) as usize };
+    let active = if rng.pct(40) { 1 } else { rng.range(1, WORKERS as u64) as usize };
     let mut budget = 8 << 20;
     let mut tag = 0;
     (0..WORKERS)
@@ -577,9 +554,9 @@ fn random_core_config(rng: &mut Rng) -> FrameAllocConfig {
         first_block_bytes: rng.pick(&[0, 1, 4095, 4096, 5000, 64 << 10, 256 << 10, 1 << 20, 4 << 20]),
         chunk_bytes: chunk,
         max_chunk_bytes: rng.pick(&[0, chunk, chunk * 2 + 3, 4096, 64 << 10, 1 << 20, 4 << 20, 64 << 20, usize::MAX]),
-        max_bytes: if rng.chance(35) { rng.pick(&[1 << 20, 4 << 20, 16 << 20, 48 << 20]) } else { 0 },
-        poison_on_rewind: rng.chance(50),
-        prefault: rng.chance(25),
+        max_bytes: if rng.pct(35) { rng.pick(&[1 << 20, 4 << 20, 16 << 20, 48 << 20]) } else { 0 },
+        poison_on_rewind: rng.pct(50),
+        prefault: rng.pct(25),
     }
 }
 
@@ -602,7 +579,7 @@ const STEADY_WARMUP: usize = 6;
 const STEADY_FRAMES: usize = 10;
 
 fn run_core_seed(seed: u64) {
-    let mut rng = Rng::new(seed);
+    let mut rng = rng(seed);
     let cfg = random_core_config(&mut rng);
     let fa = FrameAllocator::new(cfg);
     let ncfg = fa.config();
@@ -649,7 +626,7 @@ fn run_core_seed(seed: u64) {
                 let (plans, own) = frame_plans(&mut rng, shape, &mut tag, 120);
                 frame(&mut m, &mut prev, plans, own, &format!("seed {seed} cfg {ncfg:?} frame {f}"));
                 // Sometimes several rewinds in a row (empty frames).
-                if rng.chance(5) {
+                if rng.pct(5) {
                     frame(&mut m, &mut prev, vec![Vec::new(); WORKERS], Vec::new(), &format!("seed {seed} empty {f}"));
                 }
             }
@@ -775,7 +752,7 @@ fn random_ffi_config(rng: &mut Rng) -> OnityRuntimeConfig {
     let chunk = rng.pick(&[0u64, 64, 1000, 4096, 16 << 10, 256 << 10]);
     let lo = chunk.max(64);
     OnityRuntimeConfig {
-        frame_alloc_rewind_timing: if rng.chance(15) {
+        frame_alloc_rewind_timing: if rng.pct(15) {
             ONITY_FRAME_ALLOC_REWIND_MANUAL
         } else {
             rng.below(ONITY_TIMING_COUNT as u64) as u32
@@ -783,9 +760,9 @@ fn random_ffi_config(rng: &mut Rng) -> OnityRuntimeConfig {
         frame_alloc_poison: rng.pick(&[0, 0, 1, 7]),
         frame_alloc_first_block_bytes: rng.pick(&[0, 4096, 10_000, 256 << 10, 2 << 20]),
         frame_alloc_chunk_bytes: chunk,
-        frame_alloc_max_bytes: if rng.chance(30) { rng.pick(&[2 << 20, 8 << 20, 32 << 20]) } else { 0 },
+        frame_alloc_max_bytes: if rng.pct(30) { rng.pick(&[2 << 20, 8 << 20, 32 << 20]) } else { 0 },
         frame_alloc_max_chunk_bytes: rng.pick(&[0, lo, lo + 1, lo * 4, 1 << 20, 64 << 20, 1 << 48]),
-        frame_alloc_prefault: if rng.chance(20) { 1 } else { 0 },
+        frame_alloc_prefault: if rng.pct(20) { 1 } else { 0 },
         ..OnityRuntimeConfig::default()
     }
 }
@@ -794,7 +771,7 @@ const FFI_SEEDS: u64 = 6;
 const FFI_FRAMES: usize = 30;
 
 fn run_ffi_seed(seed: u64) {
-    let mut rng = Rng::new(seed.wrapping_add(1000));
+    let mut rng = rng(seed.wrapping_add(1000));
     for _ in 0..4 {
         let (bad, status) = random_bad_ffi_config(&mut rng);
         assert_eq!(create(&bad), Err(status), "seed {seed}: {bad:?}");
@@ -842,7 +819,7 @@ fn run_ffi_seed(seed: u64) {
                 rewound_in_frame = false;
                 // A manual rewind between frames (the only ones with
                 // ONITY_FRAME_ALLOC_REWIND_MANUAL).
-                if rng.chance(if manual { 70 } else { 10 }) {
+                if rng.pct(if manual { 70 } else { 10 }) {
                     rewind_event(
                         &mut m,
                         &mut prev,
@@ -856,8 +833,8 @@ fn run_ffi_seed(seed: u64) {
                 for t in 0..ONITY_TIMING_COUNT {
                     let n = if t == OnityTiming::FixedUpdate as u32 {
                         rng.below(4)
-                    } else if rng.chance(75) {
-                        1 + rng.chance(10) as u64
+                    } else if rng.pct(75) {
+                        1 + rng.pct(10) as u64
                     } else {
                         0
                     };
@@ -887,7 +864,7 @@ fn run_ffi_seed(seed: u64) {
                             }
                             m.record(op, r, &format!("{ctx} owner"));
                         }
-                        if rng.chance(20) {
+                        if rng.pct(20) {
                             let mut p = 1 as *mut c_void;
                             let lt = rng.pick(&[2, 3, u32::MAX]);
                             assert_eq!(onity_frame_alloc(rt, 64, 8, lt, &mut p), OnityStatus::InvalidArgument);

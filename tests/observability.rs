@@ -19,17 +19,9 @@ const FILE_B: &CStr = c"src/spawner.c";
 
 mod support;
 
-struct Rt(*mut OnityRuntime);
+use support::Rt;
+
 impl Rt {
-    fn new() -> Rt {
-        Rt(support::runtime())
-    }
-    fn frame(&self, n: u64) {
-        support::frame(self.0, n);
-    }
-    fn tick(&self, timing: u32) {
-        assert_eq!(onity_runtime_tick(self.0, timing), OnityStatus::Ok);
-    }
     fn report(&self, min_age: u64) -> Vec<OnitySiteReport> {
         let mut n = 0u32;
         assert_eq!(onity_runtime_site_report(self.0, min_age, ptr::null_mut(), 0, &mut n), OnityStatus::Ok);
@@ -43,11 +35,6 @@ impl Rt {
         let (mut f, mut l, mut fr) = (ptr::null(), 0u32, 0u64);
         assert_eq!(onity_task_site(self.0, task, &mut f, &mut l, &mut fr), OnityStatus::Ok);
         (text(f), l, fr)
-    }
-}
-impl Drop for Rt {
-    fn drop(&mut self) {
-        assert_eq!(onity_runtime_destroy(self.0), OnityStatus::Ok);
     }
 }
 

@@ -678,15 +678,8 @@ fn wait_high_water_counts_waits_forgotten_before_any_tick() {
     let rt = Runtime::new(Config::default());
     let key = 0x1234 as *mut c_void;
     let lane = rt.create_lane(nop, key).unwrap();
-    let yield_ = |id| Request {
-        id,
-        token: 0,
-        arg: 0,
-        kind: WaitKind::Yield as u8,
-        timing: Timing::Update as u8,
-        clock: 0,
-        reserved: [0; 5],
-    };
+    let yield_ =
+        |id| Request { id, token: 0, arg: 0, kind: WaitKind::Yield as u8, timing: Timing::Update as u8, clock: 0 };
     rt.file_lane(lane, &[], (0..3).map(yield_), |_, e| panic!("{e}")).unwrap();
     rt.destroy_lane(lane).unwrap();
     let s = rt.stats().unwrap();

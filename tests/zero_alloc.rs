@@ -12,31 +12,8 @@ use counting_alloc::allocs;
 
 const UPDATE: u32 = OnityTiming::Update as u32;
 
-struct Rt(*mut OnityRuntime);
-impl Rt {
-    fn new() -> Rt {
-        let mut p = ptr::null_mut();
-        assert_eq!(onity_runtime_create(ptr::null(), &mut p), OnityStatus::Ok);
-        Rt(p)
-    }
-}
-impl Drop for Rt {
-    fn drop(&mut self) {
-        assert_eq!(onity_runtime_destroy(self.0), OnityStatus::Ok);
-    }
-}
-
-fn frame(rt: &Rt, n: u64) {
-    let fi = OnityFrameInfo {
-        size: std::mem::size_of::<OnityFrameInfo>() as u32,
-        reserved: 0,
-        frame: n,
-        delta_time: 0.016,
-        unscaled_delta_time: 0.016,
-        realtime: n as f64,
-    };
-    assert_eq!(onity_runtime_frame_begin(rt.0, &fi), OnityStatus::Ok);
-}
+mod support;
+use support::Rt;
 
 /// Runs `warm` iterations, then asserts that `measured` more allocate nothing.
 fn assert_steady_state_allocation_free(name: &str, mut op: impl FnMut(u64)) {
@@ -84,7 +61,7 @@ fn next_frame_schedule_resume_consume() {
     let mut tasks = vec![0u64; 256];
     assert_steady_state_allocation_free("next frame cycle (256 tasks per frame)", |i| {
         if i % 256 == 0 {
-            frame(&rt, i / 256);
+            rt.frame(i / 256);
             assert_eq!(onity_runtime_tick(rt.0, UPDATE), OnityStatus::Ok);
             for h in tasks.iter_mut() {
                 if *h != 0 {
@@ -98,7 +75,7 @@ fn next_frame_schedule_resume_consume() {
     // Continuation form: the continuation consumes.
     assert_steady_state_allocation_free("next frame with continuation", |i| {
         if i % 256 == 0 {
-            frame(&rt, 1_000_000 + i / 256);
+            rt.frame(1_000_000 + i / 256);
             assert_eq!(onity_runtime_tick(rt.0, UPDATE), OnityStatus::Ok);
         }
         let mut h = 0;
@@ -127,7 +104,7 @@ fn yield_and_delay_frame_cycles() {
         let mut h = 0;
         assert_eq!(onity_delay_frame(rt.0, 1, UPDATE, 0, &mut h), OnityStatus::Ok);
         frame_no += 1;
-        frame(&rt, frame_no);
+        rt.frame(frame_no);
         assert_eq!(onity_runtime_tick(rt.0, UPDATE), OnityStatus::Ok);
         assert_eq!(onity_task_consume(rt.0, h, ptr::null_mut()), OnityStatus::Ok);
     });
@@ -230,7 +207,7 @@ fn from_result_and_next_frame_callback_form() {
     // The callback form of the NextFrame cycle: 256 waits re-registered per frame.
     assert_steady_state_allocation_free("next_frame_then (256 per frame)", |i| {
         if i % 256 == 0 {
-            frame(&rt, 1 + i / 256);
+            rt.frame(1 + i / 256);
             assert_eq!(onity_runtime_tick(rt.0, UPDATE), OnityStatus::Ok);
         }
         assert_eq!(onity_next_frame_then(rt.0, UPDATE, 0, Some(noop_cb), ptr::null_mut()), OnityStatus::Ok);
@@ -263,7 +240,7 @@ fn batch_record_and_fast_lane_cycles() {
             bb.submit_count += 1;
             if i % 256 == 255 {
                 frame_no += 1;
-                frame(&rt, frame_no);
+                rt.frame(frame_no);
                 assert_eq!(onity_batch_tick(rt.0, b, UPDATE), OnityStatus::Ok);
                 let bb = &mut *b;
                 if i >= 511 {
@@ -283,7 +260,7 @@ fn batch_record_and_fast_lane_cycles() {
             bb.fast_count += 1;
             if i % 256 == 255 {
                 frame_no += 1;
-                frame(&rt, frame_no);
+                rt.frame(frame_no);
                 assert_eq!(onity_batch_tick(rt.0, b, UPDATE), OnityStatus::Ok);
                 if i >= 511 {
                     assert_eq!((*b).fast_resumed_count, 256, "the previous frame's waits resumed");

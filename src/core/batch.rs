@@ -156,7 +156,7 @@ mod tests {
         let rt = Runtime::new(Config::default());
         let lane = rt.create_lane(emit, std::ptr::null_mut()).unwrap();
         let t = rt.create_task().unwrap();
-        let watch = Request { id: 7, token: 0, arg: t, kind: REQUEST_TASK, timing: 0, clock: 0, reserved: [0; 5] };
+        let watch = Request { id: 7, token: 0, arg: t, kind: REQUEST_TASK, timing: 0, clock: 0 };
         let fast = [fast_record(1, Timing::Update as u32, 0).unwrap()];
         rt.file_lane(lane, &fast, [watch].into_iter(), |_, e| panic!("{e}")).unwrap();
         rt.tick_lane(lane, Timing::Update, |ids| assert_eq!(ids, [1])).unwrap();

@@ -5,13 +5,9 @@
 use std::sync::atomic::Ordering;
 
 use super::error::{Error, Result};
-use super::handle::{self, Kind};
+use super::handle::{self, Kind, CANCELED_TOKEN};
 use super::runtime::Runtime;
 use super::slot::{CancelSlot, CS_CANCELED, CS_DEAD, GEN_MASK, GEN_ONE};
-
-/// Stands in for the token of a canceled source that has been destroyed.
-/// Never a valid handle (its kind bits are 3).
-pub(super) const CANCELED_TOKEN: u64 = u64::MAX;
 
 impl Runtime {
     /// Creates a cancellation source; its handle is also its token. Owner.

@@ -30,6 +30,10 @@ use super::error::{Error, Result};
 pub const INDEX_BITS: u32 = 22;
 /// Maximum number of slots of one kind in one runtime.
 pub const MAX_SLOTS: u32 = 1 << INDEX_BITS;
+
+/// Stands in for the token of a canceled source that has been destroyed.
+/// Never a valid handle (its kind bits are 3).
+pub(crate) const CANCELED_TOKEN: u64 = u64::MAX;
 const INDEX_MASK: u64 = (MAX_SLOTS as u64) - 1;
 /// Bits 22-31: kind and runtime tag.
 const KEY_MASK: u64 = 0x3ff << INDEX_BITS;

@@ -2,7 +2,7 @@
 //! each, and the fast lane for the commonest of them.
 //!
 //! A batch files two kinds of records:
-//! - [`Request`]s (32 bytes; the C ABI's `OnityBatchRecord`): any wait kind
+//! - [`Request`]s: any wait kind
 //!   with a token, or a task to watch. The runtime schedules them as
 //!   callback waits (and continuations) that call the batch's callback with
 //!   the record's id (`Runtime::file_requests`).
@@ -31,32 +31,26 @@ use super::types::{CallbackFn, WaitKind, TIMING_COUNT, WAIT_KIND_COUNT};
 /// values are the others).
 pub const REQUEST_TASK: u8 = 4;
 
-// The C ABI's `OnityBatchRecord`: this is its one definition, and the
-// runtime reads it from the host's buffer as it is.
-/// One wait request written by the host into `OnityBatch::submit`. 32 bytes.
-#[repr(C)]
+/// One wait request a batch files: a wait of any kind (with a token) or a
+/// task to watch, resumed by the batch's callback with `id`.
 #[derive(Debug, Clone, Copy)]
 pub struct Request {
-    /// The host's id for the continuation; reported back in `OnityResume`.
+    /// The host's id for the continuation, passed to the batch's callback.
     pub id: u64,
     /// Cancellation token (0 for none).
     pub token: u64,
-    /// DelayFrame: the frame count (at most `UINT32_MAX`, else the record is
-    /// rejected with `COUNT_OUT_OF_RANGE`). Delay: the seconds as IEEE-754
-    /// double bits. `ONITY_BATCH_TASK`: the task handle. Otherwise ignored
-    /// (write 0).
+    /// DelayFrame: the frame count (at most `u32::MAX`, else the request
+    /// is rejected with [`Error::CountOutOfRange`]). Delay: the seconds as
+    /// `f64` bits. [`REQUEST_TASK`]: the task handle. Otherwise ignored.
     pub arg: u64,
-    /// An `OnityWaitKind` value, or `ONITY_BATCH_TASK`.
+    /// A [`WaitKind`] value, or [`REQUEST_TASK`].
     pub kind: u8,
-    /// An `OnityTiming` value (ignored for `ONITY_BATCH_TASK`).
+    /// A [`super::Timing`] value (ignored for [`REQUEST_TASK`]).
     pub timing: u8,
-    /// An `OnityClock` value. Only Delay uses it, but every wait kind checks
-    /// it (write 0 when unused); ignored for `ONITY_BATCH_TASK`.
+    /// A [`super::Clock`] value. Only Delay uses it, but every wait kind
+    /// checks it; ignored for [`REQUEST_TASK`].
     pub clock: u8,
-    pub reserved: [u8; 5],
 }
-
-const _: () = assert!(std::mem::size_of::<Request>() == 32);
 
 /// Bits of a fast record's delay field.
 pub const FAST_DELAY_BITS: u32 = 28;

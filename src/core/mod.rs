@@ -9,9 +9,13 @@
 //! | `batch.rs` | batches on the runtime (lanes filed, ticked, destroyed) |
 //! | `stats.rs` | the statistics snapshot |
 //! | `slot.rs` | the task state word, task and cancel slots, the free list |
-//! | `timing.rs` | wait records, the 16 timing queues, due-ness, runs |
+//! | `timing.rs`, `timing/` | wait records, the 16 timing queues, due-ness, runs, retiring by id |
+//! | `retire.rs` | retiring a pending callback wait (`Runtime::retire_wait`; the ids are `timing/retire.rs`) |
 //! | `idle.rs` | which timings' next run would do nothing, published for a host that skips those runs |
-//! | `far.rs` | far-future waits of a timing: heaps by due frame / due time |
+//! | `timing/far.rs` | far-future waits of a timing: heaps by due frame / due time |
+//! | `sites.rs`, `runtime_sites.rs` | creation sites: the table, and the runtime's calls that record and report them |
+//! | `trace.rs`, `runtime_trace.rs` | the event trace: the ring and its JSON, and the runtime's calls that record into it |
+//! | `tracy.rs` | Tracy zones and frame plots (the `tracy` feature; empty without it) |
 //! | `lane.rs` | batch records and fast lanes |
 //! | `combinator.rs` | WhenAny / WhenAll coordinators, watches, pools |
 //! | `handle.rs` | generational handles |
@@ -21,6 +25,12 @@
 //! | `arena.rs`, `pool.rs`, `completion_stack.rs` | slot tables, object pools, the cross-thread stack |
 //! | `frame_alloc/` | the rewindable frame allocator |
 //! | `types.rs`, `config.rs`, `error.rs` | value types and the enums that cross the C boundary, configuration, errors |
+//!
+//! No two modules import each other, directly or through others
+//! (`scripts/check-import-cycles.py`, in `scripts/test-all.sh`): a data
+//! structure the [`Runtime`] holds (`timing`, `lane`, `sites`, `trace`)
+//! never names the runtime; the runtime's calls on it live in a file of
+//! their own (`batch.rs`, `retire.rs`, `runtime_sites.rs`, `runtime_trace.rs`).
 //!
 //! # Values lent to a closure
 //!
@@ -97,14 +107,16 @@ pub mod completion_stack;
 pub mod config;
 pub mod error;
 pub mod fallible;
-mod far;
 pub mod frame_alloc;
 pub mod handle;
 mod idle;
 pub mod lane;
 pub mod owner;
 pub mod pool;
+mod retire;
 pub mod runtime;
+mod runtime_sites;
+mod runtime_trace;
 pub mod sites;
 pub mod slot;
 pub mod stats;

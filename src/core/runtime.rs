@@ -267,7 +267,7 @@ impl Runtime {
             inner.lanes.rebase(by);
         }
         self.trace_frame();
-        super::tracy::frame(self);
+        super::tracy::frame(|| self.frame_plot());
         Ok(())
     }
 

@@ -110,4 +110,19 @@ impl Runtime {
         }
         Ok(n)
     }
+
+    /// The live counts and pending waits a Tracy frame plots (`tracy.rs`).
+    #[cfg_attr(not(feature = "tracy"), allow(dead_code))]
+    pub(super) fn frame_plot(&self) -> super::tracy::FramePlot {
+        // SAFETY: owner thread (frame begin checked it), short borrow; no
+        // host code runs.
+        let inner = unsafe { self.inner() };
+        let (any, all) = inner.comb.stats();
+        let live = |p: &[PoolStats; 3]| p.iter().map(|s| s.live).sum::<u64>();
+        let mut pending = [0; WAIT_KIND_COUNT];
+        for ((n, q), l) in pending.iter_mut().zip(inner.timings.counts.iter()).zip(inner.lanes.counts.iter()) {
+            *n = q.pending() + l.pending();
+        }
+        super::tracy::FramePlot { live: [inner.tasks.live(), inner.cancels.live(), live(&any), live(&all)], pending }
+    }
 }

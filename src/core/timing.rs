@@ -6,7 +6,7 @@
 //! - the near queue, a vector scanned at each run of the timing: Yield,
 //!   NextFrame, DelayFrame(0 or 1) and Delay(0) (every one due within two
 //!   runs, so a scan costs what resumes);
-//! - the far store ([`Far`]): DelayFrame due later and Delay, in heaps by
+//! - the far store (`far::Far`): DelayFrame due later and Delay, in heaps by
 //!   due frame / due time, of which a run looks only at what is due (and,
 //!   after a cancel, at the waits with a token).
 //!
@@ -19,14 +19,15 @@
 use std::ffi::c_void;
 use std::ptr;
 
+mod far;
 mod retire;
 mod runs;
 
+use far::Far;
 pub use retire::{far_id, near_id};
 pub use runs::{run, Tally};
 
 use super::error::{Error, Result};
-use super::far::Far;
 use super::pool::PoolStats;
 use super::types::{CallbackFn, Clock, FrameInfo, TaskState, Timing, WaitKind, TIMING_COUNT, WAIT_KIND_COUNT};
 

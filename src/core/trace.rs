@@ -2,7 +2,7 @@
 //! timing run did, dumped as Chrome trace event JSON (Perfetto UI,
 //! chrome://tracing).
 //!
-//! Off by default. [`Runtime::trace_start`] allocates a ring of a fixed
+//! Off by default. [`Runtime::trace_start`](crate::core::Runtime::trace_start) allocates a ring of a fixed
 //! number of 32-byte events; recording never allocates, and when the ring is
 //! full the oldest events are overwritten (counted as dropped). Each event
 //! is written when its span ends, with its start and duration, so a ring
@@ -28,8 +28,7 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use super::error::{Error, Result};
-use super::runtime::Runtime;
-use super::types::{Outcome, TaskState, Timing, TIMING_COUNT};
+use super::types::Timing;
 
 /// Record runs, drains, rewinds, settles and frames.
 pub const TRACE_RUNS: u32 = 1;
@@ -41,7 +40,7 @@ pub const TRACE_ALL: u32 = TRACE_RUNS | TRACE_CONTINUATIONS;
 pub const TRACE_MIN_EVENTS: u32 = 64;
 pub const TRACE_MAX_EVENTS: u32 = 1 << 24;
 
-mod kind {
+pub(super) mod kind {
     pub const FRAME: u8 = 1;
     pub const RUN: u8 = 2;
     pub const REWIND: u8 = 3;
@@ -52,24 +51,24 @@ mod kind {
 
 /// One recorded event: 32 bytes.
 #[derive(Debug, Clone, Copy, Default)]
-struct Event {
+pub(super) struct Event {
     /// Nanoseconds since the trace started.
-    start: u64,
+    pub(super) start: u64,
     /// Nanoseconds (saturated at about 4.3 s).
-    dur: u32,
-    kind: u8,
+    pub(super) dur: u32,
+    pub(super) kind: u8,
     /// The timing (runs), or 0.
-    timing: u8,
+    pub(super) timing: u8,
     /// A `TaskState` (continuations, settles), or the rewind's origin.
-    state: u8,
+    pub(super) state: u8,
     /// Continuations: 1 for a callback wait. Settles: 1 for WhenAll.
-    sub: u8,
+    pub(super) sub: u8,
     /// Runs and frames: the frame. Settles: the winner / first failure.
-    a: u64,
+    pub(super) a: u64,
     /// Runs: waits resumed. Drains: completions. Frames: pending waits.
-    b: u32,
+    pub(super) b: u32,
     /// Runs: of those, canceled. Frames: live tasks.
-    c: u32,
+    pub(super) c: u32,
 }
 
 const _: () = assert!(std::mem::size_of::<Event>() == 32);
@@ -79,13 +78,13 @@ const _: () = assert!(std::mem::size_of::<Event>() == 32);
 pub struct Trace {
     /// Recording is on.
     pub on: bool,
-    flags: u32,
+    pub(super) flags: u32,
     ring: Vec<Event>,
     /// Events written since the start (the ring holds the last ones).
     written: u64,
     base: Option<Instant>,
     order: Vec<u32>,
-    json: String,
+    pub(super) json: String,
     /// `written` when `json` was made (`u64::MAX`: stale).
     json_at: u64,
     tag: u8,
@@ -93,12 +92,12 @@ pub struct Trace {
 
 impl Trace {
     #[inline]
-    fn now(&self) -> u64 {
+    pub(super) fn now(&self) -> u64 {
         self.base.map_or(0, |b| b.elapsed().as_nanos() as u64)
     }
 
     #[inline]
-    fn push(&mut self, e: Event) {
+    pub(super) fn push(&mut self, e: Event) {
         if self.ring.is_empty() {
             return;
         }
@@ -109,7 +108,7 @@ impl Trace {
 
     /// A span from `start` to now.
     #[inline]
-    fn span(&mut self, kind: u8, start: u64, fill: impl FnOnce(&mut Event)) {
+    pub(super) fn span(&mut self, kind: u8, start: u64, fill: impl FnOnce(&mut Event)) {
         let end = self.now();
         let mut e =
             Event { start, dur: end.saturating_sub(start).min(u32::MAX as u64) as u32, kind, ..Event::default() };
@@ -118,7 +117,7 @@ impl Trace {
     }
 
     /// Nothing changes when the ring cannot be allocated (`OutOfMemory`).
-    fn start(&mut self, events: u32, flags: u32, tag: u8) -> Result<()> {
+    pub(super) fn start(&mut self, events: u32, flags: u32, tag: u8) -> Result<()> {
         let n = events.next_power_of_two() as usize;
         if self.ring.len() != n {
             let (mut ring, mut order) = (Vec::new(), Vec::new());
@@ -137,14 +136,14 @@ impl Trace {
     }
 
     /// Events held and events overwritten.
-    fn counts(&self) -> (u64, u64) {
+    pub(super) fn counts(&self) -> (u64, u64) {
         let held = self.written.min(self.ring.len() as u64);
         (held, self.written - held)
     }
 
     /// Writes the held events as Chrome trace JSON into `self.json`;
     /// `OutOfMemory` (and no JSON kept) when it cannot grow.
-    fn render(&mut self) -> Result<()> {
+    pub(super) fn render(&mut self) -> Result<()> {
         if self.json_at == self.written && !self.json.is_empty() {
             return Ok(());
         }
@@ -265,205 +264,5 @@ struct Us(u64);
 impl std::fmt::Display for Us {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}.{:03}", self.0 / 1000, self.0 % 1000)
-    }
-}
-
-impl Runtime {
-    /// Starts recording into a ring of `events` events (rounded up to a
-    /// power of two, [`TRACE_MIN_EVENTS`] to [`TRACE_MAX_EVENTS`], else
-    /// `CountOutOfRange`) with `flags` ([`TRACE_RUNS`],
-    /// [`TRACE_CONTINUATIONS`]; other bits or none: `InvalidArgument`).
-    /// Starting again restarts (the ring is emptied; reallocated only when
-    /// its size changes). Owner thread.
-    pub fn trace_start(&self, events: u32, flags: u32) -> Result<()> {
-        self.check_owner()?;
-        if !(TRACE_MIN_EVENTS..=TRACE_MAX_EVENTS).contains(&events) {
-            return Err(Error::CountOutOfRange);
-        }
-        // Continuation events nest in run events: never one without the other.
-        if flags & TRACE_RUNS == 0 || flags & !TRACE_ALL != 0 {
-            return Err(Error::InvalidArgument);
-        }
-        // SAFETY: owner thread, short borrow.
-        let inner = unsafe { self.inner() };
-        // Every run is recorded from now on: none is skipped (`idle.rs`).
-        inner.timings.clear_idle();
-        inner.trace.start(events, flags, self.tag)
-    }
-
-    /// Stops recording; what was recorded stays readable. Stopping a trace
-    /// that is not recording does nothing (`Ok`). Owner thread.
-    pub fn trace_stop(&self) -> Result<()> {
-        self.check_owner()?;
-        // SAFETY: owner thread, short borrow.
-        unsafe { self.inner() }.trace.on = false;
-        Ok(())
-    }
-
-    /// (events held, events overwritten since the start). Owner thread.
-    pub fn trace_counts(&self) -> Result<(u64, u64)> {
-        self.check_owner()?;
-        // SAFETY: owner thread, short borrow.
-        Ok(unsafe { self.inner() }.trace.counts())
-    }
-
-    /// The recorded events as Chrome trace event JSON, lent to `read`
-    /// (kept, and remade only after new events). Owner thread.
-    pub fn trace_json<R>(&self, read: impl FnOnce(&str) -> R) -> Result<R> {
-        self.check_owner()?;
-        // SAFETY: owner thread, short borrow; `read` is the caller's
-        // conversion (no host code).
-        let t = &mut unsafe { self.inner() }.trace;
-        t.render()?;
-        Ok(read(&t.json))
-    }
-
-    /// Whether tracing is on (owner thread: the callers checked it).
-    #[inline(always)]
-    pub(super) fn tracing(&self) -> bool {
-        // SAFETY: owner thread, short borrow.
-        unsafe { self.inner() }.trace.on
-    }
-
-    #[inline]
-    fn trace_now(&self) -> u64 {
-        // SAFETY: owner thread (tracing code runs only there), short borrow.
-        unsafe { self.inner() }.trace.now()
-    }
-
-    #[inline]
-    fn trace_span(&self, kind: u8, start: u64, fill: impl FnOnce(&mut Event)) {
-        // SAFETY: owner thread, short borrow; `fill` runs no host code.
-        unsafe { self.inner() }.trace.span(kind, start, fill);
-    }
-
-    #[inline]
-    fn trace_has(&self, flag: u32) -> bool {
-        // SAFETY: owner thread, short borrow.
-        unsafe { self.inner() }.trace.flags & flag != 0
-    }
-
-    /// Recording is on, with every resumed wait ([`TRACE_CONTINUATIONS`]).
-    pub(super) fn tracing_continuations(&self) -> bool {
-        self.tracing() && self.trace_has(TRACE_CONTINUATIONS)
-    }
-
-    /// Frame begin: the frame marker and the runtime's counters.
-    pub(super) fn trace_frame(&self) {
-        if !self.tracing() {
-            return;
-        }
-        // SAFETY: owner thread, short borrow; no host code runs.
-        let inner = unsafe { self.inner() };
-        let t = &inner.timings;
-        let pending: u64 = t.counts.iter().zip(inner.lanes.counts.iter()).map(|(q, l)| q.pending() + l.pending()).sum();
-        let (frame, live) = (t.host_frame, inner.tasks.live());
-        let now = inner.trace.now();
-        let sat = |v: u64| v.min(u32::MAX as u64) as u32;
-        inner.trace.push(Event {
-            start: now,
-            kind: kind::FRAME,
-            a: frame,
-            b: sat(pending),
-            c: sat(live),
-            ..Event::default()
-        });
-    }
-
-    /// A tick while tracing (see [`Runtime::tick_allowed`], which this
-    /// follows step by step): rewind, drain, watches, the run, each timed.
-    pub(super) fn tick_traced(&self, timing: Timing) {
-        let t0 = self.trace_now();
-        if self.rewind_if_due(timing) {
-            self.trace_span(kind::REWIND, t0, |_| {});
-        }
-        self.drain_traced();
-        self.poll_watches();
-        // Runs only: the untimed loop (a resumed wait then costs what it costs untraced).
-        let tally = if self.trace_has(TRACE_CONTINUATIONS) {
-            self.run_queue::<false, false, true>(timing as usize)
-        } else {
-            self.run_queue::<false, false, false>(timing as usize)
-        };
-        // SAFETY: owner thread, short borrow.
-        let frame = unsafe { self.inner() }.timings.host_frame;
-        let sat = |v: u64| v.min(u32::MAX as u64) as u32;
-        let (done, canceled): (u64, u64) = (tally.done.iter().sum(), tally.canceled.iter().sum());
-        self.trace_span(kind::RUN, t0, |e| {
-            e.timing = timing as u8;
-            e.a = frame;
-            e.b = sat(done + canceled);
-            e.c = sat(canceled);
-        });
-        debug_assert!((timing as usize) < TIMING_COUNT);
-    }
-
-    /// Drains cross-thread completions as a timed, counted span (none when
-    /// there is nothing to drain).
-    pub(super) fn drain_traced(&self) {
-        let head = self.queued.take_all();
-        if head == 0 {
-            return;
-        }
-        let mut n = 0u32;
-        let mut cur = head;
-        while cur != 0 {
-            n += 1;
-            cur = self.slot(cur - 1).next_queued.load(std::sync::atomic::Ordering::Relaxed);
-        }
-        let t0 = self.trace_now();
-        self.drain_list(head);
-        self.trace_span(kind::DRAIN, t0, |e| e.b = n);
-    }
-
-    /// The start of a resumed wait's span (the run loop's traced
-    /// instance), or `None` when continuations are not recorded.
-    #[inline]
-    pub(super) fn trace_resume_start(&self) -> Option<u64> {
-        self.trace_has(TRACE_CONTINUATIONS).then(|| self.trace_now())
-    }
-
-    /// The end of a resumed wait's span.
-    #[inline]
-    pub(super) fn trace_resume_end(&self, start: Option<u64>, callback: bool, state: TaskState) {
-        if let Some(t0) = start {
-            self.trace_span(kind::CONT, t0, |e| {
-                e.sub = callback as u8;
-                e.state = state as u8;
-            });
-        }
-    }
-
-    /// A combinator output settles with `o` (`all`: a WhenAll): `complete`
-    /// completes it (running its continuation), timed when tracing.
-    #[inline(always)]
-    pub(super) fn trace_settle(&self, all: bool, o: &Outcome, complete: impl FnOnce()) {
-        if !self.tracing() {
-            return complete();
-        }
-        self.settle_traced(all, o.state, o.index, complete);
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn settle_traced(&self, all: bool, state: TaskState, index: u32, complete: impl FnOnce()) {
-        let t0 = self.trace_now();
-        complete();
-        self.trace_span(kind::SETTLE, t0, |e| {
-            e.sub = all as u8;
-            e.state = state as u8;
-            e.a = index as u64;
-        });
-    }
-
-    /// An explicit frame-allocator rewind, timed when tracing.
-    #[inline(always)]
-    pub(super) fn trace_rewind(&self, rewind: impl FnOnce()) {
-        if !self.tracing() {
-            return rewind();
-        }
-        let t0 = self.trace_now();
-        rewind();
-        self.trace_span(kind::REWIND, t0, |e| e.state = 1);
     }
 }

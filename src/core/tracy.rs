@@ -7,10 +7,20 @@
 //! starts it on first use (`Client::start`). See `docs/observability.md`
 //! for engines that already link Tracy (one client per process).
 
+use super::types::WAIT_KIND_COUNT;
+
+/// What a frame begin plots, taken by the runtime when the feature is on.
+pub struct FramePlot {
+    /// Live tasks, cancel sources, WhenAny and WhenAll coordinators.
+    pub live: [u64; 4],
+    /// Pending waits per wait kind (queues and batch lanes).
+    pub pending: [u64; WAIT_KIND_COUNT],
+}
+
 #[cfg(feature = "tracy")]
 mod on {
-    use super::super::runtime::Runtime;
     use super::super::types::{Timing, WAIT_KIND_COUNT};
+    use super::FramePlot;
 
     /// Tracy names must be `'static`: one per timing.
     const TICK_NAMES: [&str; 16] = [
@@ -57,22 +67,17 @@ mod on {
         tracy_client::plot_name!("onity pending Delay"),
     ];
 
-    /// Frame begin: the pools' live counts and the pending waits.
-    pub fn frame(rt: &Runtime) {
+    /// Frame begin: the pools' live counts and the pending waits (`plot`
+    /// is called only here, so a build without the feature never takes them).
+    pub fn frame(plot: impl FnOnce() -> FramePlot) {
         let c = client();
-        // SAFETY: owner thread (frame begin checked it), short borrow; no
-        // host code runs.
-        let inner = unsafe { rt.inner() };
-        let (any, all) = inner.comb.stats();
-        let live = |p: &[super::super::pool::PoolStats; 3]| p.iter().map(|s| s.live).sum::<u64>() as f64;
-        c.plot(tracy_client::plot_name!("onity live tasks"), inner.tasks.live() as f64);
-        c.plot(tracy_client::plot_name!("onity live cancel sources"), inner.cancels.live() as f64);
-        c.plot(tracy_client::plot_name!("onity live WhenAny"), live(&any));
-        c.plot(tracy_client::plot_name!("onity live WhenAll"), live(&all));
-        let t = &inner.timings;
+        let p = plot();
+        c.plot(tracy_client::plot_name!("onity live tasks"), p.live[0] as f64);
+        c.plot(tracy_client::plot_name!("onity live cancel sources"), p.live[1] as f64);
+        c.plot(tracy_client::plot_name!("onity live WhenAny"), p.live[2] as f64);
+        c.plot(tracy_client::plot_name!("onity live WhenAll"), p.live[3] as f64);
         let mut total = 0;
-        for ((name, q), l) in WAIT_PLOTS.iter().zip(t.counts.iter()).zip(inner.lanes.counts.iter()) {
-            let n = q.pending() + l.pending();
+        for (name, n) in WAIT_PLOTS.iter().zip(p.pending) {
             total += n;
             c.plot(*name, n as f64);
         }
@@ -85,8 +90,8 @@ pub use on::*;
 
 #[cfg(not(feature = "tracy"))]
 mod off {
-    use super::super::runtime::Runtime;
     use super::super::types::Timing;
+    use super::FramePlot;
 
     /// No zone.
     pub struct Zone;
@@ -102,7 +107,7 @@ mod off {
     }
 
     #[inline(always)]
-    pub fn frame(_rt: &Runtime) {}
+    pub fn frame(_plot: impl FnOnce() -> FramePlot) {}
 }
 
 #[cfg(not(feature = "tracy"))]

@@ -229,9 +229,9 @@ impl Lifetime {
 
 /// What a consumed task produced.
 ///
-/// `repr(C)`, laid out as the C ABI's `OnityOutcome` (asserted in
-/// `src/ffi/types.rs`), so the C layer hands the host arrays of outcomes
-/// (WhenAll results) with one copy.
+/// `repr(C)`: its layout is fixed, so a layer above may copy arrays of
+/// outcomes (WhenAll results) into a type of the same layout at once (it
+/// asserts the layout on its side).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Outcome {
@@ -256,8 +256,11 @@ impl Outcome {
     }
 }
 
-/// A continuation: a C function pointer and its user pointer. It receives the
+/// A continuation: a function pointer, called with its user pointer, the
 /// task handle (0 for callback waits) and the final [`TaskState`] as `u32`.
+/// It uses the platform's C calling convention (`extern "C"`) so that code
+/// in any language registers it and the runtime calls it directly, with no
+/// thunk; the runtime assumes nothing else about the caller.
 pub type CallbackFn = unsafe extern "C" fn(user: *mut c_void, task: u64, state: u32);
 
 /// Time values of a frame, given at frame begin.

@@ -30,7 +30,7 @@
 
 use std::sync::atomic::Ordering;
 
-use super::batch::{file, file_first, lookup};
+use super::batch_state::{file, file_first, lookup};
 use super::error::Out;
 use super::object::{runtime_ref, OnityRuntime, RuntimeObject};
 use super::status::OnityStatus;

@@ -3,7 +3,7 @@
 //! it, is the core's (`src/core/idle.rs`); this file hands out the
 //! addresses.
 
-use super::batch::lookup;
+use super::batch_state::lookup;
 use super::error::Out;
 use super::object::{live_word, OnityRuntime};
 use super::status::OnityStatus;

@@ -9,6 +9,7 @@
 //! | `types.rs` | every `#[repr(C)]` type, the boundary enums' C names, constants |
 //! | `runtime.rs`, `task.rs`, `wait.rs`, `cancel.rs`, `combinator.rs`, `frame_alloc.rs`, `batch.rs` | the exports, one file per C type or family |
 //! | `retire.rs` | retirable callback waits (`_then_id`, `onity_wait_retire`) |
+//! | `batch_state.rs` | a batch's private state; filing its records, compacting its resumptions |
 //! | `deferred.rs` | the deferred frame begin: which exports apply it, and applying it |
 //! | `idle.rs` | where a batch host reads which timings' ticks it may skip (`OnityTickIdle`), and whether its runtime still lives (`onity_runtime_live_word`) |
 //!
@@ -107,6 +108,7 @@ pub fn panicked(payload: Box<dyn std::any::Any + Send>) -> OnityStatus {
 }
 
 pub mod batch;
+mod batch_state;
 pub mod cancel;
 pub mod combinator;
 pub mod deferred;

@@ -3,7 +3,7 @@
 use std::ffi::c_char;
 use std::sync::atomic::Ordering;
 
-use super::batch;
+use super::batch_state;
 use super::deferred::{core_at_frame, frame_ref};
 use super::error::{arg, Out};
 use super::object::{self, core_of, runtime_ref, OnityRuntime, RuntimeObject};
@@ -191,7 +191,7 @@ pub extern "C" fn onity_runtime_destroy(runtime: *mut OnityRuntime) -> OnityStat
         // closed: nothing runs on it any more.
         for b in unsafe { object::free(runtime) } {
             // SAFETY: listed batches are live and freed once.
-            unsafe { batch::free(b) };
+            unsafe { batch_state::free(b) };
         }
         Ok(())
     })
@@ -220,7 +220,7 @@ pub extern "C" fn onity_runtime_frame_begin(runtime: *mut OnityRuntime, frame: *
         }
         // SAFETY: as above; the caller's struct has our size.
         let f = unsafe { std::ptr::read_unaligned(frame) };
-        batch::file_all(r);
+        batch_state::file_all(r);
         Ok(r.rt.begin_frame(&FrameInfo {
             frame: f.frame,
             delta_time: f.delta_time,
@@ -257,7 +257,7 @@ pub extern "C" fn onity_runtime_tick(runtime: *mut OnityRuntime, timing: u32) ->
         // SAFETY: documented contract of the runtime pointer.
         let r = unsafe { frame_ref(runtime) }?;
         let t = arg(Timing::from_u32(timing))?;
-        batch::file_all(r);
+        batch_state::file_all(r);
         Ok(r.rt.tick(t)?)
     })
 }
@@ -271,7 +271,7 @@ pub extern "C" fn onity_runtime_drain(runtime: *mut OnityRuntime) -> OnityStatus
     crate::ffi_host!({
         // SAFETY: documented contract of the runtime pointer.
         let r = unsafe { frame_ref(runtime) }?;
-        batch::file_all(r);
+        batch_state::file_all(r);
         Ok(r.rt.drain()?)
     })
 }

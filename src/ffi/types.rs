@@ -6,13 +6,12 @@
 use std::ffi::c_void;
 
 use crate::core::frame_alloc::FrameAllocStats;
-use crate::core::{self, Pool, PoolStats, Request, WaitStats, POOL_COUNT, TIMING_COUNT, WAIT_KIND_COUNT};
+use crate::core::{self, Pool, PoolStats, WaitStats, POOL_COUNT, TIMING_COUNT, WAIT_KIND_COUNT};
 
 pub use crate::core::frame_alloc::FrameAllocStats as OnityFrameAllocStats;
 pub use crate::core::{
     Clock as OnityClock, Lifetime as OnityLifetime, Pool as OnityPool, PoolStats as OnityPoolStats,
-    Request as OnityBatchRecord, TaskState as OnityTaskState, Timing as OnityTiming, WaitKind as OnityWaitKind,
-    WaitStats as OnityWaitStats,
+    TaskState as OnityTaskState, Timing as OnityTiming, WaitKind as OnityWaitKind, WaitStats as OnityWaitStats,
 };
 
 /// ABI version of this header: `major << 16 | minor`. The major changes on
@@ -28,6 +27,9 @@ pub const ONITY_ABI_VERSION: u32 = 0x0001_0005;
 /// callbacks or ticks is running. Destroying another runtime from it is
 /// allowed.
 pub type OnityCallback = Option<unsafe extern "C" fn(user: *mut c_void, task: u64, state: u32)>;
+
+// The core stores and calls exactly this function type (no conversion).
+const _: fn(OnityCallback) -> Option<core::CallbackFn> = |f| f;
 
 /// Number of timings.
 pub const ONITY_TIMING_COUNT: u32 = 16;
@@ -341,6 +343,38 @@ impl From<core::Outcome> for OnityOutcome {
     }
 }
 
+/// One wait request written by the host into `OnityBatch::submit`. 32 bytes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct OnityBatchRecord {
+    /// The host's id for the continuation; reported back in `OnityResume`.
+    pub id: u64,
+    /// Cancellation token (0 for none).
+    pub token: u64,
+    /// DelayFrame: the frame count (at most `UINT32_MAX`, else the record is
+    /// rejected with `COUNT_OUT_OF_RANGE`). Delay: the seconds as IEEE-754
+    /// double bits. `ONITY_BATCH_TASK`: the task handle. Otherwise ignored
+    /// (write 0).
+    pub arg: u64,
+    /// An `OnityWaitKind` value, or `ONITY_BATCH_TASK`.
+    pub kind: u8,
+    /// An `OnityTiming` value (ignored for `ONITY_BATCH_TASK`).
+    pub timing: u8,
+    /// An `OnityClock` value. Only Delay uses it, but every wait kind checks
+    /// it (write 0 when unused); ignored for `ONITY_BATCH_TASK`.
+    pub clock: u8,
+    pub reserved: [u8; 5],
+}
+
+const _: () = assert!(std::mem::size_of::<OnityBatchRecord>() == 32);
+
+impl From<OnityBatchRecord> for core::Request {
+    #[inline(always)]
+    fn from(r: OnityBatchRecord) -> Self {
+        core::Request { id: r.id, token: r.token, arg: r.arg, kind: r.kind, timing: r.timing, clock: r.clock }
+    }
+}
+
 /// Everything `onity_runtime_stats` reports.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -415,7 +449,7 @@ pub struct OnityBatch {
     /// Capacity of `submit` in records (fixed at creation).
     pub submit_capacity: u32,
     /// Where the host writes records. Call `onity_batch_flush` when full.
-    pub submit: *mut Request,
+    pub submit: *mut OnityBatchRecord,
     /// Number of records written and not yet filed. The host increments it;
     /// the runtime resets it to 0 when it files them. A count above the
     /// capacity is read as the capacity (the runtime never reads past its

@@ -1,9 +1,10 @@
 //! Helpers shared by the issue 17 test binaries (`issue17`, `load`,
 //! `alloc_failure`, `doc_gaps`): runtimes through the C ABI, the resident
 //! set size, child processes with a timeout, and C programs built against
-//! the shipped library (optionally under valgrind).
+//! the shipped library (optionally under valgrind). Also every test's
+//! `Rt` (a runtime dropped with its test, `rt.rs`) and `Rng` (`rng.rs`).
 
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -11,6 +12,11 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use onity::ffi::*;
+
+mod rng;
+mod rt;
+pub use rng::Rng;
+pub use rt::Rt;
 
 pub type S = OnityStatus;
 

@@ -24,9 +24,8 @@
 use std::ffi::c_void;
 
 use super::{CallbackFn, Timings, Wait};
-use crate::core::cancel::CANCELED_TOKEN;
 use crate::core::error::{Error, Result};
-use crate::core::runtime::Runtime;
+use crate::core::handle::CANCELED_TOKEN;
 
 const FAR: u64 = 1 << 4;
 const SEQ_LOW_MASK: u64 = (1 << 27) - 1;
@@ -107,22 +106,6 @@ impl Timings {
         } else {
             Err(Error::StaleHandle)
         }
-    }
-}
-
-impl Runtime {
-    /// Retires the pending callback wait `id` (as returned by
-    /// [`Runtime::wait`] for a callback target) made with `user`: its
-    /// callback is never called. Owner thread; also inside a tick and while
-    /// the runtime is being closed.
-    pub fn retire_wait(&self, id: u64, user: *mut c_void) -> Result<()> {
-        self.check_owner()?;
-        // SAFETY: owner thread, short borrow; no host code runs below.
-        let inner = unsafe { self.inner() };
-        // A far wait leaves now, lowering `pending`: record its peak first
-        // (runs sample it, but a host skips idle timings' runs: `idle.rs`).
-        inner.timings.sample_high_water(&inner.lanes.counts);
-        inner.timings.retire(id, user)
     }
 }
 

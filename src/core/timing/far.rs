@@ -27,9 +27,9 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::ffi::c_void;
 
-use super::error::{Error, Result};
-use super::timing::{Now, Wait};
-use super::types::{CallbackFn, WaitKind, WAIT_KIND_COUNT};
+use super::{Now, Wait};
+use crate::core::error::{Error, Result};
+use crate::core::types::{CallbackFn, WaitKind, WAIT_KIND_COUNT};
 
 /// A heap entry: (key, sequence, slot).
 type Entry = Reverse<(u64, u64, u32)>;
@@ -293,7 +293,7 @@ impl Far {
     /// Moves every due frame and realtime due time as [`Timings::rebase`]
     /// says (first frame), and re-keys the heaps.
     ///
-    /// [`Timings::rebase`]: super::timing::Timings
+    /// [`Timings::rebase`]: super::Timings
     pub fn rebase(&mut self, mut f: impl FnMut(&mut Wait)) {
         if self.filed == 0 {
             return;
@@ -348,7 +348,7 @@ impl Far {
     /// bits `seq_low` (`mask`) and whose user pointer is `user`: a filed one
     /// is dropped now (`Some(kind)`: count it canceled), one held by the run
     /// in progress is marked (`None`: the run drops it, see
-    /// [`super::timing::Wait::retire`]). `Err` when no such wait is pending.
+    /// [`super::Wait::retire`]). `Err` when no such wait is pending.
     pub fn retire(&mut self, slot: u32, seq_low: u64, mask: u64, user: *mut c_void) -> Result<Option<WaitKind>> {
         let Some(r) = self.slab.get_mut(slot as usize) else { return Err(Error::StaleHandle) };
         if r.place == Place::Free || r.w.seq & mask != seq_low || r.w.user != user || r.w.func.is_none() {
