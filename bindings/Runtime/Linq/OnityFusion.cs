@@ -118,9 +118,10 @@ namespace Onity.Linq
         {
             var stage = createStage(downstream);
             if (stage.EndsAtStart) empty = true;
+            // (An upstream Open that throws has released the whole chain, this stage included.)
+            if (upstream != null) return upstream.Open(stage, ref empty, ct);
             try
             {
-                if (upstream != null) return upstream.Open(stage, ref empty, ct);
                 var every = source as EveryUpdateStream;
                 if (every != null) return EveryUpdatePump.Rent(every, (OnityStage<AsyncUnit>)(object)stage, ct);
                 return OnityPump<TIn>.Rent(source.GetAsyncEnumerator(ct), stage);
