@@ -41,5 +41,61 @@ namespace Onity.Tests
                 e2.DisposeAsync().GetAwaiter().GetResult();
             }
         }
+            sealed class LogHandler : IOnityTriggerHandler<int>
+        {
+            readonly string name;
+            readonly List<string> log;
+            public Action<int> onNext;
+            public LogHandler(string name, List<string> log) { this.name = name; this.log = log; }
+            public IOnityTriggerHandler<int> Prev { get; set; }
+            public IOnityTriggerHandler<int> Next { get; set; }
+            public void OnNext(int value)
+            {
+                log.Add(name + value);
+                if (onNext != null) onNext(value);
+            }
+            public void OnError(Exception ex) { log.Add(name + ":error"); }
+            public void OnCompleted() { log.Add(name + ":completed"); }
+            public void OnCanceled(CancellationToken ct) { log.Add(name + ":canceled"); }
+        }
+
+        sealed class EventHolder { public OnityTriggerEvent<int> ev; }
+
+        [Test]
+        public void NestedSetResultDoesNotResumeTheOuterPassAtARemovedHandler()
+        {
+            using (new TestHost())
+            {
+                var log = new List<string>();
+                var x = new EventHolder();
+                LogHandler a = new LogHandler("a", log), b = new LogHandler("b", log), c = new LogHandler("c", log);
+                x.ev.Add(a);
+                x.ev.Add(b);
+                x.ev.Add(c);
+                // a sets a value from its OnNext (nested pass), in which b removes itself: the outer
+                // pass must not call the removed b, and still reaches c.
+                a.onNext = v => { if (v == 1) x.ev.SetResult(2); };
+                b.onNext = v => x.ev.Remove(b);
+                x.ev.SetResult(1);
+                Assert.Equal("a1,a2,b2,c2,c1", string.Join(",", log), "b removed in the nested pass is not called by the outer one");
+                log.Clear();
+                // A terminal inside a nested pass: no handler gets OnNext after its OnCompleted.
+                x.ev.Add(b);
+                a.onNext = v => { if (v == 1) x.ev.SetResult(2); };
+                b.onNext = v => { if (v == 2) x.ev.SetCompleted(); };
+                x.ev.SetResult(1);
+                Assert.Equal("a1,a2,c2,b2,a:completed,c:completed,b:completed", string.Join(",", log), "the outer pass ends with the terminal");
+                Assert.False(x.ev.HasHandlers, "none left");
+                // Every handler removed in a nested pass: the outer pass calls none of them.
+                log.Clear();
+                x.ev.Add(a);
+                x.ev.Add(b);
+                a.onNext = v => { if (v == 1) x.ev.SetResult(2); };
+                b.onNext = v => { x.ev.Remove(a); x.ev.Remove(b); };
+                x.ev.SetResult(1);
+                Assert.Equal("a1,a2,b2", string.Join(",", log), "all removed in the nested pass");
+                Assert.False(x.ev.HasHandlers, "all removed");
+            }
+        }
     }
 }
