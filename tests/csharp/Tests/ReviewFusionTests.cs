@@ -97,5 +97,53 @@ namespace Onity.Tests
                 Assert.False(x.ev.HasHandlers, "all removed");
             }
         }
+            /// <summary>A source whose MoveNextAsync waits until its token is canceled; counts disposals.</summary>
+        sealed class PendingSource : IOnityAsyncEnumerable<int>
+        {
+            public int disposed, canceled;
+            public IOnityAsyncEnumerator<int> GetAsyncEnumerator(CancellationToken ct = default(CancellationToken))
+            {
+                return new E(this, ct);
+            }
+            sealed class E : IOnityAsyncEnumerator<int>
+            {
+                readonly PendingSource owner;
+                readonly CancellationToken ct;
+                public E(PendingSource owner, CancellationToken ct) { this.owner = owner; this.ct = ct; }
+                public int Current { get { return 0; } }
+                public OnityTask<bool> MoveNextAsync()
+                {
+                    var src = new OnityCompletionSource<bool>();
+                    ct.Register(() => { owner.canceled++; src.TrySetCanceled(ct); });
+                    return src.Task;
+                }
+                public OnityTask DisposeAsync()
+                {
+                    owner.disposed++;
+                    return OnityTask.CompletedTask;
+                }
+            }
+        }
+
+        [Test]
+        public void ReadOnlyReactivePropertyDisposeStopsItsSourceAtOnce()
+        {
+            using (var h = new TestHost())
+            {
+                // UniTask disposes the source's enumerator at Dispose; a source that gives nothing
+                // more must not stay enumerated for ever.
+                var src = new PendingSource();
+                var ro = src.ToReadOnlyAsyncReactiveProperty(7, CancellationToken.None);
+                h.RunFrame();
+                Assert.Equal(0, src.disposed, "enumerated while alive");
+                ro.Dispose();
+                h.RunFrame();
+                Assert.Equal(1, src.canceled, "its pending MoveNextAsync is canceled");
+                Assert.Equal(1, src.disposed, "its enumerator is disposed");
+                Assert.Equal(7, ro.Value, "the value stays");
+                ro.Dispose();
+                Assert.Equal(1, src.disposed, "a second Dispose does nothing more");
+            }
+        }
     }
 }
