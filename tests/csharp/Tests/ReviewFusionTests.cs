@@ -145,5 +145,19 @@ namespace Onity.Tests
                 Assert.Equal(1, src.disposed, "a second Dispose does nothing more");
             }
         }
+            [Test]
+        public void ForEachOverTakeZeroWithACanceledTokenIsCanceledAsTheEnumeratingForm()
+        {
+            using (new TestHost())
+            using (var cts = new CancellationTokenSource())
+            {
+                cts.Cancel();
+                var calls = 0;
+                Assert.Equal(OnityTaskStatus.Canceled, OnityAsyncEnumerable.Range(0, 3).Take(0).ToListAsync(cts.Token).Status, "enumerating form");
+                Assert.Equal(OnityTaskStatus.Canceled, OnityAsyncEnumerable.Range(0, 3).Take(0).ForEachAsync(x => calls++, cts.Token).Status, "ForEachAsync");
+                Assert.Equal(OnityTaskStatus.Canceled, OnityAsyncEnumerable.Range(0, 3).Where(x => true).Take(0).ForEachAsync((x, i) => calls++, cts.Token).Status, "indexed ForEachAsync");
+                Assert.Equal(0, calls, "no element");
+            }
+        }
     }
 }
