@@ -32,20 +32,27 @@ namespace Onity.Linq
             f.cancelable = ct.CanBeCanceled;
             bool empty = false;
             var fused = source as OnityFused<T>;
-            if (fused != null) f.pump = fused.Open(f, ref empty, ct); // (releases its stages, this one too, if it throws)
-            else
+            try
             {
-                try
+                if (fused != null) f.pump = fused.Open(f, ref empty, ct); // (releases its stages, this one too, if it throws)
+                else
                 {
-                    var every = source as EveryUpdateStream;
-                    f.pump = every != null ? (OnityPump)EveryUpdatePump.Rent(every, (OnityStage<AsyncUnit>)(object)f, ct)
-                        : OnityPump<T>.Rent(source.GetAsyncEnumerator(ct), f);
+                    try
+                    {
+                        var every = source as EveryUpdateStream;
+                        f.pump = every != null ? (OnityPump)EveryUpdatePump.Rent(every, (OnityStage<AsyncUnit>)(object)f, ct)
+                            : OnityPump<T>.Rent(source.GetAsyncEnumerator(ct), f);
+                    }
+                    catch
+                    {
+                        f.Clear();
+                        throw;
+                    }
                 }
-                catch
-                {
-                    f.Clear();
-                    throw;
-                }
+            }
+            catch (Exception ex)
+            {
+                return OnityTask.FromException(ex); // as the async form (ForEachCore): the task faults
             }
             f.pump.owner = f;
             var d = f.done = AutoResetOnityCompletionSource.Create();

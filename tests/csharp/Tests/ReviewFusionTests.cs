@@ -26,7 +26,11 @@ namespace Onity.Tests
                 // by two enumerations at once, one's elements landing in the other's sink).
                 var bad = new ThrowingSource().Where(x => true).Select(x => x);
                 Assert.Throws<FormatException>(() => bad.GetAsyncEnumerator(), "GetAsyncEnumerator");
-                Assert.Throws<FormatException>(() => bad.ForEachAsync(x => { }), "ForEachAsync");
+                // ForEachAsync faults its task (as its async form, taken when an ExecutionContext
+                // flows, and UniTask's async method do) instead of throwing at the call.
+                var f = bad.ForEachAsync(x => { });
+                Assert.Equal(OnityTaskStatus.Faulted, f.Status, "ForEachAsync faults");
+                Assert.Throws<FormatException>(() => f.GetAwaiter().GetResult(), "with the source's exception");
                 var a = OnityAsyncEnumerable.Range(10, 3).Where(x => true).Select(x => x);
                 var b = OnityAsyncEnumerable.Range(100, 3).Where(x => true).Select(x => x);
                 var e1 = a.GetAsyncEnumerator();
