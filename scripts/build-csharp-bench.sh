@@ -60,7 +60,8 @@ if [ -n "$UT_SRC" ]; then
         Internal/RuntimeHelpersAbstraction.cs Internal/StatePool.cs Internal/TaskTracker.cs
         Internal/ValueStopwatch.cs Internal/WeakDictionary.cs
         IUniTaskAsyncEnumerable.cs Channel.cs Linq/ForEach.cs Linq/UnityExtensions/EveryUpdate.cs
-        Linq/AsyncEnumeratorBase.cs Linq/Where.cs Linq/Select.cs Linq/TakeWhile.cs)
+        Linq/AsyncEnumeratorBase.cs Linq/Where.cs Linq/Select.cs Linq/TakeWhile.cs
+        AsyncReactiveProperty.cs TriggerEvent.cs PlayerLoopTimer.cs Linq/Take.cs Linq/ToArray.cs Linq/Range.cs Linq/Empty.cs ForgetShim.cs)
     # UniTask needs C# 7.3 features mcs only accepts under -langversion:experimental; the binding
     # itself is compiled at 7.2 by the test command.
     mcs -langversion:experimental -unsafe -optimize+ -nologo -nowarn:1591,0436,1998 \

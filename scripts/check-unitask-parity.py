@@ -188,6 +188,18 @@ MANUAL = {
     ("Triggers/AsyncTriggerExtensions.cs", "UniTaskCancellationExtensions"): "OnityTriggerExtensions",
     ("PlayerLoopHelper.cs", "public static void AddContinuation(PlayerLoopTiming timing, Action continuation)"): "OnityTask.Post",
     ("UniTask.AsValueTask.cs", "UniTaskValueTaskExtensions"): "OnityTask",
+    ("Linq/ToUniTaskAsyncEnumerable.cs", "public static IUniTaskAsyncEnumerable<TSource> ToUniTaskAsyncEnumerable<TSource>(this IEnumerable<TSource> source)"):
+        "OnityAsyncEnumerable.ToOnityAsyncEnumerable",
+    ("Linq/ToUniTaskAsyncEnumerable.cs", "public static IUniTaskAsyncEnumerable<TSource> ToUniTaskAsyncEnumerable<TSource>(this Task<TSource> source)"):
+        "OnityAsyncEnumerable.ToOnityAsyncEnumerable",
+    ("Linq/ToUniTaskAsyncEnumerable.cs", "public static IUniTaskAsyncEnumerable<TSource> ToUniTaskAsyncEnumerable<TSource>(this UniTask<TSource> source)"):
+        "OnityAsyncEnumerable.ToOnityAsyncEnumerable",
+    ("Linq/ToUniTaskAsyncEnumerable.cs", "public static IUniTaskAsyncEnumerable<TSource> ToUniTaskAsyncEnumerable<TSource>(this IObservable<TSource> source)"):
+        "OnityAsyncEnumerable.ToOnityAsyncEnumerable",
+    ("UniTaskObservableExtensions.cs", "public static UniTask<T> ToUniTask<T>(this IObservable<T> source, bool useFirstValue = false, CancellationToken cancellationToken = default)"):
+        "OnityTaskObservableExtensions.ToOnityTask",
+    ("Linq/AsUniTaskAsyncEnumerable.cs", "public static IUniTaskAsyncEnumerable<TSource> AsUniTaskAsyncEnumerable<TSource>(this IUniTaskAsyncEnumerable<TSource> source)"):
+        "OnityAsyncEnumerable.AsOnityAsyncEnumerable",
     ("UniTask.AsValueTask.cs", "public static ValueTask AsValueTask(this in UniTask task)"): "OnityTask.AsValueTask",
     ("UniTask.AsValueTask.cs", "public static ValueTask<T> AsValueTask<T>(this in UniTask<T> task)"): "OnityTask<T>.AsValueTask",
 }
@@ -206,6 +218,25 @@ def refusal(file_, decl, sig):
         return "refused: UnityEngine.Awaitable is Unity 2023.1+; this package targets Unity 2022.3"
     if file_.startswith("Internal/") or file_ == "MoveNextSource.cs":
         return "internal: UniTask internal helper (pooling / tracking plumbing), not user API"
+    # Members of UniTask's internal Linq classes the API list files under UniTaskAsyncEnumerable:
+    # Empty<T> / Never<T> and their enumerators, Subscribe.cs's SubscribeHelper and its disposable.
+    if file_ in ("Linq/Empty.cs", "Linq/Never.cs") and "UniTaskAsyncEnumerable<T> Empty<T>()" not in sig \
+            and "Never<T>()" not in sig.split("=")[0]:
+        return NESTED_IMPL
+    if file_ == "UniTaskObservableExtensions.cs" and decl == "UniTaskObservableExtensions" \
+            and not re.search(r"\b(ToUniTask|ToObservable)\b", sig):
+        return "internal: member of UniTaskObservableExtensions.cs's internal observer / subject / list classes, not user API"
+    if file_ == "UniTask.Factory.cs" and sig.startswith("public static readonly UniTask<"):
+        return "internal: UniTask's internal completed-task caches (CompletedTasks, CanceledUniTaskCache), not user API"
+    if file_ == "UniTaskCompletionSource.cs" and "NextNode" in sig:
+        return "internal: UniTask internal helper (pooling / tracking plumbing), not user API"
+    if file_ == "Linq/ToLookup.cs" and ("Lookup<TKey, TElement> Create" in sig or "Lookup<TKey, TElement>> Create" in sig
+                                       or sig in ("public IEnumerable<TElement> this[TKey key]", "public int Count", "public bool Contains(TKey key)",
+                                                  "public IEnumerator<IGrouping<TKey, TElement>> GetEnumerator()", "public TKey Key")):
+        return "internal: member of UniTask's internal Lookup / Grouping classes (ToLookupAsync returns System.Linq's ILookup here)"
+    if file_ == "Linq/Subscribe.cs" and (re.search(r"\b(SubscribeCore|SubscribeAwaitCore|NopError|NopCompleted)\b", sig)
+                                        or sig in ("public CancellationToken Token", "public void Dispose()")):
+        return "internal: member of UniTask's internal SubscribeHelper / its disposable, not user API"
     if re.search(r"\bshort token\b", sig) or re.search(r"\bUnsafeGetStatus\(\)", sig):
         return None  # the source protocol: mapped where the type has one, else decided below
     return None

@@ -131,7 +131,8 @@ def parse(text, types):
     mods = 0  # where the modifiers of the declaration at i begin
     while i < n:
         t = toks[i]
-        if i and toks[i - 1] in (";", "{", "}", "]"):
+        # (a "]" ends an attribute, unless it ends an array rank such as the T[] of OnityTask<T[]>)
+        if i and (toks[i - 1] in (";", "{", "}") or (toks[i - 1] == "]" and toks[i - 2] not in ("[", ","))):
             mods = i
         if t in TYPE_KEYWORDS and i + 1 < n and re.match(r"[A-Za-z_]", toks[i + 1]) and toks[i - 1:i] != ["."]:
             name = toks[i + 1].lstrip("@")
@@ -205,6 +206,9 @@ def parse(text, types):
             i += 1
             continue
         # member declarations at the type-body depth
+        if t == "[" and i + 1 < n and toks[i + 1] in ("]", ","):
+            i = skip_group(toks, i, "[", "]")  # an array rank in a type, not an attribute
+            continue
         if t == "[":
             if toks[i - 1:i] == ["this"]:
                 add("Item")

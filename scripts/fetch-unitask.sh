@@ -46,5 +46,6 @@ rm -rf "$DEST/extract"
 python3 "$ROOT/scripts/unitask_patch.py" "$SRC" >&2
 cp "$ROOT/tests/csharp/Bench/unitask/TaskTracker.cs" "$SRC/Internal/TaskTracker.cs"
 cp "$ROOT/tests/csharp/Bench/unitask/UnityStubs.cs" "$SRC/UnityStubs.cs"
+cp "$ROOT/tests/csharp/Bench/unitask/Forget.cs" "$SRC/ForgetShim.cs"
 echo "$KEY" > "$STAMP"
 echo "$SRC"

@@ -108,7 +108,11 @@ install -m 0644 "$ROOT/cmake/OnityTargets.cmake" "$lib/cmake/Onity/"
 cat > "$lib/cmake/Onity/OnityConfig.cmake" <<EOF
 # Onity $version (ABI $abi) for $platform; written by scripts/install-sdk.sh. Relocatable: the
 # prefix is found from this file's location. Targets: see OnityTargets.cmake.
-include_guard(GLOBAL)
+# Once per directory: imported targets are seen in the directory that defined them and below, so a
+# find_package(Onity) in a sibling directory defines them again there (include_guard would not).
+if(TARGET Onity::onity)
+  return()
+endif()
 get_filename_component(_onity_prefix "\${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
 set(Onity_PLATFORM "$platform")
 set(Onity_ABI_VERSION $abi)

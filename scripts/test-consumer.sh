@@ -123,8 +123,9 @@ if build make env PKG_CONFIG_PATH="$tmp/sdk/lib/pkgconfig" make -C "$tmp/mk" CC=
 fi
 
 echo "== add_subdirectory(<source tree>) (cargo driven by CMake, the release build reused)"
+# ONITY_CARGO_ARGS is a command line: "--jobs 2" reaches cargo as two arguments.
 if build subdir-configure cmake -S "$tmp/src" -B "$tmp/b-sub" -DONITY_SOURCE_DIR="$ROOT" \
-        -DONITY_CARGO_TARGET_DIR="$TGT" -DCMAKE_BUILD_TYPE=Release \
+        -DONITY_CARGO_TARGET_DIR="$TGT" -DCMAKE_BUILD_TYPE=Release -DONITY_CARGO_ARGS="--jobs 2" \
         && build subdir-build cmake --build "$tmp/b-sub" -j 2; then
     if grep -q 'Finished `release`' "$log"; then pass "the build ran cargo"; else fail "the build did not run cargo"; fi
     run subdir "$tmp/b-sub" loop_shared loop_static coro_shared coro_static
@@ -154,6 +155,24 @@ cp -r examples/cpp/engine "$tmp/engine"
 if build engine-configure cmake -S "$tmp/engine" -B "$tmp/b-engine" -DCMAKE_PREFIX_PATH="$tmp/sdk" \
         -DCMAKE_BUILD_TYPE=Release && build engine-build cmake --build "$tmp/b-engine" -j 2; then
     run engine "$tmp/b-engine" engine
+fi
+
+echo "== find_package(Onity) in two sibling directories (and twice in one)"
+mkdir -p "$tmp/sib/a" "$tmp/sib/b"
+printf '#include <onity.h>\nint main(void) { return onity_abi_version() != ONITY_ABI_VERSION; }\n' > "$tmp/sib/m.c"
+printf 'cmake_minimum_required(VERSION 3.18)\nproject(sib C)\nadd_subdirectory(a)\nadd_subdirectory(b)\n' \
+    > "$tmp/sib/CMakeLists.txt"
+for d in a b; do
+    printf 'find_package(Onity CONFIG REQUIRED)\nfind_package(Onity CONFIG REQUIRED)\nadd_executable(m_%s ../m.c)\ntarget_link_libraries(m_%s PRIVATE Onity::onity)\n' \
+        "$d" "$d" > "$tmp/sib/$d/CMakeLists.txt"
+done
+if build sibling-configure cmake -S "$tmp/sib" -B "$tmp/b-sib" -DCMAKE_PREFIX_PATH="$tmp/sdk" \
+        && build sibling-build cmake --build "$tmp/b-sib" -j 2; then
+    if LD_LIBRARY_PATH="$tmp/sdk/lib" "$tmp/b-sib/a/m_a" && LD_LIBRARY_PATH="$tmp/sdk/lib" "$tmp/b-sib/b/m_b"; then
+        pass "find_package(Onity) in sibling directories: both link Onity::onity"
+    else
+        fail "sibling directories: the programs failed"
+    fi
 fi
 
 echo "== a static-only platform's tree (the iOS / Android layout, filled with the host's libonity.a)"

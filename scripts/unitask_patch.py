@@ -3,7 +3,7 @@
 the C# benchmark. Mechanical rewrites only; none changes what a measured path does:
 
 1. mcs does not parse ref-returning properties of generic types (`public ref X<T> NextNode =>
-   ref nextNode;`): the pools' intrusive link becomes a get/set property. TaskPool.TryPop reads
+   ref nextNode;`, and its explicit-interface form): the pools' intrusive link becomes a get/set property. TaskPool.TryPop reads
    it once and no longer clears the popped node's link (the original clears it through the same
    ref): one interface call per pop, as in the original; TryPush overwrites the link anyway.
 2. mcs does not take tuple types as generic arguments or a deconstructing foreach: one list of
@@ -50,6 +50,9 @@ for f in root.rglob("*.cs"):
     s = f.read_text(encoding="utf-8-sig")
     s2 = re.sub(r"public ref (.+?) NextNode (?:=> ref nextNode;|\{ get \{ return ref nextNode; \} \})",
                 r"public \1 NextNode { get { return nextNode; } set { nextNode = value; } }", s)
+    # The explicit form (AsyncReactiveProperty's WaitAsyncSource).
+    s2 = re.sub(r"ref (\w+) (ITaskPoolNode<\1>)\.NextNode => ref nextNode;",
+                r"\1 \2.NextNode { get { return nextNode; } set { nextNode = value; } }", s2)
     if s2 != s:
         f.write_text(s2, encoding="utf-8")
         changed += 1

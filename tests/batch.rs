@@ -423,3 +423,19 @@ fn fast_record_layout_and_bad_input() {
     assert_eq!(onity_batch_fast_record(1, 0, 1 << 28, &mut r), OnityStatus::CountOutOfRange);
     assert_eq!(onity_batch_fast_record(1, 0, 0, ptr::null_mut()), OnityStatus::NullPointer);
 }
+
+#[test]
+fn batch_create_beyond_65536_live_batches_is_exhausted_and_makes_nothing() {
+    let rt = Rt::new();
+    let mut live = Vec::with_capacity(65_536);
+    for _ in 0..65_536 {
+        live.push(batch(&rt, 1));
+    }
+    let mut out = ptr::null_mut();
+    assert_eq!(onity_batch_create(rt.0, 1, &mut out), OnityStatus::Exhausted);
+    assert!(out.is_null(), "nothing written on EXHAUSTED");
+    // A destroyed batch frees its lane: the next create succeeds.
+    assert_eq!(onity_batch_destroy(rt.0, live.pop().unwrap()), OnityStatus::Ok);
+    assert_eq!(onity_batch_create(rt.0, 1, &mut out), OnityStatus::Ok);
+    assert!(!out.is_null());
+}

@@ -119,6 +119,9 @@ namespace Onity
         internal void Subscribe(IOnityEventSubscriber<T> s)
         {
             if (count == subs.Length) Array.Resize(ref subs, count * 2);
+            // The first snapshot buffer, with the first subscription (a single subscriber's
+            // delivery needs none; a later second one then raises without allocating).
+            if (buffers[0] == null) buffers[0] = new Entry[8];
             unchecked { if (++nextStamp == 0) nextStamp = 1; }
             subs[count].sub = s;
             subs[count].stamp = nextStamp;
@@ -147,10 +150,22 @@ namespace Onity
         void Dispatch(T value, bool end)
         {
             int n = count;
+            if (n == 1 && !end)
+            {
+                // One subscriber, read now (so current: no stamp to check): no snapshot, since
+                // what it does to the list during the call cannot reach this delivery.
+                var only = subs[0].sub;
+                try
+                {
+                    only.OnNext(value);
+                }
+                catch (Exception ex) { OnityTask.PublishUnobserved(ex); }
+                return;
+            }
             if (depth == buffers.Length) Array.Resize(ref buffers, depth * 2);
             var buf = buffers[depth];
             if (buf == null || buf.Length < n) buf = buffers[depth] = new Entry[Math.Max(n, 4) * 2];
-            Array.Copy(subs, buf, n);
+            for (int i = 0; i < n; i++) buf[i] = subs[i]; // cheaper than Mono's Array.Copy of structs
             if (end)
             {
                 // Every subscription ends here; later subscriptions are refused (completed).

@@ -159,7 +159,7 @@ namespace Onity
     /// it completed the source or the task was awaited; when two producers race (a result and a
     /// timeout), use the plain <see cref="OnityCompletionSource"/> (as with UniTask's auto-reset
     /// sources).</summary>
-    public sealed class AutoResetOnityCompletionSource : IOnityTaskSource, IOnitySiteSource
+    public sealed class AutoResetOnityCompletionSource : IOnityTaskSource, IOnitySiteSource, IOnityPromise
     {
         static readonly OnityObjectPool<AutoResetOnityCompletionSource> pool = new OnityObjectPool<AutoResetOnityCompletionSource>(1024);
         OnityCompletionSourceCore<AsyncUnit> core;
@@ -181,6 +181,15 @@ namespace Onity
         }
 
         public OnityTask Task { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return new OnityTask(this, core.Version); } }
+
+        /// <summary>A source already completed (UniTask's CreateCompleted / CreateFromException /
+        /// CreateFromCanceled); <paramref name="token"/> is its task's token (Task gives the task).</summary>
+        public static AutoResetOnityCompletionSource CreateCompleted(out long token) { var s = Create(); token = s.core.Version; s.TrySetResult(); return s; }
+        public static AutoResetOnityCompletionSource CreateFromException(Exception exception, out long token) { var s = Create(); token = s.core.Version; s.TrySetException(exception); return s; }
+        public static AutoResetOnityCompletionSource CreateFromCanceled(CancellationToken cancellationToken, out long token) { var s = Create(); token = s.core.Version; s.TrySetCanceled(cancellationToken); return s; }
+
+        /// <summary>The status without a token check (UniTask's UnsafeGetStatus).</summary>
+        public OnityTaskStatus UnsafeGetStatus() { return core.UnsafeGetStatus(); }
 
         public bool TrySetResult() { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetResult(default(AsyncUnit)); }
         public bool TrySetException(Exception ex) { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetException(ex); }
@@ -216,7 +225,7 @@ namespace Onity
     }
 
     /// <summary>The typed pooled auto-reset completion source (see the untyped one).</summary>
-    public sealed class AutoResetOnityCompletionSource<T> : IOnityTaskSource<T>, IOnitySiteSource
+    public sealed class AutoResetOnityCompletionSource<T> : IOnityTaskSource<T>, IOnitySiteSource, IOnityPromise<T>
     {
         static readonly OnityObjectPool<AutoResetOnityCompletionSource<T>> pool = new OnityObjectPool<AutoResetOnityCompletionSource<T>>(1024);
         OnityCompletionSourceCore<T> core;
@@ -236,6 +245,15 @@ namespace Onity
         }
 
         public OnityTask<T> Task { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return new OnityTask<T>(this, core.Version); } }
+
+        /// <summary>A source already completed (UniTask's CreateFromResult / CreateFromException /
+        /// CreateFromCanceled); <paramref name="token"/> is its task's token (Task gives the task).</summary>
+        public static AutoResetOnityCompletionSource<T> CreateFromResult(T result, out long token) { var s = Create(); token = s.core.Version; s.TrySetResult(result); return s; }
+        public static AutoResetOnityCompletionSource<T> CreateFromException(Exception exception, out long token) { var s = Create(); token = s.core.Version; s.TrySetException(exception); return s; }
+        public static AutoResetOnityCompletionSource<T> CreateFromCanceled(CancellationToken cancellationToken, out long token) { var s = Create(); token = s.core.Version; s.TrySetCanceled(cancellationToken); return s; }
+
+        /// <summary>The status without a token check (UniTask's UnsafeGetStatus).</summary>
+        public OnityTaskStatus UnsafeGetStatus() { return core.UnsafeGetStatus(); }
 
         public bool TrySetResult(T value) { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetResult(value); }
         public bool TrySetException(Exception ex) { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetException(ex); }
@@ -274,7 +292,7 @@ namespace Onity
 
     /// <summary>A plain (not pooled) completion source: its task may be awaited any number of
     /// times and by several awaiters; its outcome stays readable.</summary>
-    public class OnityCompletionSource<T> : IOnityTaskSource<T>
+    public class OnityCompletionSource<T> : IOnityTaskSource<T>, IOnityPromise<T>
     {
         readonly object gate = new object();
         T result;
@@ -284,7 +302,16 @@ namespace Onity
         Action first;
         System.Collections.Generic.List<Action> more;
 
+        public OnityCompletionSource() { }
+
         public OnityTask<T> Task { get { return new OnityTask<T>(this, 0); } }
+
+        /// <summary>The status (UniTask's UnsafeGetStatus; this source has one use, no token).</summary>
+        public OnityTaskStatus UnsafeGetStatus()
+        {
+            int s = Volatile.Read(ref state);
+            return s == 0 ? OnityTaskStatus.Pending : s == 2 ? OnityTaskStatus.Succeeded : s == 3 ? OnityTaskStatus.Faulted : OnityTaskStatus.Canceled;
+        }
 
         public bool TrySetResult(T value) { return Complete(2, value, null, null); }
         public bool TrySetException(Exception ex)
@@ -352,8 +379,9 @@ namespace Onity
     }
 
     /// <summary>The untyped plain completion source.</summary>
-    public sealed class OnityCompletionSource : OnityCompletionSource<AsyncUnit>
+    public sealed class OnityCompletionSource : OnityCompletionSource<AsyncUnit>, IOnityPromise
     {
+        public OnityCompletionSource() { }
         public new OnityTask Task { get { return new OnityTask(this, 0); } }
         public bool TrySetResult() { return TrySetResult(default(AsyncUnit)); }
     }

@@ -93,7 +93,21 @@ namespace Onity
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         void Enqueue(OnityRuntime r)
         {
-            r.EnqueueFrameWait(step, (info >> 4) == 0 ? r.runs[info & 15] : r.fcount, info);
+            // Each run on the owner thread: a run waiter (a managed list, as UniTask's runner
+            // array), so that an Update with only loop items needs no native tick. Once per frame,
+            // or elsewhere: a frame wait.
+            if ((info >> 4) == 0 && r.IsOwnedHere)
+                r.AddRunWaiter(runWaiter ?? (runWaiter = new StepWaiter(step)), (OnityTiming)(info & 15));
+            else r.EnqueueFrameWait(step, (info >> 4) == 0 ? r.runs[info & 15] : r.fcount, info);
+        }
+
+        StepWaiter runWaiter;
+
+        sealed class StepWaiter : OnityRunWaiter
+        {
+            readonly Action step;
+            internal StepWaiter(Action step) { this.step = step; onRun = step; }
+            internal override void OnRun() { step(); }
         }
 
         void Step()

@@ -8,6 +8,17 @@ namespace Onity
     // UniTask's remaining small helpers: Unwrap, ToAsyncLazy, IsOperationCanceledException,
     // CancellationTokenEqualityComparer, Progress.
 
+    public readonly partial struct OnityTask
+    {
+        /// <summary>This task as a task of <see cref="AsyncUnit"/> (UniTask's AsAsyncUnitUniTask):
+        /// completed at once when this one is; otherwise its outcome once awaited.</summary>
+        public OnityTask<AsyncUnit> AsAsyncUnitOnityTask()
+        {
+            if (source == null) return new OnityTask<AsyncUnit>(AsyncUnit.Default);
+            return AsUnit(this); // (OnityTask.Run.cs)
+        }
+    }
+
     public static partial class OnityTaskExtensions
     {
         public static async OnityTask<T> Unwrap<T>(this OnityTask<OnityTask<T>> task) { return await await task; }

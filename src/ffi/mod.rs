@@ -157,4 +157,19 @@ mod tests {
         assert_eq!(crate::ffi!({ Err(OnityStatus::Reentrant) }), OnityStatus::Reentrant);
         assert_eq!(crate::ffi!({ Ok(()) }), OnityStatus::Ok);
     }
+
+    /// Behind [`ffi_host!`]'s unwind guard a Rust panic still reaches the
+    /// boundary (`PANIC`, no abort), and early returns pass the guard.
+    #[test]
+    fn a_panic_behind_the_host_unwind_guard_becomes_the_panic_status() {
+        let status = crate::ffi_host!({
+            if std::hint::black_box(true) {
+                panic!("a panic the boundary catches (expected in this test)");
+            }
+            Ok(())
+        });
+        assert_eq!(status, OnityStatus::Panic);
+        assert_eq!(crate::ffi_host!({ Err(OnityStatus::Reentrant) }), OnityStatus::Reentrant);
+        assert_eq!(crate::ffi_host!({ Ok(()) }), OnityStatus::Ok);
+    }
 }

@@ -418,6 +418,13 @@ namespace Onity
             Exception error = null;
             try { await source.ForEachAsync(onNext, ct); }
             catch (Exception ex) { error = ex; }
+            EndSubscription(error, onError, onCompleted);
+        }
+
+        /// <summary>A subscription's end: onCompleted, or the error to onError (else unobserved);
+        /// a cancellation is neither.</summary>
+        static void EndSubscription(Exception error, Action<Exception> onError, Action onCompleted)
+        {
             if (error == null)
             {
                 if (onCompleted != null) onCompleted();

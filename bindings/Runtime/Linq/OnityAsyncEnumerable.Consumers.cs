@@ -172,15 +172,60 @@ namespace Onity
             return value;
         }
 
-        static async OnityTask<T[]> ToArrayCore<T>(IOnityAsyncEnumerable<T> source, CancellationToken ct)
+        /// <summary>Takes the elements given synchronously in a plain loop (no await per element),
+        /// then hands the first pending, ending or failed MoveNextAsync to the async part.</summary>
+        static OnityTask<T[]> ToArrayCore<T>(IOnityAsyncEnumerable<T> source, CancellationToken ct)
         {
             var buffer = ArrayBuffer<T>.Rent();
-            try
+            IOnityAsyncEnumerator<T> e;
+            try { e = source.GetAsyncEnumerator(ct); }
+            catch (Exception ex)
             {
-                var e = source.GetAsyncEnumerator(ct);
+                ArrayBuffer<T>.Return(buffer);
+                return OnityTask.FromException<T[]>(ex);
+            }
+            OnityTask<bool> next;
+            var b = e as OnityAsyncEnumeratorBase<T>;
+            if (b != null)
+            {
+                // This package's enumerators: no task per synchronous element.
+                int r;
                 try
                 {
-                    while (await e.MoveNextAsync()) buffer.Add(e.Current);
+                    while ((r = b.TryMoveNextSync()) == OnityAsyncEnumeratorBase<T>.SyncElement) buffer.Add(b.Current);
+                }
+                catch (Exception ex)
+                {
+                    return ToArrayRest(buffer, e, OnityTask.FromException<bool>(ex));
+                }
+                if (r == OnityAsyncEnumeratorBase<T>.SyncEnd) return ToArrayRest(buffer, e, new OnityTask<bool>(false));
+                if (r == OnityAsyncEnumeratorBase<T>.SyncPending) return ToArrayRest(buffer, e, b.PendingTask());
+            }
+            while (true)
+            {
+                try { next = e.MoveNextAsync(); }
+                catch (Exception ex)
+                {
+                    next = OnityTask.FromException<bool>(ex);
+                    break;
+                }
+                if (next.source != null || !next.result) break;
+                buffer.Add(e.Current);
+            }
+            return ToArrayRest(buffer, e, next);
+        }
+
+        static async OnityTask<T[]> ToArrayRest<T>(ArrayBuffer<T> buffer, IOnityAsyncEnumerator<T> e, OnityTask<bool> next)
+        {
+            try
+            {
+                try
+                {
+                    while (await next)
+                    {
+                        buffer.Add(e.Current);
+                        next = e.MoveNextAsync();
+                    }
                 }
                 finally
                 {

@@ -92,7 +92,7 @@ namespace Onity.Linq
 
         internal static RangeEnumerator Rent(int start, int count, CancellationToken ct)
         {
-            var e = pool.TryRent() ?? new RangeEnumerator();
+            var e = pool.TryRent() ?? new RangeEnumerator { SynchronousOnly = true };
             e.next = start;
             e.left = count;
             e.Begin(ct);
@@ -146,7 +146,7 @@ namespace Onity.Linq
 
         internal static SyncEnumerator<T> Rent(SyncStream<T> s, CancellationToken ct)
         {
-            var e = pool.TryRent() ?? new SyncEnumerator<T>();
+            var e = pool.TryRent() ?? new SyncEnumerator<T> { SynchronousOnly = true };
             e.stream = s;
             e.given = 0;
             e.Begin(ct);

@@ -22,7 +22,7 @@ namespace Onity
         public static IOnityAsyncEnumerable<T> Where<T>(this IOnityAsyncEnumerable<T> source, Func<T, bool> predicate)
         {
             Check(source, predicate, "predicate");
-            return new OnityFusedOp<T, T>(source, d => WhereStage<T>.Rent(d).With(predicate, null));
+            return new OnityFusedOp<T, T>(source, d => WhereStage<T>.Create(d, predicate));
         }
 
         /// <summary>The elements for which <paramref name="predicate"/> (element, index in the
@@ -30,21 +30,21 @@ namespace Onity
         public static IOnityAsyncEnumerable<T> Where<T>(this IOnityAsyncEnumerable<T> source, Func<T, int, bool> predicate)
         {
             Check(source, predicate, "predicate");
-            return new OnityFusedOp<T, T>(source, d => WhereStage<T>.Rent(d).With(null, predicate));
+            return new OnityFusedOp<T, T>(source, d => WhereIndexedStage<T>.Rent(d).With(predicate));
         }
 
         /// <summary>Each element mapped by <paramref name="selector"/>.</summary>
         public static IOnityAsyncEnumerable<TResult> Select<TSource, TResult>(this IOnityAsyncEnumerable<TSource> source, Func<TSource, TResult> selector)
         {
             Check(source, selector, "selector");
-            return new OnityFusedOp<TSource, TResult>(source, d => SelectStage<TSource, TResult>.Rent(d).With(selector, null));
+            return new OnityFusedOp<TSource, TResult>(source, d => SelectStage<TSource, TResult>.Create(d, selector));
         }
 
         /// <summary>Each element mapped by <paramref name="selector"/> (element, index).</summary>
         public static IOnityAsyncEnumerable<TResult> Select<TSource, TResult>(this IOnityAsyncEnumerable<TSource> source, Func<TSource, int, TResult> selector)
         {
             Check(source, selector, "selector");
-            return new OnityFusedOp<TSource, TResult>(source, d => SelectStage<TSource, TResult>.Rent(d).With(null, selector));
+            return new OnityFusedOp<TSource, TResult>(source, d => SelectIndexedStage<TSource, TResult>.Rent(d).With(selector));
         }
 
         /// <summary>The first <paramref name="count"/> elements (none when count &lt;= 0). Once they
@@ -69,7 +69,7 @@ namespace Onity
         public static IOnityAsyncEnumerable<T> TakeWhile<T>(this IOnityAsyncEnumerable<T> source, Func<T, bool> predicate)
         {
             Check(source, predicate, "predicate");
-            return new OnityFusedOp<T, T>(source, d => WhileStage<T>.Rent(d).With(true, predicate, null));
+            return new OnityFusedOp<T, T>(source, d => TakeWhileStage<T>.Rent(d).With(predicate));
         }
 
         /// <summary>TakeWhile with the element's index.</summary>
@@ -200,61 +200,6 @@ namespace Onity
 namespace Onity.Linq
 {
     // The stages of the synchronous operators (one per operator and enumeration, pooled).
-
-    sealed class WhereStage<T> : OnityStage<WhereStage<T>, T, T>
-    {
-        Func<T, bool> predicate;
-        Func<T, int, bool> indexed;
-        int index;
-
-        internal WhereStage<T> With(Func<T, bool> p, Func<T, int, bool> pi)
-        {
-            predicate = p;
-            indexed = pi;
-            index = 0;
-            return this;
-        }
-
-        internal override int Push(T item)
-        {
-            var p = predicate;
-            if (p != null ? p(item) : indexed(item, checked(index++))) return next.Push(item);
-            return Skip;
-        }
-
-        protected override void Clear()
-        {
-            predicate = null;
-            indexed = null;
-        }
-    }
-
-    sealed class SelectStage<TSource, TResult> : OnityStage<SelectStage<TSource, TResult>, TSource, TResult>
-    {
-        Func<TSource, TResult> selector;
-        Func<TSource, int, TResult> indexed;
-        int index;
-
-        internal SelectStage<TSource, TResult> With(Func<TSource, TResult> s, Func<TSource, int, TResult> si)
-        {
-            selector = s;
-            indexed = si;
-            index = 0;
-            return this;
-        }
-
-        internal override int Push(TSource item)
-        {
-            var s = selector;
-            return next.Push(s != null ? s(item) : indexed(item, checked(index++)));
-        }
-
-        protected override void Clear()
-        {
-            selector = null;
-            indexed = null;
-        }
-    }
 
     sealed class TakeStage<T> : OnityStage<TakeStage<T>, T, T>
     {

@@ -26,7 +26,7 @@ namespace Onity
         public static IOnityOrderedAsyncEnumerable<T> OrderBy<T, TKey>(this IOnityAsyncEnumerable<T> source, Func<T, TKey> keySelector, IComparer<TKey> comparer)
         {
             Check(source, keySelector, "keySelector");
-            return new OrderedStream<T>(source, e => e.OrderBy(keySelector, comparer ?? Comparer<TKey>.Default));
+            return new OrderedStream<T>(source, new KeyStage<T, TKey>(null, keySelector, null, comparer ?? Comparer<TKey>.Default, false));
         }
 
         public static IOnityOrderedAsyncEnumerable<T> OrderByDescending<T, TKey>(this IOnityAsyncEnumerable<T> source, Func<T, TKey> keySelector)
@@ -37,7 +37,7 @@ namespace Onity
         public static IOnityOrderedAsyncEnumerable<T> OrderByDescending<T, TKey>(this IOnityAsyncEnumerable<T> source, Func<T, TKey> keySelector, IComparer<TKey> comparer)
         {
             Check(source, keySelector, "keySelector");
-            return new OrderedStream<T>(source, e => e.OrderByDescending(keySelector, comparer ?? Comparer<TKey>.Default));
+            return new OrderedStream<T>(source, new KeyStage<T, TKey>(null, keySelector, null, comparer ?? Comparer<TKey>.Default, true));
         }
 
         /// <summary>Refines the order by a further key.</summary>
@@ -156,21 +156,29 @@ namespace Onity
 
 namespace Onity.Linq
 {
+    /// <summary>A sorted stream: the elements gathered, then their indexes sorted by the chain of
+    /// key stages (System.Linq's stable sort; each stage's keys computed, awaited when the
+    /// selector is async, for every element in order), then the elements given in that order.</summary>
     sealed class OrderedStream<T> : IOnityOrderedAsyncEnumerable<T>
     {
         readonly IOnityAsyncEnumerable<T> source;
-        readonly Func<IEnumerable<T>, IOrderedEnumerable<T>> order;
+        readonly OrderStage<T> last;
 
-        internal OrderedStream(IOnityAsyncEnumerable<T> source, Func<IEnumerable<T>, IOrderedEnumerable<T>> order)
+        internal OrderedStream(IOnityAsyncEnumerable<T> source, OrderStage<T> last)
         {
             this.source = source;
-            this.order = order;
+            this.last = last;
         }
 
         public IOnityOrderedAsyncEnumerable<T> CreateOrderedEnumerable<TKey>(Func<T, TKey> keySelector, IComparer<TKey> comparer, bool descending)
         {
-            var first = order;
-            return new OrderedStream<T>(source, e => first(e).CreateOrderedEnumerable(keySelector, comparer, descending));
+            if (keySelector == null) throw new ArgumentNullException("keySelector");
+            return new OrderedStream<T>(source, new KeyStage<T, TKey>(last, keySelector, null, comparer ?? Comparer<TKey>.Default, descending));
+        }
+
+        internal IOnityOrderedAsyncEnumerable<T> ThenAwait<TKey>(Func<T, CancellationToken, OnityTask<TKey>> keySelector, IComparer<TKey> comparer, bool descending)
+        {
+            return new OrderedStream<T>(source, new KeyStage<T, TKey>(last, null, keySelector, comparer ?? Comparer<TKey>.Default, descending));
         }
 
         public IOnityAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
@@ -181,7 +189,43 @@ namespace Onity.Linq
         async OnityTask Produce(IOnityAsyncWriter<T> w, CancellationToken ct)
         {
             var list = await source.ToListAsync(ct);
-            foreach (var x in order(list)) await w.YieldAsync(x);
+            foreach (var i in await last.Apply(list, ct)) await w.YieldAsync(list[i]);
+        }
+    }
+
+    abstract class OrderStage<T>
+    {
+        /// <summary>The indexes of <paramref name="items"/> ordered by this stage and the ones before.</summary>
+        internal abstract OnityTask<IOrderedEnumerable<int>> Apply(List<T> items, CancellationToken ct);
+    }
+
+    sealed class KeyStage<T, TKey> : OrderStage<T>
+    {
+        readonly OrderStage<T> prev;
+        readonly Func<T, TKey> keySelector;
+        readonly Func<T, CancellationToken, OnityTask<TKey>> awaitedKeySelector;
+        readonly IComparer<TKey> comparer;
+        readonly bool descending;
+
+        internal KeyStage(OrderStage<T> prev, Func<T, TKey> keySelector, Func<T, CancellationToken, OnityTask<TKey>> awaitedKeySelector, IComparer<TKey> comparer, bool descending)
+        {
+            this.prev = prev;
+            this.keySelector = keySelector;
+            this.awaitedKeySelector = awaitedKeySelector;
+            this.comparer = comparer;
+            this.descending = descending;
+        }
+
+        internal override async OnityTask<IOrderedEnumerable<int>> Apply(List<T> items, CancellationToken ct)
+        {
+            var before = prev == null ? null : await prev.Apply(items, ct);
+            var keys = new TKey[items.Count];
+            for (int i = 0; i < keys.Length; i++)
+                keys[i] = keySelector != null ? keySelector(items[i]) : await awaitedKeySelector(items[i], ct);
+            Func<int, TKey> key = i => keys[i];
+            if (before != null) return before.CreateOrderedEnumerable(key, comparer, descending);
+            var indexes = Enumerable.Range(0, keys.Length);
+            return descending ? indexes.OrderByDescending(key, comparer) : indexes.OrderBy(key, comparer);
         }
     }
 }

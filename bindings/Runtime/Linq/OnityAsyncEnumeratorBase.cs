@@ -14,7 +14,8 @@ namespace Onity.Linq
     /// MoveNextAsync calls return false), Disposed (in the pool or dropped). The state moves on when
     /// the consumer takes the outcome (GetResult), never when a producer completes the core: so a
     /// second MoveNextAsync without awaiting the first throws instead of resetting a core another
-    /// thread may still be completing.</summary>
+    /// thread may still be completing. An element or end produced synchronously inside
+    /// MoveNextAsync returns a completed task and moves the state at once (no core).</summary>
     internal abstract class OnityAsyncEnumeratorBase<T> : IOnityAsyncEnumerator<T>, IOnityTaskSource<bool>
     {
         const int Ready = 1, Pending = 2, Ended = 3, Disposed = 4;
@@ -29,6 +30,7 @@ namespace Onity.Linq
         {
             cancellationToken = ct;
             state = Ready;
+            core.Reset(); // Ready implies a reset core (reset again after each pending outcome is taken)
         }
 
         public T Current { get { return current; } }
@@ -49,12 +51,57 @@ namespace Onity.Linq
                 state = Ended;
                 return OnityTask.FromCanceled<bool>(cancellationToken);
             }
-            state = Pending;
-            core.Reset();
-            var task = new OnityTask<bool>(this, core.Version);
-            MoveNextCore();
-            return task;
+            int r = Step();
+            if (r == SyncPending) return new OnityTask<bool>(this, core.Version);
+            return new OnityTask<bool>(r == SyncElement);
         }
+
+        /// <summary>For a consumer inside this package (ToArrayAsync): MoveNextAsync without the
+        /// task when the outcome is synchronous: SyncElement (Current set), SyncEnd, SyncPending
+        /// (the task is <see cref="PendingTask"/>), or 0: nothing done (not Ready, or the token is
+        /// canceled): call MoveNextAsync.</summary>
+        internal int TryMoveNextSync()
+        {
+            if (state != Ready || cancellationToken.IsCancellationRequested) return 0;
+            return Step();
+        }
+
+        internal OnityTask<bool> PendingTask() { return new OnityTask<bool>(this, core.Version); }
+
+        int Step()
+        {
+            state = Pending;
+            // An element or the end given synchronously comes back as a completed task, without
+            // the completion core (its interlocked publication and the awaiter's interface calls).
+            // The thread-static mark, not a field: a producer on another thread (a channel's
+            // writer) completing it meanwhile goes through the core.
+            syncResult = 0;
+            if (SynchronousOnly) MoveNextCore();
+            else
+            {
+                var outer = SyncMoveNext.inside;
+                SyncMoveNext.inside = this;
+                try { MoveNextCore(); }
+                catch
+                {
+                    SyncMoveNext.inside = outer;
+                    throw;
+                }
+                SyncMoveNext.inside = outer; // (not a finally: Mono calls a finally block as a handler)
+            }
+            int r = syncResult;
+            if (r == 0) return SyncPending;
+            if (state != Pending) return SyncEnd; // disposed during MoveNextCore
+            state = r == SyncElement ? Ready : Ended;
+            return r;
+        }
+
+        /// <summary>Set by a subclass whose MoveNextCore always ends synchronously on the calling
+        /// thread (Range, Repeat, an IEnumerable): no thread-static mark is needed.</summary>
+        internal bool SynchronousOnly;
+
+        internal const int SyncElement = 1, SyncEnd = 2, SyncPending = 3;
+        int syncResult;
 
         OnityTask<bool> NotReady(int s)
         {
@@ -78,10 +125,15 @@ namespace Onity.Linq
         protected void Yield(T value)
         {
             current = value;
-            core.TrySetResult(state != Disposed);
+            if (SynchronousOnly || SyncMoveNext.inside == this) syncResult = SyncElement;
+            else core.TrySetResult(state != Disposed);
         }
 
-        protected void Finish() { core.TrySetResult(false); }
+        protected void Finish()
+        {
+            if (SynchronousOnly || SyncMoveNext.inside == this) syncResult = SyncEnd;
+            else core.TrySetResult(false);
+        }
         protected void Fail(Exception ex) { core.TrySetException(ex); } // an OperationCanceledException cancels
         protected void Cancel() { core.TrySetCanceled(cancellationToken); }
 
@@ -116,7 +168,11 @@ namespace Onity.Linq
             bool v;
             if (core.TryGetSucceeded(token, out v))
             {
-                if (state == Pending) state = v ? Ready : Ended;
+                if (state == Pending)
+                {
+                    state = v ? Ready : Ended;
+                    if (v) core.Reset();
+                }
                 return v;
             }
             return GetResultSlow(token);
@@ -128,5 +184,11 @@ namespace Onity.Linq
             if (state == Pending) state = Ended; // faulted or canceled: the enumeration is over
             return core.GetResult(token);
         }
+    }
+
+    /// <summary>The enumerator whose MoveNextCore runs on this thread (see MoveNextAsync).</summary>
+    internal static class SyncMoveNext
+    {
+        [ThreadStatic] internal static object inside;
     }
 }

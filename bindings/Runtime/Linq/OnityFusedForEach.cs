@@ -32,27 +32,26 @@ namespace Onity.Linq
             f.cancelable = ct.CanBeCanceled;
             bool empty = false;
             var fused = source as OnityFused<T>;
-            try
+            // As the enumerating form (an async method): a source that cannot be enumerated
+            // faults the task.
+            if (fused != null)
             {
-                if (fused != null) f.pump = fused.Open(f, ref empty, ct); // (releases its stages, this one too, if it throws)
-                else
-                {
-                    try
-                    {
-                        var every = source as EveryUpdateStream;
-                        f.pump = every != null ? (OnityPump)EveryUpdatePump.Rent(every, (OnityStage<AsyncUnit>)(object)f, ct)
-                            : OnityPump<T>.Rent(source.GetAsyncEnumerator(ct), f);
-                    }
-                    catch
-                    {
-                        f.Clear();
-                        throw;
-                    }
-                }
+                try { f.pump = fused.Open(f, ref empty, ct); }
+                catch (Exception ex) { return OnityTask.FromException(ex); } // (its stages, this one too, released)
             }
-            catch (Exception ex)
+            else
             {
-                return OnityTask.FromException(ex); // as the async form (ForEachCore): the task faults
+                try
+                {
+                    var every = source as EveryUpdateStream;
+                    f.pump = every != null ? (OnityPump)EveryUpdatePump.Rent(every, (OnityStage<AsyncUnit>)(object)f, ct)
+                        : OnityPump<T>.Rent(source.GetAsyncEnumerator(ct), f);
+                }
+                catch (Exception ex)
+                {
+                    f.Clear();
+                    return OnityTask.FromException(ex);
+                }
             }
             f.pump.owner = f;
             var d = f.done = AutoResetOnityCompletionSource.Create();

@@ -7,8 +7,9 @@ namespace Onity.Linq
     // SkipWhile, Do, OfType, Cast, DistinctUntilChanged) do not each wrap their source in an
     // enumerator of their own: a chain of them over one source is enumerated by one
     // FusedEnumerator, whose pump pulls the source and pushes each item through the chain's
-    // stages (one virtual call per operator); an element costs one MoveNextAsync completion
-    // whatever the chain's length. Stages are rented per enumeration and returned at disposal.
+    // stages (one virtual call per stage; Where+Select, Select+Where and Select+TakeWhile are one
+    // stage: Linq/OnityFusedStages.cs); an element costs one MoveNextAsync completion whatever the
+    // chain's length. Stages are rented per enumeration and returned at disposal.
     // Observable behaviour is the unfused one: the same elements in the same order, the source
     // enumerated with the token, disposed once when the enumerator is disposed, a Take/TakeWhile
     // that is done ends the stream without pulling the source again, and an exception of a
@@ -39,6 +40,13 @@ namespace Onity.Linq
             }
         }
 
+        /// <summary>This stage alone goes back to its pool (fused into a neighbour's stage).</summary>
+        internal void ReleaseOne()
+        {
+            nextStage = null;
+            Release();
+        }
+
         protected abstract void Release();
     }
 
@@ -53,13 +61,17 @@ namespace Onity.Linq
         /// <summary>First stage only: the source faulted; returns the exception the stream
         /// faults with (Do's onError, whose own exception replaces it).</summary>
         internal virtual Exception OnSourceError(Exception ex) { return ex; }
+
+        /// <summary>A Where(predicate) before this stage as one stage with it (this one released),
+        /// or null (<see cref="SelectStage{TSource, TResult}"/> fuses).</summary>
+        internal virtual OnityStage<TIn> FuseWhere(Func<TIn, bool> predicate) { return null; }
     }
 
     /// <summary>A stage with a pool of its own type and a typed downstream stage.</summary>
     internal abstract class OnityStage<TSelf, TIn, TOut> : OnityStage<TIn> where TSelf : OnityStage<TSelf, TIn, TOut>, new()
     {
         static readonly OnityObjectPool<TSelf> pool = new OnityObjectPool<TSelf>(256);
-        protected OnityStage<TOut> next;
+        internal OnityStage<TOut> next;
 
         internal static TSelf Rent(OnityStage<TOut> downstream)
         {
@@ -114,11 +126,11 @@ namespace Onity.Linq
             upstream = firstOnly ? null : source as OnityFused<TIn>;
         }
 
+        /// <summary>(If it throws, the stages are released once, by the innermost Open.)</summary>
         internal override OnityPump Open(OnityStage<TResult> downstream, ref bool empty, CancellationToken ct)
         {
             var stage = createStage(downstream);
             if (stage.EndsAtStart) empty = true;
-            // (An upstream Open that throws has released the whole chain, this stage included.)
             if (upstream != null) return upstream.Open(stage, ref empty, ct);
             try
             {

@@ -120,6 +120,9 @@ class coro_runtime {
     /* An owning onity::Runtime or a borrowed RuntimeRef (another plugin's
      * runtime, C#'s NativeRuntime): the layer never destroys it. */
     static Result<coro_runtime> attach(const RuntimeRef &rt) noexcept { return attach(rt.raw()); }
+    /* Not a temporary owner: it destroys the runtime at the end of the
+     * statement, leaving the layer on a freed runtime. */
+    static Result<coro_runtime> attach(Runtime &&) = delete;
 
     explicit operator bool() const noexcept { return k_ != nullptr; }
     /* The runtime (null once destroyed). */

@@ -472,7 +472,7 @@ namespace Onity.Bench
             AllocationControls();
 
             // Optional arguments: substrings selecting groups (nextframe, yield, delayframe,
-            // completed, manual, cycle, whenany, stream, channel); none = everything (what scripts/bench-csharp.sh
+            // completed, manual, cycle, whenany, stream, channel, parity); none = everything (what scripts/bench-csharp.sh
             // runs). "notpl" leaves the TPL column out; "only=NAME" runs one implementation
             // (onity, onity-flowoff, unitask, tpl), as scripts/profile-csharp.sh does.
             noTpl = Array.IndexOf(args, "notpl") >= 0;
@@ -496,6 +496,7 @@ namespace Onity.Bench
             if (on("whenany")) foreach (int n in new[] { 2, 16, 32 }) WhenAnyScenario(n);
             StreamScenarios(on);
             ChannelScenarios(on);
+            ParityScenarios(on); // ParityBench.cs
 
             var m = rt.GetManagedStats();
             Console.WriteLine("# end state: " + m);

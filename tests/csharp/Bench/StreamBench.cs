@@ -21,6 +21,25 @@ namespace Onity.Bench
             return s.Select(_ => streamValue).Where(x => x > 0).Select(x => x + 1).TakeWhile(x => x > 1);
         }
 
+        // The floor of the operator rows: the plain stream whose action invokes the chain's
+        // delegates itself (no operator) and counts as countInt does: what an element costs with
+        // only the delegate invokes.
+        static readonly Func<AsyncUnit, bool> floorWhere = _ => streamValue > 0;
+        static readonly Func<AsyncUnit, int> floorSelect = _ => streamValue;
+        static readonly Func<int, int> floorSelect1 = x => x + 1;
+        static readonly Func<int, bool> floorPositive = x => x > 0, floorAboveOne = x => x > 1;
+        static readonly Action<AsyncUnit> floor2 = u =>
+        {
+            if (floorWhere(u) && floorSelect(u) != 0) streamElements++;
+        };
+        static readonly Action<AsyncUnit> floor4 = u =>
+        {
+            int v = floorSelect(u);
+            if (!floorPositive(v)) return;
+            v = floorSelect1(v);
+            if (floorAboveOne(v)) streamElements++;
+        };
+
         /// <summary>What `await foreach (var _ in EveryUpdate())` compiles to (mcs has no await
         /// foreach): GetAsyncEnumerator, MoveNextAsync in a loop, DisposeAsync in a finally.</summary>
         static async OnityTask EveryUpdateAwaitForeach(CancellationToken ct)
@@ -38,14 +57,16 @@ namespace Onity.Bench
 
         /// <summary>n EveryUpdate streams consumed with ForEachAsync (or the await-foreach pattern);
         /// a set runs <paramref name="frames"/> frames: one element per stream per frame.</summary>
-        static void EveryUpdateScenario(int n, int frames, bool pattern, int ops = 0)
+        static void EveryUpdateScenario(int n, int frames, bool pattern, int ops = 0, bool floor = false)
         {
             string opsName = ops == 0 ? "" : ops == 2 ? ".Where.Select" : ".Select.Where.Select.TakeWhile";
+            if (floor) opsName = " (floor: the action invokes the " + ops + " delegates of " + opsName.Substring(1) + ")";
             string name = "EveryUpdate" + opsName + " stream, " + (pattern ? "await-foreach pattern" : "ForEachAsync") + " (ns per element), " + n + (n == 1 ? " stream x " : " streams x ") + frames + " frames";
             var cts = new CancellationTokenSource();
             var tasks = new OnityTask[n];
             for (int i = 0; i < n; i++)
                 tasks[i] = pattern ? EveryUpdateAwaitForeach(cts.Token)
+                    : floor ? OnityAsyncEnumerable.EveryUpdate().ForEachAsync(ops == 2 ? floor2 : floor4, cts.Token)
                     : ops == 0 ? OnityAsyncEnumerable.EveryUpdate().ForEachAsync(countElement, cts.Token)
                     : EveryUpdateChain(ops).ForEachAsync(countInt, cts.Token);
             Frame();
@@ -57,8 +78,8 @@ namespace Onity.Bench
                 Check(streamElements - e0 == (long)n * frames, every);
                 return (long)n * frames;
             });
-            Action utStop;
-            var ut = UtEveryUpdate(n, frames, pattern, ops, out utStop);
+            Action utStop = () => { };
+            var ut = floor ? null : UtEveryUpdate(n, frames, pattern, ops, out utStop);
             Compare(name, onity, ut);
             cts.Cancel();
             Frame();
@@ -136,7 +157,9 @@ namespace Onity.Bench
         /// <summary>Groups (a bench argument selects those it is a substring of): stream-foreach-1x,
         /// stream-pattern-1x, stream-foreach-64x, stream-foreach-4096x, stream-pattern-4096x,
         /// stream-ws-1x, stream-ws-64x (Where+Select), stream-chain4-1x, stream-chain4-64x (4
-        /// operators: issue 28's rows); channel-waiting, channel-burst (ChannelScenarios).</summary>
+        /// operators: issue 28's rows), stream-floor2-64x, stream-floor4-64x (their floor: the
+        /// plain stream invoking the delegates in its action, Onity only); channel-waiting,
+        /// channel-burst (ChannelScenarios).</summary>
         static void StreamScenarios(Func<string, bool> on)
         {
             if (on("stream-foreach-1x")) EveryUpdateScenario(1, 4096, false);
@@ -148,6 +171,8 @@ namespace Onity.Bench
             if (on("stream-ws-64x")) EveryUpdateScenario(64, 256, false, 2);
             if (on("stream-chain4-1x")) EveryUpdateScenario(1, 4096, false, 4);
             if (on("stream-chain4-64x")) EveryUpdateScenario(64, 256, false, 4);
+            if (on("stream-floor2-64x")) EveryUpdateScenario(64, 256, false, 2, true);
+            if (on("stream-floor4-64x")) EveryUpdateScenario(64, 256, false, 4, true);
         }
     }
 }

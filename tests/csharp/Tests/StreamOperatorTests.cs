@@ -450,5 +450,79 @@ namespace Onity.Tests
                 Assert.True(GC.GetAllocatedBytesForCurrentThread() - b0 > 0, "the control sees allocations");
             }
         }
+
+        /// <summary>A fused pair (Where+Select, Select+Where, Select+TakeWhile: one stage) calls its
+        /// delegates as the two operators would: per element, in order, with the pulls between.</summary>
+        [Test]
+        public void FusedPairsCallTheirDelegatesAsTheTwoOperatorsWould()
+        {
+            using (new TestHost())
+            {
+                foreach (var viaForEach in new[] { false, true })
+                {
+                    string path = viaForEach ? " (ForEachAsync)" : " (enumerator)";
+                    Func<IOnityAsyncEnumerable<int>, List<int>> run = s => viaForEach ? ForEach(s) : Enumerate(s);
+                    var a = new LogSource<int>(1, 2, 3);
+                    var ws = a.Where(x => { a.Log.Add("w" + x); return x % 2 == 1; }).Select(x => { a.Log.Add("s" + x); return x * 10; });
+                    Assert.Equal("10,30", string.Join(",", run(ws)), "Where.Select" + path);
+                    Assert.Equal("pull,w1,s1,pull,w2,pull,w3,s3,pull,dispose", string.Join(",", a.Log), "Where.Select calls" + path);
+                    var b = new LogSource<int>(1, 2, 3);
+                    var sw = b.Select(x => { b.Log.Add("s" + x); return x * 10; }).Where(y => { b.Log.Add("w" + y); return y != 20; });
+                    Assert.Equal("10,30", string.Join(",", run(sw)), "Select.Where" + path);
+                    Assert.Equal("pull,s1,w10,pull,s2,w20,pull,s3,w30,pull,dispose", string.Join(",", b.Log), "Select.Where calls" + path);
+                    var c = new LogSource<int>(1, 2, 3, 4);
+                    var st = c.Select(x => { c.Log.Add("s" + x); return x * 10; }).TakeWhile(y => { c.Log.Add("t" + y); return y < 30; });
+                    Assert.Equal("10,20", string.Join(",", run(st)), "Select.TakeWhile" + path);
+                    Assert.Equal("pull,s1,t10,pull,s2,t20,pull,s3,t30,dispose", string.Join(",", c.Log), "Select.TakeWhile: no pull after the false" + path);
+                    // The second delegate's exception faults the stream after the first one's element.
+                    var d = new LogSource<int>(1, 2, 3);
+                    var got = new List<int>();
+                    var bad = d.Select(x => x * 10).Where(y => { if (y == 20) throw new FormatException("twenty"); return true; });
+                    var t = viaForEach ? bad.ForEachAsync(x => got.Add(x)) : AsyncStreamTests.AwaitForeach(bad, got, CancellationToken.None);
+                    Assert.Equal("twenty", Assert.Throws<FormatException>(() => t.GetAwaiter().GetResult()).Message, "the predicate's exception" + path);
+                    Assert.Equal("10", string.Join(",", got), "the element before it" + path);
+                    Assert.Equal(1, d.Disposals, "disposed once" + path);
+                }
+            }
+        }
+
+        sealed class ThrowingSource : IOnityAsyncEnumerable<int>
+        {
+            public IOnityAsyncEnumerator<int> GetAsyncEnumerator(CancellationToken ct = default(CancellationToken))
+            {
+                throw new NotSupportedException("no enumerator");
+            }
+        }
+
+        /// <summary>A chain whose source's GetAsyncEnumerator throws gives its pooled stages back
+        /// once: two chains enumerated side by side afterwards do not share a stage.</summary>
+        [Test]
+        public void AChainThatFailsToOpenReturnsItsStagesOnce()
+        {
+            using (new TestHost())
+            {
+                var bad = new ThrowingSource();
+                Assert.Throws<NotSupportedException>(() => bad.Skip(0).Take(5).GetAsyncEnumerator(), "the source's exception (enumerator)");
+                var t = bad.Skip(0).Take(5).ForEachAsync(x => { });
+                Assert.Equal(OnityTaskStatus.Faulted, t.Status, "ForEachAsync: faulted, as the async form");
+                Assert.Throws<NotSupportedException>(() => t.GetAwaiter().GetResult(), "the source's exception (ForEachAsync)");
+                var u = bad.ForEachAsync(x => { });
+                Assert.Throws<NotSupportedException>(() => u.GetAwaiter().GetResult(), "the source's exception (ForEachAsync, no operator)");
+                var e1 = new LogSource<int>(1, 2, 3, 4).Take(2).GetAsyncEnumerator();
+                var e2 = new LogSource<int>(1, 2, 3, 4).Take(3).GetAsyncEnumerator();
+                var e3 = new LogSource<int>(1, 2, 3, 4).Take(1).GetAsyncEnumerator();
+                var got = new List<string>();
+                for (int i = 0; i < 4; i++)
+                {
+                    got.Add((e1.MoveNextAsync().GetAwaiter().GetResult() ? e1.Current.ToString() : "-")
+                        + (e2.MoveNextAsync().GetAwaiter().GetResult() ? e2.Current.ToString() : "-")
+                        + (e3.MoveNextAsync().GetAwaiter().GetResult() ? e3.Current.ToString() : "-"));
+                }
+                Assert.Equal("111,22-,-3-,---", string.Join(",", got), "Take(2), Take(3) and Take(1) side by side");
+                e1.DisposeAsync().GetAwaiter().GetResult();
+                e2.DisposeAsync().GetAwaiter().GetResult();
+                e3.DisposeAsync().GetAwaiter().GetResult();
+            }
+        }
     }
 }

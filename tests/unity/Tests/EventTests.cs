@@ -351,6 +351,26 @@ namespace Onity.UnityTests
             Assert.Throws<ArgumentNullException>(() => ((MonoBehaviour)null).GetCancellationTokenOnDestroy(), "null");
         }
 
+        [Test]
+        public void RegisterRaiseCancelOnDestroy_CancelsTheSourceAtTheDestroy()
+        {
+            Enter();
+            var go = new GameObject("owner");
+            var probe = go.AddComponent<Probe>();
+            var byGo = new CancellationTokenSource();
+            var byComponent = new CancellationTokenSource();
+            byGo.RegisterRaiseCancelOnDestroy(go);
+            byComponent.RegisterRaiseCancelOnDestroy(probe);
+            Sim.RunFrame();
+            Assert.False(byGo.IsCancellationRequested || byComponent.IsCancellationRequested, "alive");
+            UnityEngine.Object.Destroy(go);
+            Sim.RunFrame();
+            Assert.True(byGo.IsCancellationRequested, "canceled by the GameObject's destroy");
+            Assert.True(byComponent.IsCancellationRequested, "canceled through the component");
+            Assert.Throws<ArgumentNullException>(() => ((CancellationTokenSource)null).RegisterRaiseCancelOnDestroy(go), "null source");
+            Assert.Throws<ArgumentNullException>(() => new CancellationTokenSource().RegisterRaiseCancelOnDestroy((Component)null), "null component");
+        }
+
         // ---- MonoBehaviour message triggers -----------------------------------------------
 
         [Test]

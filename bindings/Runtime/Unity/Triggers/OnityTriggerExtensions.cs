@@ -56,6 +56,28 @@ namespace Onity.Triggers
             return component.gameObject.GetOnityDestroyTrigger().CancellationToken;
         }
 
+        /// <summary>Cancels <paramref name="cts"/> when <paramref name="gameObject"/> is destroyed
+        /// (UniTask's <c>RegisterRaiseCancelOnDestroy</c>; at once when it already was).</summary>
+        public static void RegisterRaiseCancelOnDestroy(this CancellationTokenSource cts, GameObject gameObject)
+        {
+            if (cts == null) throw new ArgumentNullException("cts");
+            gameObject.GetCancellationTokenOnDestroy().Register(CancelSource, cts, false);
+        }
+
+        /// <summary>As <see cref="RegisterRaiseCancelOnDestroy(CancellationTokenSource, GameObject)"/>
+        /// for the component's GameObject.</summary>
+        public static void RegisterRaiseCancelOnDestroy(this CancellationTokenSource cts, Component component)
+        {
+            if (component == null) throw new ArgumentNullException("component");
+            RegisterRaiseCancelOnDestroy(cts, component.gameObject);
+        }
+
+        static readonly Action<object> CancelSource = s =>
+        {
+            try { ((CancellationTokenSource)s).Cancel(); }
+            catch (ObjectDisposedException) { }
+        };
+
         /// <summary>Completes when <paramref name="gameObject"/> is destroyed
         /// (<c>GetOnityDestroyTrigger().OnDestroyAsync()</c>).</summary>
         public static OnityTask OnDestroyAsync(this GameObject gameObject, CancellationToken cancellationToken = default(CancellationToken))

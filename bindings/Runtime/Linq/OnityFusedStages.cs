@@ -1,0 +1,219 @@
+using System;
+
+namespace Onity.Linq
+{
+    // The stages of Where, Select and TakeWhile (issue 28). Per element an operator costs its
+    // delegate's invoke and, unless fused with its neighbour, one virtual call (Push): the element
+    // and the indexed forms are separate stages (no per-element branch between them), and the
+    // common pairs are one stage with two delegates when a chain is opened: Where then Select,
+    // Select then Where, Select then TakeWhile. The delegates run in the same order, with the same
+    // outcomes (an exception of either faults the stream as before).
+
+    sealed class WhereStage<T> : OnityStage<WhereStage<T>, T, T>
+    {
+        internal Func<T, bool> predicate;
+
+        /// <summary>The stage of Where(predicate) before <paramref name="d"/>: fused with it when
+        /// that is a Select's.</summary>
+        internal static OnityStage<T> Create(OnityStage<T> d, Func<T, bool> predicate)
+        {
+            return d.FuseWhere(predicate) ?? Rent(d).With(predicate);
+        }
+
+        internal WhereStage<T> With(Func<T, bool> p)
+        {
+            predicate = p;
+            return this;
+        }
+
+        internal override int Push(T item)
+        {
+            return predicate(item) ? next.Push(item) : Skip;
+        }
+
+        protected override void Clear() { predicate = null; }
+    }
+
+    sealed class WhereIndexedStage<T> : OnityStage<WhereIndexedStage<T>, T, T>
+    {
+        Func<T, int, bool> predicate;
+        int index;
+
+        internal WhereIndexedStage<T> With(Func<T, int, bool> p)
+        {
+            predicate = p;
+            index = 0;
+            return this;
+        }
+
+        internal override int Push(T item)
+        {
+            return predicate(item, checked(index++)) ? next.Push(item) : Skip;
+        }
+
+        protected override void Clear() { predicate = null; }
+    }
+
+    sealed class SelectStage<TSource, TResult> : OnityStage<SelectStage<TSource, TResult>, TSource, TResult>
+    {
+        Func<TSource, TResult> selector;
+
+        /// <summary>The stage of Select(selector) before <paramref name="d"/>: fused with it when
+        /// that is a Where's or a TakeWhile's (whose stage goes back to its pool).</summary>
+        internal static OnityStage<TSource> Create(OnityStage<TResult> d, Func<TSource, TResult> selector)
+        {
+            var w = d as WhereStage<TResult>;
+            if (w != null)
+            {
+                var sw = SelectWhereStage<TSource, TResult>.Rent(w.next).With(selector, w.predicate);
+                w.ReleaseOne();
+                return sw;
+            }
+            var t = d as TakeWhileStage<TResult>;
+            if (t != null)
+            {
+                var st = SelectTakeWhileStage<TSource, TResult>.Rent(t.next).With(selector, t.predicate);
+                t.ReleaseOne();
+                return st;
+            }
+            return Rent(d).With(selector);
+        }
+
+        SelectStage<TSource, TResult> With(Func<TSource, TResult> s)
+        {
+            selector = s;
+            return this;
+        }
+
+        internal override int Push(TSource item)
+        {
+            return next.Push(selector(item));
+        }
+
+        /// <summary>A Where before this Select: one stage (this one goes back to its pool).</summary>
+        internal override OnityStage<TSource> FuseWhere(Func<TSource, bool> predicate)
+        {
+            var ws = WhereSelectStage<TSource, TResult>.Rent(next).With(predicate, selector);
+            ReleaseOne();
+            return ws;
+        }
+
+        protected override void Clear() { selector = null; }
+    }
+
+    sealed class SelectIndexedStage<TSource, TResult> : OnityStage<SelectIndexedStage<TSource, TResult>, TSource, TResult>
+    {
+        Func<TSource, int, TResult> selector;
+        int index;
+
+        internal SelectIndexedStage<TSource, TResult> With(Func<TSource, int, TResult> s)
+        {
+            selector = s;
+            index = 0;
+            return this;
+        }
+
+        internal override int Push(TSource item)
+        {
+            return next.Push(selector(item, checked(index++)));
+        }
+
+        protected override void Clear() { selector = null; }
+    }
+
+    /// <summary>TakeWhile(predicate): the end at the first element for which it is false.</summary>
+    sealed class TakeWhileStage<T> : OnityStage<TakeWhileStage<T>, T, T>
+    {
+        internal Func<T, bool> predicate;
+
+        internal TakeWhileStage<T> With(Func<T, bool> p)
+        {
+            predicate = p;
+            return this;
+        }
+
+        internal override int Push(T item)
+        {
+            return predicate(item) ? next.Push(item) : Stop;
+        }
+
+        protected override void Clear() { predicate = null; }
+    }
+
+    /// <summary>Where(predicate).Select(selector).</summary>
+    sealed class WhereSelectStage<TSource, TResult> : OnityStage<WhereSelectStage<TSource, TResult>, TSource, TResult>
+    {
+        Func<TSource, bool> predicate;
+        Func<TSource, TResult> selector;
+
+        internal WhereSelectStage<TSource, TResult> With(Func<TSource, bool> p, Func<TSource, TResult> s)
+        {
+            predicate = p;
+            selector = s;
+            return this;
+        }
+
+        internal override int Push(TSource item)
+        {
+            return predicate(item) ? next.Push(selector(item)) : Skip;
+        }
+
+        protected override void Clear()
+        {
+            predicate = null;
+            selector = null;
+        }
+    }
+
+    /// <summary>Select(selector).Where(predicate).</summary>
+    sealed class SelectWhereStage<TSource, TResult> : OnityStage<SelectWhereStage<TSource, TResult>, TSource, TResult>
+    {
+        Func<TSource, TResult> selector;
+        Func<TResult, bool> predicate;
+
+        internal SelectWhereStage<TSource, TResult> With(Func<TSource, TResult> s, Func<TResult, bool> p)
+        {
+            selector = s;
+            predicate = p;
+            return this;
+        }
+
+        internal override int Push(TSource item)
+        {
+            var v = selector(item);
+            return predicate(v) ? next.Push(v) : Skip;
+        }
+
+        protected override void Clear()
+        {
+            selector = null;
+            predicate = null;
+        }
+    }
+
+    /// <summary>Select(selector).TakeWhile(predicate).</summary>
+    sealed class SelectTakeWhileStage<TSource, TResult> : OnityStage<SelectTakeWhileStage<TSource, TResult>, TSource, TResult>
+    {
+        Func<TSource, TResult> selector;
+        Func<TResult, bool> predicate;
+
+        internal SelectTakeWhileStage<TSource, TResult> With(Func<TSource, TResult> s, Func<TResult, bool> p)
+        {
+            selector = s;
+            predicate = p;
+            return this;
+        }
+
+        internal override int Push(TSource item)
+        {
+            var v = selector(item);
+            return predicate(v) ? next.Push(v) : Stop;
+        }
+
+        protected override void Clear()
+        {
+            selector = null;
+            predicate = null;
+        }
+    }
+}
