@@ -73,11 +73,12 @@ namespace Onity
     /// <summary>A read-only reactive property that follows a stream (UniTask's
     /// <c>ReadOnlyAsyncReactiveProperty</c>): it enumerates the source from construction, each
     /// element becoming its value. The source's end, fault or <paramref name="cancellationToken"/>
-    /// stop it following (the last value stays); <see cref="Dispose"/> stops it (at the source's
-    /// next element) and ends its own enumerations.</summary>
+    /// stop it following (the last value stays); <see cref="Dispose"/> stops it (cancels the
+    /// source's enumeration, which is then disposed) and ends its own enumerations.</summary>
     public sealed class OnityReadOnlyAsyncReactiveProperty<T> : IOnityReadOnlyAsyncReactiveProperty<T>, IDisposable
     {
         readonly OnityAsyncEvent<T> changed = new OnityAsyncEvent<T>();
+        readonly CancellationTokenSource stop; // Dispose cancels the source's enumeration
         T latest;
         bool disposed;
         IOnityAsyncEnumerable<T> withoutCurrent;
@@ -86,7 +87,8 @@ namespace Onity
         {
             if (source == null) throw new ArgumentNullException("source");
             latest = initialValue;
-            Follow(source, cancellationToken).Forget();
+            stop = cancellationToken.CanBeCanceled ? CancellationTokenSource.CreateLinkedTokenSource(cancellationToken) : new CancellationTokenSource();
+            Follow(source, stop.Token).Forget();
         }
 
         public OnityReadOnlyAsyncReactiveProperty(IOnityAsyncEnumerable<T> source, CancellationToken cancellationToken)
@@ -127,8 +129,14 @@ namespace Onity
 
         public void Dispose()
         {
+            if (disposed) return;
             disposed = true;
-            changed.Complete();
+            try { stop.Cancel(); } // the source's pending MoveNextAsync ends: Follow disposes it
+            finally
+            {
+                stop.Dispose();
+                changed.Complete();
+            }
         }
 
         public static implicit operator T(OnityReadOnlyAsyncReactiveProperty<T> value) { return value.Value; }

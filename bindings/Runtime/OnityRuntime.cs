@@ -127,7 +127,7 @@ namespace Onity
             st = OnityNativeCalls.onity_runtime_live_word(rt, &word, &id);
             if (st != OnityStatus.Ok)
             {
-                OnityNativeCalls.onity_runtime_destroy(rt);
+                AbandonNative(); // (an attached runtime is its creator's: not destroyed here)
                 throw new OnityException(st, "onity_runtime_live_word");
             }
             liveWord = word;

@@ -33,6 +33,7 @@ namespace Onity
         IOnityTriggerHandler<T> addedHead, addedTail; // added while SetResult runs: joined after it
         IOnityTriggerHandler<T> iterNext;             // SetResult's next handler
         int depth;                                    // SetResult nesting
+        int ends, removals;                           // End / Remove calls (a nested pass's changes)
 
         /// <summary>True when at least one handler is added.</summary>
         public bool HasHandlers { get { return head != null || addedHead != null; } }
@@ -54,6 +55,7 @@ namespace Onity
             if (handler == null) throw new ArgumentNullException("handler");
             var first = First(handler);
             if (first == null) return;
+            removals++;
             if (ReferenceEquals(first, head))
             {
                 if (ReferenceEquals(handler, iterNext)) iterNext = handler.Next;
@@ -70,12 +72,19 @@ namespace Onity
             try
             {
                 var n = head;
+                int e = ends;
                 while (n != null)
                 {
                     iterNext = n.Next;
+                    int r = removals;
                     try { n.OnNext(value); }
                     catch (Exception ex) { OnityTask.PublishUnobserved(ex); }
+                    if (ends != e) break; // a terminal (maybe in a nested pass) ended these handlers
+                    var cur = n;
                     n = iterNext;
+                    // A nested pass's Remove updated its own next, not this one: when this next
+                    // left the list, go on after the current handler (stop if it left too).
+                    if (removals != r && n != null && !InHandlers(n)) n = InHandlers(cur) ? cur.Next : null;
                 }
             }
             finally
@@ -112,7 +121,8 @@ namespace Onity
             var n = head;
             var a = addedHead;
             head = tail = addedHead = addedTail = null;
-            iterNext = null; // a SetResult in progress stops
+            iterNext = null; // a SetResult in progress stops (a nested one's callers too: ends)
+            ends++;
             if (n == null)
             {
                 n = a;
@@ -160,6 +170,14 @@ namespace Onity
             else x.Prev = p;
             node.Prev = null;
             node.Next = null;
+        }
+
+        /// <summary>True when <paramref name="node"/> is in the handlers (not removed, not added
+        /// during the current SetResult).</summary>
+        bool InHandlers(IOnityTriggerHandler<T> node)
+        {
+            var f = First(node);
+            return f != null && ReferenceEquals(f, head);
         }
 
         /// <summary>The first node of the list holding <paramref name="node"/> (walking back), or

@@ -56,8 +56,8 @@ namespace Onity.Linq
             f.pump.owner = f;
             var d = f.done = AutoResetOnityCompletionSource.Create();
             var task = d.Task;
-            if (empty) ((IOnityPumpOwner)f).OnEnd();
-            else if (f.cancelable && ct.IsCancellationRequested) ((IOnityPumpOwner)f).OnFault(new OperationCanceledException(ct));
+            if (f.cancelable && ct.IsCancellationRequested) ((IOnityPumpOwner)f).OnFault(new OperationCanceledException(ct));
+            else if (empty) ((IOnityPumpOwner)f).OnEnd();
             else f.pump.Pull();
             return task;
         }
