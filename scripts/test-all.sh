@@ -44,6 +44,12 @@ python3 scripts/check-import-cycles.py --self-test 2>&1 | tail -n 1 | tee -a "$l
 python3 scripts/check-import-cycles.py 2>&1 | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 
+echo "== Relative links of README.md, BENCHMARKS.md, bindings/README.md and docs/ (scripts/check-doc-links.py)"
+python3 scripts/check-doc-links.py --self-test 2>&1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+python3 scripts/check-doc-links.py 2>&1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+
 echo "== Rust, C and C++ tests (cargo test)"
 # `cargo test` links the rlib; the C/C++ programs need the cdylib/staticlib.
 cargo build --lib 2>&1 | tail -n 3
