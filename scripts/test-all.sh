@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: Rust (unit, rules, zero-allocation, stress,
+# Runs the whole test suite: the docs' relative links, Rust (unit, rules, zero-allocation, stress,
 # batches, header drift, frame allocator, loom model), C and C++ programs
 # (built against include/onity.h and the cdylib, under valgrind when
 # installed), C/C++ consumers of the installed SDK (CMake, pkg-config), the C# binding under Mono, and the Unity package and sample
