@@ -147,7 +147,8 @@ namespace UnityEngine.ResourceManagement.AsyncOperations
         internal int m_FramesLeft = -1;  // -1: finished only by the test
         internal int m_Releases;         // Addressables.Release calls that reached it
         bool m_Invoking;
-        readonly List<Action<AsyncOperationHandle>> m_Typeless = new List<Action<AsyncOperationHandle>>();
+        // Capacity up front: Addressables keeps its callbacks in pooled nodes (no allocation per add).
+        readonly List<Action<AsyncOperationHandle>> m_Typeless = new List<Action<AsyncOperationHandle>>(4);
         readonly List<Delegate> m_Typed = new List<Delegate>();
         readonly List<Action<StandInOperation>> m_TypedInvokers = new List<Action<StandInOperation>>();
 
