@@ -177,6 +177,27 @@ namespace Onity.UnityTests
             Assert.Equal("canceled", string.Join(",", left), "the runtime's disposal cancels");
         }
 
+        [Test]
+        public void Misuse_OffTheMainThreadOrBadTiming_ThrowsAndSubscribesNothing()
+        {
+            Enter();
+            var h = StandInOperation.Start<string>();
+            Assert.Throws<ArgumentOutOfRangeException>(() => h.ToOnityTask(null, (OnityTiming)99), "a timing out of range");
+            Exception error = null;
+            var worker = new Thread(() =>
+            {
+                try { h.ToOnityTask(); }
+                catch (Exception e) { error = e; }
+            });
+            worker.Start();
+            worker.Join();
+            Assert.True(error is InvalidOperationException, "off the main thread: InvalidOperationException, got " + error);
+            Assert.Equal(0, h.m_InternalOp.TypelessCount, "no Completed handler added by the misuses");
+            var t = h.ToOnityTask();
+            h.m_InternalOp.StandInComplete("fine");
+            Assert.Equal("fine", t.GetAwaiter().GetResult(), "the pooled source was given back intact");
+        }
+
         static async OnityTask StructAwait(AsyncOperationHandle h, List<string> into)
         {
             await new AwaitableHandle(h);

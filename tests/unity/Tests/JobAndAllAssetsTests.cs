@@ -133,6 +133,31 @@ namespace Onity.UnityTests
             Assert.Equal(1, job.m_CompleteCalls, "the job completed (its data is not left with a worker)");
         }
 
+        [Test]
+        public void JobHandleMisuse_WrongThreadOrTiming_ThrowsAndStartsNothing()
+        {
+            Enter();
+            StandInJob job;
+            var h = StandInJob.Schedule(out job);
+            Assert.Throws<ArgumentOutOfRangeException>(() => h.ToOnityTask((OnityTiming)99), "a timing out of range");
+            Exception error = null;
+            var worker = new Thread(() =>
+            {
+                try { h.ToOnityTask(OnityTiming.Update); }
+                catch (Exception e) { error = e; }
+            });
+            worker.Start();
+            worker.Join();
+            Assert.True(error is InvalidOperationException, "off the main thread: InvalidOperationException, got " + error);
+            // The pooled source was given back intact: the next await works.
+            var got = new List<Stamp>();
+            AwaitJob(h, got).Forget();
+            job.StandInFinish();
+            Sim.RunFrame();
+            Assert.Equal(1, got.Count, "the next await completes");
+            Assert.Equal(1, job.m_CompleteCalls, "the misuses never completed the job");
+        }
+
         static async OnityTask<UnityEngine.Object> AwaitAsset(AssetBundleRequest r) { return await r; }
         static async OnityTask<UnityEngine.Object[]> AwaitAll(AssetBundleRequest r) { return await r.AwaitForAllAssets(); }
 

@@ -199,6 +199,29 @@ namespace Onity.UnityTests
             finally { OnityTask.UnobservedTaskException -= onUnobserved; }
         }
 
+        [Test]
+        public void Misuse_OffTheMainThreadOrNulls_ThrowsAndTouchesNothing()
+        {
+            Enter();
+            var f = NewField();
+            Exception error = null;
+            var worker = new Thread(() =>
+            {
+                try { f.OnTextSelectionAsync(); }
+                catch (Exception e) { error = e; }
+            });
+            worker.Start();
+            worker.Join();
+            Assert.True(error is InvalidOperationException, "off the main thread: InvalidOperationException, got " + error);
+            Assert.Equal(0, f.onTextSelection.ListenerCount, "no relay listener added from the worker");
+            var label = new GameObject("label").AddComponent<Label>();
+            Assert.Throws<ArgumentNullException>(() => ((IOnityAsyncEnumerable<string>)null).BindTo(label), "null source");
+            Assert.Throws<ArgumentNullException>(() => ((TMP_InputField)null).OnTextSelectionAsAsyncEnumerable(), "null field");
+            UnityEngine.Object.Destroy(f.gameObject);
+            UnityEngine.Object.Destroy(label.gameObject);
+            Sim.RunFrame();
+        }
+
         static async OnityTask<int> SubmitWaits(TMP_InputField f, int n, CancellationToken ct)
         {
             for (int i = 0; i < n; i++) await f.OnSubmitAsync(ct);

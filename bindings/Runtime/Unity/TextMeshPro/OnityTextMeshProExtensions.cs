@@ -189,8 +189,6 @@ namespace Onity
             OnityTextSelectionRelay current;
             if (relays.TryGetValue(source, out current) && current == this) relays.Remove(source);
         }
-
-        internal static int Count { get { return relays.Count; } }
     }
 }
 #endif
