@@ -191,7 +191,9 @@ namespace Onity
         void CancelNow()
         {
             canceledNow = true;
-            if (TrySetCanceled(ct)) OnCanceled();
+            if (IsCompleted) return;
+            OnCanceled(); // as the polled path: the request is stopped before the continuation runs
+            TrySetCanceled(ct);
         }
 
         /// <summary>The result once the operation is done (may throw: the task's failure).</summary>
