@@ -38,6 +38,9 @@ PLAYER_DEFINES="-define:UNITY_5_3_OR_NEWER;UNITY_2019_3_OR_NEWER;UNITY_2022_2_OR
 # ENABLE_PROFILER, as a release player): the guarded code must compile out cleanly.
 MODULE_DEFINES="-define:ONITY_ASSETBUNDLE_SUPPORT;ONITY_PHYSICS_SUPPORT;ONITY_PHYSICS2D_SUPPORT;ONITY_WEBREQUEST_SUPPORT"
 UGUI_DEFINES="-define:ONITY_UGUI_SUPPORT"
+# The optional Unity packages with their own Onity assembly (versionDefines): TextMeshPro
+# (com.unity.textmeshpro) -> Onity.Unity.TextMeshPro, Addressables -> Onity.Unity.Addressables.
+PKG_DEFINES="-define:ONITY_TEXTMESHPRO_SUPPORT;ONITY_ADDRESSABLES_SUPPORT"
 
 echo "== generated message triggers (scripts/gen_csharp_triggers.py --check)"
 python3 scripts/gen_csharp_triggers.py --check
@@ -46,14 +49,19 @@ echo "== stand-ins"
 "${MCS[@]}" -target:library -out:"$OUT/UnityEngine.dll" -recurse:'tests/unity/StandIn/UnityEngine/*.cs'
 "${MCS[@]}" -target:library -r:"$OUT/UnityEngine.dll" -out:"$OUT/UnityEditor.dll" -recurse:'tests/unity/StandIn/UnityEditor/*.cs'
 "${MCS[@]}" -target:library -r:"$OUT/UnityEngine.dll" -out:"$OUT/UnityEngine.UI.dll" -recurse:'tests/unity/StandIn/UnityEngine.UI/*.cs'
+"${MCS[@]}" -target:library -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEngine.UI.dll" -out:"$OUT/Unity.TextMeshPro.dll" -recurse:'tests/unity/StandIn/Unity.TextMeshPro/*.cs'
+"${MCS[@]}" -target:library -r:"$OUT/UnityEngine.dll" -out:"$OUT/Unity.ResourceManager.dll" -recurse:'tests/unity/StandIn/Unity.ResourceManager/*.cs'
+"${MCS[@]}" -target:library -r:"$OUT/UnityEngine.dll" -r:"$OUT/Unity.ResourceManager.dll" -out:"$OUT/Unity.Addressables.dll" -recurse:'tests/unity/StandIn/Unity.Addressables/*.cs'
 
 echo "== package assemblies (asmdef boundaries)"
 mkdir -p "$OUT/asm"
 # Onity.Runtime: noEngineReferences, so compiled without UnityEngine (Runtime/Unity is its own asmdef).
 RUNTIME_SRC=$(find bindings/Runtime -name '*.cs' -not -path 'bindings/Runtime/Unity/*' | sort)
 "${MCS[@]}" -target:library $PLAYER_DEFINES -out:"$OUT/asm/Onity.Runtime.dll" $RUNTIME_SRC
-# Onity.Unity: Runtime/Unity without its UGUI folder (its own asmdef, Onity.Unity.UGUI).
-UNITY_SRC=$(find bindings/Runtime/Unity -name '*.cs' -not -path 'bindings/Runtime/Unity/UGUI/*' | sort)
+# Onity.Unity: Runtime/Unity without its package folders (own asmdefs: Onity.Unity.UGUI,
+# Onity.Unity.TextMeshPro, Onity.Unity.Addressables).
+UNITY_SRC=$(find bindings/Runtime/Unity -name '*.cs' -not -path 'bindings/Runtime/Unity/UGUI/*' \
+    -not -path 'bindings/Runtime/Unity/TextMeshPro/*' -not -path 'bindings/Runtime/Unity/Addressables/*' | sort)
 UGUI_SRC=$( (find bindings/Runtime/Unity/UGUI -name '*.cs' 2>/dev/null || true) | sort)
 "${MCS[@]}" -target:library $EDITOR_DEFINES $MODULE_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEditor.dll" -r:"$OUT/asm/Onity.Runtime.dll" \
     -out:"$OUT/asm/Onity.Unity.dll" $UNITY_SRC
@@ -61,6 +69,10 @@ if [ -n "$UGUI_SRC" ]; then
     "${MCS[@]}" -target:library $EDITOR_DEFINES $UGUI_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEngine.UI.dll" -r:"$OUT/asm/Onity.Runtime.dll" \
         -r:"$OUT/asm/Onity.Unity.dll" -out:"$OUT/asm/Onity.Unity.UGUI.dll" $UGUI_SRC
 fi
+"${MCS[@]}" -target:library $EDITOR_DEFINES $PKG_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEngine.UI.dll" -r:"$OUT/Unity.TextMeshPro.dll" \
+    -r:"$OUT/asm/Onity.Runtime.dll" -r:"$OUT/asm/Onity.Unity.dll" -out:"$OUT/asm/Onity.Unity.TextMeshPro.dll" $(find bindings/Runtime/Unity/TextMeshPro -name '*.cs' | sort)
+"${MCS[@]}" -target:library $EDITOR_DEFINES $PKG_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/Unity.ResourceManager.dll" -r:"$OUT/Unity.Addressables.dll" \
+    -r:"$OUT/asm/Onity.Runtime.dll" -r:"$OUT/asm/Onity.Unity.dll" -out:"$OUT/asm/Onity.Unity.Addressables.dll" $(find bindings/Runtime/Unity/Addressables -name '*.cs' | sort)
 # Player build of Onity.Unity: no UNITY_EDITOR, no UnityEditor reference, no optional module.
 mkdir -p "$OUT/asm/player"
 "${MCS[@]}" -target:library $PLAYER_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/asm/Onity.Runtime.dll" \
@@ -71,8 +83,9 @@ mkdir -p "$OUT/asm/player"
 echo "== test program (package + sample + Samples~ + tests; creation sites compiled in: ONITY_SITES)"
 SAMPLE_SRC=$( (find unity-sample/Assets -name '*.cs' 2>/dev/null || true) | sort)
 PKG_SAMPLES=$( (find 'bindings/Samples~' -name '*.cs' 2>/dev/null || true) | sort)
-"${MCS[@]}" -debug -out:"$OUT/OnityUnityTests.exe" $EDITOR_DEFINES $MODULE_DEFINES $UGUI_DEFINES \
+"${MCS[@]}" -debug -out:"$OUT/OnityUnityTests.exe" $EDITOR_DEFINES $MODULE_DEFINES $UGUI_DEFINES $PKG_DEFINES \
     -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEditor.dll" -r:"$OUT/UnityEngine.UI.dll" \
+    -r:"$OUT/Unity.TextMeshPro.dll" -r:"$OUT/Unity.ResourceManager.dll" -r:"$OUT/Unity.Addressables.dll" \
     $(find bindings/Runtime bindings/Editor -name '*.cs' | sort) $SAMPLE_SRC $PKG_SAMPLES \
     -define:"ONITY_UNITY_TESTS;ONITY_SITES" tests/shared/*.cs tests/unity/*.cs tests/unity/Tests/*.cs
 

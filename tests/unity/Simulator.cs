@@ -145,6 +145,7 @@ namespace Onity.UnityTests
             Debug.Clear();
             StandInGui.Drawn.Clear();
             StandInAsync.Reset();
+            UnityEngine.ResourceManagement.AsyncOperations.StandInOperation.Reset();
             PendingMessages.Clear();
             global::Unity.Profiling.StandInProfiler.Samples.Clear();
             global::Unity.Profiling.StandInProfiler.Record = false;
@@ -356,9 +357,17 @@ namespace Onity.UnityTests
             else if (t == typeof(PL.PostLateUpdate.UpdateAllRenderers)) DeliverMessages(MessageTime.Rendering);
             else if (t == typeof(PL.EarlyUpdate.ScriptRunDelayedStartupFrame)) StartPending();
             else if (t == typeof(PL.FixedUpdate.ScriptRunBehaviourFixedUpdate)) SendToAll("FixedUpdate");
-            else if (t == typeof(PL.Update.ScriptRunBehaviourUpdate)) SendToAll("Update");
+            else if (t == typeof(PL.Update.ScriptRunBehaviourUpdate))
+            {
+                SendToAll("Update");
+                UnityEngine.ResourceManagement.AsyncOperations.StandInOperation.Update(); // Addressables' MonoBehaviourCallbackHooks
+            }
             else if (t == typeof(PL.Update.ScriptRunDelayedTasks)) ProcessDestroys();
-            else if (t == typeof(PL.PreLateUpdate.ScriptRunBehaviourLateUpdate)) SendToAll("LateUpdate");
+            else if (t == typeof(PL.PreLateUpdate.ScriptRunBehaviourLateUpdate))
+            {
+                SendToAll("LateUpdate");
+                UnityEngine.ResourceManagement.AsyncOperations.StandInOperation.LateUpdate(); // deferred Completed callbacks
+            }
             else if (t == typeof(PL.PostLateUpdate.PlayerSendFrameStarted)) ProcessDestroys();
             else if (t == typeof(PL.PostLateUpdate.FinishFrameRendering)) SendToAll("OnGUI");
         }

@@ -13,7 +13,29 @@ namespace Onity
     public static partial class OnityUnityAsyncExtensions
     {
         // AssetBundleRequest derives from ResourceRequest (its virtual GetResult gives the bundle's
-        // asset): the ResourceRequest forms (await, ToOnityTask, WithCancellation) serve it.
+        // asset): the ResourceRequest forms (ToOnityTask, WithCancellation) serve it; await has its
+        // own awaiter (UniTask's AssetBundleRequestAwaiter). Its allAssets: AwaitForAllAssets.
+
+        /// <summary><c>await request</c>: the loaded asset, from the <c>completed</c> event.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public static AssetBundleRequestAwaiter GetAwaiter(this AssetBundleRequest asyncOperation)
+        {
+            if (asyncOperation == null) ThrowNullOperation();
+            return new AssetBundleRequestAwaiter(asyncOperation);
+        }
+
+        public struct AssetBundleRequestAwaiter : ICriticalNotifyCompletion
+        {
+            readonly AssetBundleRequest op;
+
+            [MethodImpl(MethodImplOptions.AggressiveInlining)]
+            public AssetBundleRequestAwaiter(AssetBundleRequest asyncOperation) { op = asyncOperation; }
+
+            public bool IsCompleted { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return op.isDone; } }
+            public UnityEngine.Object GetResult() { return op.asset; }
+            public void OnCompleted(Action continuation) { UnsafeOnCompleted(continuation); }
+            public void UnsafeOnCompleted(Action continuation) { op.completed += OnityCompletedCallback.Rent(continuation); }
+        }
 
         // ---- AssetBundleCreateRequest --------------------------------------------------
 
@@ -30,13 +52,19 @@ namespace Onity
             return ToOnityTask(asyncOperation, null, OnityTiming.Update, cancellationToken);
         }
 
+        /// <summary>With <paramref name="cancelImmediately"/>: canceled at the token's Cancel call.</summary>
+        public static OnityTask<AssetBundle> WithCancellation(this AssetBundleCreateRequest asyncOperation, CancellationToken cancellationToken, bool cancelImmediately)
+        {
+            return ToOnityTask(asyncOperation, null, OnityTiming.Update, cancellationToken, cancelImmediately);
+        }
+
         /// <summary>Polled on the player loop, with the loaded bundle.</summary>
-        public static OnityTask<AssetBundle> ToOnityTask(this AssetBundleCreateRequest asyncOperation, IProgress<float> progress = null, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
+        public static OnityTask<AssetBundle> ToOnityTask(this AssetBundleCreateRequest asyncOperation, IProgress<float> progress = null, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken), bool cancelImmediately = false)
         {
             if (asyncOperation == null) throw new ArgumentNullException("asyncOperation");
             if (cancellationToken.IsCancellationRequested) return OnityTask.FromCanceled<AssetBundle>(cancellationToken);
             if (asyncOperation.isDone) return new OnityTask<AssetBundle>(asyncOperation.assetBundle);
-            return AssetBundleCreateRequestSource.Start(asyncOperation, progress, timing, cancellationToken);
+            return AssetBundleCreateRequestSource.Start(asyncOperation, progress, timing, cancellationToken, cancelImmediately);
         }
 
         public struct AssetBundleCreateRequestAwaiter : ICriticalNotifyCompletion

@@ -30,10 +30,16 @@ namespace Onity
             return new AsyncOperationAwaiter(asyncOperation);
         }
 
-        /// <summary><see cref="ToOnityTask(AsyncOperation, IProgress{float}, OnityTiming, CancellationToken)"/> with a token only.</summary>
+        /// <summary><see cref="ToOnityTask(AsyncOperation, IProgress{float}, OnityTiming, CancellationToken, bool)"/> with a token only.</summary>
         public static OnityTask WithCancellation(this AsyncOperation asyncOperation, CancellationToken cancellationToken)
         {
             return ToOnityTask(asyncOperation, null, OnityTiming.Update, cancellationToken);
+        }
+
+        /// <summary>With <paramref name="cancelImmediately"/>: canceled at the token's Cancel call.</summary>
+        public static OnityTask WithCancellation(this AsyncOperation asyncOperation, CancellationToken cancellationToken, bool cancelImmediately)
+        {
+            return ToOnityTask(asyncOperation, null, OnityTiming.Update, cancellationToken, cancelImmediately);
         }
 
         /// <summary>A task polled at each run of <paramref name="timing"/> from the next one on:
@@ -42,12 +48,12 @@ namespace Onity
         /// <paramref name="cancellationToken"/> is canceled (the operation itself goes on: Unity
         /// cannot stop it), or when the runtime is disposed. An operation already done, or a
         /// token already canceled, completes at once. Owner thread.</summary>
-        public static OnityTask ToOnityTask(this AsyncOperation asyncOperation, IProgress<float> progress = null, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
+        public static OnityTask ToOnityTask(this AsyncOperation asyncOperation, IProgress<float> progress = null, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken), bool cancelImmediately = false)
         {
             if (asyncOperation == null) throw new ArgumentNullException("asyncOperation");
             if (cancellationToken.IsCancellationRequested) return OnityTask.FromCanceled(cancellationToken);
             if (asyncOperation.isDone) return OnityTask.CompletedTask;
-            return AsyncOperationSource.Start(asyncOperation, progress, timing, cancellationToken);
+            return AsyncOperationSource.Start(asyncOperation, progress, timing, cancellationToken, cancelImmediately);
         }
 
         public struct AsyncOperationAwaiter : ICriticalNotifyCompletion
@@ -78,14 +84,20 @@ namespace Onity
             return ToOnityTask(asyncOperation, null, OnityTiming.Update, cancellationToken);
         }
 
-        /// <summary>As <see cref="ToOnityTask(AsyncOperation, IProgress{float}, OnityTiming, CancellationToken)"/>,
+        /// <summary>With <paramref name="cancelImmediately"/>: canceled at the token's Cancel call.</summary>
+        public static OnityTask<UnityEngine.Object> WithCancellation(this ResourceRequest asyncOperation, CancellationToken cancellationToken, bool cancelImmediately)
+        {
+            return ToOnityTask(asyncOperation, null, OnityTiming.Update, cancellationToken, cancelImmediately);
+        }
+
+        /// <summary>As <see cref="ToOnityTask(AsyncOperation, IProgress{float}, OnityTiming, CancellationToken, bool)"/>,
         /// with the loaded asset.</summary>
-        public static OnityTask<UnityEngine.Object> ToOnityTask(this ResourceRequest asyncOperation, IProgress<float> progress = null, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
+        public static OnityTask<UnityEngine.Object> ToOnityTask(this ResourceRequest asyncOperation, IProgress<float> progress = null, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken), bool cancelImmediately = false)
         {
             if (asyncOperation == null) throw new ArgumentNullException("asyncOperation");
             if (cancellationToken.IsCancellationRequested) return OnityTask.FromCanceled<UnityEngine.Object>(cancellationToken);
             if (asyncOperation.isDone) return new OnityTask<UnityEngine.Object>(asyncOperation.asset);
-            return ResourceRequestSource.Start(asyncOperation, progress, timing, cancellationToken);
+            return ResourceRequestSource.Start(asyncOperation, progress, timing, cancellationToken, cancelImmediately);
         }
 
         public struct ResourceRequestAwaiter : ICriticalNotifyCompletion
@@ -146,13 +158,19 @@ namespace Onity
         where TSelf : OnityAsyncOperationSource<TSelf, TResult>, new()
     {
         static readonly OnityObjectPool<TSelf> pool = new OnityObjectPool<TSelf>(256);
+        static readonly Action<object> onCancel = o => ((TSelf)o).CancelNow();
         AsyncOperation op;
         IProgress<float> progress;
         CancellationToken ct;
+        CancellationTokenRegistration registration;
+        volatile bool canceledNow; // by the registration: the loop's next step only ends it
 
         protected AsyncOperation Operation { get { return op; } }
 
-        internal static OnityTask<TResult> Start(AsyncOperation op, IProgress<float> progress, OnityTiming timing, CancellationToken ct)
+        /// <summary>With <paramref name="cancelImmediately"/>, the task is canceled at the token's
+        /// Cancel call (a registration of the token, allocated as UniTask's; the continuation runs
+        /// on the canceling thread) instead of at the timing's next run.</summary>
+        internal static OnityTask<TResult> Start(AsyncOperation op, IProgress<float> progress, OnityTiming timing, CancellationToken ct, bool cancelImmediately = false)
         {
             var s = pool.TryRent() ?? new TSelf();
             s.op = op;
@@ -166,7 +184,16 @@ namespace Onity
                 pool.Return(s);
                 throw;
             }
+            if (cancelImmediately && ct.CanBeCanceled) s.registration = ct.Register(onCancel, s);
             return task;
+        }
+
+        void CancelNow()
+        {
+            canceledNow = true;
+            if (IsCompleted) return;
+            OnCanceled(); // as the polled path: the request is stopped before the continuation runs
+            TrySetCanceled(ct);
         }
 
         /// <summary>The result once the operation is done (may throw: the task's failure).</summary>
@@ -178,6 +205,7 @@ namespace Onity
 
         protected override bool MoveNext()
         {
+            if (canceledNow) return false;
             if (ct.IsCancellationRequested)
             {
                 OnCanceled();
@@ -208,6 +236,9 @@ namespace Onity
 
         void Clear()
         {
+            registration.Dispose();
+            registration = default(CancellationTokenRegistration);
+            canceledNow = false;
             op = null;
             progress = null;
             ct = default(CancellationToken);

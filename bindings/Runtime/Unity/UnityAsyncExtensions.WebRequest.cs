@@ -27,12 +27,18 @@ namespace Onity
             return ToOnityTask(asyncOperation, null, OnityTiming.Update, cancellationToken);
         }
 
+        /// <summary>With <paramref name="cancelImmediately"/>: canceled at the token's Cancel call.</summary>
+        public static OnityTask<UnityWebRequest> WithCancellation(this UnityWebRequestAsyncOperation asyncOperation, CancellationToken cancellationToken, bool cancelImmediately)
+        {
+            return ToOnityTask(asyncOperation, null, OnityTiming.Update, cancellationToken, cancelImmediately);
+        }
+
         /// <summary>Polled on the player loop (see
-        /// <see cref="ToOnityTask(AsyncOperation, IProgress{float}, OnityTiming, CancellationToken)"/>):
+        /// <see cref="ToOnityTask(AsyncOperation, IProgress{float}, OnityTiming, CancellationToken, bool)"/>):
         /// the request, or <see cref="OnityWebRequestException"/>. When
         /// <paramref name="cancellationToken"/> is canceled (or the runtime disposed) the request is
         /// aborted (<c>Abort()</c>) and the task canceled.</summary>
-        public static OnityTask<UnityWebRequest> ToOnityTask(this UnityWebRequestAsyncOperation asyncOperation, IProgress<float> progress = null, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
+        public static OnityTask<UnityWebRequest> ToOnityTask(this UnityWebRequestAsyncOperation asyncOperation, IProgress<float> progress = null, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken), bool cancelImmediately = false)
         {
             if (asyncOperation == null) throw new ArgumentNullException("asyncOperation");
             if (cancellationToken.IsCancellationRequested)
@@ -50,7 +56,7 @@ namespace Onity
                 catch (ObjectDisposedException e) { return OnityTask.FromException<UnityWebRequest>(e); }
                 return new OnityTask<UnityWebRequest>(r);
             }
-            return WebRequestSource.Start(asyncOperation, progress, timing, cancellationToken);
+            return WebRequestSource.Start(asyncOperation, progress, timing, cancellationToken, cancelImmediately);
         }
 
         public struct UnityWebRequestAsyncOperationAwaiter : ICriticalNotifyCompletion

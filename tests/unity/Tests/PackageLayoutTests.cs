@@ -57,6 +57,32 @@ namespace Onity.UnityTests
         }
 
         [Test]
+        public void OptionalPackageAsmdefs_CompiledOnlyWithTheirPackage()
+        {
+            // asmdef -> the package that defines its constraint, and the assemblies it must reference.
+            var cases = new[]
+            {
+                new[] { "bindings/Runtime/Unity/UGUI/Onity.Unity.UGUI.asmdef", "com.unity.ugui", "UnityEngine.UI" },
+                new[] { "bindings/Runtime/Unity/TextMeshPro/Onity.Unity.TextMeshPro.asmdef", "com.unity.textmeshpro", "Unity.TextMeshPro" },
+                new[] { "bindings/Runtime/Unity/Addressables/Onity.Unity.Addressables.asmdef", "com.unity.addressables", "Unity.Addressables" },
+            };
+            foreach (var c in cases)
+            {
+                var text = Read(c[0]);
+                var constraints = Regex.Match(text, "\"defineConstraints\":\\s*\\[([^\\]]*)\\]");
+                Assert.True(constraints.Success, c[0] + ": defineConstraints");
+                var defines = Regex.Matches(text, "\"define\":\\s*\"([^\"]+)\"").Cast<Match>().Select(m => m.Groups[1].Value).Distinct().ToArray();
+                Assert.True(defines.Length > 0, c[0] + ": versionDefines");
+                foreach (var d in defines)
+                    Assert.Contains("\"" + d + "\"", constraints.Groups[1].Value, c[0] + ": the versionDefine " + d + " is a define constraint (no package, no compile)");
+                Assert.Contains("\"name\": \"" + c[1] + "\"", text, c[0] + ": detects " + c[1]);
+                Assert.Contains("\"" + c[2] + "\"", text, c[0] + ": references " + c[2]);
+                Assert.Contains("\"Onity.Unity\"", text, c[0] + ": references Onity.Unity");
+            }
+            Assert.Contains("\"Unity.ResourceManager\"", Read(cases[2][0]), "Addressables' handles live in Unity.ResourceManager");
+        }
+
+        [Test]
         public void SampleProject_Version_Manifest_Scene()
         {
             Assert.True(Read("unity-sample/ProjectSettings/ProjectVersion.txt").StartsWith("m_EditorVersion: 2022.3."), "Unity 2022.3 LTS");

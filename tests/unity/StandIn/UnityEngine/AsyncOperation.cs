@@ -131,6 +131,10 @@ namespace UnityEngine
         protected override Object GetResult() { return m_Asset; }
 
         public new Object asset { get { return GetResult(); } }
+
+        internal Object[] m_AllAssets; // simulation: what AssetBundle.LoadAssetWithSubAssets would return
+
+        public Object[] allAssets { get { return m_AllAssets; } }
     }
 
     public class AssetBundleCreateRequest : AsyncOperation

@@ -92,4 +92,19 @@ namespace UnityEngine.Events
             for (var i = 0; i < calls.Count; i++) ((UnityAction<T0>)calls[i].Call)(arg0);
         }
     }
+    [Serializable]
+    public class UnityEvent<T0, T1, T2> : UnityEventBase
+    {
+        public UnityEvent() { }
+
+        public void AddListener(UnityAction<T0, T1, T2> call) { AddCall(new InvokableCall(call)); }
+
+        public void RemoveListener(UnityAction<T0, T1, T2> call) { RemoveListener(call.Target, call.Method); }
+
+        public void Invoke(T0 arg0, T1 arg1, T2 arg2)
+        {
+            var calls = PrepareInvoke();
+            for (var i = 0; i < calls.Count; i++) ((UnityAction<T0, T1, T2>)calls[i].Call)(arg0, arg1, arg2);
+        }
+    }
 }
