@@ -7,6 +7,17 @@ using UnityEngine;
 
 namespace Onity.Triggers
 {
+    /// <summary>A reusable handler of <c>FixedUpdate</c> (a trigger's <c>GetFixedUpdateAsyncHandler()</c>): <see cref="FixedUpdateAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityFixedUpdateHandler : IDisposable
+    {
+        OnityTask FixedUpdateAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityFixedUpdateHandler
+    {
+        OnityTask IOnityFixedUpdateHandler.FixedUpdateAsync() { return NextUnitAsync(); }
+    }
+
     /// <summary><c>FixedUpdate</c> as an awaitable (<see cref="FixedUpdateAsync"/>) and an async stream (this trigger).</summary>
     public sealed class OnityFixedUpdateTrigger : OnityTriggerBase<AsyncUnit>
     {
@@ -14,6 +25,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask FixedUpdateAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>FixedUpdateAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityFixedUpdateHandler GetFixedUpdateAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetFixedUpdateAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityFixedUpdateHandler GetFixedUpdateAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>LateUpdate</c> (a trigger's <c>GetLateUpdateAsyncHandler()</c>): <see cref="LateUpdateAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityLateUpdateHandler : IDisposable
+    {
+        OnityTask LateUpdateAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityLateUpdateHandler
+    {
+        OnityTask IOnityLateUpdateHandler.LateUpdateAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>LateUpdate</c> as an awaitable (<see cref="LateUpdateAsync"/>) and an async stream (this trigger).</summary>
@@ -23,6 +53,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask LateUpdateAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>LateUpdateAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityLateUpdateHandler GetLateUpdateAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetLateUpdateAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityLateUpdateHandler GetLateUpdateAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>Update</c> (a trigger's <c>GetUpdateAsyncHandler()</c>): <see cref="UpdateAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityUpdateHandler : IDisposable
+    {
+        OnityTask UpdateAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityUpdateHandler
+    {
+        OnityTask IOnityUpdateHandler.UpdateAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>Update</c> as an awaitable (<see cref="UpdateAsync"/>) and an async stream (this trigger).</summary>
@@ -32,6 +81,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask UpdateAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>UpdateAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityUpdateHandler GetUpdateAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetUpdateAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityUpdateHandler GetUpdateAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnAnimatorIK</c> (a trigger's <c>GetOnAnimatorIKAsyncHandler()</c>): <see cref="OnAnimatorIKAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnAnimatorIKHandler : IDisposable
+    {
+        OnityTask<int> OnAnimatorIKAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnAnimatorIKHandler
+    {
+        OnityTask<int> IOnityOnAnimatorIKHandler.OnAnimatorIKAsync() { return NextAsAsync<int>(); }
     }
 
     /// <summary><c>OnAnimatorIK</c> as an awaitable (<see cref="OnAnimatorIKAsync"/>) and an async stream (this trigger).</summary>
@@ -41,6 +109,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<int> OnAnimatorIKAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnAnimatorIKAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnAnimatorIKHandler GetOnAnimatorIKAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnAnimatorIKAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnAnimatorIKHandler GetOnAnimatorIKAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<int> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<int>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnAnimatorMove</c> (a trigger's <c>GetOnAnimatorMoveAsyncHandler()</c>): <see cref="OnAnimatorMoveAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnAnimatorMoveHandler : IDisposable
+    {
+        OnityTask OnAnimatorMoveAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnAnimatorMoveHandler
+    {
+        OnityTask IOnityOnAnimatorMoveHandler.OnAnimatorMoveAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnAnimatorMove</c> as an awaitable (<see cref="OnAnimatorMoveAsync"/>) and an async stream (this trigger).</summary>
@@ -50,6 +137,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnAnimatorMoveAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnAnimatorMoveAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnAnimatorMoveHandler GetOnAnimatorMoveAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnAnimatorMoveAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnAnimatorMoveHandler GetOnAnimatorMoveAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnApplicationFocus</c> (a trigger's <c>GetOnApplicationFocusAsyncHandler()</c>): <see cref="OnApplicationFocusAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnApplicationFocusHandler : IDisposable
+    {
+        OnityTask<bool> OnApplicationFocusAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnApplicationFocusHandler
+    {
+        OnityTask<bool> IOnityOnApplicationFocusHandler.OnApplicationFocusAsync() { return NextAsAsync<bool>(); }
     }
 
     /// <summary><c>OnApplicationFocus</c> as an awaitable (<see cref="OnApplicationFocusAsync"/>) and an async stream (this trigger).</summary>
@@ -59,6 +165,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<bool> OnApplicationFocusAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnApplicationFocusAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnApplicationFocusHandler GetOnApplicationFocusAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnApplicationFocusAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnApplicationFocusHandler GetOnApplicationFocusAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<bool> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<bool>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnApplicationPause</c> (a trigger's <c>GetOnApplicationPauseAsyncHandler()</c>): <see cref="OnApplicationPauseAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnApplicationPauseHandler : IDisposable
+    {
+        OnityTask<bool> OnApplicationPauseAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnApplicationPauseHandler
+    {
+        OnityTask<bool> IOnityOnApplicationPauseHandler.OnApplicationPauseAsync() { return NextAsAsync<bool>(); }
     }
 
     /// <summary><c>OnApplicationPause</c> as an awaitable (<see cref="OnApplicationPauseAsync"/>) and an async stream (this trigger).</summary>
@@ -68,6 +193,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<bool> OnApplicationPauseAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnApplicationPauseAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnApplicationPauseHandler GetOnApplicationPauseAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnApplicationPauseAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnApplicationPauseHandler GetOnApplicationPauseAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<bool> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<bool>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnApplicationQuit</c> (a trigger's <c>GetOnApplicationQuitAsyncHandler()</c>): <see cref="OnApplicationQuitAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnApplicationQuitHandler : IDisposable
+    {
+        OnityTask OnApplicationQuitAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnApplicationQuitHandler
+    {
+        OnityTask IOnityOnApplicationQuitHandler.OnApplicationQuitAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnApplicationQuit</c> as an awaitable (<see cref="OnApplicationQuitAsync"/>) and an async stream (this trigger).</summary>
@@ -77,6 +221,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnApplicationQuitAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnApplicationQuitAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnApplicationQuitHandler GetOnApplicationQuitAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnApplicationQuitAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnApplicationQuitHandler GetOnApplicationQuitAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnBecameInvisible</c> (a trigger's <c>GetOnBecameInvisibleAsyncHandler()</c>): <see cref="OnBecameInvisibleAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnBecameInvisibleHandler : IDisposable
+    {
+        OnityTask OnBecameInvisibleAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnBecameInvisibleHandler
+    {
+        OnityTask IOnityOnBecameInvisibleHandler.OnBecameInvisibleAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnBecameInvisible</c> as an awaitable (<see cref="OnBecameInvisibleAsync"/>) and an async stream (this trigger).</summary>
@@ -86,6 +249,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnBecameInvisibleAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnBecameInvisibleAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnBecameInvisibleHandler GetOnBecameInvisibleAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnBecameInvisibleAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnBecameInvisibleHandler GetOnBecameInvisibleAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnBecameVisible</c> (a trigger's <c>GetOnBecameVisibleAsyncHandler()</c>): <see cref="OnBecameVisibleAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnBecameVisibleHandler : IDisposable
+    {
+        OnityTask OnBecameVisibleAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnBecameVisibleHandler
+    {
+        OnityTask IOnityOnBecameVisibleHandler.OnBecameVisibleAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnBecameVisible</c> as an awaitable (<see cref="OnBecameVisibleAsync"/>) and an async stream (this trigger).</summary>
@@ -95,6 +277,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnBecameVisibleAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnBecameVisibleAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnBecameVisibleHandler GetOnBecameVisibleAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnBecameVisibleAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnBecameVisibleHandler GetOnBecameVisibleAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnBeforeTransformParentChanged</c> (a trigger's <c>GetOnBeforeTransformParentChangedAsyncHandler()</c>): <see cref="OnBeforeTransformParentChangedAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnBeforeTransformParentChangedHandler : IDisposable
+    {
+        OnityTask OnBeforeTransformParentChangedAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnBeforeTransformParentChangedHandler
+    {
+        OnityTask IOnityOnBeforeTransformParentChangedHandler.OnBeforeTransformParentChangedAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnBeforeTransformParentChanged</c> as an awaitable (<see cref="OnBeforeTransformParentChangedAsync"/>) and an async stream (this trigger).</summary>
@@ -104,6 +305,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnBeforeTransformParentChangedAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnBeforeTransformParentChangedAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnBeforeTransformParentChangedHandler GetOnBeforeTransformParentChangedAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnBeforeTransformParentChangedAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnBeforeTransformParentChangedHandler GetOnBeforeTransformParentChangedAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnCanvasGroupChanged</c> (a trigger's <c>GetOnCanvasGroupChangedAsyncHandler()</c>): <see cref="OnCanvasGroupChangedAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnCanvasGroupChangedHandler : IDisposable
+    {
+        OnityTask OnCanvasGroupChangedAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnCanvasGroupChangedHandler
+    {
+        OnityTask IOnityOnCanvasGroupChangedHandler.OnCanvasGroupChangedAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnCanvasGroupChanged</c> as an awaitable (<see cref="OnCanvasGroupChangedAsync"/>) and an async stream (this trigger).</summary>
@@ -113,9 +333,28 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnCanvasGroupChangedAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnCanvasGroupChangedAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnCanvasGroupChangedHandler GetOnCanvasGroupChangedAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnCanvasGroupChangedAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnCanvasGroupChangedHandler GetOnCanvasGroupChangedAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
 #if ONITY_PHYSICS_SUPPORT
+    /// <summary>A reusable handler of <c>OnCollisionEnter</c> (a trigger's <c>GetOnCollisionEnterAsyncHandler()</c>): <see cref="OnCollisionEnterAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnCollisionEnterHandler : IDisposable
+    {
+        OnityTask<Collision> OnCollisionEnterAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnCollisionEnterHandler
+    {
+        OnityTask<Collision> IOnityOnCollisionEnterHandler.OnCollisionEnterAsync() { return NextAsAsync<Collision>(); }
+    }
+
     /// <summary><c>OnCollisionEnter</c> as an awaitable (<see cref="OnCollisionEnterAsync"/>) and an async stream (this trigger).</summary>
     public sealed class OnityCollisionEnterTrigger : OnityTriggerBase<Collision>
     {
@@ -123,10 +362,29 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<Collision> OnCollisionEnterAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnCollisionEnterAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnCollisionEnterHandler GetOnCollisionEnterAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnCollisionEnterAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnCollisionEnterHandler GetOnCollisionEnterAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<Collision> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collision>(Event, cancellationToken, false); }
     }
 
 #endif
 #if ONITY_PHYSICS_SUPPORT
+    /// <summary>A reusable handler of <c>OnCollisionExit</c> (a trigger's <c>GetOnCollisionExitAsyncHandler()</c>): <see cref="OnCollisionExitAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnCollisionExitHandler : IDisposable
+    {
+        OnityTask<Collision> OnCollisionExitAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnCollisionExitHandler
+    {
+        OnityTask<Collision> IOnityOnCollisionExitHandler.OnCollisionExitAsync() { return NextAsAsync<Collision>(); }
+    }
+
     /// <summary><c>OnCollisionExit</c> as an awaitable (<see cref="OnCollisionExitAsync"/>) and an async stream (this trigger).</summary>
     public sealed class OnityCollisionExitTrigger : OnityTriggerBase<Collision>
     {
@@ -134,10 +392,29 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<Collision> OnCollisionExitAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnCollisionExitAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnCollisionExitHandler GetOnCollisionExitAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnCollisionExitAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnCollisionExitHandler GetOnCollisionExitAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<Collision> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collision>(Event, cancellationToken, false); }
     }
 
 #endif
 #if ONITY_PHYSICS_SUPPORT
+    /// <summary>A reusable handler of <c>OnCollisionStay</c> (a trigger's <c>GetOnCollisionStayAsyncHandler()</c>): <see cref="OnCollisionStayAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnCollisionStayHandler : IDisposable
+    {
+        OnityTask<Collision> OnCollisionStayAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnCollisionStayHandler
+    {
+        OnityTask<Collision> IOnityOnCollisionStayHandler.OnCollisionStayAsync() { return NextAsAsync<Collision>(); }
+    }
+
     /// <summary><c>OnCollisionStay</c> as an awaitable (<see cref="OnCollisionStayAsync"/>) and an async stream (this trigger).</summary>
     public sealed class OnityCollisionStayTrigger : OnityTriggerBase<Collision>
     {
@@ -145,10 +422,29 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<Collision> OnCollisionStayAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnCollisionStayAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnCollisionStayHandler GetOnCollisionStayAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnCollisionStayAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnCollisionStayHandler GetOnCollisionStayAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<Collision> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collision>(Event, cancellationToken, false); }
     }
 
 #endif
 #if ONITY_PHYSICS2D_SUPPORT
+    /// <summary>A reusable handler of <c>OnCollisionEnter2D</c> (a trigger's <c>GetOnCollisionEnter2DAsyncHandler()</c>): <see cref="OnCollisionEnter2DAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnCollisionEnter2DHandler : IDisposable
+    {
+        OnityTask<Collision2D> OnCollisionEnter2DAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnCollisionEnter2DHandler
+    {
+        OnityTask<Collision2D> IOnityOnCollisionEnter2DHandler.OnCollisionEnter2DAsync() { return NextAsAsync<Collision2D>(); }
+    }
+
     /// <summary><c>OnCollisionEnter2D</c> as an awaitable (<see cref="OnCollisionEnter2DAsync"/>) and an async stream (this trigger).</summary>
     public sealed class OnityCollisionEnter2DTrigger : OnityTriggerBase<Collision2D>
     {
@@ -156,10 +452,29 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<Collision2D> OnCollisionEnter2DAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnCollisionEnter2DAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnCollisionEnter2DHandler GetOnCollisionEnter2DAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnCollisionEnter2DAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnCollisionEnter2DHandler GetOnCollisionEnter2DAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<Collision2D> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collision2D>(Event, cancellationToken, false); }
     }
 
 #endif
 #if ONITY_PHYSICS2D_SUPPORT
+    /// <summary>A reusable handler of <c>OnCollisionExit2D</c> (a trigger's <c>GetOnCollisionExit2DAsyncHandler()</c>): <see cref="OnCollisionExit2DAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnCollisionExit2DHandler : IDisposable
+    {
+        OnityTask<Collision2D> OnCollisionExit2DAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnCollisionExit2DHandler
+    {
+        OnityTask<Collision2D> IOnityOnCollisionExit2DHandler.OnCollisionExit2DAsync() { return NextAsAsync<Collision2D>(); }
+    }
+
     /// <summary><c>OnCollisionExit2D</c> as an awaitable (<see cref="OnCollisionExit2DAsync"/>) and an async stream (this trigger).</summary>
     public sealed class OnityCollisionExit2DTrigger : OnityTriggerBase<Collision2D>
     {
@@ -167,10 +482,29 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<Collision2D> OnCollisionExit2DAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnCollisionExit2DAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnCollisionExit2DHandler GetOnCollisionExit2DAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnCollisionExit2DAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnCollisionExit2DHandler GetOnCollisionExit2DAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<Collision2D> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collision2D>(Event, cancellationToken, false); }
     }
 
 #endif
 #if ONITY_PHYSICS2D_SUPPORT
+    /// <summary>A reusable handler of <c>OnCollisionStay2D</c> (a trigger's <c>GetOnCollisionStay2DAsyncHandler()</c>): <see cref="OnCollisionStay2DAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnCollisionStay2DHandler : IDisposable
+    {
+        OnityTask<Collision2D> OnCollisionStay2DAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnCollisionStay2DHandler
+    {
+        OnityTask<Collision2D> IOnityOnCollisionStay2DHandler.OnCollisionStay2DAsync() { return NextAsAsync<Collision2D>(); }
+    }
+
     /// <summary><c>OnCollisionStay2D</c> as an awaitable (<see cref="OnCollisionStay2DAsync"/>) and an async stream (this trigger).</summary>
     public sealed class OnityCollisionStay2DTrigger : OnityTriggerBase<Collision2D>
     {
@@ -178,10 +512,29 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<Collision2D> OnCollisionStay2DAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnCollisionStay2DAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnCollisionStay2DHandler GetOnCollisionStay2DAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnCollisionStay2DAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnCollisionStay2DHandler GetOnCollisionStay2DAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<Collision2D> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collision2D>(Event, cancellationToken, false); }
     }
 
 #endif
 #if ONITY_PHYSICS_SUPPORT
+    /// <summary>A reusable handler of <c>OnControllerColliderHit</c> (a trigger's <c>GetOnControllerColliderHitAsyncHandler()</c>): <see cref="OnControllerColliderHitAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnControllerColliderHitHandler : IDisposable
+    {
+        OnityTask<ControllerColliderHit> OnControllerColliderHitAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnControllerColliderHitHandler
+    {
+        OnityTask<ControllerColliderHit> IOnityOnControllerColliderHitHandler.OnControllerColliderHitAsync() { return NextAsAsync<ControllerColliderHit>(); }
+    }
+
     /// <summary><c>OnControllerColliderHit</c> as an awaitable (<see cref="OnControllerColliderHitAsync"/>) and an async stream (this trigger).</summary>
     public sealed class OnityControllerColliderHitTrigger : OnityTriggerBase<ControllerColliderHit>
     {
@@ -189,9 +542,28 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<ControllerColliderHit> OnControllerColliderHitAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnControllerColliderHitAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnControllerColliderHitHandler GetOnControllerColliderHitAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnControllerColliderHitAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnControllerColliderHitHandler GetOnControllerColliderHitAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<ControllerColliderHit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<ControllerColliderHit>(Event, cancellationToken, false); }
     }
 
 #endif
+    /// <summary>A reusable handler of <c>OnDisable</c> (a trigger's <c>GetOnDisableAsyncHandler()</c>): <see cref="OnDisableAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnDisableHandler : IDisposable
+    {
+        OnityTask OnDisableAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnDisableHandler
+    {
+        OnityTask IOnityOnDisableHandler.OnDisableAsync() { return NextUnitAsync(); }
+    }
+
     /// <summary><c>OnDisable</c> as an awaitable (<see cref="OnDisableAsync"/>) and an async stream (this trigger).</summary>
     public sealed class OnityDisableTrigger : OnityTriggerBase<AsyncUnit>
     {
@@ -199,6 +571,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnDisableAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnDisableAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnDisableHandler GetOnDisableAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnDisableAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnDisableHandler GetOnDisableAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnDrawGizmos</c> (a trigger's <c>GetOnDrawGizmosAsyncHandler()</c>): <see cref="OnDrawGizmosAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnDrawGizmosHandler : IDisposable
+    {
+        OnityTask OnDrawGizmosAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnDrawGizmosHandler
+    {
+        OnityTask IOnityOnDrawGizmosHandler.OnDrawGizmosAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnDrawGizmos</c> as an awaitable (<see cref="OnDrawGizmosAsync"/>) and an async stream (this trigger).</summary>
@@ -208,6 +599,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnDrawGizmosAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnDrawGizmosAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnDrawGizmosHandler GetOnDrawGizmosAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnDrawGizmosAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnDrawGizmosHandler GetOnDrawGizmosAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnDrawGizmosSelected</c> (a trigger's <c>GetOnDrawGizmosSelectedAsyncHandler()</c>): <see cref="OnDrawGizmosSelectedAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnDrawGizmosSelectedHandler : IDisposable
+    {
+        OnityTask OnDrawGizmosSelectedAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnDrawGizmosSelectedHandler
+    {
+        OnityTask IOnityOnDrawGizmosSelectedHandler.OnDrawGizmosSelectedAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnDrawGizmosSelected</c> as an awaitable (<see cref="OnDrawGizmosSelectedAsync"/>) and an async stream (this trigger).</summary>
@@ -217,6 +627,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnDrawGizmosSelectedAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnDrawGizmosSelectedAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnDrawGizmosSelectedHandler GetOnDrawGizmosSelectedAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnDrawGizmosSelectedAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnDrawGizmosSelectedHandler GetOnDrawGizmosSelectedAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnEnable</c> (a trigger's <c>GetOnEnableAsyncHandler()</c>): <see cref="OnEnableAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnEnableHandler : IDisposable
+    {
+        OnityTask OnEnableAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnEnableHandler
+    {
+        OnityTask IOnityOnEnableHandler.OnEnableAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnEnable</c> as an awaitable (<see cref="OnEnableAsync"/>) and an async stream (this trigger).</summary>
@@ -226,6 +655,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnEnableAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnEnableAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnEnableHandler GetOnEnableAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnEnableAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnEnableHandler GetOnEnableAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnGUI</c> (a trigger's <c>GetOnGUIAsyncHandler()</c>): <see cref="OnGUIAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnGUIHandler : IDisposable
+    {
+        OnityTask OnGUIAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnGUIHandler
+    {
+        OnityTask IOnityOnGUIHandler.OnGUIAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnGUI</c> as an awaitable (<see cref="OnGUIAsync"/>) and an async stream (this trigger).</summary>
@@ -235,9 +683,28 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnGUIAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnGUIAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnGUIHandler GetOnGUIAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnGUIAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnGUIHandler GetOnGUIAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
 #if ONITY_PHYSICS_SUPPORT
+    /// <summary>A reusable handler of <c>OnJointBreak</c> (a trigger's <c>GetOnJointBreakAsyncHandler()</c>): <see cref="OnJointBreakAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnJointBreakHandler : IDisposable
+    {
+        OnityTask<float> OnJointBreakAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnJointBreakHandler
+    {
+        OnityTask<float> IOnityOnJointBreakHandler.OnJointBreakAsync() { return NextAsAsync<float>(); }
+    }
+
     /// <summary><c>OnJointBreak</c> as an awaitable (<see cref="OnJointBreakAsync"/>) and an async stream (this trigger).</summary>
     public sealed class OnityJointBreakTrigger : OnityTriggerBase<float>
     {
@@ -245,10 +712,29 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<float> OnJointBreakAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnJointBreakAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnJointBreakHandler GetOnJointBreakAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnJointBreakAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnJointBreakHandler GetOnJointBreakAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<float> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<float>(Event, cancellationToken, false); }
     }
 
 #endif
 #if ONITY_PHYSICS2D_SUPPORT
+    /// <summary>A reusable handler of <c>OnJointBreak2D</c> (a trigger's <c>GetOnJointBreak2DAsyncHandler()</c>): <see cref="OnJointBreak2DAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnJointBreak2DHandler : IDisposable
+    {
+        OnityTask<Joint2D> OnJointBreak2DAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnJointBreak2DHandler
+    {
+        OnityTask<Joint2D> IOnityOnJointBreak2DHandler.OnJointBreak2DAsync() { return NextAsAsync<Joint2D>(); }
+    }
+
     /// <summary><c>OnJointBreak2D</c> as an awaitable (<see cref="OnJointBreak2DAsync"/>) and an async stream (this trigger).</summary>
     public sealed class OnityJointBreak2DTrigger : OnityTriggerBase<Joint2D>
     {
@@ -256,9 +742,28 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<Joint2D> OnJointBreak2DAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnJointBreak2DAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnJointBreak2DHandler GetOnJointBreak2DAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnJointBreak2DAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnJointBreak2DHandler GetOnJointBreak2DAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<Joint2D> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Joint2D>(Event, cancellationToken, false); }
     }
 
 #endif
+    /// <summary>A reusable handler of <c>OnMouseDown</c> (a trigger's <c>GetOnMouseDownAsyncHandler()</c>): <see cref="OnMouseDownAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnMouseDownHandler : IDisposable
+    {
+        OnityTask OnMouseDownAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnMouseDownHandler
+    {
+        OnityTask IOnityOnMouseDownHandler.OnMouseDownAsync() { return NextUnitAsync(); }
+    }
+
     /// <summary><c>OnMouseDown</c> as an awaitable (<see cref="OnMouseDownAsync"/>) and an async stream (this trigger).</summary>
     public sealed class OnityMouseDownTrigger : OnityTriggerBase<AsyncUnit>
     {
@@ -266,6 +771,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnMouseDownAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnMouseDownAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnMouseDownHandler GetOnMouseDownAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnMouseDownAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnMouseDownHandler GetOnMouseDownAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnMouseDrag</c> (a trigger's <c>GetOnMouseDragAsyncHandler()</c>): <see cref="OnMouseDragAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnMouseDragHandler : IDisposable
+    {
+        OnityTask OnMouseDragAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnMouseDragHandler
+    {
+        OnityTask IOnityOnMouseDragHandler.OnMouseDragAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnMouseDrag</c> as an awaitable (<see cref="OnMouseDragAsync"/>) and an async stream (this trigger).</summary>
@@ -275,6 +799,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnMouseDragAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnMouseDragAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnMouseDragHandler GetOnMouseDragAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnMouseDragAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnMouseDragHandler GetOnMouseDragAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnMouseEnter</c> (a trigger's <c>GetOnMouseEnterAsyncHandler()</c>): <see cref="OnMouseEnterAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnMouseEnterHandler : IDisposable
+    {
+        OnityTask OnMouseEnterAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnMouseEnterHandler
+    {
+        OnityTask IOnityOnMouseEnterHandler.OnMouseEnterAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnMouseEnter</c> as an awaitable (<see cref="OnMouseEnterAsync"/>) and an async stream (this trigger).</summary>
@@ -284,6 +827,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnMouseEnterAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnMouseEnterAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnMouseEnterHandler GetOnMouseEnterAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnMouseEnterAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnMouseEnterHandler GetOnMouseEnterAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnMouseExit</c> (a trigger's <c>GetOnMouseExitAsyncHandler()</c>): <see cref="OnMouseExitAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnMouseExitHandler : IDisposable
+    {
+        OnityTask OnMouseExitAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnMouseExitHandler
+    {
+        OnityTask IOnityOnMouseExitHandler.OnMouseExitAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnMouseExit</c> as an awaitable (<see cref="OnMouseExitAsync"/>) and an async stream (this trigger).</summary>
@@ -293,6 +855,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnMouseExitAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnMouseExitAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnMouseExitHandler GetOnMouseExitAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnMouseExitAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnMouseExitHandler GetOnMouseExitAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnMouseOver</c> (a trigger's <c>GetOnMouseOverAsyncHandler()</c>): <see cref="OnMouseOverAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnMouseOverHandler : IDisposable
+    {
+        OnityTask OnMouseOverAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnMouseOverHandler
+    {
+        OnityTask IOnityOnMouseOverHandler.OnMouseOverAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnMouseOver</c> as an awaitable (<see cref="OnMouseOverAsync"/>) and an async stream (this trigger).</summary>
@@ -302,6 +883,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnMouseOverAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnMouseOverAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnMouseOverHandler GetOnMouseOverAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnMouseOverAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnMouseOverHandler GetOnMouseOverAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnMouseUp</c> (a trigger's <c>GetOnMouseUpAsyncHandler()</c>): <see cref="OnMouseUpAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnMouseUpHandler : IDisposable
+    {
+        OnityTask OnMouseUpAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnMouseUpHandler
+    {
+        OnityTask IOnityOnMouseUpHandler.OnMouseUpAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnMouseUp</c> as an awaitable (<see cref="OnMouseUpAsync"/>) and an async stream (this trigger).</summary>
@@ -311,6 +911,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnMouseUpAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnMouseUpAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnMouseUpHandler GetOnMouseUpAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnMouseUpAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnMouseUpHandler GetOnMouseUpAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnMouseUpAsButton</c> (a trigger's <c>GetOnMouseUpAsButtonAsyncHandler()</c>): <see cref="OnMouseUpAsButtonAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnMouseUpAsButtonHandler : IDisposable
+    {
+        OnityTask OnMouseUpAsButtonAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnMouseUpAsButtonHandler
+    {
+        OnityTask IOnityOnMouseUpAsButtonHandler.OnMouseUpAsButtonAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnMouseUpAsButton</c> as an awaitable (<see cref="OnMouseUpAsButtonAsync"/>) and an async stream (this trigger).</summary>
@@ -320,6 +939,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnMouseUpAsButtonAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnMouseUpAsButtonAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnMouseUpAsButtonHandler GetOnMouseUpAsButtonAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnMouseUpAsButtonAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnMouseUpAsButtonHandler GetOnMouseUpAsButtonAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnParticleCollision</c> (a trigger's <c>GetOnParticleCollisionAsyncHandler()</c>): <see cref="OnParticleCollisionAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnParticleCollisionHandler : IDisposable
+    {
+        OnityTask<GameObject> OnParticleCollisionAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnParticleCollisionHandler
+    {
+        OnityTask<GameObject> IOnityOnParticleCollisionHandler.OnParticleCollisionAsync() { return NextAsAsync<GameObject>(); }
     }
 
     /// <summary><c>OnParticleCollision</c> as an awaitable (<see cref="OnParticleCollisionAsync"/>) and an async stream (this trigger).</summary>
@@ -329,6 +967,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<GameObject> OnParticleCollisionAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnParticleCollisionAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnParticleCollisionHandler GetOnParticleCollisionAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnParticleCollisionAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnParticleCollisionHandler GetOnParticleCollisionAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<GameObject> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<GameObject>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnParticleSystemStopped</c> (a trigger's <c>GetOnParticleSystemStoppedAsyncHandler()</c>): <see cref="OnParticleSystemStoppedAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnParticleSystemStoppedHandler : IDisposable
+    {
+        OnityTask OnParticleSystemStoppedAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnParticleSystemStoppedHandler
+    {
+        OnityTask IOnityOnParticleSystemStoppedHandler.OnParticleSystemStoppedAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnParticleSystemStopped</c> as an awaitable (<see cref="OnParticleSystemStoppedAsync"/>) and an async stream (this trigger).</summary>
@@ -338,6 +995,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnParticleSystemStoppedAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnParticleSystemStoppedAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnParticleSystemStoppedHandler GetOnParticleSystemStoppedAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnParticleSystemStoppedAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnParticleSystemStoppedHandler GetOnParticleSystemStoppedAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnParticleTrigger</c> (a trigger's <c>GetOnParticleTriggerAsyncHandler()</c>): <see cref="OnParticleTriggerAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnParticleTriggerHandler : IDisposable
+    {
+        OnityTask OnParticleTriggerAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnParticleTriggerHandler
+    {
+        OnityTask IOnityOnParticleTriggerHandler.OnParticleTriggerAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnParticleTrigger</c> as an awaitable (<see cref="OnParticleTriggerAsync"/>) and an async stream (this trigger).</summary>
@@ -347,6 +1023,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnParticleTriggerAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnParticleTriggerAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnParticleTriggerHandler GetOnParticleTriggerAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnParticleTriggerAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnParticleTriggerHandler GetOnParticleTriggerAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnPostRender</c> (a trigger's <c>GetOnPostRenderAsyncHandler()</c>): <see cref="OnPostRenderAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnPostRenderHandler : IDisposable
+    {
+        OnityTask OnPostRenderAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnPostRenderHandler
+    {
+        OnityTask IOnityOnPostRenderHandler.OnPostRenderAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnPostRender</c> as an awaitable (<see cref="OnPostRenderAsync"/>) and an async stream (this trigger).</summary>
@@ -356,6 +1051,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnPostRenderAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnPostRenderAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnPostRenderHandler GetOnPostRenderAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnPostRenderAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnPostRenderHandler GetOnPostRenderAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnPreCull</c> (a trigger's <c>GetOnPreCullAsyncHandler()</c>): <see cref="OnPreCullAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnPreCullHandler : IDisposable
+    {
+        OnityTask OnPreCullAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnPreCullHandler
+    {
+        OnityTask IOnityOnPreCullHandler.OnPreCullAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnPreCull</c> as an awaitable (<see cref="OnPreCullAsync"/>) and an async stream (this trigger).</summary>
@@ -365,6 +1079,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnPreCullAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnPreCullAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnPreCullHandler GetOnPreCullAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnPreCullAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnPreCullHandler GetOnPreCullAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnPreRender</c> (a trigger's <c>GetOnPreRenderAsyncHandler()</c>): <see cref="OnPreRenderAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnPreRenderHandler : IDisposable
+    {
+        OnityTask OnPreRenderAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnPreRenderHandler
+    {
+        OnityTask IOnityOnPreRenderHandler.OnPreRenderAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnPreRender</c> as an awaitable (<see cref="OnPreRenderAsync"/>) and an async stream (this trigger).</summary>
@@ -374,6 +1107,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnPreRenderAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnPreRenderAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnPreRenderHandler GetOnPreRenderAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnPreRenderAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnPreRenderHandler GetOnPreRenderAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnRectTransformDimensionsChange</c> (a trigger's <c>GetOnRectTransformDimensionsChangeAsyncHandler()</c>): <see cref="OnRectTransformDimensionsChangeAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnRectTransformDimensionsChangeHandler : IDisposable
+    {
+        OnityTask OnRectTransformDimensionsChangeAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnRectTransformDimensionsChangeHandler
+    {
+        OnityTask IOnityOnRectTransformDimensionsChangeHandler.OnRectTransformDimensionsChangeAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnRectTransformDimensionsChange</c> as an awaitable (<see cref="OnRectTransformDimensionsChangeAsync"/>) and an async stream (this trigger).</summary>
@@ -383,6 +1135,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnRectTransformDimensionsChangeAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnRectTransformDimensionsChangeAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnRectTransformDimensionsChangeHandler GetOnRectTransformDimensionsChangeAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnRectTransformDimensionsChangeAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnRectTransformDimensionsChangeHandler GetOnRectTransformDimensionsChangeAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnRectTransformRemoved</c> (a trigger's <c>GetOnRectTransformRemovedAsyncHandler()</c>): <see cref="OnRectTransformRemovedAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnRectTransformRemovedHandler : IDisposable
+    {
+        OnityTask OnRectTransformRemovedAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnRectTransformRemovedHandler
+    {
+        OnityTask IOnityOnRectTransformRemovedHandler.OnRectTransformRemovedAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnRectTransformRemoved</c> as an awaitable (<see cref="OnRectTransformRemovedAsync"/>) and an async stream (this trigger).</summary>
@@ -392,6 +1163,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnRectTransformRemovedAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnRectTransformRemovedAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnRectTransformRemovedHandler GetOnRectTransformRemovedAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnRectTransformRemovedAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnRectTransformRemovedHandler GetOnRectTransformRemovedAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnRenderImage</c> (a trigger's <c>GetOnRenderImageAsyncHandler()</c>): <see cref="OnRenderImageAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnRenderImageHandler : IDisposable
+    {
+        OnityTask<ValueTuple<RenderTexture, RenderTexture>> OnRenderImageAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnRenderImageHandler
+    {
+        OnityTask<ValueTuple<RenderTexture, RenderTexture>> IOnityOnRenderImageHandler.OnRenderImageAsync() { return NextAsAsync<ValueTuple<RenderTexture, RenderTexture>>(); }
     }
 
     /// <summary><c>OnRenderImage</c> as an awaitable (<see cref="OnRenderImageAsync"/>) and an async stream (this trigger).</summary>
@@ -401,6 +1191,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<ValueTuple<RenderTexture, RenderTexture>> OnRenderImageAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnRenderImageAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnRenderImageHandler GetOnRenderImageAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnRenderImageAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnRenderImageHandler GetOnRenderImageAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<ValueTuple<RenderTexture, RenderTexture>> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<ValueTuple<RenderTexture, RenderTexture>>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnRenderObject</c> (a trigger's <c>GetOnRenderObjectAsyncHandler()</c>): <see cref="OnRenderObjectAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnRenderObjectHandler : IDisposable
+    {
+        OnityTask OnRenderObjectAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnRenderObjectHandler
+    {
+        OnityTask IOnityOnRenderObjectHandler.OnRenderObjectAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnRenderObject</c> as an awaitable (<see cref="OnRenderObjectAsync"/>) and an async stream (this trigger).</summary>
@@ -410,6 +1219,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnRenderObjectAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnRenderObjectAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnRenderObjectHandler GetOnRenderObjectAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnRenderObjectAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnRenderObjectHandler GetOnRenderObjectAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnServerInitialized</c> (a trigger's <c>GetOnServerInitializedAsyncHandler()</c>): <see cref="OnServerInitializedAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnServerInitializedHandler : IDisposable
+    {
+        OnityTask OnServerInitializedAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnServerInitializedHandler
+    {
+        OnityTask IOnityOnServerInitializedHandler.OnServerInitializedAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnServerInitialized</c> as an awaitable (<see cref="OnServerInitializedAsync"/>) and an async stream (this trigger).</summary>
@@ -419,6 +1247,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnServerInitializedAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnServerInitializedAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnServerInitializedHandler GetOnServerInitializedAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnServerInitializedAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnServerInitializedHandler GetOnServerInitializedAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnTransformChildrenChanged</c> (a trigger's <c>GetOnTransformChildrenChangedAsyncHandler()</c>): <see cref="OnTransformChildrenChangedAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnTransformChildrenChangedHandler : IDisposable
+    {
+        OnityTask OnTransformChildrenChangedAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnTransformChildrenChangedHandler
+    {
+        OnityTask IOnityOnTransformChildrenChangedHandler.OnTransformChildrenChangedAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnTransformChildrenChanged</c> as an awaitable (<see cref="OnTransformChildrenChangedAsync"/>) and an async stream (this trigger).</summary>
@@ -428,6 +1275,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnTransformChildrenChangedAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnTransformChildrenChangedAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnTransformChildrenChangedHandler GetOnTransformChildrenChangedAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnTransformChildrenChangedAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnTransformChildrenChangedHandler GetOnTransformChildrenChangedAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnTransformParentChanged</c> (a trigger's <c>GetOnTransformParentChangedAsyncHandler()</c>): <see cref="OnTransformParentChangedAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnTransformParentChangedHandler : IDisposable
+    {
+        OnityTask OnTransformParentChangedAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnTransformParentChangedHandler
+    {
+        OnityTask IOnityOnTransformParentChangedHandler.OnTransformParentChangedAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnTransformParentChanged</c> as an awaitable (<see cref="OnTransformParentChangedAsync"/>) and an async stream (this trigger).</summary>
@@ -437,9 +1303,28 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnTransformParentChangedAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnTransformParentChangedAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnTransformParentChangedHandler GetOnTransformParentChangedAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnTransformParentChangedAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnTransformParentChangedHandler GetOnTransformParentChangedAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
 #if ONITY_PHYSICS_SUPPORT
+    /// <summary>A reusable handler of <c>OnTriggerEnter</c> (a trigger's <c>GetOnTriggerEnterAsyncHandler()</c>): <see cref="OnTriggerEnterAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnTriggerEnterHandler : IDisposable
+    {
+        OnityTask<Collider> OnTriggerEnterAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnTriggerEnterHandler
+    {
+        OnityTask<Collider> IOnityOnTriggerEnterHandler.OnTriggerEnterAsync() { return NextAsAsync<Collider>(); }
+    }
+
     /// <summary><c>OnTriggerEnter</c> as an awaitable (<see cref="OnTriggerEnterAsync"/>) and an async stream (this trigger).</summary>
     public sealed class OnityTriggerEnterTrigger : OnityTriggerBase<Collider>
     {
@@ -447,10 +1332,29 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<Collider> OnTriggerEnterAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnTriggerEnterAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnTriggerEnterHandler GetOnTriggerEnterAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnTriggerEnterAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnTriggerEnterHandler GetOnTriggerEnterAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<Collider> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collider>(Event, cancellationToken, false); }
     }
 
 #endif
 #if ONITY_PHYSICS_SUPPORT
+    /// <summary>A reusable handler of <c>OnTriggerExit</c> (a trigger's <c>GetOnTriggerExitAsyncHandler()</c>): <see cref="OnTriggerExitAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnTriggerExitHandler : IDisposable
+    {
+        OnityTask<Collider> OnTriggerExitAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnTriggerExitHandler
+    {
+        OnityTask<Collider> IOnityOnTriggerExitHandler.OnTriggerExitAsync() { return NextAsAsync<Collider>(); }
+    }
+
     /// <summary><c>OnTriggerExit</c> as an awaitable (<see cref="OnTriggerExitAsync"/>) and an async stream (this trigger).</summary>
     public sealed class OnityTriggerExitTrigger : OnityTriggerBase<Collider>
     {
@@ -458,10 +1362,29 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<Collider> OnTriggerExitAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnTriggerExitAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnTriggerExitHandler GetOnTriggerExitAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnTriggerExitAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnTriggerExitHandler GetOnTriggerExitAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<Collider> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collider>(Event, cancellationToken, false); }
     }
 
 #endif
 #if ONITY_PHYSICS_SUPPORT
+    /// <summary>A reusable handler of <c>OnTriggerStay</c> (a trigger's <c>GetOnTriggerStayAsyncHandler()</c>): <see cref="OnTriggerStayAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnTriggerStayHandler : IDisposable
+    {
+        OnityTask<Collider> OnTriggerStayAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnTriggerStayHandler
+    {
+        OnityTask<Collider> IOnityOnTriggerStayHandler.OnTriggerStayAsync() { return NextAsAsync<Collider>(); }
+    }
+
     /// <summary><c>OnTriggerStay</c> as an awaitable (<see cref="OnTriggerStayAsync"/>) and an async stream (this trigger).</summary>
     public sealed class OnityTriggerStayTrigger : OnityTriggerBase<Collider>
     {
@@ -469,10 +1392,29 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<Collider> OnTriggerStayAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnTriggerStayAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnTriggerStayHandler GetOnTriggerStayAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnTriggerStayAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnTriggerStayHandler GetOnTriggerStayAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<Collider> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collider>(Event, cancellationToken, false); }
     }
 
 #endif
 #if ONITY_PHYSICS2D_SUPPORT
+    /// <summary>A reusable handler of <c>OnTriggerEnter2D</c> (a trigger's <c>GetOnTriggerEnter2DAsyncHandler()</c>): <see cref="OnTriggerEnter2DAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnTriggerEnter2DHandler : IDisposable
+    {
+        OnityTask<Collider2D> OnTriggerEnter2DAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnTriggerEnter2DHandler
+    {
+        OnityTask<Collider2D> IOnityOnTriggerEnter2DHandler.OnTriggerEnter2DAsync() { return NextAsAsync<Collider2D>(); }
+    }
+
     /// <summary><c>OnTriggerEnter2D</c> as an awaitable (<see cref="OnTriggerEnter2DAsync"/>) and an async stream (this trigger).</summary>
     public sealed class OnityTriggerEnter2DTrigger : OnityTriggerBase<Collider2D>
     {
@@ -480,10 +1422,29 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<Collider2D> OnTriggerEnter2DAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnTriggerEnter2DAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnTriggerEnter2DHandler GetOnTriggerEnter2DAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnTriggerEnter2DAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnTriggerEnter2DHandler GetOnTriggerEnter2DAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<Collider2D> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collider2D>(Event, cancellationToken, false); }
     }
 
 #endif
 #if ONITY_PHYSICS2D_SUPPORT
+    /// <summary>A reusable handler of <c>OnTriggerExit2D</c> (a trigger's <c>GetOnTriggerExit2DAsyncHandler()</c>): <see cref="OnTriggerExit2DAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnTriggerExit2DHandler : IDisposable
+    {
+        OnityTask<Collider2D> OnTriggerExit2DAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnTriggerExit2DHandler
+    {
+        OnityTask<Collider2D> IOnityOnTriggerExit2DHandler.OnTriggerExit2DAsync() { return NextAsAsync<Collider2D>(); }
+    }
+
     /// <summary><c>OnTriggerExit2D</c> as an awaitable (<see cref="OnTriggerExit2DAsync"/>) and an async stream (this trigger).</summary>
     public sealed class OnityTriggerExit2DTrigger : OnityTriggerBase<Collider2D>
     {
@@ -491,10 +1452,29 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<Collider2D> OnTriggerExit2DAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnTriggerExit2DAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnTriggerExit2DHandler GetOnTriggerExit2DAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnTriggerExit2DAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnTriggerExit2DHandler GetOnTriggerExit2DAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<Collider2D> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collider2D>(Event, cancellationToken, false); }
     }
 
 #endif
 #if ONITY_PHYSICS2D_SUPPORT
+    /// <summary>A reusable handler of <c>OnTriggerStay2D</c> (a trigger's <c>GetOnTriggerStay2DAsyncHandler()</c>): <see cref="OnTriggerStay2DAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnTriggerStay2DHandler : IDisposable
+    {
+        OnityTask<Collider2D> OnTriggerStay2DAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnTriggerStay2DHandler
+    {
+        OnityTask<Collider2D> IOnityOnTriggerStay2DHandler.OnTriggerStay2DAsync() { return NextAsAsync<Collider2D>(); }
+    }
+
     /// <summary><c>OnTriggerStay2D</c> as an awaitable (<see cref="OnTriggerStay2DAsync"/>) and an async stream (this trigger).</summary>
     public sealed class OnityTriggerStay2DTrigger : OnityTriggerBase<Collider2D>
     {
@@ -502,9 +1482,28 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<Collider2D> OnTriggerStay2DAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnTriggerStay2DAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnTriggerStay2DHandler GetOnTriggerStay2DAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnTriggerStay2DAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnTriggerStay2DHandler GetOnTriggerStay2DAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<Collider2D> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collider2D>(Event, cancellationToken, false); }
     }
 
 #endif
+    /// <summary>A reusable handler of <c>OnValidate</c> (a trigger's <c>GetOnValidateAsyncHandler()</c>): <see cref="OnValidateAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnValidateHandler : IDisposable
+    {
+        OnityTask OnValidateAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnValidateHandler
+    {
+        OnityTask IOnityOnValidateHandler.OnValidateAsync() { return NextUnitAsync(); }
+    }
+
     /// <summary><c>OnValidate</c> as an awaitable (<see cref="OnValidateAsync"/>) and an async stream (this trigger).</summary>
     public sealed class OnityValidateTrigger : OnityTriggerBase<AsyncUnit>
     {
@@ -512,6 +1511,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnValidateAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnValidateAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnValidateHandler GetOnValidateAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnValidateAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnValidateHandler GetOnValidateAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnWillRenderObject</c> (a trigger's <c>GetOnWillRenderObjectAsyncHandler()</c>): <see cref="OnWillRenderObjectAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnWillRenderObjectHandler : IDisposable
+    {
+        OnityTask OnWillRenderObjectAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnWillRenderObjectHandler
+    {
+        OnityTask IOnityOnWillRenderObjectHandler.OnWillRenderObjectAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>OnWillRenderObject</c> as an awaitable (<see cref="OnWillRenderObjectAsync"/>) and an async stream (this trigger).</summary>
@@ -521,6 +1539,25 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask OnWillRenderObjectAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnWillRenderObjectAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnWillRenderObjectHandler GetOnWillRenderObjectAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetOnWillRenderObjectAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnWillRenderObjectHandler GetOnWillRenderObjectAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>Reset</c> (a trigger's <c>GetResetAsyncHandler()</c>): <see cref="ResetAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityResetHandler : IDisposable
+    {
+        OnityTask ResetAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityResetHandler
+    {
+        OnityTask IOnityResetHandler.ResetAsync() { return NextUnitAsync(); }
     }
 
     /// <summary><c>Reset</c> as an awaitable (<see cref="ResetAsync"/>) and an async stream (this trigger).</summary>
@@ -530,6 +1567,14 @@ namespace Onity.Triggers
 
         /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask ResetAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>ResetAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityResetHandler GetResetAsyncHandler() { return NewHandler(default(CancellationToken)); }
+
+        /// <summary>As <see cref="GetResetAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityResetHandler GetResetAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
+
+        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     public static partial class OnityTriggerExtensions
