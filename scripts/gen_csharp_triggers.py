@@ -128,10 +128,10 @@ def handler_parts(method, vtype, handler_cls, new_handler):
     members = [
         "",
         "        /// <summary>A handler whose <c>%s()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>" % method,
-        "        public %s Get%sAsyncHandler() { return %s(default(CancellationToken)); }" % (iface, stem, new_handler),
+        "        public %s Get%sAsyncHandler() { return %s(Event, default(CancellationToken), false); }" % (iface, stem, new_handler),
         "",
         "        /// <summary>As <see cref=\"Get%sAsyncHandler()\"/>, ended when <paramref name=\"cancellationToken\"/> is canceled.</summary>" % stem,
-        "        public %s Get%sAsyncHandler(CancellationToken cancellationToken) { return %s(cancellationToken); }" % (iface, stem, new_handler),
+        "        public %s Get%sAsyncHandler(CancellationToken cancellationToken) { return %s(Event, cancellationToken, false); }" % (iface, stem, new_handler),
     ]
     return decl, members
 
@@ -155,7 +155,7 @@ def render_ugui():
     ]
     for iface, method, data in EVENT_SYSTEM:
         name = method[2:]
-        decl, members = handler_parts(method + "Async", data, "OnityEventSystemTriggerHandler", "NewHandler")
+        decl, members = handler_parts(method + "Async", data, "OnityEventSystemTriggerHandler", "new OnityEventSystemTriggerHandler<%s>" % data)
         L += decl
         L += [
             "    /// <summary><c>%s.%s</c> as an awaitable (<see cref=\"%sAsync\"/>) and an async stream (this trigger).</summary>" % (iface, method, method),
@@ -166,8 +166,6 @@ def render_ugui():
             "        /// <summary>The next event; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>",
             "        public OnityTask<%s> %sAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }" % (data, method),
         ] + members + [
-            "",
-            "        OnityEventSystemTriggerHandler<%s> NewHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<%s>(Event, cancellationToken, false); }" % (data, data),
             "    }",
             "",
         ]
@@ -201,7 +199,7 @@ def render():
         cls = "Onity%sTrigger" % name
         t = vtype or "AsyncUnit"
         ret = "OnityTask<%s>" % vtype if vtype else "OnityTask"
-        decl, members = handler_parts(method, vtype, "OnityTriggerHandler", "NewHandler")
+        decl, members = handler_parts(method, vtype, "OnityTriggerHandler", "new OnityTriggerHandler<%s>" % t)
         body = decl + [
             "    /// <summary><c>%s</c> as an awaitable (<see cref=\"%s\"/>) and an async stream (this trigger).</summary>" % (message.split("(")[0], method),
             "    public sealed class %s : OnityTriggerBase<%s>" % (cls, t),
@@ -211,8 +209,6 @@ def render():
             "        /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>",
             "        public %s %s(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }" % (ret, method),
         ] + members + [
-            "",
-            "        OnityTriggerHandler<%s> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<%s>(Event, cancellationToken, false); }" % (t, t),
             "    }",
             "",
         ]

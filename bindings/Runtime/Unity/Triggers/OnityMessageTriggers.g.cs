@@ -27,12 +27,10 @@ namespace Onity.Triggers
         public OnityTask FixedUpdateAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>FixedUpdateAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityFixedUpdateHandler GetFixedUpdateAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityFixedUpdateHandler GetFixedUpdateAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetFixedUpdateAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityFixedUpdateHandler GetFixedUpdateAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityFixedUpdateHandler GetFixedUpdateAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>LateUpdate</c> (a trigger's <c>GetLateUpdateAsyncHandler()</c>): <see cref="LateUpdateAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -55,12 +53,10 @@ namespace Onity.Triggers
         public OnityTask LateUpdateAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>LateUpdateAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityLateUpdateHandler GetLateUpdateAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityLateUpdateHandler GetLateUpdateAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetLateUpdateAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityLateUpdateHandler GetLateUpdateAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityLateUpdateHandler GetLateUpdateAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>Update</c> (a trigger's <c>GetUpdateAsyncHandler()</c>): <see cref="UpdateAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -83,12 +79,10 @@ namespace Onity.Triggers
         public OnityTask UpdateAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>UpdateAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityUpdateHandler GetUpdateAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityUpdateHandler GetUpdateAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetUpdateAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityUpdateHandler GetUpdateAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityUpdateHandler GetUpdateAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnAnimatorIK</c> (a trigger's <c>GetOnAnimatorIKAsyncHandler()</c>): <see cref="OnAnimatorIKAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -111,12 +105,10 @@ namespace Onity.Triggers
         public OnityTask<int> OnAnimatorIKAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnAnimatorIKAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnAnimatorIKHandler GetOnAnimatorIKAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnAnimatorIKHandler GetOnAnimatorIKAsyncHandler() { return new OnityTriggerHandler<int>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnAnimatorIKAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnAnimatorIKHandler GetOnAnimatorIKAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<int> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<int>(Event, cancellationToken, false); }
+        public IOnityOnAnimatorIKHandler GetOnAnimatorIKAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<int>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnAnimatorMove</c> (a trigger's <c>GetOnAnimatorMoveAsyncHandler()</c>): <see cref="OnAnimatorMoveAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -139,12 +131,10 @@ namespace Onity.Triggers
         public OnityTask OnAnimatorMoveAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnAnimatorMoveAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnAnimatorMoveHandler GetOnAnimatorMoveAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnAnimatorMoveHandler GetOnAnimatorMoveAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnAnimatorMoveAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnAnimatorMoveHandler GetOnAnimatorMoveAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnAnimatorMoveHandler GetOnAnimatorMoveAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnApplicationFocus</c> (a trigger's <c>GetOnApplicationFocusAsyncHandler()</c>): <see cref="OnApplicationFocusAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -167,12 +157,10 @@ namespace Onity.Triggers
         public OnityTask<bool> OnApplicationFocusAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnApplicationFocusAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnApplicationFocusHandler GetOnApplicationFocusAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnApplicationFocusHandler GetOnApplicationFocusAsyncHandler() { return new OnityTriggerHandler<bool>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnApplicationFocusAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnApplicationFocusHandler GetOnApplicationFocusAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<bool> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<bool>(Event, cancellationToken, false); }
+        public IOnityOnApplicationFocusHandler GetOnApplicationFocusAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<bool>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnApplicationPause</c> (a trigger's <c>GetOnApplicationPauseAsyncHandler()</c>): <see cref="OnApplicationPauseAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -195,12 +183,10 @@ namespace Onity.Triggers
         public OnityTask<bool> OnApplicationPauseAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnApplicationPauseAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnApplicationPauseHandler GetOnApplicationPauseAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnApplicationPauseHandler GetOnApplicationPauseAsyncHandler() { return new OnityTriggerHandler<bool>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnApplicationPauseAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnApplicationPauseHandler GetOnApplicationPauseAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<bool> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<bool>(Event, cancellationToken, false); }
+        public IOnityOnApplicationPauseHandler GetOnApplicationPauseAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<bool>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnApplicationQuit</c> (a trigger's <c>GetOnApplicationQuitAsyncHandler()</c>): <see cref="OnApplicationQuitAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -223,12 +209,10 @@ namespace Onity.Triggers
         public OnityTask OnApplicationQuitAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnApplicationQuitAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnApplicationQuitHandler GetOnApplicationQuitAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnApplicationQuitHandler GetOnApplicationQuitAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnApplicationQuitAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnApplicationQuitHandler GetOnApplicationQuitAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnApplicationQuitHandler GetOnApplicationQuitAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnBecameInvisible</c> (a trigger's <c>GetOnBecameInvisibleAsyncHandler()</c>): <see cref="OnBecameInvisibleAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -251,12 +235,10 @@ namespace Onity.Triggers
         public OnityTask OnBecameInvisibleAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnBecameInvisibleAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnBecameInvisibleHandler GetOnBecameInvisibleAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnBecameInvisibleHandler GetOnBecameInvisibleAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnBecameInvisibleAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnBecameInvisibleHandler GetOnBecameInvisibleAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnBecameInvisibleHandler GetOnBecameInvisibleAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnBecameVisible</c> (a trigger's <c>GetOnBecameVisibleAsyncHandler()</c>): <see cref="OnBecameVisibleAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -279,12 +261,10 @@ namespace Onity.Triggers
         public OnityTask OnBecameVisibleAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnBecameVisibleAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnBecameVisibleHandler GetOnBecameVisibleAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnBecameVisibleHandler GetOnBecameVisibleAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnBecameVisibleAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnBecameVisibleHandler GetOnBecameVisibleAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnBecameVisibleHandler GetOnBecameVisibleAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnBeforeTransformParentChanged</c> (a trigger's <c>GetOnBeforeTransformParentChangedAsyncHandler()</c>): <see cref="OnBeforeTransformParentChangedAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -307,12 +287,10 @@ namespace Onity.Triggers
         public OnityTask OnBeforeTransformParentChangedAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnBeforeTransformParentChangedAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnBeforeTransformParentChangedHandler GetOnBeforeTransformParentChangedAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnBeforeTransformParentChangedHandler GetOnBeforeTransformParentChangedAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnBeforeTransformParentChangedAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnBeforeTransformParentChangedHandler GetOnBeforeTransformParentChangedAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnBeforeTransformParentChangedHandler GetOnBeforeTransformParentChangedAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnCanvasGroupChanged</c> (a trigger's <c>GetOnCanvasGroupChangedAsyncHandler()</c>): <see cref="OnCanvasGroupChangedAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -335,12 +313,10 @@ namespace Onity.Triggers
         public OnityTask OnCanvasGroupChangedAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnCanvasGroupChangedAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnCanvasGroupChangedHandler GetOnCanvasGroupChangedAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnCanvasGroupChangedHandler GetOnCanvasGroupChangedAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnCanvasGroupChangedAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnCanvasGroupChangedHandler GetOnCanvasGroupChangedAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnCanvasGroupChangedHandler GetOnCanvasGroupChangedAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
 #if ONITY_PHYSICS_SUPPORT
@@ -364,12 +340,10 @@ namespace Onity.Triggers
         public OnityTask<Collision> OnCollisionEnterAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnCollisionEnterAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnCollisionEnterHandler GetOnCollisionEnterAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnCollisionEnterHandler GetOnCollisionEnterAsyncHandler() { return new OnityTriggerHandler<Collision>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnCollisionEnterAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnCollisionEnterHandler GetOnCollisionEnterAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<Collision> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collision>(Event, cancellationToken, false); }
+        public IOnityOnCollisionEnterHandler GetOnCollisionEnterAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collision>(Event, cancellationToken, false); }
     }
 
 #endif
@@ -394,12 +368,10 @@ namespace Onity.Triggers
         public OnityTask<Collision> OnCollisionExitAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnCollisionExitAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnCollisionExitHandler GetOnCollisionExitAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnCollisionExitHandler GetOnCollisionExitAsyncHandler() { return new OnityTriggerHandler<Collision>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnCollisionExitAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnCollisionExitHandler GetOnCollisionExitAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<Collision> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collision>(Event, cancellationToken, false); }
+        public IOnityOnCollisionExitHandler GetOnCollisionExitAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collision>(Event, cancellationToken, false); }
     }
 
 #endif
@@ -424,12 +396,10 @@ namespace Onity.Triggers
         public OnityTask<Collision> OnCollisionStayAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnCollisionStayAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnCollisionStayHandler GetOnCollisionStayAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnCollisionStayHandler GetOnCollisionStayAsyncHandler() { return new OnityTriggerHandler<Collision>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnCollisionStayAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnCollisionStayHandler GetOnCollisionStayAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<Collision> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collision>(Event, cancellationToken, false); }
+        public IOnityOnCollisionStayHandler GetOnCollisionStayAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collision>(Event, cancellationToken, false); }
     }
 
 #endif
@@ -454,12 +424,10 @@ namespace Onity.Triggers
         public OnityTask<Collision2D> OnCollisionEnter2DAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnCollisionEnter2DAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnCollisionEnter2DHandler GetOnCollisionEnter2DAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnCollisionEnter2DHandler GetOnCollisionEnter2DAsyncHandler() { return new OnityTriggerHandler<Collision2D>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnCollisionEnter2DAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnCollisionEnter2DHandler GetOnCollisionEnter2DAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<Collision2D> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collision2D>(Event, cancellationToken, false); }
+        public IOnityOnCollisionEnter2DHandler GetOnCollisionEnter2DAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collision2D>(Event, cancellationToken, false); }
     }
 
 #endif
@@ -484,12 +452,10 @@ namespace Onity.Triggers
         public OnityTask<Collision2D> OnCollisionExit2DAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnCollisionExit2DAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnCollisionExit2DHandler GetOnCollisionExit2DAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnCollisionExit2DHandler GetOnCollisionExit2DAsyncHandler() { return new OnityTriggerHandler<Collision2D>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnCollisionExit2DAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnCollisionExit2DHandler GetOnCollisionExit2DAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<Collision2D> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collision2D>(Event, cancellationToken, false); }
+        public IOnityOnCollisionExit2DHandler GetOnCollisionExit2DAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collision2D>(Event, cancellationToken, false); }
     }
 
 #endif
@@ -514,12 +480,10 @@ namespace Onity.Triggers
         public OnityTask<Collision2D> OnCollisionStay2DAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnCollisionStay2DAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnCollisionStay2DHandler GetOnCollisionStay2DAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnCollisionStay2DHandler GetOnCollisionStay2DAsyncHandler() { return new OnityTriggerHandler<Collision2D>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnCollisionStay2DAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnCollisionStay2DHandler GetOnCollisionStay2DAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<Collision2D> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collision2D>(Event, cancellationToken, false); }
+        public IOnityOnCollisionStay2DHandler GetOnCollisionStay2DAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collision2D>(Event, cancellationToken, false); }
     }
 
 #endif
@@ -544,12 +508,10 @@ namespace Onity.Triggers
         public OnityTask<ControllerColliderHit> OnControllerColliderHitAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnControllerColliderHitAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnControllerColliderHitHandler GetOnControllerColliderHitAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnControllerColliderHitHandler GetOnControllerColliderHitAsyncHandler() { return new OnityTriggerHandler<ControllerColliderHit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnControllerColliderHitAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnControllerColliderHitHandler GetOnControllerColliderHitAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<ControllerColliderHit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<ControllerColliderHit>(Event, cancellationToken, false); }
+        public IOnityOnControllerColliderHitHandler GetOnControllerColliderHitAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<ControllerColliderHit>(Event, cancellationToken, false); }
     }
 
 #endif
@@ -573,12 +535,10 @@ namespace Onity.Triggers
         public OnityTask OnDisableAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnDisableAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnDisableHandler GetOnDisableAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnDisableHandler GetOnDisableAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnDisableAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnDisableHandler GetOnDisableAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnDisableHandler GetOnDisableAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnDrawGizmos</c> (a trigger's <c>GetOnDrawGizmosAsyncHandler()</c>): <see cref="OnDrawGizmosAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -601,12 +561,10 @@ namespace Onity.Triggers
         public OnityTask OnDrawGizmosAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnDrawGizmosAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnDrawGizmosHandler GetOnDrawGizmosAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnDrawGizmosHandler GetOnDrawGizmosAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnDrawGizmosAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnDrawGizmosHandler GetOnDrawGizmosAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnDrawGizmosHandler GetOnDrawGizmosAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnDrawGizmosSelected</c> (a trigger's <c>GetOnDrawGizmosSelectedAsyncHandler()</c>): <see cref="OnDrawGizmosSelectedAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -629,12 +587,10 @@ namespace Onity.Triggers
         public OnityTask OnDrawGizmosSelectedAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnDrawGizmosSelectedAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnDrawGizmosSelectedHandler GetOnDrawGizmosSelectedAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnDrawGizmosSelectedHandler GetOnDrawGizmosSelectedAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnDrawGizmosSelectedAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnDrawGizmosSelectedHandler GetOnDrawGizmosSelectedAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnDrawGizmosSelectedHandler GetOnDrawGizmosSelectedAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnEnable</c> (a trigger's <c>GetOnEnableAsyncHandler()</c>): <see cref="OnEnableAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -657,12 +613,10 @@ namespace Onity.Triggers
         public OnityTask OnEnableAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnEnableAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnEnableHandler GetOnEnableAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnEnableHandler GetOnEnableAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnEnableAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnEnableHandler GetOnEnableAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnEnableHandler GetOnEnableAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnGUI</c> (a trigger's <c>GetOnGUIAsyncHandler()</c>): <see cref="OnGUIAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -685,12 +639,10 @@ namespace Onity.Triggers
         public OnityTask OnGUIAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnGUIAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnGUIHandler GetOnGUIAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnGUIHandler GetOnGUIAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnGUIAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnGUIHandler GetOnGUIAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnGUIHandler GetOnGUIAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
 #if ONITY_PHYSICS_SUPPORT
@@ -714,12 +666,10 @@ namespace Onity.Triggers
         public OnityTask<float> OnJointBreakAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnJointBreakAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnJointBreakHandler GetOnJointBreakAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnJointBreakHandler GetOnJointBreakAsyncHandler() { return new OnityTriggerHandler<float>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnJointBreakAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnJointBreakHandler GetOnJointBreakAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<float> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<float>(Event, cancellationToken, false); }
+        public IOnityOnJointBreakHandler GetOnJointBreakAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<float>(Event, cancellationToken, false); }
     }
 
 #endif
@@ -744,12 +694,10 @@ namespace Onity.Triggers
         public OnityTask<Joint2D> OnJointBreak2DAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnJointBreak2DAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnJointBreak2DHandler GetOnJointBreak2DAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnJointBreak2DHandler GetOnJointBreak2DAsyncHandler() { return new OnityTriggerHandler<Joint2D>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnJointBreak2DAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnJointBreak2DHandler GetOnJointBreak2DAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<Joint2D> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Joint2D>(Event, cancellationToken, false); }
+        public IOnityOnJointBreak2DHandler GetOnJointBreak2DAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Joint2D>(Event, cancellationToken, false); }
     }
 
 #endif
@@ -773,12 +721,10 @@ namespace Onity.Triggers
         public OnityTask OnMouseDownAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnMouseDownAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnMouseDownHandler GetOnMouseDownAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnMouseDownHandler GetOnMouseDownAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnMouseDownAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnMouseDownHandler GetOnMouseDownAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnMouseDownHandler GetOnMouseDownAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnMouseDrag</c> (a trigger's <c>GetOnMouseDragAsyncHandler()</c>): <see cref="OnMouseDragAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -801,12 +747,10 @@ namespace Onity.Triggers
         public OnityTask OnMouseDragAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnMouseDragAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnMouseDragHandler GetOnMouseDragAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnMouseDragHandler GetOnMouseDragAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnMouseDragAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnMouseDragHandler GetOnMouseDragAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnMouseDragHandler GetOnMouseDragAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnMouseEnter</c> (a trigger's <c>GetOnMouseEnterAsyncHandler()</c>): <see cref="OnMouseEnterAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -829,12 +773,10 @@ namespace Onity.Triggers
         public OnityTask OnMouseEnterAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnMouseEnterAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnMouseEnterHandler GetOnMouseEnterAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnMouseEnterHandler GetOnMouseEnterAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnMouseEnterAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnMouseEnterHandler GetOnMouseEnterAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnMouseEnterHandler GetOnMouseEnterAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnMouseExit</c> (a trigger's <c>GetOnMouseExitAsyncHandler()</c>): <see cref="OnMouseExitAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -857,12 +799,10 @@ namespace Onity.Triggers
         public OnityTask OnMouseExitAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnMouseExitAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnMouseExitHandler GetOnMouseExitAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnMouseExitHandler GetOnMouseExitAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnMouseExitAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnMouseExitHandler GetOnMouseExitAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnMouseExitHandler GetOnMouseExitAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnMouseOver</c> (a trigger's <c>GetOnMouseOverAsyncHandler()</c>): <see cref="OnMouseOverAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -885,12 +825,10 @@ namespace Onity.Triggers
         public OnityTask OnMouseOverAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnMouseOverAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnMouseOverHandler GetOnMouseOverAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnMouseOverHandler GetOnMouseOverAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnMouseOverAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnMouseOverHandler GetOnMouseOverAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnMouseOverHandler GetOnMouseOverAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnMouseUp</c> (a trigger's <c>GetOnMouseUpAsyncHandler()</c>): <see cref="OnMouseUpAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -913,12 +851,10 @@ namespace Onity.Triggers
         public OnityTask OnMouseUpAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnMouseUpAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnMouseUpHandler GetOnMouseUpAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnMouseUpHandler GetOnMouseUpAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnMouseUpAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnMouseUpHandler GetOnMouseUpAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnMouseUpHandler GetOnMouseUpAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnMouseUpAsButton</c> (a trigger's <c>GetOnMouseUpAsButtonAsyncHandler()</c>): <see cref="OnMouseUpAsButtonAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -941,12 +877,10 @@ namespace Onity.Triggers
         public OnityTask OnMouseUpAsButtonAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnMouseUpAsButtonAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnMouseUpAsButtonHandler GetOnMouseUpAsButtonAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnMouseUpAsButtonHandler GetOnMouseUpAsButtonAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnMouseUpAsButtonAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnMouseUpAsButtonHandler GetOnMouseUpAsButtonAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnMouseUpAsButtonHandler GetOnMouseUpAsButtonAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnParticleCollision</c> (a trigger's <c>GetOnParticleCollisionAsyncHandler()</c>): <see cref="OnParticleCollisionAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -969,12 +903,10 @@ namespace Onity.Triggers
         public OnityTask<GameObject> OnParticleCollisionAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnParticleCollisionAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnParticleCollisionHandler GetOnParticleCollisionAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnParticleCollisionHandler GetOnParticleCollisionAsyncHandler() { return new OnityTriggerHandler<GameObject>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnParticleCollisionAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnParticleCollisionHandler GetOnParticleCollisionAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<GameObject> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<GameObject>(Event, cancellationToken, false); }
+        public IOnityOnParticleCollisionHandler GetOnParticleCollisionAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<GameObject>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnParticleSystemStopped</c> (a trigger's <c>GetOnParticleSystemStoppedAsyncHandler()</c>): <see cref="OnParticleSystemStoppedAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -997,12 +929,10 @@ namespace Onity.Triggers
         public OnityTask OnParticleSystemStoppedAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnParticleSystemStoppedAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnParticleSystemStoppedHandler GetOnParticleSystemStoppedAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnParticleSystemStoppedHandler GetOnParticleSystemStoppedAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnParticleSystemStoppedAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnParticleSystemStoppedHandler GetOnParticleSystemStoppedAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnParticleSystemStoppedHandler GetOnParticleSystemStoppedAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnParticleTrigger</c> (a trigger's <c>GetOnParticleTriggerAsyncHandler()</c>): <see cref="OnParticleTriggerAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -1025,12 +955,10 @@ namespace Onity.Triggers
         public OnityTask OnParticleTriggerAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnParticleTriggerAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnParticleTriggerHandler GetOnParticleTriggerAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnParticleTriggerHandler GetOnParticleTriggerAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnParticleTriggerAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnParticleTriggerHandler GetOnParticleTriggerAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnParticleTriggerHandler GetOnParticleTriggerAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnPostRender</c> (a trigger's <c>GetOnPostRenderAsyncHandler()</c>): <see cref="OnPostRenderAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -1053,12 +981,10 @@ namespace Onity.Triggers
         public OnityTask OnPostRenderAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnPostRenderAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnPostRenderHandler GetOnPostRenderAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnPostRenderHandler GetOnPostRenderAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnPostRenderAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnPostRenderHandler GetOnPostRenderAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnPostRenderHandler GetOnPostRenderAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnPreCull</c> (a trigger's <c>GetOnPreCullAsyncHandler()</c>): <see cref="OnPreCullAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -1081,12 +1007,10 @@ namespace Onity.Triggers
         public OnityTask OnPreCullAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnPreCullAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnPreCullHandler GetOnPreCullAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnPreCullHandler GetOnPreCullAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnPreCullAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnPreCullHandler GetOnPreCullAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnPreCullHandler GetOnPreCullAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnPreRender</c> (a trigger's <c>GetOnPreRenderAsyncHandler()</c>): <see cref="OnPreRenderAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -1109,12 +1033,10 @@ namespace Onity.Triggers
         public OnityTask OnPreRenderAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnPreRenderAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnPreRenderHandler GetOnPreRenderAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnPreRenderHandler GetOnPreRenderAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnPreRenderAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnPreRenderHandler GetOnPreRenderAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnPreRenderHandler GetOnPreRenderAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnRectTransformDimensionsChange</c> (a trigger's <c>GetOnRectTransformDimensionsChangeAsyncHandler()</c>): <see cref="OnRectTransformDimensionsChangeAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -1137,12 +1059,10 @@ namespace Onity.Triggers
         public OnityTask OnRectTransformDimensionsChangeAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnRectTransformDimensionsChangeAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnRectTransformDimensionsChangeHandler GetOnRectTransformDimensionsChangeAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnRectTransformDimensionsChangeHandler GetOnRectTransformDimensionsChangeAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnRectTransformDimensionsChangeAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnRectTransformDimensionsChangeHandler GetOnRectTransformDimensionsChangeAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnRectTransformDimensionsChangeHandler GetOnRectTransformDimensionsChangeAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnRectTransformRemoved</c> (a trigger's <c>GetOnRectTransformRemovedAsyncHandler()</c>): <see cref="OnRectTransformRemovedAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -1165,12 +1085,10 @@ namespace Onity.Triggers
         public OnityTask OnRectTransformRemovedAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnRectTransformRemovedAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnRectTransformRemovedHandler GetOnRectTransformRemovedAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnRectTransformRemovedHandler GetOnRectTransformRemovedAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnRectTransformRemovedAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnRectTransformRemovedHandler GetOnRectTransformRemovedAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnRectTransformRemovedHandler GetOnRectTransformRemovedAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnRenderImage</c> (a trigger's <c>GetOnRenderImageAsyncHandler()</c>): <see cref="OnRenderImageAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -1193,12 +1111,10 @@ namespace Onity.Triggers
         public OnityTask<ValueTuple<RenderTexture, RenderTexture>> OnRenderImageAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnRenderImageAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnRenderImageHandler GetOnRenderImageAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnRenderImageHandler GetOnRenderImageAsyncHandler() { return new OnityTriggerHandler<ValueTuple<RenderTexture, RenderTexture>>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnRenderImageAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnRenderImageHandler GetOnRenderImageAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<ValueTuple<RenderTexture, RenderTexture>> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<ValueTuple<RenderTexture, RenderTexture>>(Event, cancellationToken, false); }
+        public IOnityOnRenderImageHandler GetOnRenderImageAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<ValueTuple<RenderTexture, RenderTexture>>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnRenderObject</c> (a trigger's <c>GetOnRenderObjectAsyncHandler()</c>): <see cref="OnRenderObjectAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -1221,12 +1137,10 @@ namespace Onity.Triggers
         public OnityTask OnRenderObjectAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnRenderObjectAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnRenderObjectHandler GetOnRenderObjectAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnRenderObjectHandler GetOnRenderObjectAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnRenderObjectAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnRenderObjectHandler GetOnRenderObjectAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnRenderObjectHandler GetOnRenderObjectAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnServerInitialized</c> (a trigger's <c>GetOnServerInitializedAsyncHandler()</c>): <see cref="OnServerInitializedAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -1249,12 +1163,10 @@ namespace Onity.Triggers
         public OnityTask OnServerInitializedAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnServerInitializedAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnServerInitializedHandler GetOnServerInitializedAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnServerInitializedHandler GetOnServerInitializedAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnServerInitializedAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnServerInitializedHandler GetOnServerInitializedAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnServerInitializedHandler GetOnServerInitializedAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnTransformChildrenChanged</c> (a trigger's <c>GetOnTransformChildrenChangedAsyncHandler()</c>): <see cref="OnTransformChildrenChangedAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -1277,12 +1189,10 @@ namespace Onity.Triggers
         public OnityTask OnTransformChildrenChangedAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnTransformChildrenChangedAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnTransformChildrenChangedHandler GetOnTransformChildrenChangedAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnTransformChildrenChangedHandler GetOnTransformChildrenChangedAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnTransformChildrenChangedAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnTransformChildrenChangedHandler GetOnTransformChildrenChangedAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnTransformChildrenChangedHandler GetOnTransformChildrenChangedAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnTransformParentChanged</c> (a trigger's <c>GetOnTransformParentChangedAsyncHandler()</c>): <see cref="OnTransformParentChangedAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -1305,12 +1215,10 @@ namespace Onity.Triggers
         public OnityTask OnTransformParentChangedAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnTransformParentChangedAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnTransformParentChangedHandler GetOnTransformParentChangedAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnTransformParentChangedHandler GetOnTransformParentChangedAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnTransformParentChangedAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnTransformParentChangedHandler GetOnTransformParentChangedAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnTransformParentChangedHandler GetOnTransformParentChangedAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
 #if ONITY_PHYSICS_SUPPORT
@@ -1334,12 +1242,10 @@ namespace Onity.Triggers
         public OnityTask<Collider> OnTriggerEnterAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnTriggerEnterAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnTriggerEnterHandler GetOnTriggerEnterAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnTriggerEnterHandler GetOnTriggerEnterAsyncHandler() { return new OnityTriggerHandler<Collider>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnTriggerEnterAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnTriggerEnterHandler GetOnTriggerEnterAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<Collider> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collider>(Event, cancellationToken, false); }
+        public IOnityOnTriggerEnterHandler GetOnTriggerEnterAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collider>(Event, cancellationToken, false); }
     }
 
 #endif
@@ -1364,12 +1270,10 @@ namespace Onity.Triggers
         public OnityTask<Collider> OnTriggerExitAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnTriggerExitAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnTriggerExitHandler GetOnTriggerExitAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnTriggerExitHandler GetOnTriggerExitAsyncHandler() { return new OnityTriggerHandler<Collider>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnTriggerExitAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnTriggerExitHandler GetOnTriggerExitAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<Collider> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collider>(Event, cancellationToken, false); }
+        public IOnityOnTriggerExitHandler GetOnTriggerExitAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collider>(Event, cancellationToken, false); }
     }
 
 #endif
@@ -1394,12 +1298,10 @@ namespace Onity.Triggers
         public OnityTask<Collider> OnTriggerStayAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnTriggerStayAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnTriggerStayHandler GetOnTriggerStayAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnTriggerStayHandler GetOnTriggerStayAsyncHandler() { return new OnityTriggerHandler<Collider>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnTriggerStayAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnTriggerStayHandler GetOnTriggerStayAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<Collider> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collider>(Event, cancellationToken, false); }
+        public IOnityOnTriggerStayHandler GetOnTriggerStayAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collider>(Event, cancellationToken, false); }
     }
 
 #endif
@@ -1424,12 +1326,10 @@ namespace Onity.Triggers
         public OnityTask<Collider2D> OnTriggerEnter2DAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnTriggerEnter2DAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnTriggerEnter2DHandler GetOnTriggerEnter2DAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnTriggerEnter2DHandler GetOnTriggerEnter2DAsyncHandler() { return new OnityTriggerHandler<Collider2D>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnTriggerEnter2DAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnTriggerEnter2DHandler GetOnTriggerEnter2DAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<Collider2D> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collider2D>(Event, cancellationToken, false); }
+        public IOnityOnTriggerEnter2DHandler GetOnTriggerEnter2DAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collider2D>(Event, cancellationToken, false); }
     }
 
 #endif
@@ -1454,12 +1354,10 @@ namespace Onity.Triggers
         public OnityTask<Collider2D> OnTriggerExit2DAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnTriggerExit2DAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnTriggerExit2DHandler GetOnTriggerExit2DAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnTriggerExit2DHandler GetOnTriggerExit2DAsyncHandler() { return new OnityTriggerHandler<Collider2D>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnTriggerExit2DAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnTriggerExit2DHandler GetOnTriggerExit2DAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<Collider2D> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collider2D>(Event, cancellationToken, false); }
+        public IOnityOnTriggerExit2DHandler GetOnTriggerExit2DAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collider2D>(Event, cancellationToken, false); }
     }
 
 #endif
@@ -1484,12 +1382,10 @@ namespace Onity.Triggers
         public OnityTask<Collider2D> OnTriggerStay2DAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnTriggerStay2DAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnTriggerStay2DHandler GetOnTriggerStay2DAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnTriggerStay2DHandler GetOnTriggerStay2DAsyncHandler() { return new OnityTriggerHandler<Collider2D>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnTriggerStay2DAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnTriggerStay2DHandler GetOnTriggerStay2DAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<Collider2D> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collider2D>(Event, cancellationToken, false); }
+        public IOnityOnTriggerStay2DHandler GetOnTriggerStay2DAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<Collider2D>(Event, cancellationToken, false); }
     }
 
 #endif
@@ -1513,12 +1409,10 @@ namespace Onity.Triggers
         public OnityTask OnValidateAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnValidateAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnValidateHandler GetOnValidateAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnValidateHandler GetOnValidateAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnValidateAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnValidateHandler GetOnValidateAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnValidateHandler GetOnValidateAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnWillRenderObject</c> (a trigger's <c>GetOnWillRenderObjectAsyncHandler()</c>): <see cref="OnWillRenderObjectAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -1541,12 +1435,10 @@ namespace Onity.Triggers
         public OnityTask OnWillRenderObjectAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnWillRenderObjectAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnWillRenderObjectHandler GetOnWillRenderObjectAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnWillRenderObjectHandler GetOnWillRenderObjectAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnWillRenderObjectAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnWillRenderObjectHandler GetOnWillRenderObjectAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityOnWillRenderObjectHandler GetOnWillRenderObjectAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>Reset</c> (a trigger's <c>GetResetAsyncHandler()</c>): <see cref="ResetAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -1569,12 +1461,10 @@ namespace Onity.Triggers
         public OnityTask ResetAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>ResetAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityResetHandler GetResetAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityResetHandler GetResetAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetResetAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityResetHandler GetResetAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityTriggerHandler<AsyncUnit> NewHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+        public IOnityResetHandler GetResetAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
     public static partial class OnityTriggerExtensions

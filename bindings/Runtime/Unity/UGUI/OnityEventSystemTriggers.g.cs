@@ -37,12 +37,10 @@ namespace Onity.Triggers
         public OnityTask<PointerEventData> OnBeginDragAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnBeginDragAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnBeginDragHandler GetOnBeginDragAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnBeginDragHandler GetOnBeginDragAsyncHandler() { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnBeginDragAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnBeginDragHandler GetOnBeginDragAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityEventSystemTriggerHandler<PointerEventData> NewHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
+        public IOnityOnBeginDragHandler GetOnBeginDragAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnCancel</c> (a trigger's <c>GetOnCancelAsyncHandler()</c>): <see cref="OnCancelAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -65,12 +63,10 @@ namespace Onity.Triggers
         public OnityTask<BaseEventData> OnCancelAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnCancelAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnCancelHandler GetOnCancelAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnCancelHandler GetOnCancelAsyncHandler() { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnCancelAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnCancelHandler GetOnCancelAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityEventSystemTriggerHandler<BaseEventData> NewHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, cancellationToken, false); }
+        public IOnityOnCancelHandler GetOnCancelAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnDeselect</c> (a trigger's <c>GetOnDeselectAsyncHandler()</c>): <see cref="OnDeselectAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -93,12 +89,10 @@ namespace Onity.Triggers
         public OnityTask<BaseEventData> OnDeselectAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnDeselectAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnDeselectHandler GetOnDeselectAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnDeselectHandler GetOnDeselectAsyncHandler() { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnDeselectAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnDeselectHandler GetOnDeselectAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityEventSystemTriggerHandler<BaseEventData> NewHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, cancellationToken, false); }
+        public IOnityOnDeselectHandler GetOnDeselectAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnDrag</c> (a trigger's <c>GetOnDragAsyncHandler()</c>): <see cref="OnDragAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -121,12 +115,10 @@ namespace Onity.Triggers
         public OnityTask<PointerEventData> OnDragAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnDragAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnDragHandler GetOnDragAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnDragHandler GetOnDragAsyncHandler() { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnDragAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnDragHandler GetOnDragAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityEventSystemTriggerHandler<PointerEventData> NewHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
+        public IOnityOnDragHandler GetOnDragAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnDrop</c> (a trigger's <c>GetOnDropAsyncHandler()</c>): <see cref="OnDropAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -149,12 +141,10 @@ namespace Onity.Triggers
         public OnityTask<PointerEventData> OnDropAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnDropAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnDropHandler GetOnDropAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnDropHandler GetOnDropAsyncHandler() { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnDropAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnDropHandler GetOnDropAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityEventSystemTriggerHandler<PointerEventData> NewHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
+        public IOnityOnDropHandler GetOnDropAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnEndDrag</c> (a trigger's <c>GetOnEndDragAsyncHandler()</c>): <see cref="OnEndDragAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -177,12 +167,10 @@ namespace Onity.Triggers
         public OnityTask<PointerEventData> OnEndDragAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnEndDragAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnEndDragHandler GetOnEndDragAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnEndDragHandler GetOnEndDragAsyncHandler() { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnEndDragAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnEndDragHandler GetOnEndDragAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityEventSystemTriggerHandler<PointerEventData> NewHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
+        public IOnityOnEndDragHandler GetOnEndDragAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnInitializePotentialDrag</c> (a trigger's <c>GetOnInitializePotentialDragAsyncHandler()</c>): <see cref="OnInitializePotentialDragAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -205,12 +193,10 @@ namespace Onity.Triggers
         public OnityTask<PointerEventData> OnInitializePotentialDragAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnInitializePotentialDragAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnInitializePotentialDragHandler GetOnInitializePotentialDragAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnInitializePotentialDragHandler GetOnInitializePotentialDragAsyncHandler() { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnInitializePotentialDragAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnInitializePotentialDragHandler GetOnInitializePotentialDragAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityEventSystemTriggerHandler<PointerEventData> NewHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
+        public IOnityOnInitializePotentialDragHandler GetOnInitializePotentialDragAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnMove</c> (a trigger's <c>GetOnMoveAsyncHandler()</c>): <see cref="OnMoveAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -233,12 +219,10 @@ namespace Onity.Triggers
         public OnityTask<AxisEventData> OnMoveAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnMoveAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnMoveHandler GetOnMoveAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnMoveHandler GetOnMoveAsyncHandler() { return new OnityEventSystemTriggerHandler<AxisEventData>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnMoveAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnMoveHandler GetOnMoveAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityEventSystemTriggerHandler<AxisEventData> NewHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<AxisEventData>(Event, cancellationToken, false); }
+        public IOnityOnMoveHandler GetOnMoveAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<AxisEventData>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnPointerClick</c> (a trigger's <c>GetOnPointerClickAsyncHandler()</c>): <see cref="OnPointerClickAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -261,12 +245,10 @@ namespace Onity.Triggers
         public OnityTask<PointerEventData> OnPointerClickAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnPointerClickAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnPointerClickHandler GetOnPointerClickAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnPointerClickHandler GetOnPointerClickAsyncHandler() { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnPointerClickAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnPointerClickHandler GetOnPointerClickAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityEventSystemTriggerHandler<PointerEventData> NewHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
+        public IOnityOnPointerClickHandler GetOnPointerClickAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnPointerDown</c> (a trigger's <c>GetOnPointerDownAsyncHandler()</c>): <see cref="OnPointerDownAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -289,12 +271,10 @@ namespace Onity.Triggers
         public OnityTask<PointerEventData> OnPointerDownAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnPointerDownAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnPointerDownHandler GetOnPointerDownAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnPointerDownHandler GetOnPointerDownAsyncHandler() { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnPointerDownAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnPointerDownHandler GetOnPointerDownAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityEventSystemTriggerHandler<PointerEventData> NewHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
+        public IOnityOnPointerDownHandler GetOnPointerDownAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnPointerEnter</c> (a trigger's <c>GetOnPointerEnterAsyncHandler()</c>): <see cref="OnPointerEnterAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -317,12 +297,10 @@ namespace Onity.Triggers
         public OnityTask<PointerEventData> OnPointerEnterAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnPointerEnterAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnPointerEnterHandler GetOnPointerEnterAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnPointerEnterHandler GetOnPointerEnterAsyncHandler() { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnPointerEnterAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnPointerEnterHandler GetOnPointerEnterAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityEventSystemTriggerHandler<PointerEventData> NewHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
+        public IOnityOnPointerEnterHandler GetOnPointerEnterAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnPointerExit</c> (a trigger's <c>GetOnPointerExitAsyncHandler()</c>): <see cref="OnPointerExitAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -345,12 +323,10 @@ namespace Onity.Triggers
         public OnityTask<PointerEventData> OnPointerExitAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnPointerExitAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnPointerExitHandler GetOnPointerExitAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnPointerExitHandler GetOnPointerExitAsyncHandler() { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnPointerExitAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnPointerExitHandler GetOnPointerExitAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityEventSystemTriggerHandler<PointerEventData> NewHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
+        public IOnityOnPointerExitHandler GetOnPointerExitAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnPointerUp</c> (a trigger's <c>GetOnPointerUpAsyncHandler()</c>): <see cref="OnPointerUpAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -373,12 +349,10 @@ namespace Onity.Triggers
         public OnityTask<PointerEventData> OnPointerUpAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnPointerUpAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnPointerUpHandler GetOnPointerUpAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnPointerUpHandler GetOnPointerUpAsyncHandler() { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnPointerUpAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnPointerUpHandler GetOnPointerUpAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityEventSystemTriggerHandler<PointerEventData> NewHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
+        public IOnityOnPointerUpHandler GetOnPointerUpAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnScroll</c> (a trigger's <c>GetOnScrollAsyncHandler()</c>): <see cref="OnScrollAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -401,12 +375,10 @@ namespace Onity.Triggers
         public OnityTask<PointerEventData> OnScrollAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnScrollAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnScrollHandler GetOnScrollAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnScrollHandler GetOnScrollAsyncHandler() { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnScrollAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnScrollHandler GetOnScrollAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityEventSystemTriggerHandler<PointerEventData> NewHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
+        public IOnityOnScrollHandler GetOnScrollAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnSelect</c> (a trigger's <c>GetOnSelectAsyncHandler()</c>): <see cref="OnSelectAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -429,12 +401,10 @@ namespace Onity.Triggers
         public OnityTask<BaseEventData> OnSelectAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnSelectAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnSelectHandler GetOnSelectAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnSelectHandler GetOnSelectAsyncHandler() { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnSelectAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnSelectHandler GetOnSelectAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityEventSystemTriggerHandler<BaseEventData> NewHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, cancellationToken, false); }
+        public IOnityOnSelectHandler GetOnSelectAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnSubmit</c> (a trigger's <c>GetOnSubmitAsyncHandler()</c>): <see cref="OnSubmitAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -457,12 +427,10 @@ namespace Onity.Triggers
         public OnityTask<BaseEventData> OnSubmitAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnSubmitAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnSubmitHandler GetOnSubmitAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnSubmitHandler GetOnSubmitAsyncHandler() { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnSubmitAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnSubmitHandler GetOnSubmitAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityEventSystemTriggerHandler<BaseEventData> NewHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, cancellationToken, false); }
+        public IOnityOnSubmitHandler GetOnSubmitAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, cancellationToken, false); }
     }
 
     /// <summary>A reusable handler of <c>OnUpdateSelected</c> (a trigger's <c>GetOnUpdateSelectedAsyncHandler()</c>): <see cref="OnUpdateSelectedAsync"/> can be awaited again and again; Dispose ends it.</summary>
@@ -485,12 +453,10 @@ namespace Onity.Triggers
         public OnityTask<BaseEventData> OnUpdateSelectedAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
 
         /// <summary>A handler whose <c>OnUpdateSelectedAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
-        public IOnityOnUpdateSelectedHandler GetOnUpdateSelectedAsyncHandler() { return NewHandler(default(CancellationToken)); }
+        public IOnityOnUpdateSelectedHandler GetOnUpdateSelectedAsyncHandler() { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, default(CancellationToken), false); }
 
         /// <summary>As <see cref="GetOnUpdateSelectedAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
-        public IOnityOnUpdateSelectedHandler GetOnUpdateSelectedAsyncHandler(CancellationToken cancellationToken) { return NewHandler(cancellationToken); }
-
-        OnityEventSystemTriggerHandler<BaseEventData> NewHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, cancellationToken, false); }
+        public IOnityOnUpdateSelectedHandler GetOnUpdateSelectedAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, cancellationToken, false); }
     }
 
     public static class OnityEventSystemTriggerExtensions
