@@ -12,7 +12,7 @@ scripts/test-unity.sh).
 The EventSystems handlers (EVENT_SYSTEM: pointer, drag, select, ...) go to
 bindings/Runtime/Unity/UGUI/OnityEventSystemTriggers.g.cs (assembly Onity.Unity.UGUI: they need
 com.unity.ugui). Not generated: OnAudioFilterRead (Unity calls it on the audio thread; the triggers
-are raised on the main thread), OnParticleUpdateJobScheduled (the ParticleSystem jobs types).
+are raised on the main thread).
 """
 import os
 import sys
@@ -59,6 +59,9 @@ MESSAGES = [
     ("ParticleCollision", "OnParticleCollision(GameObject other)", "OnParticleCollisionAsync", "GameObject", "other", None),
     ("ParticleSystemStopped", "OnParticleSystemStopped()", "OnParticleSystemStoppedAsync", None, None, None),
     ("ParticleTrigger", "OnParticleTrigger()", "OnParticleTriggerAsync", None, None, None),
+    # Unity sends it without arguments (the particle data is the scheduled job's): UniTask's
+    # UniTask<ParticleSystemJobData> is an OnityTask here.
+    ("ParticleUpdateJobScheduled", "OnParticleUpdateJobScheduled()", "OnParticleUpdateJobScheduledAsync", None, None, None),
     ("PostRender", "OnPostRender()", "OnPostRenderAsync", None, None, None),
     ("PreCull", "OnPreCull()", "OnPreCullAsync", None, None, None),
     ("PreRender", "OnPreRender()", "OnPreRenderAsync", None, None, None),

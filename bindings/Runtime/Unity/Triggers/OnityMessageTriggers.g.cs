@@ -961,6 +961,32 @@ namespace Onity.Triggers
         public IOnityOnParticleTriggerHandler GetOnParticleTriggerAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
     }
 
+    /// <summary>A reusable handler of <c>OnParticleUpdateJobScheduled</c> (a trigger's <c>GetOnParticleUpdateJobScheduledAsyncHandler()</c>): <see cref="OnParticleUpdateJobScheduledAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnParticleUpdateJobScheduledHandler : IDisposable
+    {
+        OnityTask OnParticleUpdateJobScheduledAsync();
+    }
+
+    public partial class OnityTriggerHandler<T> : IOnityOnParticleUpdateJobScheduledHandler
+    {
+        OnityTask IOnityOnParticleUpdateJobScheduledHandler.OnParticleUpdateJobScheduledAsync() { return NextUnitAsync(); }
+    }
+
+    /// <summary><c>OnParticleUpdateJobScheduled</c> as an awaitable (<see cref="OnParticleUpdateJobScheduledAsync"/>) and an async stream (this trigger).</summary>
+    public sealed class OnityParticleUpdateJobScheduledTrigger : OnityTriggerBase<AsyncUnit>
+    {
+        void OnParticleUpdateJobScheduled() { RaiseEvent(default(AsyncUnit)); }
+
+        /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
+        public OnityTask OnParticleUpdateJobScheduledAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnParticleUpdateJobScheduledAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnParticleUpdateJobScheduledHandler GetOnParticleUpdateJobScheduledAsyncHandler() { return new OnityTriggerHandler<AsyncUnit>(Event, default(CancellationToken), false); }
+
+        /// <summary>As <see cref="GetOnParticleUpdateJobScheduledAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnParticleUpdateJobScheduledHandler GetOnParticleUpdateJobScheduledAsyncHandler(CancellationToken cancellationToken) { return new OnityTriggerHandler<AsyncUnit>(Event, cancellationToken, false); }
+    }
+
     /// <summary>A reusable handler of <c>OnPostRender</c> (a trigger's <c>GetOnPostRenderAsyncHandler()</c>): <see cref="OnPostRenderAsync"/> can be awaited again and again; Dispose ends it.</summary>
     public interface IOnityOnPostRenderHandler : IDisposable
     {
@@ -1559,6 +1585,8 @@ namespace Onity.Triggers
         public static OnityParticleSystemStoppedTrigger GetOnityParticleSystemStoppedTrigger(this Component component) { return GetOrAdd<OnityParticleSystemStoppedTrigger>(component.gameObject); }
         public static OnityParticleTriggerTrigger GetOnityParticleTriggerTrigger(this GameObject gameObject) { return GetOrAdd<OnityParticleTriggerTrigger>(gameObject); }
         public static OnityParticleTriggerTrigger GetOnityParticleTriggerTrigger(this Component component) { return GetOrAdd<OnityParticleTriggerTrigger>(component.gameObject); }
+        public static OnityParticleUpdateJobScheduledTrigger GetOnityParticleUpdateJobScheduledTrigger(this GameObject gameObject) { return GetOrAdd<OnityParticleUpdateJobScheduledTrigger>(gameObject); }
+        public static OnityParticleUpdateJobScheduledTrigger GetOnityParticleUpdateJobScheduledTrigger(this Component component) { return GetOrAdd<OnityParticleUpdateJobScheduledTrigger>(component.gameObject); }
         public static OnityPostRenderTrigger GetOnityPostRenderTrigger(this GameObject gameObject) { return GetOrAdd<OnityPostRenderTrigger>(gameObject); }
         public static OnityPostRenderTrigger GetOnityPostRenderTrigger(this Component component) { return GetOrAdd<OnityPostRenderTrigger>(component.gameObject); }
         public static OnityPreCullTrigger GetOnityPreCullTrigger(this GameObject gameObject) { return GetOrAdd<OnityPreCullTrigger>(gameObject); }
