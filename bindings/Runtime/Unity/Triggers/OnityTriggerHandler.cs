@@ -1,6 +1,6 @@
 // The reusable handler of a message trigger (UniTask's AsyncTriggerHandler<T>): its interfaces,
 // one per message (IOnityFixedUpdateHandler, ...), are generated with the triggers
-// (OnityMessageTriggers.g.cs, and OnityEventSystemTriggers.g.cs for the uGUI ones).
+// (OnityTriggerHandlers.g.cs, and OnityEventSystemTriggers.g.cs for the uGUI ones).
 #if UNITY_5_3_OR_NEWER || ONITY_UNITY_STANDIN
 using System.Threading;
 
