@@ -269,11 +269,6 @@ def type_refusal(decl, sig, outer):
     member = member_name(sig, decl) if decl not in KINDS else None
     if member in REFUSED_MEMBERS:
         return "refused: " + REFUSED_MEMBERS[member]
-    handler = "refused: not needed: repeated ...Async() waits on the trigger or control allocate nothing (pooled waiters), so there is no reusable handler object"
-    if re.search(r"\bGet\w*AsyncHandler\b|\bGetAsync\w*EventHandler\b", sig) or (decl in KINDS and re.match(r"(IAsync\w+Handler|AsyncTriggerHandler|IAsyncOneShotTrigger)\b", base(sig))):
-        return handler
-    if base(decl) == "AsyncTriggerHandler" or (outer and outer[0] == "AsyncTriggerHandler" and nested_row):
-        return handler
     if "AudioFilterRead" in sig:
         return "refused: Unity calls OnAudioFilterRead on the audio thread; the triggers are raised and awaited on the main thread"
     if "WaitForEndOfFrame" in sig:

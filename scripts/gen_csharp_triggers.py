@@ -1,23 +1,28 @@
 #!/usr/bin/env python3
 """Generates the MonoBehaviour message triggers of the Unity package from one list (MESSAGES):
-bindings/Runtime/Unity/Triggers/OnityMessageTriggers.g.cs, one OnityTriggerBase<T> component per
-message (UniTask's Async*Trigger: the message as a one-shot await, `XAsync(cancellationToken)`, and
-as an async stream, the trigger itself) and its `GetOnity*Trigger()` extensions on GameObject and
-Component. OnDestroy is hand-written (OnityLifecycleTriggers.cs: it completes at once when already
-destroyed). Messages whose types live in an optional module are compiled only with that module's
+bindings/Runtime/Unity/Triggers/OnityMessageTriggers.g.cs and .2.g.cs, one OnityTriggerBase<T>
+component per message (UniTask's Async*Trigger: the message as a one-shot await,
+`XAsync(cancellationToken)`, as an async stream, the trigger itself, and as UniTask's reusable
+handler, `GetXxxAsyncHandler([token])`: an OnityTriggerHandler<T> awaited again and again through
+the message's interface IOnityXxxHandler, in OnityTriggerHandlers.g.cs) and its
+`GetOnity*Trigger()` extensions on GameObject and Component. OnDestroy is hand-written
+(OnityLifecycleTriggers.cs: it completes at once when already destroyed). Messages whose types live in an optional module are compiled only with that module's
 define (set by the asmdef's versionDefines). --check exits 1 when the file is stale (run by
 scripts/test-unity.sh).
 
 The EventSystems handlers (EVENT_SYSTEM: pointer, drag, select, ...) go to
 bindings/Runtime/Unity/UGUI/OnityEventSystemTriggers.g.cs (assembly Onity.Unity.UGUI: they need
 com.unity.ugui). Not generated: OnAudioFilterRead (Unity calls it on the audio thread; the triggers
-are raised on the main thread), OnParticleUpdateJobScheduled (the ParticleSystem jobs types).
+are raised on the main thread).
 """
 import os
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "bindings", "Runtime", "Unity", "Triggers", "OnityMessageTriggers.g.cs")
+TRIGGERS = os.path.join(ROOT, "bindings", "Runtime", "Unity", "Triggers")
+OUT = os.path.join(TRIGGERS, "OnityMessageTriggers.g.cs")
+OUT2 = os.path.join(TRIGGERS, "OnityMessageTriggers.2.g.cs")
+HANDLERS_OUT = os.path.join(TRIGGERS, "OnityTriggerHandlers.g.cs")
 
 # (trigger name, Unity message signature, async method, value type or None, value expression, define)
 PHYS, PHYS2D = "ONITY_PHYSICS_SUPPORT", "ONITY_PHYSICS2D_SUPPORT"
@@ -58,6 +63,9 @@ MESSAGES = [
     ("ParticleCollision", "OnParticleCollision(GameObject other)", "OnParticleCollisionAsync", "GameObject", "other", None),
     ("ParticleSystemStopped", "OnParticleSystemStopped()", "OnParticleSystemStoppedAsync", None, None, None),
     ("ParticleTrigger", "OnParticleTrigger()", "OnParticleTriggerAsync", None, None, None),
+    # Unity sends it without arguments (the particle data is the scheduled job's): UniTask's
+    # UniTask<ParticleSystemJobData> is an OnityTask here.
+    ("ParticleUpdateJobScheduled", "OnParticleUpdateJobScheduled()", "OnParticleUpdateJobScheduledAsync", None, None, None),
     ("PostRender", "OnPostRender()", "OnPostRenderAsync", None, None, None),
     ("PreCull", "OnPreCull()", "OnPreCullAsync", None, None, None),
     ("PreRender", "OnPreRender()", "OnPreRenderAsync", None, None, None),
@@ -104,6 +112,37 @@ EVENT_SYSTEM = [
 ]
 
 
+def handler_parts(method, vtype, handler_cls, new_handler):
+    """The message's handler interface, its implementation by the handler class (a partial) and
+    the trigger's GetXxxAsyncHandler methods (UniTask's IAsyncXxxHandler / AsyncTriggerHandler<T>)."""
+    stem = method[:-len("Async")]
+    iface = "IOnity%sHandler" % stem
+    ret = "OnityTask<%s>" % vtype if vtype else "OnityTask"
+    call = "NextAsAsync<%s>()" % vtype if vtype else "NextUnitAsync()"
+    decl = [
+        "    /// <summary>A reusable handler of <c>%s</c> (a trigger's <c>Get%sAsyncHandler()</c>): <see cref=\"%s\"/> can be awaited again and again; Dispose ends it.</summary>" % (stem, stem, method),
+        "    public interface %s : IDisposable" % iface,
+        "    {",
+        "        %s %s();" % (ret, method),
+        "    }",
+        "",
+        "    public partial class %s<T> : %s" % (handler_cls, iface),
+        "    {",
+        "        %s %s.%s() { return %s; }" % (ret, iface, method, call),
+        "    }",
+        "",
+    ]
+    members = [
+        "",
+        "        /// <summary>A handler whose <c>%s()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>" % method,
+        "        public %s Get%sAsyncHandler() { return %s(Event, default(CancellationToken), false); }" % (iface, stem, new_handler),
+        "",
+        "        /// <summary>As <see cref=\"Get%sAsyncHandler()\"/>, ended when <paramref name=\"cancellationToken\"/> is canceled.</summary>" % stem,
+        "        public %s Get%sAsyncHandler(CancellationToken cancellationToken) { return %s(Event, cancellationToken, false); }" % (iface, stem, new_handler),
+    ]
+    return decl, members
+
+
 def render_ugui():
     L = ["// <auto-generated> by scripts/gen_csharp_triggers.py from its EVENT_SYSTEM list: do not edit. </auto-generated>",
          "// uGUI EventSystems handlers as awaitables and async streams (UniTask's pointer / drag / select",
@@ -111,8 +150,20 @@ def render_ugui():
          "#if (UNITY_5_3_OR_NEWER || ONITY_UNITY_STANDIN) && ONITY_UGUI_SUPPORT",
          "using System;", "using System.Threading;", "using UnityEngine;", "using UnityEngine.EventSystems;", "",
          "namespace Onity.Triggers", "{"]
+    L += [
+        "    /// <summary>The handler of the EventSystems triggers (<c>GetOnPointerClickAsyncHandler()</c>, ...): an",
+        "    /// <see cref=\"OnityTriggerHandler{T}\"/> with their handler interfaces.</summary>",
+        "    public sealed partial class OnityEventSystemTriggerHandler<T> : OnityTriggerHandler<T>",
+        "    {",
+        "        public OnityEventSystemTriggerHandler(OnityAsyncEvent<T> asyncEvent, CancellationToken cancellationToken, bool callOnce)",
+        "            : base(asyncEvent, cancellationToken, callOnce) { }",
+        "    }",
+        "",
+    ]
     for iface, method, data in EVENT_SYSTEM:
         name = method[2:]
+        decl, members = handler_parts(method + "Async", data, "OnityEventSystemTriggerHandler", "new OnityEventSystemTriggerHandler<%s>" % data)
+        L += decl
         L += [
             "    /// <summary><c>%s.%s</c> as an awaitable (<see cref=\"%sAsync\"/>) and an async stream (this trigger).</summary>" % (iface, method, method),
             "    public sealed class Onity%sTrigger : OnityTriggerBase<%s>, %s" % (name, data, iface),
@@ -121,6 +172,7 @@ def render_ugui():
             "",
             "        /// <summary>The next event; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>",
             "        public OnityTask<%s> %sAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }" % (data, method),
+        ] + members + [
             "    }",
             "",
         ]
@@ -145,15 +197,28 @@ def guarded(define, lines):
     return ["#if " + define] + lines + ["#endif"]
 
 
-def render():
+HEAD = "#if UNITY_5_3_OR_NEWER || ONITY_UNITY_STANDIN"
+
+
+def render_file(what, body):
     L = ["// <auto-generated> by scripts/gen_csharp_triggers.py from its MESSAGES list: do not edit. </auto-generated>",
-         "// MonoBehaviour messages as awaitables and async streams (UniTask's Async*Trigger components).",
-         "#if UNITY_5_3_OR_NEWER || ONITY_UNITY_STANDIN",
-         "using System;", "using System.Threading;", "using UnityEngine;", "", "namespace Onity.Triggers", "{"]
-    for name, message, method, vtype, vexpr, define in MESSAGES:
+         "// " + what, HEAD, "using System;", "using System.Threading;", "using UnityEngine;", "", "namespace Onity.Triggers", "{"]
+    L.extend(body)
+    L += ["}", "#endif"]
+    return "\n".join(L) + "\n"
+
+
+def render():
+    """(triggers part 1, triggers part 2 with the extensions, handler interfaces): three files,
+    each under the project's file size."""
+    parts, handlers = [[], []], []
+    half = (len(MESSAGES) + 1) // 2
+    for i, (name, message, method, vtype, vexpr, define) in enumerate(MESSAGES):
         cls = "Onity%sTrigger" % name
         t = vtype or "AsyncUnit"
         ret = "OnityTask<%s>" % vtype if vtype else "OnityTask"
+        decl, members = handler_parts(method, vtype, "OnityTriggerHandler", "new OnityTriggerHandler<%s>" % t)
+        handlers.extend(guarded(define, decl))
         body = [
             "    /// <summary><c>%s</c> as an awaitable (<see cref=\"%s\"/>) and an async stream (this trigger).</summary>" % (message.split("(")[0], method),
             "    public sealed class %s : OnityTriggerBase<%s>" % (cls, t),
@@ -162,27 +227,28 @@ def render():
             "",
             "        /// <summary>The next message; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>",
             "        public %s %s(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }" % (ret, method),
+        ] + members + [
             "    }",
             "",
         ]
-        L.extend(guarded(define, body))
-    L.append("    public static partial class OnityTriggerExtensions")
-    L.append("    {")
+        parts[0 if i < half else 1].extend(guarded(define, body))
+    ext = ["    public static partial class OnityTriggerExtensions", "    {"]
     for name, message, method, vtype, vexpr, define in MESSAGES:
         cls = "Onity%sTrigger" % name
-        ext = [
+        ext.extend(guarded(define, [
             "        public static %s GetOnity%sTrigger(this GameObject gameObject) { return GetOrAdd<%s>(gameObject); }" % (cls, name, cls),
             "        public static %s GetOnity%sTrigger(this Component component) { return GetOrAdd<%s>(component.gameObject); }" % (cls, name, cls),
-        ]
-        L.extend(guarded(define, ext))
-    L.append("    }")
-    L.append("}")
-    L.append("#endif")
-    return "\n".join(L) + "\n"
+        ]))
+    ext.append("    }")
+    what = "MonoBehaviour messages as awaitables and async streams (UniTask's Async*Trigger components)"
+    return (render_file(what + ", part 1.", parts[0]),
+            render_file(what + ", part 2, and their GetOnity*Trigger() extensions.", parts[1] + ext),
+            render_file("The message triggers' handler interfaces (UniTask's IAsyncXxxHandler), implemented by OnityTriggerHandler<T>.", handlers))
 
 
 def main():
-    files = [(OUT, render()), (UGUI_OUT, render_ugui())]
+    part1, part2, handlers = render()
+    files = [(OUT, part1), (OUT2, part2), (HANDLERS_OUT, handlers), (UGUI_OUT, render_ugui())]
     if "--check" in sys.argv[1:]:
         bad = 0
         for path, text in files:

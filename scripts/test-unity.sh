@@ -36,7 +36,8 @@ PLAYER_DEFINES="-define:UNITY_5_3_OR_NEWER;UNITY_2019_3_OR_NEWER;UNITY_2022_2_OR
 # AssetBundle, Physics, Physics2D and UnityWebRequest modules for Onity.Unity; com.unity.ugui for
 # Onity.Unity.UGUI). The player build of Onity.Unity below is compiled without them (and without
 # ENABLE_PROFILER, as a release player): the guarded code must compile out cleanly.
-MODULE_DEFINES="-define:ONITY_ASSETBUNDLE_SUPPORT;ONITY_PHYSICS_SUPPORT;ONITY_PHYSICS2D_SUPPORT;ONITY_WEBREQUEST_SUPPORT"
+# ONITY_ASYNC_INSTANTIATE_SUPPORT: the editor is 2022.3.20+ (Object.InstantiateAsync).
+MODULE_DEFINES="-define:ONITY_ASSETBUNDLE_SUPPORT;ONITY_PHYSICS_SUPPORT;ONITY_PHYSICS2D_SUPPORT;ONITY_WEBREQUEST_SUPPORT;ONITY_ASYNC_INSTANTIATE_SUPPORT"
 UGUI_DEFINES="-define:ONITY_UGUI_SUPPORT"
 # The optional Unity packages with their own Onity assembly (versionDefines): TextMeshPro
 # (com.unity.textmeshpro) -> Onity.Unity.TextMeshPro, Addressables -> Onity.Unity.Addressables.

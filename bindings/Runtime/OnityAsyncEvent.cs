@@ -106,10 +106,19 @@ namespace Onity
         public IOnityAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
         {
             CheckThread();
-            return new Enumerator(this, cancellationToken);
+            return new Enumerator(this, cancellationToken, default(CancellationToken));
         }
 
-        static void CheckThread()
+        /// <summary>As <see cref="GetAsyncEnumerator(CancellationToken)"/>, ended by either token
+        /// (a stream's own token and its consumer's, as UniTask's event enumerables take): the
+        /// <see cref="OperationCanceledException"/> carries the token that was canceled.</summary>
+        public IOnityAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken, CancellationToken otherCancellationToken)
+        {
+            CheckThread();
+            return new Enumerator(this, cancellationToken, otherCancellationToken);
+        }
+
+        internal static void CheckThread()
         {
             var r = OnityRuntime.Current;
             if (r != null && !r.IsOwnerThread)
@@ -267,17 +276,18 @@ namespace Onity
         sealed class Enumerator : OnityLoopItem, IOnityAsyncEnumerator<T>, IOnityTaskSource<bool>, IOnityEventSubscriber<T>
         {
             readonly OnityAsyncEvent<T> ev;
-            readonly CancellationToken ct;
+            readonly CancellationToken ct, ct2;
             OnityCompletionSourceCore<bool> core;
             T current;
             bool pending, ended, disposed;
 
             public uint Stamp { get; set; }
 
-            internal Enumerator(OnityAsyncEvent<T> ev, CancellationToken ct)
+            internal Enumerator(OnityAsyncEvent<T> ev, CancellationToken ct, CancellationToken ct2)
             {
                 this.ev = ev;
                 this.ct = ct;
+                this.ct2 = ct2;
                 if (ev.completed) ended = true;
                 else ev.Subscribe(this);
             }
@@ -289,12 +299,12 @@ namespace Onity
                 if (disposed) throw new ObjectDisposedException("IOnityAsyncEnumerator", "Onity: MoveNextAsync after DisposeAsync.");
                 if (pending) throw new InvalidOperationException("Onity: MoveNextAsync called while the previous MoveNextAsync is pending; await it first.");
                 if (ended) return new OnityTask<bool>(false);
-                if (ct.IsCancellationRequested)
+                if (ct.IsCancellationRequested || ct2.IsCancellationRequested)
                 {
                     End();
-                    return OnityTask.FromCanceled<bool>(ct);
+                    return OnityTask.FromCanceled<bool>(ct.IsCancellationRequested ? ct : ct2);
                 }
-                if (ct.CanBeCanceled && !LoopActive) StartLoop(OnityTiming.Update);
+                if ((ct.CanBeCanceled || ct2.CanBeCanceled) && !LoopActive) StartLoop(OnityTiming.Update);
                 core.Reset();
                 pending = true;
                 return new OnityTask<bool>(this, core.Version);
@@ -325,10 +335,10 @@ namespace Onity
             protected override bool MoveNext()
             {
                 if (!pending) return false;
-                if (!ct.IsCancellationRequested) return true;
+                if (!ct.IsCancellationRequested && !ct2.IsCancellationRequested) return true;
                 pending = false;
                 End();
-                core.TrySetCanceled(ct);
+                core.TrySetCanceled(ct.IsCancellationRequested ? ct : ct2);
                 return false;
             }
 

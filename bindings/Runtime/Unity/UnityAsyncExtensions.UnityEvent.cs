@@ -78,14 +78,7 @@ namespace Onity
 
         public IOnityAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
         {
-            var ev = OnityUnityEventHub<T>.For(unityEvent, owner);
-            if (ev == null)
-            {
-                // The owner is destroyed: a stream that has ended.
-                ev = new OnityAsyncEvent<T>();
-                ev.Complete();
-            }
-            return ev.GetAsyncEnumerator(cancellationToken);
+            return OnityUnityEventHub<T>.ForOrEnded(unityEvent, owner).GetAsyncEnumerator(cancellationToken);
         }
     }
 
@@ -169,6 +162,16 @@ namespace Onity
                 token.Register(OnOwnerDestroyed, hub);
             }
             return hub.ev;
+        }
+
+        /// <summary>As <see cref="For"/>; an event that has ended when the owner is destroyed.</summary>
+        internal static OnityAsyncEvent<T> ForOrEnded(UnityEventBase source, MonoBehaviour owner)
+        {
+            var ev = For(source, owner);
+            if (ev != null) return ev;
+            ev = new OnityAsyncEvent<T>();
+            ev.Complete();
+            return ev;
         }
 
         static readonly Action<object> OnOwnerDestroyed = state => ((OnityUnityEventHub<T>)state).Close();

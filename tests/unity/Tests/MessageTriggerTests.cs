@@ -22,9 +22,9 @@ namespace Onity.UnityTests
         }
 
         // The messages the simulated loop sends each frame (their waits complete in the next frame).
-        static readonly string[] perFrame = { "FixedUpdate", "Update", "LateUpdate", "OnGUI" };
+        internal static readonly string[] perFrame = { "FixedUpdate", "Update", "LateUpdate", "OnGUI" };
 
-        static List<Type> Generated()
+        internal static List<Type> Generated()
         {
             return typeof(OnityTriggerExtensions).Assembly.GetTypes()
                 .Where(t => t.Namespace == "Onity.Triggers" && t.IsSealed && t.BaseType != null && t.BaseType.IsGenericType
@@ -33,7 +33,7 @@ namespace Onity.UnityTests
                 .OrderBy(t => t.Name).ToList();
         }
 
-        static object Sample(Type t)
+        internal static object Sample(Type t)
         {
             if (t == typeof(int)) return 3;
             if (t == typeof(bool)) return true;
@@ -46,7 +46,7 @@ namespace Onity.UnityTests
             return t.GetConstructors().Single(c => c.GetParameters().Length == 1).Invoke(new object[] { null }); // event data (EventSystem)
         }
 
-        static MethodInfo Getter(Type trigger, Type receiver)
+        internal static MethodInfo Getter(Type trigger, Type receiver)
         {
             foreach (var ext in new[] { typeof(OnityTriggerExtensions), typeof(OnityEventSystemTriggerExtensions) })
             {
@@ -56,9 +56,9 @@ namespace Onity.UnityTests
             throw new AssertionException("no Get" + trigger.Name + "(" + receiver.Name + ") extension");
         }
 
-        static OnityTaskStatus StatusOf(object task) { return (OnityTaskStatus)task.GetType().GetProperty("Status").GetValue(task); }
+        internal static OnityTaskStatus StatusOf(object task) { return (OnityTaskStatus)task.GetType().GetProperty("Status").GetValue(task); }
 
-        static object ResultOf(object task)
+        internal static object ResultOf(object task)
         {
             var awaiter = task.GetType().GetMethod("GetAwaiter").Invoke(task, null);
             try { return awaiter.GetType().GetMethod("GetResult").Invoke(awaiter, null); }

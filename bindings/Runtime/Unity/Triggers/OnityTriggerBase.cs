@@ -24,7 +24,9 @@ namespace Onity.Triggers
         bool awoken;
         AwakeMonitor monitor;
 
-        OnityAsyncEvent<T> Event
+        /// <summary>The trigger's event (made on first use; completed once the trigger is
+        /// destroyed): what its waits, streams and handlers subscribe to.</summary>
+        protected OnityAsyncEvent<T> Event
         {
             get
             {

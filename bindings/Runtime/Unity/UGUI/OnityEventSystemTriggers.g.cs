@@ -9,6 +9,25 @@ using UnityEngine.EventSystems;
 
 namespace Onity.Triggers
 {
+    /// <summary>The handler of the EventSystems triggers (<c>GetOnPointerClickAsyncHandler()</c>, ...): an
+    /// <see cref="OnityTriggerHandler{T}"/> with their handler interfaces.</summary>
+    public sealed partial class OnityEventSystemTriggerHandler<T> : OnityTriggerHandler<T>
+    {
+        public OnityEventSystemTriggerHandler(OnityAsyncEvent<T> asyncEvent, CancellationToken cancellationToken, bool callOnce)
+            : base(asyncEvent, cancellationToken, callOnce) { }
+    }
+
+    /// <summary>A reusable handler of <c>OnBeginDrag</c> (a trigger's <c>GetOnBeginDragAsyncHandler()</c>): <see cref="OnBeginDragAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnBeginDragHandler : IDisposable
+    {
+        OnityTask<PointerEventData> OnBeginDragAsync();
+    }
+
+    public partial class OnityEventSystemTriggerHandler<T> : IOnityOnBeginDragHandler
+    {
+        OnityTask<PointerEventData> IOnityOnBeginDragHandler.OnBeginDragAsync() { return NextAsAsync<PointerEventData>(); }
+    }
+
     /// <summary><c>IBeginDragHandler.OnBeginDrag</c> as an awaitable (<see cref="OnBeginDragAsync"/>) and an async stream (this trigger).</summary>
     public sealed class OnityBeginDragTrigger : OnityTriggerBase<PointerEventData>, IBeginDragHandler
     {
@@ -16,6 +35,23 @@ namespace Onity.Triggers
 
         /// <summary>The next event; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<PointerEventData> OnBeginDragAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnBeginDragAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnBeginDragHandler GetOnBeginDragAsyncHandler() { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, default(CancellationToken), false); }
+
+        /// <summary>As <see cref="GetOnBeginDragAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnBeginDragHandler GetOnBeginDragAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnCancel</c> (a trigger's <c>GetOnCancelAsyncHandler()</c>): <see cref="OnCancelAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnCancelHandler : IDisposable
+    {
+        OnityTask<BaseEventData> OnCancelAsync();
+    }
+
+    public partial class OnityEventSystemTriggerHandler<T> : IOnityOnCancelHandler
+    {
+        OnityTask<BaseEventData> IOnityOnCancelHandler.OnCancelAsync() { return NextAsAsync<BaseEventData>(); }
     }
 
     /// <summary><c>ICancelHandler.OnCancel</c> as an awaitable (<see cref="OnCancelAsync"/>) and an async stream (this trigger).</summary>
@@ -25,6 +61,23 @@ namespace Onity.Triggers
 
         /// <summary>The next event; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<BaseEventData> OnCancelAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnCancelAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnCancelHandler GetOnCancelAsyncHandler() { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, default(CancellationToken), false); }
+
+        /// <summary>As <see cref="GetOnCancelAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnCancelHandler GetOnCancelAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnDeselect</c> (a trigger's <c>GetOnDeselectAsyncHandler()</c>): <see cref="OnDeselectAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnDeselectHandler : IDisposable
+    {
+        OnityTask<BaseEventData> OnDeselectAsync();
+    }
+
+    public partial class OnityEventSystemTriggerHandler<T> : IOnityOnDeselectHandler
+    {
+        OnityTask<BaseEventData> IOnityOnDeselectHandler.OnDeselectAsync() { return NextAsAsync<BaseEventData>(); }
     }
 
     /// <summary><c>IDeselectHandler.OnDeselect</c> as an awaitable (<see cref="OnDeselectAsync"/>) and an async stream (this trigger).</summary>
@@ -34,6 +87,23 @@ namespace Onity.Triggers
 
         /// <summary>The next event; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<BaseEventData> OnDeselectAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnDeselectAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnDeselectHandler GetOnDeselectAsyncHandler() { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, default(CancellationToken), false); }
+
+        /// <summary>As <see cref="GetOnDeselectAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnDeselectHandler GetOnDeselectAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnDrag</c> (a trigger's <c>GetOnDragAsyncHandler()</c>): <see cref="OnDragAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnDragHandler : IDisposable
+    {
+        OnityTask<PointerEventData> OnDragAsync();
+    }
+
+    public partial class OnityEventSystemTriggerHandler<T> : IOnityOnDragHandler
+    {
+        OnityTask<PointerEventData> IOnityOnDragHandler.OnDragAsync() { return NextAsAsync<PointerEventData>(); }
     }
 
     /// <summary><c>IDragHandler.OnDrag</c> as an awaitable (<see cref="OnDragAsync"/>) and an async stream (this trigger).</summary>
@@ -43,6 +113,23 @@ namespace Onity.Triggers
 
         /// <summary>The next event; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<PointerEventData> OnDragAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnDragAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnDragHandler GetOnDragAsyncHandler() { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, default(CancellationToken), false); }
+
+        /// <summary>As <see cref="GetOnDragAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnDragHandler GetOnDragAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnDrop</c> (a trigger's <c>GetOnDropAsyncHandler()</c>): <see cref="OnDropAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnDropHandler : IDisposable
+    {
+        OnityTask<PointerEventData> OnDropAsync();
+    }
+
+    public partial class OnityEventSystemTriggerHandler<T> : IOnityOnDropHandler
+    {
+        OnityTask<PointerEventData> IOnityOnDropHandler.OnDropAsync() { return NextAsAsync<PointerEventData>(); }
     }
 
     /// <summary><c>IDropHandler.OnDrop</c> as an awaitable (<see cref="OnDropAsync"/>) and an async stream (this trigger).</summary>
@@ -52,6 +139,23 @@ namespace Onity.Triggers
 
         /// <summary>The next event; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<PointerEventData> OnDropAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnDropAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnDropHandler GetOnDropAsyncHandler() { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, default(CancellationToken), false); }
+
+        /// <summary>As <see cref="GetOnDropAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnDropHandler GetOnDropAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnEndDrag</c> (a trigger's <c>GetOnEndDragAsyncHandler()</c>): <see cref="OnEndDragAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnEndDragHandler : IDisposable
+    {
+        OnityTask<PointerEventData> OnEndDragAsync();
+    }
+
+    public partial class OnityEventSystemTriggerHandler<T> : IOnityOnEndDragHandler
+    {
+        OnityTask<PointerEventData> IOnityOnEndDragHandler.OnEndDragAsync() { return NextAsAsync<PointerEventData>(); }
     }
 
     /// <summary><c>IEndDragHandler.OnEndDrag</c> as an awaitable (<see cref="OnEndDragAsync"/>) and an async stream (this trigger).</summary>
@@ -61,6 +165,23 @@ namespace Onity.Triggers
 
         /// <summary>The next event; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<PointerEventData> OnEndDragAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnEndDragAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnEndDragHandler GetOnEndDragAsyncHandler() { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, default(CancellationToken), false); }
+
+        /// <summary>As <see cref="GetOnEndDragAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnEndDragHandler GetOnEndDragAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnInitializePotentialDrag</c> (a trigger's <c>GetOnInitializePotentialDragAsyncHandler()</c>): <see cref="OnInitializePotentialDragAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnInitializePotentialDragHandler : IDisposable
+    {
+        OnityTask<PointerEventData> OnInitializePotentialDragAsync();
+    }
+
+    public partial class OnityEventSystemTriggerHandler<T> : IOnityOnInitializePotentialDragHandler
+    {
+        OnityTask<PointerEventData> IOnityOnInitializePotentialDragHandler.OnInitializePotentialDragAsync() { return NextAsAsync<PointerEventData>(); }
     }
 
     /// <summary><c>IInitializePotentialDragHandler.OnInitializePotentialDrag</c> as an awaitable (<see cref="OnInitializePotentialDragAsync"/>) and an async stream (this trigger).</summary>
@@ -70,6 +191,23 @@ namespace Onity.Triggers
 
         /// <summary>The next event; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<PointerEventData> OnInitializePotentialDragAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnInitializePotentialDragAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnInitializePotentialDragHandler GetOnInitializePotentialDragAsyncHandler() { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, default(CancellationToken), false); }
+
+        /// <summary>As <see cref="GetOnInitializePotentialDragAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnInitializePotentialDragHandler GetOnInitializePotentialDragAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnMove</c> (a trigger's <c>GetOnMoveAsyncHandler()</c>): <see cref="OnMoveAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnMoveHandler : IDisposable
+    {
+        OnityTask<AxisEventData> OnMoveAsync();
+    }
+
+    public partial class OnityEventSystemTriggerHandler<T> : IOnityOnMoveHandler
+    {
+        OnityTask<AxisEventData> IOnityOnMoveHandler.OnMoveAsync() { return NextAsAsync<AxisEventData>(); }
     }
 
     /// <summary><c>IMoveHandler.OnMove</c> as an awaitable (<see cref="OnMoveAsync"/>) and an async stream (this trigger).</summary>
@@ -79,6 +217,23 @@ namespace Onity.Triggers
 
         /// <summary>The next event; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<AxisEventData> OnMoveAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnMoveAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnMoveHandler GetOnMoveAsyncHandler() { return new OnityEventSystemTriggerHandler<AxisEventData>(Event, default(CancellationToken), false); }
+
+        /// <summary>As <see cref="GetOnMoveAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnMoveHandler GetOnMoveAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<AxisEventData>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnPointerClick</c> (a trigger's <c>GetOnPointerClickAsyncHandler()</c>): <see cref="OnPointerClickAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnPointerClickHandler : IDisposable
+    {
+        OnityTask<PointerEventData> OnPointerClickAsync();
+    }
+
+    public partial class OnityEventSystemTriggerHandler<T> : IOnityOnPointerClickHandler
+    {
+        OnityTask<PointerEventData> IOnityOnPointerClickHandler.OnPointerClickAsync() { return NextAsAsync<PointerEventData>(); }
     }
 
     /// <summary><c>IPointerClickHandler.OnPointerClick</c> as an awaitable (<see cref="OnPointerClickAsync"/>) and an async stream (this trigger).</summary>
@@ -88,6 +243,23 @@ namespace Onity.Triggers
 
         /// <summary>The next event; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<PointerEventData> OnPointerClickAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnPointerClickAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnPointerClickHandler GetOnPointerClickAsyncHandler() { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, default(CancellationToken), false); }
+
+        /// <summary>As <see cref="GetOnPointerClickAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnPointerClickHandler GetOnPointerClickAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnPointerDown</c> (a trigger's <c>GetOnPointerDownAsyncHandler()</c>): <see cref="OnPointerDownAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnPointerDownHandler : IDisposable
+    {
+        OnityTask<PointerEventData> OnPointerDownAsync();
+    }
+
+    public partial class OnityEventSystemTriggerHandler<T> : IOnityOnPointerDownHandler
+    {
+        OnityTask<PointerEventData> IOnityOnPointerDownHandler.OnPointerDownAsync() { return NextAsAsync<PointerEventData>(); }
     }
 
     /// <summary><c>IPointerDownHandler.OnPointerDown</c> as an awaitable (<see cref="OnPointerDownAsync"/>) and an async stream (this trigger).</summary>
@@ -97,6 +269,23 @@ namespace Onity.Triggers
 
         /// <summary>The next event; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<PointerEventData> OnPointerDownAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnPointerDownAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnPointerDownHandler GetOnPointerDownAsyncHandler() { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, default(CancellationToken), false); }
+
+        /// <summary>As <see cref="GetOnPointerDownAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnPointerDownHandler GetOnPointerDownAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnPointerEnter</c> (a trigger's <c>GetOnPointerEnterAsyncHandler()</c>): <see cref="OnPointerEnterAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnPointerEnterHandler : IDisposable
+    {
+        OnityTask<PointerEventData> OnPointerEnterAsync();
+    }
+
+    public partial class OnityEventSystemTriggerHandler<T> : IOnityOnPointerEnterHandler
+    {
+        OnityTask<PointerEventData> IOnityOnPointerEnterHandler.OnPointerEnterAsync() { return NextAsAsync<PointerEventData>(); }
     }
 
     /// <summary><c>IPointerEnterHandler.OnPointerEnter</c> as an awaitable (<see cref="OnPointerEnterAsync"/>) and an async stream (this trigger).</summary>
@@ -106,6 +295,23 @@ namespace Onity.Triggers
 
         /// <summary>The next event; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<PointerEventData> OnPointerEnterAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnPointerEnterAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnPointerEnterHandler GetOnPointerEnterAsyncHandler() { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, default(CancellationToken), false); }
+
+        /// <summary>As <see cref="GetOnPointerEnterAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnPointerEnterHandler GetOnPointerEnterAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnPointerExit</c> (a trigger's <c>GetOnPointerExitAsyncHandler()</c>): <see cref="OnPointerExitAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnPointerExitHandler : IDisposable
+    {
+        OnityTask<PointerEventData> OnPointerExitAsync();
+    }
+
+    public partial class OnityEventSystemTriggerHandler<T> : IOnityOnPointerExitHandler
+    {
+        OnityTask<PointerEventData> IOnityOnPointerExitHandler.OnPointerExitAsync() { return NextAsAsync<PointerEventData>(); }
     }
 
     /// <summary><c>IPointerExitHandler.OnPointerExit</c> as an awaitable (<see cref="OnPointerExitAsync"/>) and an async stream (this trigger).</summary>
@@ -115,6 +321,23 @@ namespace Onity.Triggers
 
         /// <summary>The next event; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<PointerEventData> OnPointerExitAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnPointerExitAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnPointerExitHandler GetOnPointerExitAsyncHandler() { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, default(CancellationToken), false); }
+
+        /// <summary>As <see cref="GetOnPointerExitAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnPointerExitHandler GetOnPointerExitAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnPointerUp</c> (a trigger's <c>GetOnPointerUpAsyncHandler()</c>): <see cref="OnPointerUpAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnPointerUpHandler : IDisposable
+    {
+        OnityTask<PointerEventData> OnPointerUpAsync();
+    }
+
+    public partial class OnityEventSystemTriggerHandler<T> : IOnityOnPointerUpHandler
+    {
+        OnityTask<PointerEventData> IOnityOnPointerUpHandler.OnPointerUpAsync() { return NextAsAsync<PointerEventData>(); }
     }
 
     /// <summary><c>IPointerUpHandler.OnPointerUp</c> as an awaitable (<see cref="OnPointerUpAsync"/>) and an async stream (this trigger).</summary>
@@ -124,6 +347,23 @@ namespace Onity.Triggers
 
         /// <summary>The next event; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<PointerEventData> OnPointerUpAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnPointerUpAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnPointerUpHandler GetOnPointerUpAsyncHandler() { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, default(CancellationToken), false); }
+
+        /// <summary>As <see cref="GetOnPointerUpAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnPointerUpHandler GetOnPointerUpAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnScroll</c> (a trigger's <c>GetOnScrollAsyncHandler()</c>): <see cref="OnScrollAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnScrollHandler : IDisposable
+    {
+        OnityTask<PointerEventData> OnScrollAsync();
+    }
+
+    public partial class OnityEventSystemTriggerHandler<T> : IOnityOnScrollHandler
+    {
+        OnityTask<PointerEventData> IOnityOnScrollHandler.OnScrollAsync() { return NextAsAsync<PointerEventData>(); }
     }
 
     /// <summary><c>IScrollHandler.OnScroll</c> as an awaitable (<see cref="OnScrollAsync"/>) and an async stream (this trigger).</summary>
@@ -133,6 +373,23 @@ namespace Onity.Triggers
 
         /// <summary>The next event; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<PointerEventData> OnScrollAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnScrollAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnScrollHandler GetOnScrollAsyncHandler() { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, default(CancellationToken), false); }
+
+        /// <summary>As <see cref="GetOnScrollAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnScrollHandler GetOnScrollAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<PointerEventData>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnSelect</c> (a trigger's <c>GetOnSelectAsyncHandler()</c>): <see cref="OnSelectAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnSelectHandler : IDisposable
+    {
+        OnityTask<BaseEventData> OnSelectAsync();
+    }
+
+    public partial class OnityEventSystemTriggerHandler<T> : IOnityOnSelectHandler
+    {
+        OnityTask<BaseEventData> IOnityOnSelectHandler.OnSelectAsync() { return NextAsAsync<BaseEventData>(); }
     }
 
     /// <summary><c>ISelectHandler.OnSelect</c> as an awaitable (<see cref="OnSelectAsync"/>) and an async stream (this trigger).</summary>
@@ -142,6 +399,23 @@ namespace Onity.Triggers
 
         /// <summary>The next event; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<BaseEventData> OnSelectAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnSelectAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnSelectHandler GetOnSelectAsyncHandler() { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, default(CancellationToken), false); }
+
+        /// <summary>As <see cref="GetOnSelectAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnSelectHandler GetOnSelectAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnSubmit</c> (a trigger's <c>GetOnSubmitAsyncHandler()</c>): <see cref="OnSubmitAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnSubmitHandler : IDisposable
+    {
+        OnityTask<BaseEventData> OnSubmitAsync();
+    }
+
+    public partial class OnityEventSystemTriggerHandler<T> : IOnityOnSubmitHandler
+    {
+        OnityTask<BaseEventData> IOnityOnSubmitHandler.OnSubmitAsync() { return NextAsAsync<BaseEventData>(); }
     }
 
     /// <summary><c>ISubmitHandler.OnSubmit</c> as an awaitable (<see cref="OnSubmitAsync"/>) and an async stream (this trigger).</summary>
@@ -151,6 +425,23 @@ namespace Onity.Triggers
 
         /// <summary>The next event; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<BaseEventData> OnSubmitAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnSubmitAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnSubmitHandler GetOnSubmitAsyncHandler() { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, default(CancellationToken), false); }
+
+        /// <summary>As <see cref="GetOnSubmitAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnSubmitHandler GetOnSubmitAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, cancellationToken, false); }
+    }
+
+    /// <summary>A reusable handler of <c>OnUpdateSelected</c> (a trigger's <c>GetOnUpdateSelectedAsyncHandler()</c>): <see cref="OnUpdateSelectedAsync"/> can be awaited again and again; Dispose ends it.</summary>
+    public interface IOnityOnUpdateSelectedHandler : IDisposable
+    {
+        OnityTask<BaseEventData> OnUpdateSelectedAsync();
+    }
+
+    public partial class OnityEventSystemTriggerHandler<T> : IOnityOnUpdateSelectedHandler
+    {
+        OnityTask<BaseEventData> IOnityOnUpdateSelectedHandler.OnUpdateSelectedAsync() { return NextAsAsync<BaseEventData>(); }
     }
 
     /// <summary><c>IUpdateSelectedHandler.OnUpdateSelected</c> as an awaitable (<see cref="OnUpdateSelectedAsync"/>) and an async stream (this trigger).</summary>
@@ -160,6 +451,12 @@ namespace Onity.Triggers
 
         /// <summary>The next event; canceled by the token (at the next run of Update) or when the trigger is destroyed.</summary>
         public OnityTask<BaseEventData> OnUpdateSelectedAsync(CancellationToken cancellationToken = default(CancellationToken)) { return NextAsync(cancellationToken); }
+
+        /// <summary>A handler whose <c>OnUpdateSelectedAsync()</c> can be awaited repeatedly (until disposed or the trigger is destroyed).</summary>
+        public IOnityOnUpdateSelectedHandler GetOnUpdateSelectedAsyncHandler() { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, default(CancellationToken), false); }
+
+        /// <summary>As <see cref="GetOnUpdateSelectedAsyncHandler()"/>, ended when <paramref name="cancellationToken"/> is canceled.</summary>
+        public IOnityOnUpdateSelectedHandler GetOnUpdateSelectedAsyncHandler(CancellationToken cancellationToken) { return new OnityEventSystemTriggerHandler<BaseEventData>(Event, cancellationToken, false); }
     }
 
     public static class OnityEventSystemTriggerExtensions

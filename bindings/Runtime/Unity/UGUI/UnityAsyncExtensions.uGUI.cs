@@ -104,6 +104,34 @@ namespace Onity
         {
             return inputField.onEndEdit.OnInvokeAsAsyncEnumerable(inputField);
         }
+
+        // Reusable handlers (UniTask's GetAsyncXxxEventHandler): awaited again and again without
+        // allocating; ended by Dispose, the token, or the control's destruction (OnityUnityEventHandler).
+
+        /// <summary>A reusable handler of the Button's onClick (<c>OnClickAsync()</c>).</summary>
+        public static IOnityClickEventHandler GetAsyncClickEventHandler(this Button button) { return new OnityUnityEventHandler(button.onClick, button, default(CancellationToken), false); }
+        public static IOnityClickEventHandler GetAsyncClickEventHandler(this Button button, CancellationToken cancellationToken) { return new OnityUnityEventHandler(button.onClick, button, cancellationToken, false); }
+        /// <summary>A reusable handler of the Toggle's onValueChanged (<c>OnValueChangedAsync()</c>).</summary>
+        public static IOnityValueChangedEventHandler<bool> GetAsyncValueChangedEventHandler(this Toggle toggle) { return new OnityUnityEventHandler<bool>(toggle.onValueChanged, toggle, default(CancellationToken), false); }
+        public static IOnityValueChangedEventHandler<bool> GetAsyncValueChangedEventHandler(this Toggle toggle, CancellationToken cancellationToken) { return new OnityUnityEventHandler<bool>(toggle.onValueChanged, toggle, cancellationToken, false); }
+        /// <summary>A reusable handler of the Scrollbar's onValueChanged (<c>OnValueChangedAsync()</c>).</summary>
+        public static IOnityValueChangedEventHandler<float> GetAsyncValueChangedEventHandler(this Scrollbar scrollbar) { return new OnityUnityEventHandler<float>(scrollbar.onValueChanged, scrollbar, default(CancellationToken), false); }
+        public static IOnityValueChangedEventHandler<float> GetAsyncValueChangedEventHandler(this Scrollbar scrollbar, CancellationToken cancellationToken) { return new OnityUnityEventHandler<float>(scrollbar.onValueChanged, scrollbar, cancellationToken, false); }
+        /// <summary>A reusable handler of the ScrollRect's onValueChanged (<c>OnValueChangedAsync()</c>).</summary>
+        public static IOnityValueChangedEventHandler<UnityEngine.Vector2> GetAsyncValueChangedEventHandler(this ScrollRect scrollRect) { return new OnityUnityEventHandler<UnityEngine.Vector2>(scrollRect.onValueChanged, scrollRect, default(CancellationToken), false); }
+        public static IOnityValueChangedEventHandler<UnityEngine.Vector2> GetAsyncValueChangedEventHandler(this ScrollRect scrollRect, CancellationToken cancellationToken) { return new OnityUnityEventHandler<UnityEngine.Vector2>(scrollRect.onValueChanged, scrollRect, cancellationToken, false); }
+        /// <summary>A reusable handler of the Slider's onValueChanged (<c>OnValueChangedAsync()</c>).</summary>
+        public static IOnityValueChangedEventHandler<float> GetAsyncValueChangedEventHandler(this Slider slider) { return new OnityUnityEventHandler<float>(slider.onValueChanged, slider, default(CancellationToken), false); }
+        public static IOnityValueChangedEventHandler<float> GetAsyncValueChangedEventHandler(this Slider slider, CancellationToken cancellationToken) { return new OnityUnityEventHandler<float>(slider.onValueChanged, slider, cancellationToken, false); }
+        /// <summary>A reusable handler of the InputField's onEndEdit (<c>OnEndEditAsync()</c>).</summary>
+        public static IOnityEndEditEventHandler<string> GetAsyncEndEditEventHandler(this InputField inputField) { return new OnityUnityEventHandler<string>(inputField.onEndEdit, inputField, default(CancellationToken), false); }
+        public static IOnityEndEditEventHandler<string> GetAsyncEndEditEventHandler(this InputField inputField, CancellationToken cancellationToken) { return new OnityUnityEventHandler<string>(inputField.onEndEdit, inputField, cancellationToken, false); }
+        /// <summary>A reusable handler of the InputField's onValueChanged (<c>OnValueChangedAsync()</c>).</summary>
+        public static IOnityValueChangedEventHandler<string> GetAsyncValueChangedEventHandler(this InputField inputField) { return new OnityUnityEventHandler<string>(inputField.onValueChanged, inputField, default(CancellationToken), false); }
+        public static IOnityValueChangedEventHandler<string> GetAsyncValueChangedEventHandler(this InputField inputField, CancellationToken cancellationToken) { return new OnityUnityEventHandler<string>(inputField.onValueChanged, inputField, cancellationToken, false); }
+        /// <summary>A reusable handler of the Dropdown's onValueChanged (<c>OnValueChangedAsync()</c>).</summary>
+        public static IOnityValueChangedEventHandler<int> GetAsyncValueChangedEventHandler(this Dropdown dropdown) { return new OnityUnityEventHandler<int>(dropdown.onValueChanged, dropdown, default(CancellationToken), false); }
+        public static IOnityValueChangedEventHandler<int> GetAsyncValueChangedEventHandler(this Dropdown dropdown, CancellationToken cancellationToken) { return new OnityUnityEventHandler<int>(dropdown.onValueChanged, dropdown, cancellationToken, false); }
     }
 }
 #endif

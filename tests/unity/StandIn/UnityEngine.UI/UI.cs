@@ -1,6 +1,6 @@
 // Test-only stand-in of the uGUI members the package uses (com.unity.ugui 1.0.0 for Unity 2022.3,
 // Unity-Technologies/uGUI: UIBehaviour, the EventSystems handler interfaces and event data,
-// Selectable, Button, Toggle, Slider, InputField, Scrollbar, ScrollRect, Dropdown): each
+// Selectable (interactable), Text, Button, Toggle, Slider, InputField, Scrollbar, ScrollRect, Dropdown): each
 // control's UnityEvent and the value setters that raise it, as in uGUI. Compiled into its own
 // UnityEngine.UI.dll, as the package's assembly is. Never shipped.
 using System;
@@ -65,7 +65,41 @@ namespace UnityEngine.UI
 {
     public class Selectable : EventSystems.UIBehaviour
     {
+        [SerializeField]
+        private bool m_Interactable = true;
+
         protected Selectable() { }
+
+        public bool interactable
+        {
+            get { return m_Interactable; }
+            set { m_Interactable = value; }
+        }
+    }
+
+    // Core/Graphic.cs, Core/MaskableGraphic.cs, Core/Text.cs (reduced to the text property).
+    public abstract class Graphic : EventSystems.UIBehaviour
+    {
+        protected Graphic() { }
+    }
+
+    public abstract class MaskableGraphic : Graphic
+    {
+        protected MaskableGraphic() { }
+    }
+
+    public class Text : MaskableGraphic
+    {
+        [SerializeField]
+        protected string m_Text = String.Empty;
+
+        protected Text() { }
+
+        public virtual string text
+        {
+            get { return m_Text; }
+            set { m_Text = String.IsNullOrEmpty(value) ? "" : value; }
+        }
     }
 
     public class Button : Selectable

@@ -119,6 +119,108 @@ namespace UnityEngine
         public Object asset { get { return GetResult(); } }
     }
 
+    // AsyncInstantiateOperation: Unity 2022.3.20+ (Runtime/GameCode/AsyncInstantiate), the
+    // generic form a CustomYieldInstruction over it as in 2022.3. Simulation: started on the
+    // Preloading stage (StandInAsync), the clones made when it finishes (new GameObjects named
+    // "<original>(Clone)" for a GameObject, the original itself for other objects).
+    public class AsyncInstantiateOperation : AsyncOperation
+    {
+        internal Object[] m_Result;
+        internal Object m_Original; // simulation
+        internal int m_Count;       // simulation
+        internal bool m_Canceled;   // simulation
+        static float s_IntegrationTimeMS = 2f;
+
+        public Object[] Result { get { return m_Result; } }
+
+        public bool IsWaitingForSceneActivation() { return !allowSceneActivation && m_Progress >= 0.9f && !m_IsDone; }
+        public void WaitForCompletion() { StandInFinish(); }
+        public void Cancel() { m_Canceled = true; }
+
+        public static float GetIntegrationTimeMS() { return s_IntegrationTimeMS; }
+
+        public static void SetIntegrationTimeMS(float integrationTimeMS)
+        {
+            if (integrationTimeMS <= 0f)
+                throw new ArgumentOutOfRangeException("integrationTimeMS", "integrationTimeMS was out of range. Must be greater than zero.");
+            s_IntegrationTimeMS = integrationTimeMS;
+        }
+
+        internal override void OnStandInFinished()
+        {
+            if (m_Canceled) return;
+            var r = new Object[m_Count];
+            for (int i = 0; i < r.Length; i++)
+            {
+                var go = m_Original as GameObject;
+                r[i] = go != null ? new GameObject(go.name + "(Clone)") : m_Original;
+            }
+            m_Result = r;
+        }
+    }
+
+    public class AsyncInstantiateOperation<T> : CustomYieldInstruction where T : Object
+    {
+        internal AsyncInstantiateOperation m_op;
+
+        internal AsyncInstantiateOperation(AsyncInstantiateOperation op) { m_op = op; }
+
+        public override bool keepWaiting { get { return !m_op.isDone; } }
+        public bool isDone { get { return m_op.isDone; } }
+        public float progress { get { return m_op.progress; } }
+
+        public bool allowSceneActivation
+        {
+            get { return m_op.allowSceneActivation; }
+            set { m_op.allowSceneActivation = value; }
+        }
+
+        public T[] Result
+        {
+            get
+            {
+                var from = m_op.Result;
+                if (from == null) return null;
+                var r = new T[from.Length]; // Unity reinterprets the array (UnsafeUtility.As)
+                for (int i = 0; i < r.Length; i++) r[i] = (T)from[i];
+                return r;
+            }
+        }
+
+        public event Action<AsyncOperation> completed
+        {
+            add { m_op.completed += value; }
+            remove { m_op.completed -= value; }
+        }
+
+        public AsyncInstantiateOperation GetOperation() { return m_op; }
+
+        public static implicit operator AsyncInstantiateOperation(AsyncInstantiateOperation<T> generic) { return generic.m_op; }
+
+        public bool IsWaitingForSceneActivation() { return m_op.IsWaitingForSceneActivation(); }
+        public void WaitForCompletion() { m_op.WaitForCompletion(); }
+        public void Cancel() { m_op.Cancel(); }
+    }
+
+    public partial class Object
+    {
+        // Object.InstantiateAsync (2022.3.20+), the overloads the tests use. Simulation: done
+        // after 2 runs of the Preloading stage.
+        public static AsyncInstantiateOperation<T> InstantiateAsync<T>(T original) where T : Object
+        {
+            return InstantiateAsync(original, 1);
+        }
+
+        public static AsyncInstantiateOperation<T> InstantiateAsync<T>(T original, int count) where T : Object
+        {
+            StandInThread.Check("InstantiateAsync");
+            if (ReferenceEquals(original, null)) throw new ArgumentException("The Object you want to instantiate is null.");
+            var op = new AsyncInstantiateOperation { m_Original = original, m_Count = count };
+            StandInAsync.Start(op, 2);
+            return new AsyncInstantiateOperation<T>(op);
+        }
+    }
+
     public partial class AssetBundle : Object
     {
         private AssetBundle() { }
