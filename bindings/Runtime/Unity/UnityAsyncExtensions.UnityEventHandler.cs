@@ -79,18 +79,26 @@ namespace Onity
     public sealed class OnityUnityEventAsyncEnumerable : IOnityAsyncEnumerable<AsyncUnit>
     {
         readonly UnityEvent unityEvent;
+        readonly MonoBehaviour owner;
         readonly CancellationToken cancellationToken;
 
         public OnityUnityEventAsyncEnumerable(UnityEvent unityEvent, CancellationToken cancellationToken)
+            : this(unityEvent, null, cancellationToken) { }
+
+        /// <summary>As <see cref="OnityUnityEventAsyncEnumerable(UnityEvent, CancellationToken)"/>
+        /// for the event of <paramref name="owner"/>: an enumeration also ends
+        /// (<c>MoveNextAsync</c> false) when the owner is destroyed, and the listener stays until then.</summary>
+        public OnityUnityEventAsyncEnumerable(UnityEvent unityEvent, MonoBehaviour owner, CancellationToken cancellationToken)
         {
             if (unityEvent == null) throw new ArgumentNullException("unityEvent");
             this.unityEvent = unityEvent;
+            this.owner = owner;
             this.cancellationToken = cancellationToken;
         }
 
         public IOnityAsyncEnumerator<AsyncUnit> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
         {
-            return OnityUnityEventHub<AsyncUnit>.ForOrEnded(unityEvent, null).GetAsyncEnumerator(this.cancellationToken, cancellationToken);
+            return OnityUnityEventHub<AsyncUnit>.ForOrEnded(unityEvent, owner).GetAsyncEnumerator(this.cancellationToken, cancellationToken);
         }
     }
 
@@ -98,18 +106,24 @@ namespace Onity
     public sealed class OnityUnityEventAsyncEnumerable<T> : IOnityAsyncEnumerable<T>
     {
         readonly UnityEvent<T> unityEvent;
+        readonly MonoBehaviour owner;
         readonly CancellationToken cancellationToken;
 
         public OnityUnityEventAsyncEnumerable(UnityEvent<T> unityEvent, CancellationToken cancellationToken)
+            : this(unityEvent, null, cancellationToken) { }
+
+        /// <summary>For the event of <paramref name="owner"/>: also ends when the owner is destroyed.</summary>
+        public OnityUnityEventAsyncEnumerable(UnityEvent<T> unityEvent, MonoBehaviour owner, CancellationToken cancellationToken)
         {
             if (unityEvent == null) throw new ArgumentNullException("unityEvent");
             this.unityEvent = unityEvent;
+            this.owner = owner;
             this.cancellationToken = cancellationToken;
         }
 
         public IOnityAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
         {
-            return OnityUnityEventHub<T>.ForOrEnded(unityEvent, null).GetAsyncEnumerator(this.cancellationToken, cancellationToken);
+            return OnityUnityEventHub<T>.ForOrEnded(unityEvent, owner).GetAsyncEnumerator(this.cancellationToken, cancellationToken);
         }
     }
 

@@ -1,4 +1,4 @@
-// TMP_Text bindings (UniTask's TextMeshProAsyncExtensions.BindTo) and the event streams' own token.
+// TMP_Text bindings (UniTask's TextMeshProAsyncExtensions.BindTo).
 #if (UNITY_5_3_OR_NEWER || ONITY_UNITY_STANDIN) && ONITY_TEXTMESHPRO_SUPPORT
 using System;
 using System.Threading;
@@ -178,55 +178,6 @@ namespace Onity
             if (old == null) return;
             try { old.DisposeAsync().Forget(); }
             catch (Exception ex) { OnityTask.FromException(ex).Forget(); }
-        }
-    }
-
-    /// <summary>A stream with its own token (UniTask's event streams taking a token): each
-    /// enumeration ends with <see cref="OperationCanceledException"/> when that token, or the
-    /// enumeration's own, is canceled. When both can be canceled and differ, the enumeration links
-    /// them (one linked source per enumeration; the exception then carries the linked token).</summary>
-    internal sealed class OnityTokenStream<T> : IOnityAsyncEnumerable<T>
-    {
-        readonly IOnityAsyncEnumerable<T> source;
-        readonly CancellationToken token;
-
-        OnityTokenStream(IOnityAsyncEnumerable<T> source, CancellationToken token)
-        {
-            this.source = source;
-            this.token = token;
-        }
-
-        internal static IOnityAsyncEnumerable<T> Of(IOnityAsyncEnumerable<T> source, CancellationToken token)
-        {
-            return token.CanBeCanceled ? new OnityTokenStream<T>(source, token) : source;
-        }
-
-        public IOnityAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
-        {
-            if (!cancellationToken.CanBeCanceled || cancellationToken == token) return source.GetAsyncEnumerator(token);
-            return new Linked(source, CancellationTokenSource.CreateLinkedTokenSource(token, cancellationToken));
-        }
-
-        sealed class Linked : IOnityAsyncEnumerator<T>
-        {
-            readonly IOnityAsyncEnumerator<T> inner;
-            readonly CancellationTokenSource cts;
-
-            internal Linked(IOnityAsyncEnumerable<T> source, CancellationTokenSource cts)
-            {
-                this.cts = cts;
-                inner = source.GetAsyncEnumerator(cts.Token);
-            }
-
-            public T Current { get { return inner.Current; } }
-
-            public OnityTask<bool> MoveNextAsync() { return inner.MoveNextAsync(); }
-
-            public OnityTask DisposeAsync()
-            {
-                try { return inner.DisposeAsync(); }
-                finally { cts.Dispose(); }
-            }
         }
     }
 }

@@ -17,7 +17,8 @@ namespace Onity
     /// invocation with its argument; it is canceled at once when the field is destroyed, or at the
     /// next run of Update after <c>cancellationToken</c> is canceled. A stream ends
     /// (<c>MoveNextAsync</c> false) when the field is destroyed; with a token, it throws
-    /// <see cref="OperationCanceledException"/> once that token is canceled. Streams are pulled: an
+    /// <see cref="OperationCanceledException"/> once that token or the enumeration's is canceled
+    /// (carrying the canceled one; nothing linked). Streams are pulled: an
     /// invocation while the consumer is busy is not kept for it. The text-selection events
     /// (<c>UnityEvent&lt;string, int, int&gt;</c>) give a <c>(string, int, int)</c> tuple: the text
     /// and the selection's two ends. Owner thread (the main thread).</summary>
@@ -36,7 +37,7 @@ namespace Onity
 
         public static IOnityAsyncEnumerable<string> OnValueChangedAsAsyncEnumerable(this TMP_InputField inputField, CancellationToken cancellationToken)
         {
-            return OnityTokenStream<string>.Of(OnValueChangedAsAsyncEnumerable(inputField), cancellationToken);
+            return new OnityUnityEventAsyncEnumerable<string>(Field(inputField).onValueChanged, inputField, cancellationToken);
         }
 
         /// <summary>The next end of editing (the text).</summary>
@@ -52,39 +53,39 @@ namespace Onity
 
         public static IOnityAsyncEnumerable<string> OnEndEditAsAsyncEnumerable(this TMP_InputField inputField, CancellationToken cancellationToken)
         {
-            return OnityTokenStream<string>.Of(OnEndEditAsAsyncEnumerable(inputField), cancellationToken);
+            return new OnityUnityEventAsyncEnumerable<string>(Field(inputField).onEndEdit, inputField, cancellationToken);
         }
 
         /// <summary>The next end of a text selection (text, selection start, selection end).</summary>
         public static OnityTask<(string, int, int)> OnEndTextSelectionAsync(this TMP_InputField inputField, CancellationToken cancellationToken = default(CancellationToken))
         {
-            return OnityTextSelectionRelay.For(Field(inputField).onEndTextSelection, inputField).OnInvokeAsync(inputField, cancellationToken);
+            return Selection(inputField, Field(inputField).onEndTextSelection).OnInvokeAsync(inputField, cancellationToken);
         }
 
         public static IOnityAsyncEnumerable<(string, int, int)> OnEndTextSelectionAsAsyncEnumerable(this TMP_InputField inputField)
         {
-            return OnityTextSelectionRelay.For(Field(inputField).onEndTextSelection, inputField).OnInvokeAsAsyncEnumerable(inputField);
+            return Selection(inputField, Field(inputField).onEndTextSelection).OnInvokeAsAsyncEnumerable(inputField);
         }
 
         public static IOnityAsyncEnumerable<(string, int, int)> OnEndTextSelectionAsAsyncEnumerable(this TMP_InputField inputField, CancellationToken cancellationToken)
         {
-            return OnityTokenStream<(string, int, int)>.Of(OnEndTextSelectionAsAsyncEnumerable(inputField), cancellationToken);
+            return new OnityUnityEventAsyncEnumerable<(string, int, int)>(Selection(inputField, Field(inputField).onEndTextSelection), inputField, cancellationToken);
         }
 
         /// <summary>The next text selection (text, selection start, selection end).</summary>
         public static OnityTask<(string, int, int)> OnTextSelectionAsync(this TMP_InputField inputField, CancellationToken cancellationToken = default(CancellationToken))
         {
-            return OnityTextSelectionRelay.For(Field(inputField).onTextSelection, inputField).OnInvokeAsync(inputField, cancellationToken);
+            return Selection(inputField, Field(inputField).onTextSelection).OnInvokeAsync(inputField, cancellationToken);
         }
 
         public static IOnityAsyncEnumerable<(string, int, int)> OnTextSelectionAsAsyncEnumerable(this TMP_InputField inputField)
         {
-            return OnityTextSelectionRelay.For(Field(inputField).onTextSelection, inputField).OnInvokeAsAsyncEnumerable(inputField);
+            return Selection(inputField, Field(inputField).onTextSelection).OnInvokeAsAsyncEnumerable(inputField);
         }
 
         public static IOnityAsyncEnumerable<(string, int, int)> OnTextSelectionAsAsyncEnumerable(this TMP_InputField inputField, CancellationToken cancellationToken)
         {
-            return OnityTokenStream<(string, int, int)>.Of(OnTextSelectionAsAsyncEnumerable(inputField), cancellationToken);
+            return new OnityUnityEventAsyncEnumerable<(string, int, int)>(Selection(inputField, Field(inputField).onTextSelection), inputField, cancellationToken);
         }
 
         /// <summary>The next deselection (the text).</summary>
@@ -100,7 +101,7 @@ namespace Onity
 
         public static IOnityAsyncEnumerable<string> OnDeselectAsAsyncEnumerable(this TMP_InputField inputField, CancellationToken cancellationToken)
         {
-            return OnityTokenStream<string>.Of(OnDeselectAsAsyncEnumerable(inputField), cancellationToken);
+            return new OnityUnityEventAsyncEnumerable<string>(Field(inputField).onDeselect, inputField, cancellationToken);
         }
 
         /// <summary>The next selection (the text).</summary>
@@ -116,7 +117,7 @@ namespace Onity
 
         public static IOnityAsyncEnumerable<string> OnSelectAsAsyncEnumerable(this TMP_InputField inputField, CancellationToken cancellationToken)
         {
-            return OnityTokenStream<string>.Of(OnSelectAsAsyncEnumerable(inputField), cancellationToken);
+            return new OnityUnityEventAsyncEnumerable<string>(Field(inputField).onSelect, inputField, cancellationToken);
         }
 
         /// <summary>The next submit (the text).</summary>
@@ -132,7 +133,41 @@ namespace Onity
 
         public static IOnityAsyncEnumerable<string> OnSubmitAsAsyncEnumerable(this TMP_InputField inputField, CancellationToken cancellationToken)
         {
-            return OnityTokenStream<string>.Of(OnSubmitAsAsyncEnumerable(inputField), cancellationToken);
+            return new OnityUnityEventAsyncEnumerable<string>(Field(inputField).onSubmit, inputField, cancellationToken);
+        }
+
+        // Reusable handlers (UniTask's GetAsyncXxxEventHandler): awaited again and again without
+        // allocating; ended by Dispose, the token, or the field's destruction (OnityUnityEventHandler).
+
+        public static IOnityValueChangedEventHandler<string> GetAsyncValueChangedEventHandler(this TMP_InputField inputField) { return Handler(inputField, Field(inputField).onValueChanged, default(CancellationToken)); }
+        public static IOnityValueChangedEventHandler<string> GetAsyncValueChangedEventHandler(this TMP_InputField inputField, CancellationToken cancellationToken) { return Handler(inputField, Field(inputField).onValueChanged, cancellationToken); }
+
+        public static IOnityEndEditEventHandler<string> GetAsyncEndEditEventHandler(this TMP_InputField inputField) { return Handler(inputField, Field(inputField).onEndEdit, default(CancellationToken)); }
+        public static IOnityEndEditEventHandler<string> GetAsyncEndEditEventHandler(this TMP_InputField inputField, CancellationToken cancellationToken) { return Handler(inputField, Field(inputField).onEndEdit, cancellationToken); }
+
+        public static IOnityEndTextSelectionEventHandler<(string, int, int)> GetAsyncEndTextSelectionEventHandler(this TMP_InputField inputField) { return Handler(inputField, Selection(inputField, Field(inputField).onEndTextSelection), default(CancellationToken)); }
+        public static IOnityEndTextSelectionEventHandler<(string, int, int)> GetAsyncEndTextSelectionEventHandler(this TMP_InputField inputField, CancellationToken cancellationToken) { return Handler(inputField, Selection(inputField, Field(inputField).onEndTextSelection), cancellationToken); }
+
+        public static IOnityTextSelectionEventHandler<(string, int, int)> GetAsyncTextSelectionEventHandler(this TMP_InputField inputField) { return Handler(inputField, Selection(inputField, Field(inputField).onTextSelection), default(CancellationToken)); }
+        public static IOnityTextSelectionEventHandler<(string, int, int)> GetAsyncTextSelectionEventHandler(this TMP_InputField inputField, CancellationToken cancellationToken) { return Handler(inputField, Selection(inputField, Field(inputField).onTextSelection), cancellationToken); }
+
+        public static IOnityDeselectEventHandler<string> GetAsyncDeselectEventHandler(this TMP_InputField inputField) { return Handler(inputField, Field(inputField).onDeselect, default(CancellationToken)); }
+        public static IOnityDeselectEventHandler<string> GetAsyncDeselectEventHandler(this TMP_InputField inputField, CancellationToken cancellationToken) { return Handler(inputField, Field(inputField).onDeselect, cancellationToken); }
+
+        public static IOnitySelectEventHandler<string> GetAsyncSelectEventHandler(this TMP_InputField inputField) { return Handler(inputField, Field(inputField).onSelect, default(CancellationToken)); }
+        public static IOnitySelectEventHandler<string> GetAsyncSelectEventHandler(this TMP_InputField inputField, CancellationToken cancellationToken) { return Handler(inputField, Field(inputField).onSelect, cancellationToken); }
+
+        public static IOnitySubmitEventHandler<string> GetAsyncSubmitEventHandler(this TMP_InputField inputField) { return Handler(inputField, Field(inputField).onSubmit, default(CancellationToken)); }
+        public static IOnitySubmitEventHandler<string> GetAsyncSubmitEventHandler(this TMP_InputField inputField, CancellationToken cancellationToken) { return Handler(inputField, Field(inputField).onSubmit, cancellationToken); }
+
+        static OnityUnityEventHandler<T> Handler<T>(TMP_InputField inputField, UnityEvent<T> unityEvent, CancellationToken cancellationToken)
+        {
+            return new OnityUnityEventHandler<T>(unityEvent, inputField, cancellationToken, false);
+        }
+
+        static UnityEvent<(string, int, int)> Selection(TMP_InputField inputField, UnityEvent<string, int, int> textSelectionEvent)
+        {
+            return OnityTextSelectionRelay.For(textSelectionEvent, inputField);
         }
 
         static TMP_InputField Field(TMP_InputField inputField)
