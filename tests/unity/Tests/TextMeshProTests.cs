@@ -7,8 +7,9 @@ using UnityEngine;
 
 namespace Onity.UnityTests
 {
-    /// <summary>TextMeshPro's TMP_InputField events as awaitables and streams, and BindTo on a
-    /// TMP_Text (Onity.Unity.TextMeshPro), frame by frame against the TMP stand-in.</summary>
+    /// <summary>TextMeshPro's TMP_InputField events as awaitables, streams (with two tokens) and
+    /// reusable handlers, and BindTo on a TMP_Text (Onity.Unity.TextMeshPro), frame by frame
+    /// against the TMP stand-in.</summary>
     public class TextMeshProTests
     {
         sealed class Field : TMP_InputField { }
