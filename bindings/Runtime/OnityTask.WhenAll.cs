@@ -1,5 +1,6 @@
 using System;
 using System.Runtime.CompilerServices;
+using System.Runtime.ExceptionServices;
 using System.Threading;
 
 namespace Onity
@@ -63,6 +64,7 @@ namespace Onity
             public bool Any { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return false; } }
             [MethodImpl(MethodImplOptions.AggressiveInlining)] public IOnityTaskSource Source(OnityTask task, out long token) { token = task.token; return task.source; }
             [MethodImpl(MethodImplOptions.AggressiveInlining)] public AsyncUnit Read(OnityTask task, int index, AsyncUnit shared) { task.GetAwaiter().GetResult(); return shared; }
+            public OnityTask Faulted(Exception ex) { return new OnityTask(new ExceptionSource<AsyncUnit>(ExceptionDispatchInfo.Capture(ex), false), 0); }
         }
     }
 
@@ -83,6 +85,7 @@ namespace Onity
             public bool Any { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return false; } }
             [MethodImpl(MethodImplOptions.AggressiveInlining)] public IOnityTaskSource Source(OnityTask<T> task, out long token) { token = task.token; return task.source; }
             [MethodImpl(MethodImplOptions.AggressiveInlining)] public T[] Read(OnityTask<T> task, int index, T[] shared) { shared[index] = task.GetAwaiter().GetResult(); return shared; }
+            public OnityTask<T> Faulted(Exception ex) { return new OnityTask<T>(new ExceptionSource<T>(ExceptionDispatchInfo.Capture(ex), false), 0); }
         }
     }
 }

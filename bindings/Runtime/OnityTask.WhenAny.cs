@@ -1,5 +1,6 @@
 using System;
 using System.Runtime.CompilerServices;
+using System.Runtime.ExceptionServices;
 using System.Threading;
 
 namespace Onity
@@ -90,6 +91,7 @@ namespace Onity
             public bool Any { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return true; } }
             [MethodImpl(MethodImplOptions.AggressiveInlining)] public IOnityTaskSource Source(OnityTask task, out long token) { token = task.token; return task.source; }
             [MethodImpl(MethodImplOptions.AggressiveInlining)] public int Read(OnityTask task, int index, int shared) { task.GetAwaiter().GetResult(); return index; }
+            public OnityTask Faulted(Exception ex) { return new OnityTask(new ExceptionSource<AsyncUnit>(ExceptionDispatchInfo.Capture(ex), false), 0); }
         }
     }
 
@@ -108,6 +110,7 @@ namespace Onity
             public bool Any { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return true; } }
             [MethodImpl(MethodImplOptions.AggressiveInlining)] public IOnityTaskSource Source(OnityTask<T> task, out long token) { token = task.token; return task.source; }
             [MethodImpl(MethodImplOptions.AggressiveInlining)] public WhenAnyResult<T> Read(OnityTask<T> task, int index, WhenAnyResult<T> shared) { return new WhenAnyResult<T>(index, task.GetAwaiter().GetResult()); }
+            public OnityTask<T> Faulted(Exception ex) { return new OnityTask<T>(new ExceptionSource<T>(ExceptionDispatchInfo.Capture(ex), false), 0); }
         }
     }
 }

@@ -20,6 +20,9 @@ namespace Onity
         /// returns the task's result should this input complete it (<paramref name="shared"/>: the
         /// coordinator's result so far, WhenAll's array).</summary>
         TResult Read(TTask task, int index, TResult shared);
+        /// <summary>A task faulted with <paramref name="ex"/> itself (an input that could not be
+        /// awaited: the coordinator reads it as it reads a finished input).</summary>
+        TTask Faulted(Exception ex);
     }
 
     /// <summary>The one coordinator of WhenAny and WhenAll, typed and untyped: it awaits every
@@ -37,6 +40,8 @@ namespace Onity
 
         internal static readonly OnityObjectPool<WhenPromise<TTask, TResult, TOps>> Pool16 = new OnityObjectPool<WhenPromise<TTask, TResult, TOps>>(256);
         internal static readonly OnityObjectPool<WhenPromise<TTask, TResult, TOps>> Pool32 = new OnityObjectPool<WhenPromise<TTask, TResult, TOps>>(128);
+        // Read once: Mono folds a static readonly field of an initialised class, not the call.
+        static readonly bool IsAny = default(TOps).Any;
         static readonly Action<object> cancel = o => { var p = (WhenPromise<TTask, TResult, TOps>)o; p.core.TrySetCanceled(p.token); };
 
         sealed class Input
@@ -46,7 +51,7 @@ namespace Onity
             internal TTask task;
             internal readonly Action callback;
             internal Input() { callback = Run; }
-            void Run() { owner.OnInput(this, null); }
+            void Run() { owner.OnInput(this); }
         }
 
         /// <summary>The version of the current task (changes when the coordinator is recycled).</summary>
@@ -109,32 +114,28 @@ namespace Onity
                 long srcToken;
                 var src = default(TOps).Source(task, out srcToken);
                 var rt = src as OnityRuntime;
-                if (src == null || (rt != null && rt.IsCompletedFast(srcToken))) OnInput(inp, null);
+                if (src == null || (rt != null && rt.IsCompletedFast(srcToken))) OnInput(inp);
                 else src.OnCompleted(inp.callback, srcToken);
             }
             catch (Exception ex)
             {
                 // A stale input or one already awaited elsewhere: the combinator faults.
-                OnInput(inp, ex);
+                inp.task = default(TOps).Faulted(ex);
+                OnInput(inp);
             }
         }
 
-        /// <summary>Input <paramref name="inp"/> finished, or could not be awaited
-        /// (<paramref name="failure"/>).</summary>
-        void OnInput(Input inp, Exception failure)
+        void OnInput(Input inp)
         {
             var t = inp.task;
             inp.task = default(TTask);
             int index = inp.index;
-            TResult value = default(TResult);
-            Exception err = failure;
-            if (err == null)
-            {
-                try { value = default(TOps).Read(t, index, shared); }
-                catch (Exception ex) { err = ex; }
-            }
+            TResult value = shared;
+            Exception err = null;
+            try { value = default(TOps).Read(t, index, value); }
+            catch (Exception ex) { err = ex; }
             bool completes;
-            if (default(TOps).Any)
+            if (IsAny)
             {
                 // Losers (most inputs) see the winner with a plain read and skip the CAS.
                 completes = Volatile.Read(ref winner) == -1 && Interlocked.CompareExchange(ref winner, index, -1) == -1;
