@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Generates bindings/Runtime/Linq/OnityAsyncEnumerable.<Group>.g.cs (AwaitOperators,
-AwaitTerminals, Sum, Average, Min, Max): the repetitive overload families of the async LINQ operators (UniTask's UniTaskAsyncEnumerable names, Onity types):
+AwaitTerminals, Terminals, Sum, Average, Min, Max): the repetitive overload families of the async LINQ operators (UniTask's UniTaskAsyncEnumerable names, Onity types):
 
 - the asynchronous operator forms: WhereAwait, SelectAwait, TakeWhileAwait, SkipWhileAwait
   (each: element / element+index, and ...AwaitWithCancellation with the token) and
   DistinctUntilChangedAwait(WithCancellation), over Linq/OnityAwaitOperators.cs;
+- Any/All/Count/LongCount/First/FirstOrDefault/Last/LastOrDefault/Single/SingleOrDefault without
+  and with a predicate (Any/All/Count also with an awaited one), and ToDictionary / ToLookup with and without an element selector and a comparer (Terminals),
+  over the ...Core methods of OnityAsyncEnumerable.Terminals.cs / Consumers.cs;
 - First/FirstOrDefault/Last/LastOrDefault/Single/SingleOrDefault/LongCount with an awaited
   predicate (...AwaitAsync, ...AwaitWithCancellationAsync): the terminal over WhereAwait;
 - the numeric aggregates SumAsync, AverageAsync, MinAsync, MaxAsync for int, long, float,
@@ -228,8 +231,102 @@ TERMINALS = [  # (name, result type, core call with {s} the filtered source, doc
     ("LastOrDefault", "T", "LastCore({s}, false, true, cancellationToken)", "The last element matching the awaited predicate, or default(T)"),
     ("Single", "T", "SingleCore({s}, true, true, cancellationToken)", "The only element matching the awaited predicate"),
     ("SingleOrDefault", "T", "SingleCore({s}, false, true, cancellationToken)", "The only element matching the awaited predicate, or default(T)"),
-    ("LongCount", "long", "LongCountCore({s}, cancellationToken)", "The number of elements matching the awaited predicate"),
+    ("LongCount", "long", "LongCountCore({s}, long.MaxValue, cancellationToken)", "The number of elements matching the awaited predicate"),
 ]
+
+
+# Terminals over an optional predicate: (name, result type, {form: (core call, doc or None)}), the
+# forms: "" no predicate, "sync" Func<T, bool>, "Await" / "AwaitWithCancellation" an awaited one.
+PREDICATE_FORMS = [  # (form, method suffix, predicate parameter)
+    ("", "", None),
+    ("sync", "", "Func<T, bool>"),
+    ("Await", "Await", "Func<T, OnityTask<bool>>"),
+    ("AwaitWithCancellation", "AwaitWithCancellation", "Func<T, CancellationToken, OnityTask<bool>>"),
+]
+PREDICATED = [
+    ("Any", "bool", {
+        "": ("AnyCore(source, null, cancellationToken)", "True when the stream has an element (the enumeration stops at the first)."),
+        "sync": ("AnyCore(source, predicate, cancellationToken)", "True when an element matches (stops at it)."),
+        "Await": ("AnyCore(source.WhereAwait(predicate), null, cancellationToken)", None),
+        "AwaitWithCancellation": ("AnyCore(source.WhereAwaitWithCancellation(predicate), null, cancellationToken)", None)}),
+    ("All", "bool", {
+        "sync": ("AllCore(source, predicate, cancellationToken)", "True when every element matches (stops at the first that does not)."),
+        "Await": ("AllCore(source.SelectAwait(predicate), IsTrue, cancellationToken)", None),
+        "AwaitWithCancellation": ("AllCore(source.SelectAwaitWithCancellation(predicate), IsTrue, cancellationToken)", None)}),
+    ("Count", "int", {
+        "": ("CountCore(source, cancellationToken)", "The number of elements (checked: OverflowException past int.MaxValue)."),
+        "sync": ("CountCore(source.Where(predicate), cancellationToken)", None),
+        "Await": ("CountCore(source.WhereAwait(predicate), cancellationToken)", None),
+        "AwaitWithCancellation": ("CountCore(source.WhereAwaitWithCancellation(predicate), cancellationToken)", None)}),
+    ("LongCount", "long", {  # (the awaited forms: TERMINALS)
+        "": ("LongCountCore(source, long.MaxValue, cancellationToken)", "The number of elements as a long."),
+        "sync": ("LongCountCore(source.Where(predicate), long.MaxValue, cancellationToken)", None)}),
+    ("First", "T", {
+        "": ("FirstCore(source, null, true, cancellationToken)", "The first element; <see cref=\"InvalidOperationException\"/> when the stream ends without one. Stops the enumeration (disposes it) at that element."),
+        "sync": ("FirstCore(source, predicate, true, cancellationToken)", "The first element matching <paramref name=\"predicate\"/>; throws when there is none.")}),
+    ("FirstOrDefault", "T", {
+        "": ("FirstCore(source, null, false, cancellationToken)", "The first element, or default(T) when the stream ends without one."),
+        "sync": ("FirstCore(source, predicate, false, cancellationToken)", "The first element matching <paramref name=\"predicate\"/>, or default(T).")}),
+    ("Last", "T", {
+        "": ("LastCore(source, true, false, cancellationToken)", "The last element; InvalidOperationException when there is none."),
+        "sync": ("LastCore(source.Where(predicate), true, true, cancellationToken)", "The last element matching <paramref name=\"predicate\"/>; InvalidOperationException when there is none.")}),
+    ("LastOrDefault", "T", {
+        "": ("LastCore(source, false, false, cancellationToken)", "The last element, or default(T) when there is none."),
+        "sync": ("LastCore(source.Where(predicate), false, true, cancellationToken)", "The last element matching <paramref name=\"predicate\"/>, or default(T).")}),
+    ("Single", "T", {
+        "": ("SingleCore(source, true, false, cancellationToken)", "The only element; InvalidOperationException when there is none or more than one (the enumeration stops at the second)."),
+        "sync": ("SingleCore(source.Where(predicate), true, true, cancellationToken)", "The only element matching <paramref name=\"predicate\"/>; InvalidOperationException when there is none or more than one.")}),
+    ("SingleOrDefault", "T", {
+        "": ("SingleCore(source, false, false, cancellationToken)", "The only element, default(T) when there is none; InvalidOperationException when there are more."),
+        "sync": ("SingleCore(source.Where(predicate), false, true, cancellationToken)", "The only matching element, default(T) when there is none; InvalidOperationException when there are more.")}),
+]
+
+
+def predicated_terminals():
+    for name, result, forms in PREDICATED:
+        for form, suffix, pred in PREDICATE_FORMS:
+            if form not in forms:
+                continue
+            call, doc = forms[form]
+            if doc:
+                w("        /// <summary>%s</summary>" % doc)
+            w("        public static OnityTask<%s> %s%sAsync<T>(this IOnityAsyncEnumerable<T> source, %sCancellationToken cancellationToken = default(CancellationToken))"
+              % (result, name, suffix, pred + " predicate, " if pred else ""))
+            w("        {")
+            arg_check(["predicate"] if pred else [])
+            w("            return %s;" % call)
+            w("        }")
+            w()
+
+
+# ToDictionary / ToLookup: (name, result type with {E} the element type, doc).
+KEYED = [
+    ("ToDictionary", "Dictionary<TKey, {E}>", "A Dictionary of the elements by key; ArgumentException on a duplicate key."),
+    ("ToLookup", "System.Linq.ILookup<TKey, {E}>", "An ILookup of the elements by key (System.Linq's lookup over the gathered elements)."),
+]
+
+
+def keyed_terminals():
+    for name, result, doc in KEYED:
+        w("        /// <summary>%s</summary>" % doc)
+        for gen, E, sel, selarg in (("T, TKey", "T", "", "x => x"), ("T, TKey, TElement", "TElement", "Func<T, TElement> elementSelector, ", "elementSelector")):
+            head = "        public static OnityTask<%s> %sAsync<%s>(this IOnityAsyncEnumerable<T> source, Func<T, TKey> keySelector, %s" % (result.format(E=E), name, gen, sel)
+            w(head + "CancellationToken cancellationToken = default(CancellationToken))")
+            w("        {")
+            w("            return %sAsync(source, keySelector, %sEqualityComparer<TKey>.Default, cancellationToken);" % (name, "elementSelector, " if sel else ""))
+            w("        }")
+            w()
+            w(head + "IEqualityComparer<TKey> comparer, CancellationToken cancellationToken = default(CancellationToken))")
+            w("        {")
+            arg_check(["keySelector"] + (["elementSelector"] if sel else []) + ["comparer"])
+            w("            return %sCore(source, keySelector, %s, comparer, cancellationToken);" % (name, selarg))
+            w("        }")
+            w()
+
+
+def terminals():
+    predicated_terminals()
+    keyed_terminals()
 
 
 def await_terminals():
@@ -277,7 +374,7 @@ def numeric(op):
 
 
 def main():
-    files = {"AwaitOperators": await_ops, "AwaitTerminals": await_terminals}
+    files = {"AwaitOperators": await_ops, "AwaitTerminals": await_terminals, "Terminals": terminals}
     for op in ("Sum", "Average", "Min", "Max"):
         files[op] = numeric(op)
     stale = []

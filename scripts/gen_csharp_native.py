@@ -6,7 +6,7 @@ shape (#defines, enums, typedef structs, one function-pointer typedef and
 function prototypes) and fails loudly on anything it does not understand, so a
 header change that needs a generator change is noticed.
 
-Output (four files, one part of the ABI each):
+Output (four files in Native/, one part of the ABI each, and the timing files below):
   * OnityNative (OnityNative.g.cs): constants, and every onity_* function as a raw
     [DllImport] (Cdecl, ExactSpelling). Library "onity", or "__Internal"
     on iOS players and Android IL2CPP players (static library linked into the
@@ -26,6 +26,9 @@ Output (four files, one part of the ABI each):
     delegate to native code, and IL2CPP refuses at run time any delegate that is
     not a static [AOT.MonoPInvokeCallback] method (a lambda compiles, then fails),
     so C# users cannot reach them either (issue 31 #3).
+
+  * The public timing enum Onity.OnityTiming (Native/OnityTiming.g.cs) and the Unity
+    integration's timing tables (Unity/OnityLoopTimings.g.cs): see TIMING_ENUM.
 
 Why not csbindgen (tried, 1.9.8, over every file of src/ffi): it cannot express
 OnityStats' arrays of structs (it emits a `fixed byte` buffer of the wrong size,
@@ -263,11 +266,90 @@ def doc_lines(doc, indent):
 # Output files (in bindings/Runtime/Native), one part of the ABI each, so that none grows past
 # ~700 lines.
 FILES = (
-    ("OnityNative.Enums.g.cs", "enums"),
+    ("OnityNative.Enums.g.cs", "enums (but OnityTiming)"),
     ("OnityNative.Structs.g.cs", "the callback delegate and structs"),
     ("OnityNative.g.cs", "constants and raw P/Invoke declarations"),
     ("OnityNativeCalls.g.cs", "the crossing counter over every function"),
+    ("OnityTiming.g.cs", "the public timing enum"),
+    (os.path.join("..", "Unity", "OnityLoopTimings.g.cs"), "the PlayerLoop tables of the timings"),
 )
+
+# The timings have one list: the Rust enum (src/core/types.rs), through the header's OnityTiming.
+# From it come the one public C# timing type (Onity.OnityTiming, byte-sized as UniTask's
+# PlayerLoopTiming; no Onity.Native.OnityTiming beside it) and the Unity integration's tables
+# (OnityLoopTimings flags, one marker type and one PlayerLoop phase per timing).
+TIMING_ENUM = "OnityTiming"
+# Presets of OnityLoopTimings (UniTask's InjectPlayerLoopTimings presets).
+LOOP_PRESETS = (
+    ("All timings.", "All", None),
+    ("All but TimeUpdate / LastTimeUpdate (UniTask's Standard preset).", "Standard", "All & ~(TimeUpdate | LastTimeUpdate)"),
+    ("Update, FixedUpdate and LastPostLateUpdate only (UniTask's Minimum preset).", "Minimum", "Update | FixedUpdate | LastPostLateUpdate"),
+)
+
+
+def timing_files(enums, begin, end):
+    """Onity.OnityTiming and the Unity tables, from the header's OnityTiming."""
+    found = [e for e in enums if e[0] == TIMING_ENUM]
+    if not found:
+        raise GenError("the header has no enum %s" % TIMING_ENUM)
+    _, _, values, doc = found[0]
+    prefix = "ONITY_TIMING_"
+    names = [pascal(v[0][len(prefix):]) for v in values]
+    if [v[1] for v in values] != list(range(len(values))) or len(values) > 16:
+        raise GenError("%s must be 0..n-1 with n <= 16 (flags, 4-bit fields)" % TIMING_ENUM)
+    o = begin(*FILES[4])
+    o[o.index("namespace Onity.Native")] = "namespace Onity"
+    w = o.append
+    o.extend(doc_lines(doc, "    "))
+    w("    public enum OnityTiming : byte")
+    w("    {")
+    for name, (_, val, vdoc) in zip(names, values):
+        o.extend(doc_lines(vdoc, "        "))
+        w("        %s = %d," % (name, val))
+    w("    }")
+    end(FILES[4][0], o)
+    o = begin(*FILES[5])
+    k = o.index("using System;")
+    o[k:k] = ["#if UNITY_5_3_OR_NEWER || ONITY_UNITY_STANDIN"]
+    o[o.index("namespace Onity.Native")] = "namespace Onity.Unity"
+    w = o.append
+    w("    /// <summary>The timings Onity runs from the PlayerLoop (one inserted system each), as flags.")
+    w("    /// Same %d timings, in the same order, as <see cref=\"OnityTiming\"/>.</summary>" % len(names))
+    w("    [Flags]")
+    w("    public enum OnityLoopTimings")
+    w("    {")
+    w("        None = 0,")
+    for i, name in enumerate(names):
+        w("        %s = 1 << %d," % (name, i))
+    w("")
+    for pdoc, pname, expr in LOOP_PRESETS:
+        w("        /// <summary>%s</summary>" % pdoc)
+        w("        %s = %s," % (pname, expr or "0x%X" % ((1 << len(names)) - 1)))
+    w("    }")
+    w("")
+    w("    public static partial class OnityLoopRunners")
+    w("    {")
+    for name in names:
+        w("        public struct Onity%s { }" % name)
+    w("")
+    w("        /// <summary>The marker type of each timing's system, by timing value.</summary>")
+    w("        internal static readonly Type[] Types =")
+    w("        {")
+    for name in names:
+        w("            typeof(Onity%s)," % name)
+    w("        };")
+    w("")
+    w("        /// <summary>The PlayerLoop phase of each timing, by timing value: X and LastX run in phase X.</summary>")
+    w("        internal static readonly Type[] Phases =")
+    w("        {")
+    for name in names:
+        w("            typeof(UnityEngine.PlayerLoop.%s)," % (name[4:] if name.startswith("Last") else name))
+    w("        };")
+    w("    }")
+    w("}")
+    w("#endif")
+    out_name = FILES[5][0]
+    return out_name, "\n".join(o) + "\n"
 
 
 def generate(header_text):
@@ -284,7 +366,7 @@ def generate(header_text):
         o = []
         w = o.append
         w("// <auto-generated>")
-        w("// Generated by scripts/gen_csharp_native.py from include/onity.h (%s: %s)." % (name, what))
+        w("// Generated by scripts/gen_csharp_native.py from include/onity.h (%s: %s)." % (os.path.basename(name), what))
         w("// Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes")
         w("// (`--check` fails when this file is stale).")
         w("// </auto-generated>")
@@ -307,6 +389,8 @@ def generate(header_text):
     o = begin(*FILES[0])
     w = o.append
     for name, underlying, values, doc in enums:
+        if name == TIMING_ENUM:
+            continue  # the public Onity.OnityTiming (OnityTiming.g.cs)
         prefix = re.sub(r"(?<!^)(?=[A-Z])", "_", name).upper() + "_"
         o.extend(doc_lines(doc, "    "))
         w("    public enum %s : %s" % (name, PRIM.get(underlying, "uint")))
@@ -426,6 +510,8 @@ def generate(header_text):
         w("")
     w("    }")
     end(FILES[3][0], o)
+    name, text = timing_files(enums, begin, end)
+    out[name] = text
     return out
 
 

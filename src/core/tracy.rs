@@ -7,7 +7,7 @@
 //! starts it on first use (`Client::start`). See `docs/observability.md`
 //! for engines that already link Tracy (one client per process).
 
-use super::types::WAIT_KIND_COUNT;
+use super::types::{TIMING_COUNT, WAIT_KIND_COUNT};
 
 /// What a frame begin plots, taken by the runtime when the feature is on.
 pub struct FramePlot {
@@ -17,30 +17,39 @@ pub struct FramePlot {
     pub pending: [u64; WAIT_KIND_COUNT],
 }
 
+/// Tracy names must be `'static`: one per timing (checked against the enum below).
+#[cfg_attr(not(feature = "tracy"), allow(dead_code))]
+const TICK_NAMES: [&str; TIMING_COUNT] = [
+    "onity tick Initialization",
+    "onity tick LastInitialization",
+    "onity tick EarlyUpdate",
+    "onity tick LastEarlyUpdate",
+    "onity tick FixedUpdate",
+    "onity tick LastFixedUpdate",
+    "onity tick PreUpdate",
+    "onity tick LastPreUpdate",
+    "onity tick Update",
+    "onity tick LastUpdate",
+    "onity tick PreLateUpdate",
+    "onity tick LastPreLateUpdate",
+    "onity tick PostLateUpdate",
+    "onity tick LastPostLateUpdate",
+    "onity tick TimeUpdate",
+    "onity tick LastTimeUpdate",
+];
+
+/// The tick names follow the timing enum (its variants, the one list of timing names).
+#[test]
+fn tick_names_are_the_timing_names() {
+    for t in super::types::Timing::ALL {
+        assert_eq!(TICK_NAMES[t as usize], format!("onity tick {t:?}"));
+    }
+}
+
 #[cfg(feature = "tracy")]
 mod on {
     use super::super::types::{Timing, WAIT_KIND_COUNT};
-    use super::FramePlot;
-
-    /// Tracy names must be `'static`: one per timing.
-    const TICK_NAMES: [&str; 16] = [
-        "onity tick Initialization",
-        "onity tick LastInitialization",
-        "onity tick EarlyUpdate",
-        "onity tick LastEarlyUpdate",
-        "onity tick FixedUpdate",
-        "onity tick LastFixedUpdate",
-        "onity tick PreUpdate",
-        "onity tick LastPreUpdate",
-        "onity tick Update",
-        "onity tick LastUpdate",
-        "onity tick PreLateUpdate",
-        "onity tick LastPreLateUpdate",
-        "onity tick PostLateUpdate",
-        "onity tick LastPostLateUpdate",
-        "onity tick TimeUpdate",
-        "onity tick LastTimeUpdate",
-    ];
+    use super::{FramePlot, TICK_NAMES};
 
     /// A zone that ends when dropped.
     pub type Zone = Option<tracy_client::Span>;

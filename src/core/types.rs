@@ -274,3 +274,17 @@ pub struct FrameInfo {
 
 /// Most inputs a WhenAny / WhenAll accepts.
 pub const MAX_COMBINATOR_INPUTS: u32 = 4096;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The timing names are the enum's variants (the one list; the C# enum is generated from the
+    /// header, and the C# tests compare it with `onity_timing_name`).
+    #[test]
+    fn timing_names_are_the_variants() {
+        for t in Timing::ALL {
+            assert_eq!(t.name().to_str().unwrap(), format!("{t:?}"));
+        }
+    }
+}

@@ -110,7 +110,7 @@ namespace Onity
         {
             if (source == null) throw new ArgumentNullException("source");
             if (predicate == null) throw new ArgumentNullException("predicate");
-            return LongCountCore(source.WhereAwait(predicate), cancellationToken);
+            return LongCountCore(source.WhereAwait(predicate), long.MaxValue, cancellationToken);
         }
 
         /// <summary>The number of elements matching the awaited predicate (the enumeration's token given to it).</summary>
@@ -118,7 +118,7 @@ namespace Onity
         {
             if (source == null) throw new ArgumentNullException("source");
             if (predicate == null) throw new ArgumentNullException("predicate");
-            return LongCountCore(source.WhereAwaitWithCancellation(predicate), cancellationToken);
+            return LongCountCore(source.WhereAwaitWithCancellation(predicate), long.MaxValue, cancellationToken);
         }
     }
 }

@@ -53,37 +53,6 @@ namespace Onity
             return ForEachAwaitTokenCore(source, action, cancellationToken);
         }
 
-        /// <summary>The first element; <see cref="InvalidOperationException"/> when the stream ends
-        /// without one. Stops the enumeration (disposes it) at that element.</summary>
-        public static OnityTask<T> FirstAsync<T>(this IOnityAsyncEnumerable<T> source, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            if (source == null) throw new ArgumentNullException("source");
-            return FirstCore(source, null, true, cancellationToken);
-        }
-
-        /// <summary>The first element matching <paramref name="predicate"/>; throws when there is none.</summary>
-        public static OnityTask<T> FirstAsync<T>(this IOnityAsyncEnumerable<T> source, Func<T, bool> predicate, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            if (source == null) throw new ArgumentNullException("source");
-            if (predicate == null) throw new ArgumentNullException("predicate");
-            return FirstCore(source, predicate, true, cancellationToken);
-        }
-
-        /// <summary>The first element, or default(T) when the stream ends without one.</summary>
-        public static OnityTask<T> FirstOrDefaultAsync<T>(this IOnityAsyncEnumerable<T> source, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            if (source == null) throw new ArgumentNullException("source");
-            return FirstCore(source, null, false, cancellationToken);
-        }
-
-        /// <summary>The first element matching <paramref name="predicate"/>, or default(T).</summary>
-        public static OnityTask<T> FirstOrDefaultAsync<T>(this IOnityAsyncEnumerable<T> source, Func<T, bool> predicate, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            if (source == null) throw new ArgumentNullException("source");
-            if (predicate == null) throw new ArgumentNullException("predicate");
-            return FirstCore(source, predicate, false, cancellationToken);
-        }
-
         /// <summary>Every element until the stream ends, as a new array (the only allocation after
         /// warm-up: elements are gathered in a pooled buffer).</summary>
         public static OnityTask<T[]> ToArrayAsync<T>(this IOnityAsyncEnumerable<T> source, CancellationToken cancellationToken = default(CancellationToken))

@@ -26,90 +26,8 @@ namespace Onity
 
         // ---- Any / All / Count / Contains ----------------------------------------------------
 
-        /// <summary>True when the stream has an element (the enumeration stops at the first).</summary>
-        public static OnityTask<bool> AnyAsync<T>(this IOnityAsyncEnumerable<T> source, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            CheckSource(source);
-            return AnyCore(source, null, cancellationToken);
-        }
-
-        /// <summary>True when an element matches (stops at it).</summary>
-        public static OnityTask<bool> AnyAsync<T>(this IOnityAsyncEnumerable<T> source, Func<T, bool> predicate, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            Check(source, predicate, "predicate");
-            return AnyCore(source, predicate, cancellationToken);
-        }
-
-        public static OnityTask<bool> AnyAwaitAsync<T>(this IOnityAsyncEnumerable<T> source, Func<T, OnityTask<bool>> predicate, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            Check(source, predicate, "predicate");
-            return AnyCore(source.WhereAwait(predicate), null, cancellationToken);
-        }
-
-        public static OnityTask<bool> AnyAwaitWithCancellationAsync<T>(this IOnityAsyncEnumerable<T> source, Func<T, CancellationToken, OnityTask<bool>> predicate, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            Check(source, predicate, "predicate");
-            return AnyCore(source.WhereAwaitWithCancellation(predicate), null, cancellationToken);
-        }
-
-        /// <summary>True when every element matches (stops at the first that does not).</summary>
-        public static OnityTask<bool> AllAsync<T>(this IOnityAsyncEnumerable<T> source, Func<T, bool> predicate, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            Check(source, predicate, "predicate");
-            return AllCore(source, predicate, cancellationToken);
-        }
-
-        public static OnityTask<bool> AllAwaitAsync<T>(this IOnityAsyncEnumerable<T> source, Func<T, OnityTask<bool>> predicate, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            Check(source, predicate, "predicate");
-            return AllCore(source.SelectAwait(predicate), IsTrue, cancellationToken);
-        }
-
-        public static OnityTask<bool> AllAwaitWithCancellationAsync<T>(this IOnityAsyncEnumerable<T> source, Func<T, CancellationToken, OnityTask<bool>> predicate, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            Check(source, predicate, "predicate");
-            return AllCore(source.SelectAwaitWithCancellation(predicate), IsTrue, cancellationToken);
-        }
-
+        // Any / All / Count / LongCount overloads: OnityAsyncEnumerable.Terminals.g.cs.
         static readonly Func<bool, bool> IsTrue = b => b;
-
-        /// <summary>The number of elements (checked: OverflowException past int.MaxValue).</summary>
-        public static OnityTask<int> CountAsync<T>(this IOnityAsyncEnumerable<T> source, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            CheckSource(source);
-            return CountCore(source, cancellationToken);
-        }
-
-        public static OnityTask<int> CountAsync<T>(this IOnityAsyncEnumerable<T> source, Func<T, bool> predicate, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            Check(source, predicate, "predicate");
-            return CountCore(source.Where(predicate), cancellationToken);
-        }
-
-        public static OnityTask<int> CountAwaitAsync<T>(this IOnityAsyncEnumerable<T> source, Func<T, OnityTask<bool>> predicate, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            Check(source, predicate, "predicate");
-            return CountCore(source.WhereAwait(predicate), cancellationToken);
-        }
-
-        public static OnityTask<int> CountAwaitWithCancellationAsync<T>(this IOnityAsyncEnumerable<T> source, Func<T, CancellationToken, OnityTask<bool>> predicate, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            Check(source, predicate, "predicate");
-            return CountCore(source.WhereAwaitWithCancellation(predicate), cancellationToken);
-        }
-
-        /// <summary>The number of elements as a long.</summary>
-        public static OnityTask<long> LongCountAsync<T>(this IOnityAsyncEnumerable<T> source, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            CheckSource(source);
-            return LongCountCore(source, cancellationToken);
-        }
-
-        public static OnityTask<long> LongCountAsync<T>(this IOnityAsyncEnumerable<T> source, Func<T, bool> predicate, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            Check(source, predicate, "predicate");
-            return LongCountCore(source.Where(predicate), cancellationToken);
-        }
 
         /// <summary>True when an element equals <paramref name="value"/> (by <paramref name="comparer"/>,
         /// default EqualityComparer.Default).</summary>
@@ -157,26 +75,19 @@ namespace Onity
 
         static async OnityTask<int> CountCore<T>(IOnityAsyncEnumerable<T> source, CancellationToken ct)
         {
-            int n = 0;
-            var e = source.GetAsyncEnumerator(ct);
-            try
-            {
-                while (await e.MoveNextAsync()) n = checked(n + 1);
-            }
-            finally
-            {
-                await e.DisposeAsync();
-            }
-            return n;
+            return (int)await LongCountCore(source, int.MaxValue, ct);
         }
 
-        static async OnityTask<long> LongCountCore<T>(IOnityAsyncEnumerable<T> source, CancellationToken ct)
+        /// <summary>The number of elements; OverflowException (and the enumeration stopped) past
+        /// <paramref name="max"/>.</summary>
+        static async OnityTask<long> LongCountCore<T>(IOnityAsyncEnumerable<T> source, long max, CancellationToken ct)
         {
             long n = 0;
             var e = source.GetAsyncEnumerator(ct);
             try
             {
-                while (await e.MoveNextAsync()) n = checked(n + 1);
+                while (await e.MoveNextAsync())
+                    if (n++ == max) throw new OverflowException();
             }
             finally
             {
@@ -307,60 +218,7 @@ namespace Onity
             return r(await AggregateSeedCore(source, seed, f, ct));
         }
 
-        // ---- Last / Single / ElementAt -----------------------------------------------------------
-
-        /// <summary>The last element; InvalidOperationException when there is none.</summary>
-        public static OnityTask<T> LastAsync<T>(this IOnityAsyncEnumerable<T> source, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            CheckSource(source);
-            return LastCore(source, true, false, cancellationToken);
-        }
-
-        public static OnityTask<T> LastAsync<T>(this IOnityAsyncEnumerable<T> source, Func<T, bool> predicate, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            Check(source, predicate, "predicate");
-            return LastCore(source.Where(predicate), true, true, cancellationToken);
-        }
-
-        public static OnityTask<T> LastOrDefaultAsync<T>(this IOnityAsyncEnumerable<T> source, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            CheckSource(source);
-            return LastCore(source, false, false, cancellationToken);
-        }
-
-        public static OnityTask<T> LastOrDefaultAsync<T>(this IOnityAsyncEnumerable<T> source, Func<T, bool> predicate, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            Check(source, predicate, "predicate");
-            return LastCore(source.Where(predicate), false, true, cancellationToken);
-        }
-
-        /// <summary>The only element; InvalidOperationException when there is none or more than one
-        /// (the enumeration stops at the second).</summary>
-        public static OnityTask<T> SingleAsync<T>(this IOnityAsyncEnumerable<T> source, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            CheckSource(source);
-            return SingleCore(source, true, false, cancellationToken);
-        }
-
-        public static OnityTask<T> SingleAsync<T>(this IOnityAsyncEnumerable<T> source, Func<T, bool> predicate, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            Check(source, predicate, "predicate");
-            return SingleCore(source.Where(predicate), true, true, cancellationToken);
-        }
-
-        /// <summary>The only element, default(T) when there is none; InvalidOperationException when
-        /// there are more.</summary>
-        public static OnityTask<T> SingleOrDefaultAsync<T>(this IOnityAsyncEnumerable<T> source, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            CheckSource(source);
-            return SingleCore(source, false, false, cancellationToken);
-        }
-
-        public static OnityTask<T> SingleOrDefaultAsync<T>(this IOnityAsyncEnumerable<T> source, Func<T, bool> predicate, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            Check(source, predicate, "predicate");
-            return SingleCore(source.Where(predicate), false, true, cancellationToken);
-        }
+        // ---- ElementAt (First / Last / Single: OnityAsyncEnumerable.Terminals.g.cs) ---------------
 
         /// <summary>The element at <paramref name="index"/>; ArgumentOutOfRangeException when the
         /// stream is shorter (or index &lt; 0). Stops the enumeration there.</summary>
@@ -459,57 +317,7 @@ namespace Onity
             return ToHashSetCore(source, comparer, cancellationToken);
         }
 
-        /// <summary>A Dictionary of the elements by key; ArgumentException on a duplicate key.</summary>
-        public static OnityTask<Dictionary<TKey, T>> ToDictionaryAsync<T, TKey>(this IOnityAsyncEnumerable<T> source, Func<T, TKey> keySelector, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            return ToDictionaryAsync(source, keySelector, EqualityComparer<TKey>.Default, cancellationToken);
-        }
-
-        public static OnityTask<Dictionary<TKey, T>> ToDictionaryAsync<T, TKey>(this IOnityAsyncEnumerable<T> source, Func<T, TKey> keySelector, IEqualityComparer<TKey> comparer, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            Check(source, keySelector, "keySelector");
-            if (comparer == null) throw new ArgumentNullException("comparer");
-            return ToDictionaryCore(source, keySelector, x => x, comparer, cancellationToken);
-        }
-
-        public static OnityTask<Dictionary<TKey, TElement>> ToDictionaryAsync<T, TKey, TElement>(this IOnityAsyncEnumerable<T> source, Func<T, TKey> keySelector, Func<T, TElement> elementSelector, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            return ToDictionaryAsync(source, keySelector, elementSelector, EqualityComparer<TKey>.Default, cancellationToken);
-        }
-
-        public static OnityTask<Dictionary<TKey, TElement>> ToDictionaryAsync<T, TKey, TElement>(this IOnityAsyncEnumerable<T> source, Func<T, TKey> keySelector, Func<T, TElement> elementSelector, IEqualityComparer<TKey> comparer, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            Check(source, keySelector, "keySelector");
-            if (elementSelector == null) throw new ArgumentNullException("elementSelector");
-            if (comparer == null) throw new ArgumentNullException("comparer");
-            return ToDictionaryCore(source, keySelector, elementSelector, comparer, cancellationToken);
-        }
-
-        /// <summary>An ILookup of the elements by key (System.Linq's lookup over the gathered elements).</summary>
-        public static OnityTask<ILookup<TKey, T>> ToLookupAsync<T, TKey>(this IOnityAsyncEnumerable<T> source, Func<T, TKey> keySelector, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            return ToLookupAsync(source, keySelector, EqualityComparer<TKey>.Default, cancellationToken);
-        }
-
-        public static OnityTask<ILookup<TKey, T>> ToLookupAsync<T, TKey>(this IOnityAsyncEnumerable<T> source, Func<T, TKey> keySelector, IEqualityComparer<TKey> comparer, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            Check(source, keySelector, "keySelector");
-            if (comparer == null) throw new ArgumentNullException("comparer");
-            return ToLookupCore(source, keySelector, x => x, comparer, cancellationToken);
-        }
-
-        public static OnityTask<ILookup<TKey, TElement>> ToLookupAsync<T, TKey, TElement>(this IOnityAsyncEnumerable<T> source, Func<T, TKey> keySelector, Func<T, TElement> elementSelector, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            return ToLookupAsync(source, keySelector, elementSelector, EqualityComparer<TKey>.Default, cancellationToken);
-        }
-
-        public static OnityTask<ILookup<TKey, TElement>> ToLookupAsync<T, TKey, TElement>(this IOnityAsyncEnumerable<T> source, Func<T, TKey> keySelector, Func<T, TElement> elementSelector, IEqualityComparer<TKey> comparer, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            Check(source, keySelector, "keySelector");
-            if (elementSelector == null) throw new ArgumentNullException("elementSelector");
-            if (comparer == null) throw new ArgumentNullException("comparer");
-            return ToLookupCore(source, keySelector, elementSelector, comparer, cancellationToken);
-        }
+        // ToDictionary / ToLookup: OnityAsyncEnumerable.Terminals.g.cs.
 
         static async OnityTask<List<T>> ToListCore<T>(IOnityAsyncEnumerable<T> source, CancellationToken ct)
         {

@@ -12,66 +12,19 @@ using UnityEditor;
 
 namespace Onity.Unity
 {
-    /// <summary>The timings Onity runs from the PlayerLoop (one inserted system each), as flags.
-    /// Same 16 timings, in the same order, as <see cref="OnityTiming"/>.</summary>
-    [Flags]
-    public enum OnityLoopTimings
-    {
-        None = 0,
-        Initialization = 1 << 0,
-        LastInitialization = 1 << 1,
-        EarlyUpdate = 1 << 2,
-        LastEarlyUpdate = 1 << 3,
-        FixedUpdate = 1 << 4,
-        LastFixedUpdate = 1 << 5,
-        PreUpdate = 1 << 6,
-        LastPreUpdate = 1 << 7,
-        Update = 1 << 8,
-        LastUpdate = 1 << 9,
-        PreLateUpdate = 1 << 10,
-        LastPreLateUpdate = 1 << 11,
-        PostLateUpdate = 1 << 12,
-        LastPostLateUpdate = 1 << 13,
-        TimeUpdate = 1 << 14,
-        LastTimeUpdate = 1 << 15,
-
-        /// <summary>All 16 timings.</summary>
-        All = 0xFFFF,
-        /// <summary>All but TimeUpdate / LastTimeUpdate (UniTask's Standard preset).</summary>
-        Standard = All & ~(TimeUpdate | LastTimeUpdate),
-        /// <summary>Update, FixedUpdate and LastPostLateUpdate only (UniTask's Minimum preset).</summary>
-        Minimum = Update | FixedUpdate | LastPostLateUpdate,
-    }
-
     /// <summary>Marker types of the systems Onity inserts into the PlayerLoop (Unity identifies a
     /// system by its <c>type</c>; these let Onity find and remove exactly its own systems and let
     /// other libraries and the Profiler tell them apart).</summary>
-    public static class OnityLoopRunners
+    public static partial class OnityLoopRunners // the timing markers: OnityLoopTimings.g.cs
     {
         /// <summary>Begins the Onity frame (<see cref="OnityRuntime.BeginFrame"/>): first system of
         /// the Initialization phase, inserted whatever timings are selected.</summary>
         public struct OnityFrameBegin { }
-        public struct OnityInitialization { }
-        public struct OnityLastInitialization { }
-        public struct OnityEarlyUpdate { }
-        public struct OnityLastEarlyUpdate { }
-        public struct OnityFixedUpdate { }
-        public struct OnityLastFixedUpdate { }
-        public struct OnityPreUpdate { }
-        public struct OnityLastPreUpdate { }
-        public struct OnityUpdate { }
-        public struct OnityLastUpdate { }
-        public struct OnityPreLateUpdate { }
-        public struct OnityLastPreLateUpdate { }
-        public struct OnityPostLateUpdate { }
-        public struct OnityLastPostLateUpdate { }
-        public struct OnityTimeUpdate { }
-        public struct OnityLastTimeUpdate { }
 
         /// <summary>The marker type of the system that runs <paramref name="timing"/>.</summary>
         public static Type ForTiming(OnityTiming timing) { return Types[(int)timing]; }
 
-        /// <summary>True for every type Onity inserts (the 16 timing markers and the frame begin).</summary>
+        /// <summary>True for every type Onity inserts (the timing markers and the frame begin).</summary>
         public static bool IsOnitySystem(Type type)
         {
             if (type == null) return false;
@@ -79,18 +32,6 @@ namespace Onity.Unity
             for (int i = 0; i < Types.Length; i++) if (Types[i] == type) return true;
             return false;
         }
-
-        internal static readonly Type[] Types =
-        {
-            typeof(OnityInitialization), typeof(OnityLastInitialization),
-            typeof(OnityEarlyUpdate), typeof(OnityLastEarlyUpdate),
-            typeof(OnityFixedUpdate), typeof(OnityLastFixedUpdate),
-            typeof(OnityPreUpdate), typeof(OnityLastPreUpdate),
-            typeof(OnityUpdate), typeof(OnityLastUpdate),
-            typeof(OnityPreLateUpdate), typeof(OnityLastPreLateUpdate),
-            typeof(OnityPostLateUpdate), typeof(OnityLastPostLateUpdate),
-            typeof(OnityTimeUpdate), typeof(OnityLastTimeUpdate),
-        };
     }
 
     /// <summary>
@@ -296,20 +237,7 @@ namespace Onity.Unity
 
         // ---- injection --------------------------------------------------------------------
 
-        static Type PhaseFor(OnityTiming timing)
-        {
-            switch ((int)timing >> 1)
-            {
-                case 0: return typeof(UnityEngine.PlayerLoop.Initialization);
-                case 1: return typeof(UnityEngine.PlayerLoop.EarlyUpdate);
-                case 2: return typeof(UnityEngine.PlayerLoop.FixedUpdate);
-                case 3: return typeof(UnityEngine.PlayerLoop.PreUpdate);
-                case 4: return typeof(UnityEngine.PlayerLoop.Update);
-                case 5: return typeof(UnityEngine.PlayerLoop.PreLateUpdate);
-                case 6: return typeof(UnityEngine.PlayerLoop.PostLateUpdate);
-                default: return typeof(UnityEngine.PlayerLoop.TimeUpdate);
-            }
-        }
+        static Type PhaseFor(OnityTiming timing) { return OnityLoopRunners.Phases[(int)timing]; }
 
         static PlayerLoopSystem InsertSystems(PlayerLoopSystem root, OnityLoopTimings timings)
         {
@@ -321,7 +249,7 @@ namespace Onity.Unity
             }
             var phases = (PlayerLoopSystem[])root.subSystemList.Clone();
             bool begun = false;
-            for (int t = 0; t < 16; t += 2)
+            for (int t = 0; t < OnityLoopRunners.Types.Length; t += 2)
             {
                 var first = (OnityTiming)t;
                 var last = (OnityTiming)(t + 1);
@@ -362,8 +290,8 @@ namespace Onity.Unity
         static void EnsureRunners()
         {
             if (runners != null) return;
-            var r = new PlayerLoopSystem.UpdateFunction[16];
-            for (int t = 0; t < 16; t++) r[t] = new TimingRunner((OnityTiming)t).Run;
+            var r = new PlayerLoopSystem.UpdateFunction[OnityLoopRunners.Types.Length];
+            for (int t = 0; t < r.Length; t++) r[t] = new TimingRunner((OnityTiming)t).Run;
             frameBeginRunner = RunFrameBegin;
             runners = r;
         }

@@ -960,12 +960,12 @@ namespace Onity.Tests
             {
                 AutoResetOnityCompletionSource.Pool,
                 PoolOf<AutoResetOnityCompletionSource<int>>(typeof(AutoResetOnityCompletionSource<int>), "pool"),
-                WhenAnyPromise.pool16,
-                PoolOf<WhenAnyPromise>(typeof(WhenAnyPromise), "pool32"),
-                PoolOf<WhenAnyPromise<int>>(typeof(WhenAnyPromise<int>), "pool16"),
-                PoolOf<WhenAnyPromise<int>>(typeof(WhenAnyPromise<int>), "pool32"),
-                PoolOf<WhenAllPromise>(typeof(WhenAllPromise), "pool16"),
-                PoolOf<WhenAllPromise>(typeof(WhenAllPromise), "pool32"),
+                WhenPromise<OnityTask, int, WhenAnyPromise.Ops>.Pool16,
+                WhenPromise<OnityTask, int, WhenAnyPromise.Ops>.Pool32,
+                WhenPromise<OnityTask<int>, WhenAnyResult<int>, WhenAnyPromise<int>.Ops>.Pool16,
+                WhenPromise<OnityTask<int>, WhenAnyResult<int>, WhenAnyPromise<int>.Ops>.Pool32,
+                WhenPromise<OnityTask, AsyncUnit, WhenAllPromise.Ops>.Pool16,
+                WhenPromise<OnityTask, AsyncUnit, WhenAllPromise.Ops>.Pool32,
             };
             var r = new long[pools.Length + 1];
             for (int i = 0; i < pools.Length; i++)

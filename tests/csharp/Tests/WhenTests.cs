@@ -168,7 +168,7 @@ namespace Onity.Tests
             using (var h = new TestHost())
             {
                 var cts = new System.Threading.CancellationTokenSource();
-                var pool = WhenAnyPromise.pool16;
+                var pool = WhenPromise<OnityTask, int, WhenAnyPromise.Ops>.Pool16;
                 for (int round = 0; round < 3; round++)
                 {
                     long returns = pool.Returns;
