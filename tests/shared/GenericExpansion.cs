@@ -81,8 +81,8 @@ namespace Onity.Tests
         /// <summary>The report <see cref="Find"/>'s lines make for a failing test.</summary>
         public static string Explain(List<string> found)
         {
-            return found.Count + " member(s) name an instantiation of a generic type or method built from its own " +
-                "type parameter, in a cycle (Mono's full AOT compiles it nested up to its depth limit: " +
+            return found.Count + " reference(s) in members of generic types or methods name an instantiation over a type " +
+                "built from their own type parameter, in a cycle (Mono's full AOT compiles it nested up to its depth limit: " +
                 "hundreds of thousands of methods; docs/full-aot.md). Make them extension methods or " +
                 "static generic methods of a non-generic class, as OnityTaskExtensions.Timeout<T>:\n  " +
                 string.Join("\n  ", found.ToArray());
