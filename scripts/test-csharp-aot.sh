@@ -45,7 +45,14 @@ done
 echo "== mono --aot=full (framework assemblies cached in target/aot-framework)"
 # The Unity program first (the most methods), one compile at a time: two at once took more memory
 # than the 2-core machines have to spare.
-AOT_PATH=$(ONITY_AOT_JOBS="${ONITY_AOT_JOBS:-1}" scripts/aot-compile.sh "$OUT/unity/OnityUnityTests.exe" "$OUT/csharp/OnityTests.exe" "$OUT/csharp/OnityTestsIl2cpp.exe")
+# ONITY_AOT_TIMEOUT (seconds, default 1200; today about 2 minutes) stops a compile that has
+# exploded before it takes the CI run with it.
+AOT_TIMEOUT="${ONITY_AOT_TIMEOUT:-1200}"
+if ! AOT_PATH=$(ONITY_AOT_JOBS="${ONITY_AOT_JOBS:-1}" timeout "$AOT_TIMEOUT" \
+        scripts/aot-compile.sh "$OUT/unity/OnityUnityTests.exe" "$OUT/csharp/OnityTests.exe" "$OUT/csharp/OnityTestsIl2cpp.exe"); then
+    echo "aot-csharp: 0 passed, 1 failed (mono --aot=full failed or took over ${AOT_TIMEOUT} s: see the *.aot.log files in $OUT)"
+    exit 1
+fi
 echo "compiled in $(( $(date +%s) - t0 )) s"
 
 # The cap: each program's method count (mono --aot's "Compiled: N/M", in FILE.aot.log) stays under
