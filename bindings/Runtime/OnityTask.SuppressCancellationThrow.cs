@@ -2,7 +2,7 @@ using System;
 
 namespace Onity
 {
-    /// <summary>What <see cref="OnityTask{T}.SuppressCancellationThrow"/> returns: whether the task
+    /// <summary>What <see cref="OnityTaskExtensions.SuppressCancellationThrow{T}(OnityTask{T})"/> returns: whether the task
     /// was canceled and, when not, its result. Deconstructs as <c>var (isCanceled, result) = ...</c>
     /// (UniTask returns the tuple <c>(bool IsCanceled, T Result)</c>; mcs cannot compile a named
     /// tuple inside a generic return type, so this is a struct with the same members).</summary>
@@ -47,17 +47,20 @@ namespace Onity
         }
     }
 
-    public partial struct OnityTask<T>
+    // An extension method, not a member of OnityTask<T> (as Timeout<T>, OnityTask.Timeout.cs):
+    // a member of OnityTask<T> returning OnityTask<SuppressedResult<T>> makes Mono's full AOT
+    // compile SuppressedResult<SuppressedResult<...>> instantiations up to its depth limit.
+    public static partial class OnityTaskExtensions
     {
         /// <summary>As <see cref="OnityTask.SuppressCancellationThrow"/>, with the result when the
         /// task was not canceled (<c>default(T)</c> when it was).</summary>
-        public OnityTask<SuppressedResult<T>> SuppressCancellationThrow()
+        public static OnityTask<SuppressedResult<T>> SuppressCancellationThrow<T>(this OnityTask<T> task)
         {
-            if (source == null) return new OnityTask<SuppressedResult<T>>(new SuppressedResult<T>(false, result));
-            return SuppressCore(this);
+            if (task.source == null) return new OnityTask<SuppressedResult<T>>(new SuppressedResult<T>(false, task.result));
+            return SuppressCore(task);
         }
 
-        static async OnityTask<SuppressedResult<T>> SuppressCore(OnityTask<T> task)
+        static async OnityTask<SuppressedResult<T>> SuppressCore<T>(OnityTask<T> task)
         {
             T value;
             try { value = await task; }

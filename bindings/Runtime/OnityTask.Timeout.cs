@@ -30,7 +30,7 @@ namespace Onity
 
         static async OnityTask TimeoutCore(OnityTask task, TimeSpan timeout, DelayType delayType, OnityTiming timing, CancellationTokenSource taskCts)
         {
-            if ((await OnityTask<AsyncUnit>.Race(AsUnit(task), timeout, delayType, timing, taskCts)).Item1)
+            if ((await OnityTimeoutRace.Race(AsUnit(task), timeout, delayType, timing, taskCts)).Item1)
                 throw new TimeoutException("Onity: the task did not complete within " + timeout + ".");
         }
 
@@ -45,38 +45,46 @@ namespace Onity
 
         static async OnityTask<bool> TimedOut(OnityTask<AsyncUnit> task, TimeSpan timeout, DelayType delayType, OnityTiming timing, CancellationTokenSource taskCts)
         {
-            return (await OnityTask<AsyncUnit>.Race(task, timeout, delayType, timing, taskCts)).Item1;
+            return (await OnityTimeoutRace.Race(task, timeout, delayType, timing, taskCts)).Item1;
         }
     }
 
-    public partial struct OnityTask<T>
+    // The typed forms are extension methods, not members of OnityTask<T>: a member of
+    // OnityTask<T> returning OnityTask<(bool, T)> makes every OnityTask<X> bring
+    // OnityTask<(bool, X)>, then OnityTask<(bool, (bool, X))>, ..., which Mono's full AOT compiles
+    // up to its depth limit (docs/full-aot.md; the guard: GenericExpansionTests). The call syntax
+    // (task.Timeout(...)) is the same, as in UniTask (UniTaskExtensions.Timeout<T>).
+    public static partial class OnityTaskExtensions
     {
         /// <summary>As <see cref="OnityTask.Timeout"/>, with the task's result.</summary>
-        public OnityTask<T> Timeout(TimeSpan timeout, DelayType delayType = DelayType.DeltaTime, OnityTiming timeoutCheckTiming = OnityTiming.Update, CancellationTokenSource taskCancellationTokenSource = null)
+        public static OnityTask<T> Timeout<T>(this OnityTask<T> task, TimeSpan timeout, DelayType delayType = DelayType.DeltaTime, OnityTiming timeoutCheckTiming = OnityTiming.Update, CancellationTokenSource taskCancellationTokenSource = null)
         {
             OnityTask.CheckTimeout(timeout, timeoutCheckTiming);
-            return TimeoutCore(this, timeout, delayType, timeoutCheckTiming, taskCancellationTokenSource);
+            return TimeoutCore(task, timeout, delayType, timeoutCheckTiming, taskCancellationTokenSource);
         }
 
-        static async OnityTask<T> TimeoutCore(OnityTask<T> task, TimeSpan timeout, DelayType delayType, OnityTiming timing, CancellationTokenSource taskCts)
+        static async OnityTask<T> TimeoutCore<T>(OnityTask<T> task, TimeSpan timeout, DelayType delayType, OnityTiming timing, CancellationTokenSource taskCts)
         {
-            var r = await Race(task, timeout, delayType, timing, taskCts);
+            var r = await OnityTimeoutRace.Race(task, timeout, delayType, timing, taskCts);
             if (r.Item1) throw new TimeoutException("Onity: the task did not complete within " + timeout + ".");
             return r.Item2;
         }
 
         /// <summary>As <see cref="OnityTask.TimeoutWithoutException"/>: (true, default) on a
         /// timeout, (false, the result) when the task came first.</summary>
-        public OnityTask<ValueTuple<bool, T>> TimeoutWithoutException(TimeSpan timeout, DelayType delayType = DelayType.DeltaTime, OnityTiming timeoutCheckTiming = OnityTiming.Update, CancellationTokenSource taskCancellationTokenSource = null)
+        public static OnityTask<ValueTuple<bool, T>> TimeoutWithoutException<T>(this OnityTask<T> task, TimeSpan timeout, DelayType delayType = DelayType.DeltaTime, OnityTiming timeoutCheckTiming = OnityTiming.Update, CancellationTokenSource taskCancellationTokenSource = null)
         {
             OnityTask.CheckTimeout(timeout, timeoutCheckTiming);
-            return Race(this, timeout, delayType, timeoutCheckTiming, taskCancellationTokenSource);
+            return OnityTimeoutRace.Race(task, timeout, delayType, timeoutCheckTiming, taskCancellationTokenSource);
         }
+    }
 
+    static class OnityTimeoutRace
+    {
         /// <summary>The task against a delay: (true, default) when the delay ended first (the task's
         /// token source canceled), (false, result) when the task did; its failure passes through and
         /// stops the delay.</summary>
-        internal static async OnityTask<ValueTuple<bool, T>> Race(OnityTask<T> task, TimeSpan timeout, DelayType delayType, OnityTiming timing, CancellationTokenSource taskCts)
+        internal static async OnityTask<ValueTuple<bool, T>> Race<T>(OnityTask<T> task, TimeSpan timeout, DelayType delayType, OnityTiming timing, CancellationTokenSource taskCts)
         {
             var delayCts = new CancellationTokenSource();
             ValueTuple<bool, T> any; // (the task came first, its result)

@@ -36,16 +36,14 @@ namespace Onity
         /// with a state passed to the predicate (a static lambda then allocates nothing).</summary>
         public static OnityTask WaitUntil<T>(T state, Func<T, bool> predicate, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken), bool cancelImmediately = false)
         {
-            var loop = ConditionLoop(CheckCondition(predicate, timing), new StateCondition<T>(state, predicate), true, timing, cancellationToken, 0);
-            return Immediately(loop, cancellationToken, cancelImmediately);
+            return Immediately(StateLoop(state, predicate, true, timing, cancellationToken), cancellationToken, cancelImmediately);
         }
 
         /// <summary>As <see cref="WaitWhile(Func{bool}, OnityTiming, CancellationToken, string, int)"/>
         /// with a state passed to the predicate.</summary>
         public static OnityTask WaitWhile<T>(T state, Func<T, bool> predicate, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken), bool cancelImmediately = false)
         {
-            var loop = ConditionLoop(CheckCondition(predicate, timing), new StateCondition<T>(state, predicate), false, timing, cancellationToken, 0);
-            return Immediately(loop, cancellationToken, cancelImmediately);
+            return Immediately(StateLoop(state, predicate, false, timing, cancellationToken), cancellationToken, cancelImmediately);
         }
 
         /// <summary>Completes (successfully) at the first run of <paramref name="timing"/> at which
@@ -83,6 +81,32 @@ namespace Onity
             readonly Func<T, bool> predicate;
             public StateCondition(T state, Func<T, bool> predicate) { this.state = state; this.predicate = predicate; }
             public bool Check() { return predicate(state); }
+        }
+
+        // A class-typed state goes through one non-generic condition (RefStateCondition), so that
+        // the loop is compiled for it once. ConditionLoop<StateCondition<T>> over a class T is
+        // code shared over value types where there is no JIT (Mono's full AOT; IL2CPP's generic
+        // sharing): 48 B per wait there (HelperParityTests.WaitUntilWithAStateAllocatesNothing...).
+        static OnityTask StateLoop<T>(T state, Func<T, bool> predicate, bool until, OnityTiming timing, CancellationToken cancellationToken)
+        {
+            var r = CheckCondition(predicate, timing);
+            if (typeof(T).IsValueType)
+                return ConditionLoop(r, new StateCondition<T>(state, predicate), until, timing, cancellationToken, 0);
+            return ConditionLoop(r, new RefStateCondition(state, predicate, RefState<T>.Check), until, timing, cancellationToken, 0);
+        }
+
+        struct RefStateCondition : ICondition
+        {
+            readonly object state;
+            readonly Delegate predicate;
+            readonly Func<object, Delegate, bool> check;
+            public RefStateCondition(object state, Delegate predicate, Func<object, Delegate, bool> check) { this.state = state; this.predicate = predicate; this.check = check; }
+            public bool Check() { return check(state, predicate); }
+        }
+
+        static class RefState<T>
+        {
+            internal static readonly Func<object, Delegate, bool> Check = (s, p) => ((Func<T, bool>)p)((T)s);
         }
 
         static OnityRuntime CheckCondition(Delegate predicate, OnityTiming timing)

@@ -63,6 +63,16 @@ namespace Onity.Tests
     /// without a JIT too), then --debug.</summary>
     public static class ChildMono
     {
+        /// <summary>Whether the suite runs without a JIT (ONITY_TEST_MONO_OPTIONS has --full-aot).</summary>
+        public static bool FullAot
+        {
+            get
+            {
+                var options = Environment.GetEnvironmentVariable("ONITY_TEST_MONO_OPTIONS");
+                return options != null && options.Contains("--full-aot");
+            }
+        }
+
         public static ProcessStartInfo Start(string args)
         {
             var options = Environment.GetEnvironmentVariable("ONITY_TEST_MONO_OPTIONS");

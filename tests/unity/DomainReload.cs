@@ -122,6 +122,14 @@ namespace Onity.UnityTests
             if (fresh != null) return fresh;
             string[] keys, values;
             AppDomain domain = null;
+            // Mono's full AOT aborts the process in AppDomain.CreateDomain (it would JIT the new
+            // domain's OutOfMemoryException constructor), and IL2CPP has no AppDomain at all.
+            if (ChildMono.FullAot)
+            {
+                FromChildProcess(out keys, out values);
+                fresh = ToDictionary(keys, values);
+                return fresh;
+            }
             try
             {
                 var setup = new AppDomainSetup { ApplicationBase = AppDomain.CurrentDomain.BaseDirectory };
@@ -135,9 +143,15 @@ namespace Onity.UnityTests
                 FromChildProcess(out keys, out values);
             }
             finally { if (domain != null) AppDomain.Unload(domain); }
-            fresh = new Dictionary<string, string>();
-            for (int i = 0; i < keys.Length; i++) fresh[keys[i]] = values[i];
+            fresh = ToDictionary(keys, values);
             return fresh;
+        }
+
+        static Dictionary<string, string> ToDictionary(string[] keys, string[] values)
+        {
+            var d = new Dictionary<string, string>();
+            for (int i = 0; i < keys.Length; i++) d[keys[i]] = values[i];
+            return d;
         }
 
         /// <summary>Runner --scenario fresh-statics: this process's statics, one "key\tvalue" line each.</summary>
@@ -149,11 +163,7 @@ namespace Onity.UnityTests
 
         internal static void FromChildProcess(out string[] keys, out string[] values)
         {
-            var psi = new System.Diagnostics.ProcessStartInfo("mono", "\"" + typeof(DomainReload).Assembly.Location + "\" --scenario fresh-statics")
-            {
-                UseShellExecute = false,
-                RedirectStandardOutput = true,
-            };
+            var psi = ChildMono.Start("--scenario fresh-statics");
             using (var p = System.Diagnostics.Process.Start(psi))
             {
                 var lines = p.StandardOutput.ReadToEnd().Split('\n').Where(l => l.Contains("\t")).ToArray();

@@ -111,6 +111,7 @@ namespace Onity.UnityTests
                 Sim.RunFrame();
                 if (!sentEachFrame && message.Name != "OnDisable")
                     Assert.Equal(OnityTaskStatus.Canceled, StatusOf(last), type.Name + ": a wait is canceled by the destruction");
+                if (StatusOf(stream) == OnityTaskStatus.Faulted) stream.GetAwaiter().GetResult(); // its exception, if any
                 Assert.True(got.Count > 0 && got[got.Count - 1] == "end", type.Name + ": the stream ends (" + string.Join(",", got) + ")");
                 stream.GetAwaiter().GetResult();
                 Assert.Equal(OnityTaskStatus.Canceled, StatusOf(wait.Invoke(trigger, new object[] { CancellationToken.None })), type.Name + ": a wait after the destruction is canceled at once");
@@ -123,8 +124,10 @@ namespace Onity.UnityTests
             var e = trigger.GetType().GetMethod("GetAsyncEnumerator").Invoke(trigger, new object[] { CancellationToken.None });
             var move = e.GetType().GetMethod("MoveNextAsync");
             var dispose = e.GetType().GetMethod("DisposeAsync");
-            var current = e.GetType().GetProperty("Current");
-            while (await (OnityTask<bool>)move.Invoke(e, null)) into.Add("" + current.GetValue(e));
+            // The getter through MethodInfo.Invoke: Mono's PropertyInfo.GetValue makes a delegate
+            // over a struct enumerator's getter, which needs a JIT (mono --full-aot).
+            var current = e.GetType().GetProperty("Current").GetGetMethod();
+            while (await (OnityTask<bool>)move.Invoke(e, null)) into.Add("" + current.Invoke(e, null));
             into.Add("end");
             await (OnityTask)dispose.Invoke(e, null);
         }

@@ -59,7 +59,9 @@ namespace Onity.UnityTests
             Debug.Clear();
         }
 
-        // Runs inside onity_batch_tick, i.e. between the Onity.Batch marker's Begin and End.
+        // Runs inside onity_batch_tick, i.e. between the Onity.Batch marker's Begin and End. A
+        // native-to-managed call: static and marked, as IL2CPP (and mono --full-aot) need.
+        [AOT.MonoPInvokeCallback(typeof(OnityCallback))]
         static void Toggle(IntPtr user, ulong task, uint state) { OnityProfiler.MarkersEnabled = !OnityProfiler.MarkersEnabled; }
         static readonly OnityCallback toggle = Toggle;
 
