@@ -145,6 +145,20 @@ namespace Onity.Unity
         /// <summary>Raised just before the runtime is destroyed (main thread).</summary>
         public static event Action<OnityRuntime> RuntimeDestroying;
 
+        static System.Threading.SynchronizationContext unitySynchronizationContext;
+        static int mainThreadId;
+
+        /// <summary>Unity's main-thread SynchronizationContext, captured when the runtime was
+        /// created (UniTask's PlayerLoopHelper.UnitySynchronizationContext); null before.</summary>
+        public static System.Threading.SynchronizationContext UnitySynchronizationContext { get { return unitySynchronizationContext; } }
+
+        /// <summary>The managed id of the thread that created the runtime (Unity's main thread);
+        /// 0 before.</summary>
+        public static int MainThreadId { get { return mainThreadId; } }
+
+        /// <summary>True on Unity's main thread (<see cref="MainThreadId"/>).</summary>
+        public static bool IsMainThread { get { return mainThreadId != 0 && System.Threading.Thread.CurrentThread.ManagedThreadId == mainThreadId; } }
+
         /// <summary>The runtime driven by the PlayerLoop; null outside Play Mode.</summary>
         public static OnityRuntime Runtime { get { return runtime; } }
 
@@ -460,6 +474,8 @@ namespace Onity.Unity
             // gone (Play Mode ended) still resume on the main thread, not on the worker.
             var sc = System.Threading.SynchronizationContext.Current;
             if (sc != null) OnityRuntime.NoRuntimeContext = sc;
+            unitySynchronizationContext = sc;
+            mainThreadId = System.Threading.Thread.CurrentThread.ManagedThreadId;
             initializeCount++;
             lastFrame = 0;
             lastUnityFrame = -1;
