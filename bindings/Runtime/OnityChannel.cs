@@ -146,5 +146,7 @@ namespace Onity
     {
         public OnityChannelClosedException() : base("Onity: the channel was completed and every item was read.") { }
         public OnityChannelClosedException(Exception innerException) : base("Onity: the channel was completed with an error.", innerException) { }
+        public OnityChannelClosedException(string message) : base(message) { }
+        public OnityChannelClosedException(string message, Exception innerException) : base(message, innerException) { }
     }
 }
