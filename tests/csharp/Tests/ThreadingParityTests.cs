@@ -286,9 +286,12 @@ namespace Onity.Tests
                     Assert.Equal(3, sum, "pending");
                     h.RunFrame();
                     Assert.Equal(6, sum, "ran with its state at completion");
-                    for (int i = 0; i < 100; i++) { OnityTask.NextFrame().ToOnityTask().GetAwaiter().SourceOnCompleted(add, box); h.RunFrame(); }
+                    // The continuation observes the task (GetResult returns its pooled source).
+                    var held = new Held();
+                    Action<object> observe = o => { var k = (Held)o; k.Task.GetAwaiter().GetResult(); sum += 3; };
+                    for (int i = 0; i < 100; i++) { held.Task = After(); held.Task.GetAwaiter().SourceOnCompleted(observe, held); h.RunFrame(); }
                     long b0 = Bytes();
-                    for (int i = 0; i < 1000; i++) { OnityTask.NextFrame().ToOnityTask().GetAwaiter().SourceOnCompleted(add, box); h.RunFrame(); }
+                    for (int i = 0; i < 1000; i++) { held.Task = After(); held.Task.GetAwaiter().SourceOnCompleted(observe, held); h.RunFrame(); }
                     Assert.Equal(0L, Bytes() - b0, "bytes over 1000 SourceOnCompleted");
                     Assert.Equal(6 + 3 * 1100, sum, "every one ran");
                     Assert.Throws<ArgumentNullException>(() => OnityTask.CompletedTask.GetAwaiter().SourceOnCompleted(null, null), "null continuation");
@@ -300,6 +303,9 @@ namespace Onity.Tests
         }
 
         sealed class Box { public int V; }
+        sealed class Held { public OnityTask Task; }
+
+        static async OnityTask After() { await OnityTask.NextFrame(); }
 
         static OnityChannelReader<int> ReaderOf(OnityChannelReader<int> r) { return r; }
         static OnityChannelWriter<int> WriterOf(OnityChannelWriter<int> w) { return w; }
