@@ -207,8 +207,7 @@ def this_type(sig):
 # Rows decided by hand (the mechanical rules cannot see them), kept when the map is regenerated.
 MANUAL = {
     ("PlayerLoopHelper.cs", "public static bool IsInjectedUniTaskPlayerLoop()"): "OnityPlayerLoop.ContainsOnitySystem",
-    ("PlayerLoopHelper.cs", "public static void DumpCurrentPlayerLoop()"):
-        "refused: Unity's PlayerLoop.GetCurrentPlayerLoop() lists the systems; OnityPlayerLoop.ContainsOnitySystem checks the injection",
+    ("PlayerLoopHelper.cs", "public static void DumpCurrentPlayerLoop()"): "OnityPlayerLoop.DumpCurrentPlayerLoop",
     ("Triggers/AsyncTriggerExtensions.cs", "UniTaskCancellationExtensions"): "OnityTriggerExtensions",
     ("PlayerLoopHelper.cs", "public static void AddContinuation(PlayerLoopTiming timing, Action continuation)"): "OnityTask.Post",
     ("UniTask.AsValueTask.cs", "UniTaskValueTaskExtensions"): "OnityTask",

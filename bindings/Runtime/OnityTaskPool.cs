@@ -13,9 +13,23 @@ namespace Onity
     public static class OnityTaskPool
     {
         internal static volatile int maxPoolSize = int.MaxValue;
-        static readonly object gate = new object();
-        static readonly List<KeyValuePair<Type, WeakReference>> pools = new List<KeyValuePair<Type, WeakReference>>();
-        static readonly List<KeyValuePair<Type, Func<int>>> getters = new List<KeyValuePair<Type, Func<int>>>();
+        // Made on first use and locked on the type: pools register from their own static
+        // initializers, which may run before this class's. Weak references: a registration never
+        // keeps a pool alive. Its content depends only on which pools exist (lazily initialised
+        // statics), so it is state that needs no reset at a Play Mode entry without domain reload.
+        sealed class Registry
+        {
+            internal readonly List<KeyValuePair<Type, WeakReference>> pools = new List<KeyValuePair<Type, WeakReference>>();
+            internal readonly List<KeyValuePair<Type, Func<int>>> getters = new List<KeyValuePair<Type, Func<int>>>();
+        }
+
+        static Registry registry;
+
+        static Registry Get()
+        {
+            if (registry == null) registry = new Registry();
+            return registry;
+        }
 
         /// <summary>The most idle objects any one pool keeps from now on (default
         /// <see cref="int.MaxValue"/>: each pool's own capacity); returns beyond it are dropped.
@@ -35,14 +49,15 @@ namespace Onity
         public static IEnumerable<(Type, int)> GetCacheSizeInfo()
         {
             var result = new List<(Type, int)>();
-            lock (gate)
+            lock (typeof(OnityTaskPool))
             {
-                foreach (var p in pools)
+                var r = Get();
+                foreach (var p in r.pools)
                 {
                     var pool = p.Value.Target as IOnityPoolSize;
                     if (pool != null) result.Add((p.Key, pool.Idle));
                 }
-                foreach (var g in getters) result.Add((g.Key, g.Value()));
+                foreach (var g in r.getters) result.Add((g.Key, g.Value()));
             }
             return result;
         }
@@ -52,15 +67,16 @@ namespace Onity
         {
             if (type == null) throw new ArgumentNullException("type");
             if (getSize == null) throw new ArgumentNullException("getSize");
-            lock (gate) getters.Add(new KeyValuePair<Type, Func<int>>(type, getSize));
+            lock (typeof(OnityTaskPool)) Get().getters.Add(new KeyValuePair<Type, Func<int>>(type, getSize));
         }
 
         internal static void Register(Type type, IOnityPoolSize pool)
         {
-            lock (gate)
+            lock (typeof(OnityTaskPool))
             {
-                pools.RemoveAll(p => !p.Value.IsAlive);
-                pools.Add(new KeyValuePair<Type, WeakReference>(type, new WeakReference(pool)));
+                var r = Get();
+                r.pools.RemoveAll(p => !p.Value.IsAlive);
+                r.pools.Add(new KeyValuePair<Type, WeakReference>(type, new WeakReference(pool)));
             }
         }
     }

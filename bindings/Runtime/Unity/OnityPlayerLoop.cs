@@ -159,6 +159,32 @@ namespace Onity.Unity
         /// <summary>True on Unity's main thread (<see cref="MainThreadId"/>).</summary>
         public static bool IsMainThread { get { return mainThreadId != 0 && System.Threading.Thread.CurrentThread.ManagedThreadId == mainThreadId; } }
 
+        /// <summary>Logs (<c>Debug.Log</c>) the current PlayerLoop, one line per phase and system
+        /// type (UniTask's PlayerLoopHelper.DumpCurrentPlayerLoop), and returns the text.</summary>
+        public static string DumpCurrentPlayerLoop()
+        {
+            var loop = PlayerLoop.GetCurrentPlayerLoop();
+            var sb = new System.Text.StringBuilder();
+            sb.AppendLine("------Player Loop------");
+            if (loop.subSystemList != null)
+            {
+                foreach (var phase in loop.subSystemList)
+                {
+                    sb.AppendFormat("------{0}------", phase.type == null ? "(no type)" : phase.type.Name).AppendLine();
+                    if (phase.subSystemList == null) continue;
+                    foreach (var sys in phase.subSystemList)
+                    {
+                        sb.Append(sys.type == null ? "(no type)" : sys.type.Name);
+                        if (OnityLoopRunners.IsOnitySystem(sys.type)) sb.Append(" (Onity)");
+                        sb.AppendLine();
+                    }
+                }
+            }
+            var text = sb.ToString();
+            Debug.Log(text);
+            return text;
+        }
+
         /// <summary>The runtime driven by the PlayerLoop; null outside Play Mode.</summary>
         public static OnityRuntime Runtime { get { return runtime; } }
 

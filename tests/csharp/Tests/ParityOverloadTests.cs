@@ -111,6 +111,40 @@ namespace Onity.Tests
             indexed.Add(x + "@" + i);
         }
 
+        [Test]
+        public void CombineLatestOfManySourcesGivesTheLatestOfEach()
+        {
+            using (var h = new TestHost())
+            {
+                var a = OnityChannel.CreateSingleConsumerUnbounded<int>();
+                var b = OnityChannel.CreateSingleConsumerUnbounded<string>();
+                var c = OnityChannel.CreateSingleConsumerUnbounded<char>();
+                var got = new List<string>();
+                var t = a.Reader.ReadAllAsync().CombineLatest(b.Reader.ReadAllAsync(), c.Reader.ReadAllAsync(), (x, y, z) => x + y + z).ForEachAsync(v => got.Add(v));
+                a.Writer.TryWrite(1);
+                b.Writer.TryWrite("b");
+                h.RunFrame();
+                Assert.Equal(0, got.Count, "nothing before every source has a value");
+                c.Writer.TryWrite('c');
+                h.RunFrame();
+                a.Writer.TryWrite(2);
+                h.RunFrame();
+                c.Writer.TryWrite('d');
+                h.RunFrame();
+                Assert.Equal("1bc,2bc,2bd", string.Join(",", got), "the latest of each, at every change");
+                a.Writer.TryComplete();
+                b.Writer.TryComplete();
+                c.Writer.TryComplete();
+                for (int f = 0; f < 3 && t.Status == OnityTaskStatus.Pending; f++) h.RunFrame();
+                Assert.Equal(OnityTaskStatus.Succeeded, t.Status, "ends when every source ended");
+                var r = OnityAsyncEnumerable.Return(1);
+                var all15 = r.CombineLatest(r, r, r, r, r, r, r, r, r, r, r, r, r, OnityAsyncEnumerable.Return(15),
+                    (x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15) => x1 + x2 + x3 + x4 + x5 + x6 + x7 + x8 + x9 + x10 + x11 + x12 + x13 + x14 + x15).ToArrayAsync();
+                Assert.Equal("29", string.Join(",", Drive(h, all15)), "15 sources: each value in its place");
+                Assert.Throws<ArgumentNullException>(() => r.CombineLatest(r, null, (x, y, z) => x), "null source");
+            }
+        }
+
         static int subscribed;
 
         static async OnityTaskVoid OnItem(int x)
