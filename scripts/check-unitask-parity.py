@@ -29,6 +29,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import csharp_inventory  # noqa: E402
+import unitask_overloads  # noqa: E402
 
 MAP = os.path.join(ROOT, "bindings", "unitask-parity.tsv")
 README = os.path.join(ROOT, "bindings", "README.md")
@@ -36,34 +37,7 @@ RUNTIME = os.path.join(ROOT, "bindings", "Runtime")
 BEGIN, END = "<!-- unitask-parity:begin (scripts/check-unitask-parity.py --update) -->", "<!-- unitask-parity:end -->"
 HEADER = "# UniTask 2.5.11 -> Onity map: file, declaring type, UniTask signature, Onity member | refused: reason | missing. Checked by scripts/check-unitask-parity.py.\n"
 
-# UniTask type name -> Onity type name, where the mechanical rule (UniTask -> OnityTask, else an
-# "Onity" prefix) does not give it.
-TYPE_NAMES = {
-    "UniTask": "OnityTask", "UniTaskCompletionSource": "OnityCompletionSource",
-    "AutoResetUniTaskCompletionSource": "AutoResetOnityCompletionSource",
-    "UniTaskCompletionSourceCore": "OnityCompletionSourceCore", "IUniTaskSource": "IOnityTaskSource",
-    "UniTaskStatus": "OnityTaskStatus", "PlayerLoopTiming": "OnityTiming",
-    "InjectPlayerLoopTimings": "OnityLoopTimings", "PlayerLoopHelper": "OnityPlayerLoop",
-    "IUniTaskAsyncEnumerable": "IOnityAsyncEnumerable", "IUniTaskAsyncEnumerator": "IOnityAsyncEnumerator",
-    "IUniTaskAsyncDisposable": "IOnityAsyncDisposable", "UniTaskAsyncEnumerable": "OnityAsyncEnumerable",
-    "UniTaskCancelableAsyncEnumerable": "OnityCancelableAsyncEnumerable",
-    "UniTaskAsyncEnumerableExtensions": "OnityAsyncEnumerable",
-    "Channel": "OnityChannel", "ChannelReader": "OnityChannelReader", "ChannelWriter": "OnityChannelWriter",
-    "ChannelClosedException": "OnityChannelClosedException",
-    "AsyncUniTaskMethodBuilder": "OnityTaskMethodBuilder", "UnityWebRequestException": "OnityWebRequestException",
-    "CancellationTokenSourceExtensions": "OnityCancellationExtensions",
-    "CancellationTokenExtensions": "OnityCancellationExtensions",
-    "UniTaskScheduler": "OnityTask", "AsyncLazy": "AsyncLazy", "AsyncUnit": "AsyncUnit",
-    "UniTaskStatusExtensions": "OnityTaskStatusExtensions", "UnityAsyncExtensions": "OnityUnityAsyncExtensions",
-    "UniTaskLoopRunners": "OnityLoopRunners", "AsyncTriggerExtensions": "OnityTriggerExtensions",
-    "AsyncTriggerBase": "OnityTriggerBase", "TaskPool": "OnityObjectPool", "YieldAwaitable": "OnityFrameWait",
-    "EnumeratorAsyncExtensions": "OnityUnityAsyncExtensions",
-}
-NESTED = {"Awaiter", "Enumerator"}
-# Onity types that hold some members of a UniTask type (the engine-free Onity.Runtime cannot name
-# Unity types: OnityTask's Unity-typed helpers live in the Unity assembly).
-ALSO_IN = {"UniTask": ["OnityUnityTask`0"]}
-KINDS = {"class", "struct", "interface", "enum"}
+from unitask_map_data import TYPE_NAMES, NESTED, ALSO_IN, KINDS, MANUAL, EXTENDS_BASES, AMBIGUOUS, REFUSED_TYPES, REFUSED_MEMBERS  # noqa: E402
 
 
 def read_api(path):
@@ -204,32 +178,6 @@ def this_type(sig):
     return m.group(1)
 
 
-# Rows decided by hand (the mechanical rules cannot see them), kept when the map is regenerated.
-MANUAL = {
-    ("PlayerLoopHelper.cs", "public static bool IsInjectedUniTaskPlayerLoop()"): "OnityPlayerLoop.ContainsOnitySystem",
-    ("PlayerLoopHelper.cs", "public static void DumpCurrentPlayerLoop()"): "OnityPlayerLoop.DumpCurrentPlayerLoop",
-    ("Triggers/AsyncTriggerExtensions.cs", "UniTaskCancellationExtensions"): "OnityTriggerExtensions",
-    ("PlayerLoopHelper.cs", "public static void AddContinuation(PlayerLoopTiming timing, Action continuation)"): "OnityTask.Post",
-    ("UniTask.AsValueTask.cs", "UniTaskValueTaskExtensions"): "OnityTask",
-    ("Linq/ToUniTaskAsyncEnumerable.cs", "public static IUniTaskAsyncEnumerable<TSource> ToUniTaskAsyncEnumerable<TSource>(this IEnumerable<TSource> source)"):
-        "OnityAsyncEnumerable.ToOnityAsyncEnumerable",
-    ("Linq/ToUniTaskAsyncEnumerable.cs", "public static IUniTaskAsyncEnumerable<TSource> ToUniTaskAsyncEnumerable<TSource>(this Task<TSource> source)"):
-        "OnityAsyncEnumerable.ToOnityAsyncEnumerable",
-    ("Linq/ToUniTaskAsyncEnumerable.cs", "public static IUniTaskAsyncEnumerable<TSource> ToUniTaskAsyncEnumerable<TSource>(this UniTask<TSource> source)"):
-        "OnityAsyncEnumerable.ToOnityAsyncEnumerable",
-    ("Linq/ToUniTaskAsyncEnumerable.cs", "public static IUniTaskAsyncEnumerable<TSource> ToUniTaskAsyncEnumerable<TSource>(this IObservable<TSource> source)"):
-        "OnityAsyncEnumerable.ToOnityAsyncEnumerable",
-    ("UniTaskObservableExtensions.cs", "public static UniTask<T> ToUniTask<T>(this IObservable<T> source, bool useFirstValue = false, CancellationToken cancellationToken = default)"):
-        "OnityTaskObservableExtensions.ToOnityTask",
-    ("Linq/AsUniTaskAsyncEnumerable.cs", "public static IUniTaskAsyncEnumerable<TSource> AsUniTaskAsyncEnumerable<TSource>(this IUniTaskAsyncEnumerable<TSource> source)"):
-        "OnityAsyncEnumerable.AsOnityAsyncEnumerable",
-    ("UniTask.AsValueTask.cs", "public static ValueTask AsValueTask(this in UniTask task)"): "OnityTask.AsValueTask",
-    ("UniTask.AsValueTask.cs", "public static ValueTask<T> AsValueTask<T>(this in UniTask<T> task)"): "OnityTask<T>.AsValueTask",
-}
-# Unity types whose base type's extension methods serve them (C# binds the base overload).
-EXTENDS_BASES = {"AssetBundleRequest": ["ResourceRequest", "AsyncOperation"], "ResourceRequest": ["AsyncOperation"]}
-# Member names too common to be found by name in any extension class.
-AMBIGUOUS = {"GetAwaiter", "ToString", "Equals", "GetHashCode", "Dispose", "Create"}
 
 
 def refusal(file_, decl, sig):
@@ -265,23 +213,6 @@ def refusal(file_, decl, sig):
     return None
 
 
-# UniTask types not provided on purpose: their rows (and their nested types' rows) are refused.
-REFUSED_TYPES = {
-    "UniTaskSynchronizationContext": "continuations already resume on the owner thread's loop (no SynchronizationContext is involved)",
-    "SwitchToSynchronizationContextAwaitable": "continuations already resume on the owner thread's loop (no SynchronizationContext is involved)",
-    "ReturnToSynchronizationContext": "continuations already resume on the owner thread's loop (no SynchronizationContext is involved)",
-    "ReturnToMainThread": "continuations already resume on the owner thread's loop: await OnityTask.SwitchToMainThread()",
-    "UniTaskVoid": "async OnityTask + Forget(), or OnityTask.Void (one task type, no second builder)",
-    "CancellationTokenAwaitable": "CancellationToken.WaitUntilCanceled() returns an OnityTask (polled at Update; OnityTask.WaitUntilCanceled(ct, timing, true) completes at Cancel), not a registration awaitable",
-    "AsyncUniTaskVoidMethodBuilder": "async OnityTask + Forget(), or OnityTask.Void (one task type, no second builder)",
-}
-REFUSED_MEMBERS = {
-    "SwitchToSynchronizationContext": REFUSED_TYPES["UniTaskSynchronizationContext"],
-    "ReturnToSynchronizationContext": REFUSED_TYPES["UniTaskSynchronizationContext"],
-    "ReturnToCurrentSynchronizationContext": REFUSED_TYPES["UniTaskSynchronizationContext"],
-    "ReturnToMainThread": REFUSED_TYPES["ReturnToMainThread"],
-    "UnitySynchronizationContext": REFUSED_TYPES["UniTaskSynchronizationContext"],
-}
 
 
 def type_refusal(decl, sig, outer):
@@ -299,7 +230,7 @@ def type_refusal(decl, sig, outer):
         return handler
     if "AudioFilterRead" in sig:
         return "refused: Unity calls OnAudioFilterRead on the audio thread; the triggers are raised and awaited on the main thread"
-    if "WaitForEndOfFrame" in sig:
+    if "WaitForEndOfFrame" in sig and "NextNode" not in sig:
         return "refused: Unity's end of frame runs after rendering, outside the player loop (needs a MonoBehaviour coroutine)"
     if "MonoBehaviour coroutineRunner" in sig:
         return "refused: needs Unity's coroutine scheduler: StartCoroutine it and complete an OnityCompletionSource at its end"
@@ -390,110 +321,18 @@ OVERLOADS_PENDING = ("Triggers/", "External/", "UnityAsyncExtensions", "UnityBin
                      "Internal/UnityEqualityComparer")
 
 
-def split_params(text):
-    toks = csharp_inventory.TOKEN.findall(text)
-    return [csharp_inventory.normalize_type("".join(x if x != "," else ", " for x in p)) for p in csharp_inventory.split_top(toks) if p]
-
-
-GENERIC = re.compile(r"\b(?:T[A-Z0-9][A-Za-z0-9_]*|T|U)\b")
-UNITASK_PARAM_TYPES = {"UniTaskVoid": "OnityTaskVoid", "YieldAwaitable": "OnityFrameWait", "short": "long",
-                       "IUniTaskOrderedAsyncEnumerable": "IOnityOrderedAsyncEnumerable", "IAsyncWriter": "IOnityAsyncWriter",
-                       "IConnectableUniTaskAsyncEnumerable": "IOnityConnectableAsyncEnumerable", "Double": "double", "Single": "float",
-                       "Int32": "int", "Int64": "long", "Boolean": "bool", "Decimal": "decimal"}
-
-
-def tuple_type(t):
-    """'(A a, B b)' -> 'ValueTuple<A, B>' (the 8th and later nested as C# does)."""
-    if not t.startswith("("):
-        return t
-    toks = csharp_inventory.TOKEN.findall(t)
-    end = csharp_inventory.skip_group(toks, 0, "(", ")")
-    items = []
-    for p in csharp_inventory.split_top(toks[1:end - 1]):
-        if len(p) > 1 and re.match(r"[A-Za-z_]", p[-1]) and p[-2] not in ("<", ",", "."):
-            p = p[:-1]  # the element's name
-        items.append(tuple_type(csharp_inventory.normalize_type("".join(x if x != "," else ", " for x in p))))
-
-    def build(xs):
-        if len(xs) <= 7:
-            return "ValueTuple<" + ", ".join(xs) + ">"
-        return "ValueTuple<" + ", ".join(xs[:7]) + ", " + build(xs[7:]) + ">"
-    return build(items)
-
-
-def translate(t):
-    def one(m):
-        w = m.group(0)
-        if w in UNITASK_PARAM_TYPES:
-            return UNITASK_PARAM_TYPES[w]
-        if w in TYPE_NAMES:
-            return TYPE_NAMES[w]
-        if "UniTask" in w:
-            return onity_type(w)
-        return w
-    return re.sub(r"[A-Za-z_][A-Za-z0-9_]*", one, t)
+def rename_type(w):
+    """A UniTask identifier in a parameter type -> the Onity name (types only; others unchanged)."""
+    if w in TYPE_NAMES:
+        return TYPE_NAMES[w]
+    return onity_type(w) if "UniTask" in w else w
 
 
 def unitask_params(sig, member):
-    """[(Onity-translated parameter type, has a default)] of a UniTask signature, or None."""
-    s = re.sub(r"^(public|static|override|virtual|abstract|readonly|sealed|new|async|unsafe|extern|\s)+", "", sig)
-    m = re.search(r"\b%s\s*(<[^()]*>)?\s*\(" % re.escape(member), s)
-    if not m:
-        return None
-    toks = csharp_inventory.TOKEN.findall(s[m.end() - 1:])
-    end = csharp_inventory.skip_group(toks, 0, "(", ")")
-    out = []
-    for p in csharp_inventory.split_top(toks[1:end - 1]):
-        has_default = "=" in p
-        t = csharp_inventory.param_types(p)
-        if t:
-            out.append((tuple_type(translate(t[0])), has_default))
-    return out
+    return unitask_overloads.unitask_params(sig, member, rename_type)
 
 
-def gen(t):
-    return GENERIC.sub("T", t)
-
-
-def pick_overload(inv, value, sig, member):
-    """The 'Type.Member(...)' overload of value matching UniTask's sig, or None."""
-    ups = unitask_params(sig, member)
-    if ups is None:
-        return None
-    cands = inv.overloads(value)
-    if not cands:
-        return None
-    parsed = [(c, [gen(x) for x in split_params(c[c.index("(") + 1:-1])]) for c in cands]
-    tries = [ups]
-    if "(this " in sig and ups:
-        tries.append(ups[1:])  # a UniTask extension method that is an instance method here
-    # UniTaskVoid handlers: OnityTaskVoid where an overload takes it, else the OnityTask one
-    # (an async lambda binds either).
-    tries += [[(t.replace("OnityTaskVoid", "OnityTask"), d) for t, d in u] for u in list(tries)]
-    for u in tries:
-        found = best_overload(value, u, parsed)
-        if found:
-            return found
-    return None
-
-
-def best_overload(value, ups, parsed):
-    want = [gen(t) for t, _ in ups]
-    for c, ps in parsed:
-        if ps == want:
-            return value + c[c.index("("):]
-    best = None
-    for c, ps in parsed:
-        n = len(ps)
-        if n < len(want) and ps == want[:n] and all(d for _, d in ups[n:]):
-            d = len(want) - n
-        elif n > len(want) and ps[:len(want)] == want:
-            d = n - len(want)
-        else:
-            continue
-        if best is None or d < best[0]:
-            best = (d, c)
-    return value + best[1][best[1].index("("):] if best else None
+split_params = unitask_overloads.split_params
 
 
 def overload_keys(api):
@@ -526,7 +365,7 @@ def fill_overloads(inv, api, values):
     for (file_, decl, sig), key, v in zip(api, keys, values):
         if key and counts[key] > 1 and member_ref(inv, v) and not file_.startswith(OVERLOADS_PENDING):
             member = key[2] if key[2] != "ctor" else base(decl)
-            v = pick_overload(inv, v, sig, member) or v
+            v = unitask_overloads.pick_overload(inv, v, sig, member, rename_type) or v
         out.append(v)
     return out
 

@@ -141,7 +141,7 @@ namespace Onity.Tests
                 var all15 = r.CombineLatest(r, r, r, r, r, r, r, r, r, r, r, r, r, OnityAsyncEnumerable.Return(15),
                     (x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15) => x1 + x2 + x3 + x4 + x5 + x6 + x7 + x8 + x9 + x10 + x11 + x12 + x13 + x14 + x15).ToArrayAsync();
                 Assert.Equal("29", string.Join(",", Drive(h, all15)), "15 sources: each value in its place");
-                Assert.Throws<ArgumentNullException>(() => r.CombineLatest(r, null, (x, y, z) => x), "null source");
+                Assert.Throws<ArgumentNullException>(() => r.CombineLatest(r, (IOnityAsyncEnumerable<int>)null, (x, y, z) => x), "null source");
             }
         }
 
