@@ -230,10 +230,6 @@ def type_refusal(decl, sig, outer):
         return handler
     if "AudioFilterRead" in sig:
         return "refused: Unity calls OnAudioFilterRead on the audio thread; the triggers are raised and awaited on the main thread"
-    if "WaitForEndOfFrame" in sig and "NextNode" not in sig:
-        return "refused: Unity's end of frame runs after rendering, outside the player loop (needs a MonoBehaviour coroutine)"
-    if "MonoBehaviour coroutineRunner" in sig:
-        return "refused: needs Unity's coroutine scheduler: StartCoroutine it and complete an OnityCompletionSource at its end"
     if re.search(r"public ref \w+ NextNode", sig) or (sig.strip() == "public bool MoveNext()" and decl not in KINDS) or (sig.strip() == "public void Reset()" and base(decl) == "UniTask"):
         return NESTED_IMPL
     if base(decl) == "ChannelClosedException" and member_name(sig, decl) != "ctor":

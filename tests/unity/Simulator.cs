@@ -134,6 +134,7 @@ namespace Onity.UnityTests
         {
             if (InPlayMode) ExitPlayMode();
             MainContext.Clear();
+            StandInCoroutines.Clear();
             MainThread = System.Threading.Thread.CurrentThread;
             MainContext.MainThreadId = MainThread.ManagedThreadId;
             StandInThread.MainThreadId = MainThread.ManagedThreadId;
@@ -307,6 +308,7 @@ namespace Onity.UnityTests
             if (loop.subSystemList == null) return;
             foreach (var s in loop.subSystemList) RunSystem(s);
             CurrentSystem = null;
+            StandInCoroutines.Run(true); // WaitForEndOfFrame: after rendering, outside the player loop
             global::Unity.Profiling.StandInProfiler.EndOfFrame();
         }
 
@@ -357,6 +359,7 @@ namespace Onity.UnityTests
             else if (t == typeof(PL.EarlyUpdate.ScriptRunDelayedStartupFrame)) StartPending();
             else if (t == typeof(PL.FixedUpdate.ScriptRunBehaviourFixedUpdate)) SendToAll("FixedUpdate");
             else if (t == typeof(PL.Update.ScriptRunBehaviourUpdate)) SendToAll("Update");
+            else if (t == typeof(PL.Update.ScriptRunDelayedDynamicFrameRate)) StandInCoroutines.Run(false); // yield return null
             else if (t == typeof(PL.Update.ScriptRunDelayedTasks)) ProcessDestroys();
             else if (t == typeof(PL.PreLateUpdate.ScriptRunBehaviourLateUpdate)) SendToAll("LateUpdate");
             else if (t == typeof(PL.PostLateUpdate.PlayerSendFrameStarted)) ProcessDestroys();
