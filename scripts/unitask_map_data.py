@@ -18,7 +18,7 @@ TYPE_NAMES = {
     "AsyncUniTaskMethodBuilder": "OnityTaskMethodBuilder", "UnityWebRequestException": "OnityWebRequestException",
     "CancellationTokenSourceExtensions": "OnityCancellationExtensions",
     "CancellationTokenExtensions": "OnityCancellationExtensions",
-    "UniTaskScheduler": "OnityTask", "AsyncLazy": "AsyncLazy", "AsyncUnit": "AsyncUnit",
+    "UniTaskScheduler": "OnityTask", "CancellationTokenAwaitable": "OnityCancellationTokenAwaitable", "AsyncLazy": "AsyncLazy", "AsyncUnit": "AsyncUnit",
     "UniTaskStatusExtensions": "OnityTaskStatusExtensions", "UnityAsyncExtensions": "OnityUnityAsyncExtensions",
     "UniTaskLoopRunners": "OnityLoopRunners", "AsyncTriggerExtensions": "OnityTriggerExtensions",
     "AsyncTriggerBase": "OnityTriggerBase", "TaskPool": "OnityObjectPool", "YieldAwaitable": "OnityFrameWait",
@@ -64,7 +64,6 @@ REFUSED_TYPES = {
     "ReturnToSynchronizationContext": "continuations already resume on the owner thread's loop (no SynchronizationContext is involved)",
     "ReturnToMainThread": "continuations already resume on the owner thread's loop: await OnityTask.SwitchToMainThread()",
     "UniTaskVoid": "async OnityTask + Forget(), or OnityTask.Void (one task type, no second builder)",
-    "CancellationTokenAwaitable": "CancellationToken.WaitUntilCanceled() returns an OnityTask (polled at Update; OnityTask.WaitUntilCanceled(ct, timing, true) completes at Cancel), not a registration awaitable",
     "AsyncUniTaskVoidMethodBuilder": "async OnityTask + Forget(), or OnityTask.Void (one task type, no second builder)",
 }
 REFUSED_MEMBERS = {

@@ -214,6 +214,40 @@ namespace Onity.Tests
             }
         }
 
+        static async OnityTask<string> AwaitCancel(CancellationToken ct)
+        {
+            await new OnityCancellationTokenAwaitable(ct);
+            return "resumed";
+        }
+
+        [Test]
+        public void CancellationTokenAwaitableResumesAtCancel()
+        {
+            FreshThread.Run(() =>
+            {
+                using (var h = new TestHost())
+                {
+                    Assert.True(new OnityCancellationTokenAwaitable(CancellationToken.None).GetAwaiter().IsCompleted, "a token that cannot be canceled: at once");
+                    var cts = new CancellationTokenSource();
+                    var t = AwaitCancel(cts.Token);
+                    h.RunFrame();
+                    Assert.Equal(OnityTaskStatus.Pending, t.Status, "until Cancel");
+                    cts.Cancel();
+                    Assert.Equal("resumed", t.GetAwaiter().GetResult(), "at the Cancel call, without an exception");
+                    // Already canceled: the completed path allocates nothing (a suspension registers on
+                    // the token, which allocates the registration, as UniTask's).
+                    for (int i = 0; i < 10; i++) AwaitCancel(cts.Token).GetAwaiter().GetResult();
+                    long b0 = Bytes();
+                    for (int i = 0; i < 1000; i++) new OnityCancellationTokenAwaitable(cts.Token).GetAwaiter().GetResult();
+                    Assert.Equal(0L, Bytes() - b0, "bytes over 1000 completed awaits");
+                    var live = new CancellationTokenSource();
+                    b0 = Bytes();
+                    new OnityCancellationTokenAwaitable(live.Token).GetAwaiter().UnsafeOnCompleted(() => { });
+                    Assert.True(Bytes() - b0 > 0, "control: a registration is seen by the measurement");
+                }
+            });
+        }
+
         sealed class Node : IOnityTaskPoolNode<Node>
         {
             Node next;
