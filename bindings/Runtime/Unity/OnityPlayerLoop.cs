@@ -112,7 +112,7 @@ namespace Onity.Unity
     /// next Play Mode entry runs the same initialisation again on the surviving static state and
     /// ends up with exactly one runtime and one set of systems.</para>
     /// </summary>
-    public static class OnityPlayerLoop
+    public static partial class OnityPlayerLoop
     {
         static OnityRuntime runtime;
         static OnityLoopTimings injected;
@@ -139,6 +139,11 @@ namespace Onity.Unity
         /// <summary>When true (default), exceptions of forgotten tasks and of continuations
         /// (<see cref="OnityTask.UnobservedTaskException"/>) go to <c>Debug.LogException</c>.</summary>
         public static bool LogUnobservedExceptions = true;
+
+        /// <summary>When true (default), an unobserved exception reported on another thread is
+        /// logged on the main thread (posted to <see cref="UnitySynchronizationContext"/>), as
+        /// UniTask's UniTaskScheduler.DispatchUnityMainThread; false logs it where it was reported.</summary>
+        public static bool DispatchUnityMainThread = true;
 
         /// <summary>Raised after the runtime is created (main thread).</summary>
         public static event Action<OnityRuntime> RuntimeCreated;
@@ -546,9 +551,14 @@ namespace Onity.Unity
 
         static void OnQuitting() { Shutdown(); }
 
+        static readonly System.Threading.SendOrPostCallback logOnMain = o => Debug.LogException((Exception)o);
+
         static void OnUnobserved(Exception e)
         {
-            if (LogUnobservedExceptions) Debug.LogException(e);
+            if (!LogUnobservedExceptions) return;
+            var sc = unitySynchronizationContext;
+            if (DispatchUnityMainThread && sc != null && mainThreadId != 0 && !IsMainThread) sc.Post(logOnMain, e);
+            else Debug.LogException(e);
         }
 
 #if UNITY_EDITOR

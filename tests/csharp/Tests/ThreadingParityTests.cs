@@ -248,6 +248,22 @@ namespace Onity.Tests
             });
         }
 
+        [Test]
+        public void FrameWaitConstructorIsAYieldCountedFromNow()
+        {
+            using (var h = new TestHost())
+            {
+                var w = new OnityFrameWait(OnityTiming.PreUpdate);
+                Assert.Equal(OnityTiming.PreUpdate, w.Timing, "its timing");
+                Assert.False(w.IsCompleted, "pending until the timing runs");
+                h.RunFrame(OnityTiming.Update);
+                Assert.False(w.IsCompleted, "another timing does not complete it");
+                h.Runtime.Tick(OnityTiming.PreUpdate);
+                Assert.True(w.IsCompleted, "the next PreUpdate run");
+                Assert.Throws<ArgumentOutOfRangeException>(() => new OnityFrameWait((OnityTiming)16), "bad timing");
+            }
+        }
+
         sealed class Node : IOnityTaskPoolNode<Node>
         {
             Node next;
