@@ -6,6 +6,9 @@ methods, properties, fields, events, enum values, nested types, "ctor" for const
 "op_Implicit" / "op_Explicit" for conversion operators, "Item" for indexers. Comments, strings,
 attributes, parameter lists, initialisers and method bodies are skipped, so a name that only
 appears inside them is not a member. Preprocessor branches are all read (both sides of #if).
+Overloads: "~sig:" + type key maps to "Member(T1, T2)" strings, the parameter types of each
+public method and constructor as written (namespace qualifiers, modifiers, names, default
+values and caller-info parameters dropped; see param_types).
 Used by scripts/check-unitask-parity.py.
 """
 import os
@@ -100,6 +103,57 @@ def skip_statement(toks, i):
         else:
             i += 1
     return i + 1
+
+
+CALLER_INFO = {"CallerFilePath", "CallerLineNumber", "CallerMemberName"}
+PARAM_MODIFIERS = {"this", "ref", "out", "in", "params"}
+
+
+def split_top(toks, sep=","):
+    """Splits a token list at top-level separators (outside <>, (), [])."""
+    parts, cur, depth = [], [], 0
+    for t in toks:
+        if t in ("<", "(", "["):
+            depth += 1
+        elif t in (">", ")", "]"):
+            depth -= 1
+        if t == sep and depth == 0:
+            parts.append(cur)
+            cur = []
+        else:
+            cur.append(t)
+    if cur:
+        parts.append(cur)
+    return parts
+
+
+def param_types(toks):
+    """The parameter types of a parameter list's tokens (without the parentheses), normalised:
+    attributes, modifiers, names and default values dropped, caller-info parameters left out,
+    namespace qualifiers removed ("System.Threading.CancellationToken" -> "CancellationToken")."""
+    out = []
+    for p in split_top(toks):
+        attrs = []
+        while p and p[0] == "[":
+            k = skip_group(p, 0, "[", "]")
+            attrs += p[1:k - 1]
+            p = p[k:]
+        if any(a in CALLER_INFO for a in attrs):
+            continue
+        if "=" in p:
+            p = p[:p.index("=")]
+        while p and p[0] in PARAM_MODIFIERS:
+            p = p[1:]
+        if len(p) < 2:
+            continue
+        out.append(normalize_type("".join(x if x != "," else ", " for x in p[:-1])))
+    return out
+
+
+def normalize_type(text):
+    """Drops namespace qualifiers and spaces: "System.Collections.Generic.List<int>" -> "List<int>"."""
+    text = re.sub(r"\s+", "", text).replace(",", ", ")
+    return re.sub(r"\b(?:[A-Za-z_][A-Za-z0-9_]*\.)+(?=[A-Za-z_][A-Za-z0-9_]*)", "", text)
 
 
 def parse(text, types):
@@ -263,7 +317,11 @@ def parse(text, types):
                             k += 1
                         if k < n and "public" in toks[mods:i]:
                             types.setdefault("#ext:" + key, set()).add(name + "@" + toks[k])
-                    i = skip_group(toks, j, "(", ")")
+                    end = skip_group(toks, j, "(", ")")
+                    if "public" in toks[mods:i] or kind == "interface":
+                        member = "ctor" if name == own else name
+                        types.setdefault("~sig:" + key, set()).add(member + "(" + ", ".join(param_types(toks[j + 1:end - 1])) + ")")
+                    i = end
                     # a method body follows (or ';' / '=>' / ': base(...)' / 'where ...')
                     while i < n and toks[i] not in ("{", ";", "=>"):
                         if toks[i] == "(":

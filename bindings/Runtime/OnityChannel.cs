@@ -19,21 +19,30 @@ namespace Onity
         }
     }
 
+    /// <summary>A channel's two ends (UniTask's Channel&lt;TWrite, TRead&gt;): either end converts
+    /// implicitly from the channel, so a method taking a reader or a writer accepts the channel.</summary>
+    public abstract class OnityChannel<TWrite, TRead>
+    {
+        public OnityChannelReader<TRead> Reader { get; protected set; }
+        public OnityChannelWriter<TWrite> Writer { get; protected set; }
+
+        public static implicit operator OnityChannelReader<TRead>(OnityChannel<TWrite, TRead> channel) { return channel == null ? null : channel.Reader; }
+
+        public static implicit operator OnityChannelWriter<TWrite>(OnityChannel<TWrite, TRead> channel) { return channel == null ? null : channel.Writer; }
+    }
+
     /// <summary>A single-consumer unbounded channel: a FIFO guarded by a lock (held only to move an
     /// item or a flag, never while a continuation runs). A waiting read is handed the written item
     /// directly. Per item nothing is allocated after warm-up (the ring buffer grows by doubling and
     /// never shrinks; a pending read is a reset core of the reader, not a new object; a
     /// cancellation token is registered once per token, not per read).</summary>
-    public sealed class OnityChannel<T>
+    public sealed class OnityChannel<T> : OnityChannel<T, T>
     {
         internal readonly object gate = new object();
         T[] ring = new T[16];
         int head, count;
         internal bool writerDone;          // TryComplete called (under gate)
         internal Exception completionError; // its error, if any
-
-        public OnityChannelReader<T> Reader { get; private set; }
-        public OnityChannelWriter<T> Writer { get; private set; }
 
         internal OnityChannel()
         {
@@ -137,5 +146,7 @@ namespace Onity
     {
         public OnityChannelClosedException() : base("Onity: the channel was completed and every item was read.") { }
         public OnityChannelClosedException(Exception innerException) : base("Onity: the channel was completed with an error.", innerException) { }
+        public OnityChannelClosedException(string message) : base(message) { }
+        public OnityChannelClosedException(string message, Exception innerException) : base(message, innerException) { }
     }
 }

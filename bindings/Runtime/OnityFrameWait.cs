@@ -46,6 +46,13 @@ namespace Onity
             this.info = info;
         }
 
+        /// <summary>A Yield to <paramref name="timing"/>, counted from now (UniTask's
+        /// <c>new YieldAwaitable(timing)</c>): the same as <c>OnityTask.Yield(timing)</c>.</summary>
+        public OnityFrameWait(OnityTiming timing)
+        {
+            this = OnityRuntime.Require().FrameWait(0, timing);
+        }
+
         OnityFrameWait(OnityRuntime runtime, ulong mark, ulong info)
         {
             this.runtime = runtime;

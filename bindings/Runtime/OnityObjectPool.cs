@@ -26,7 +26,7 @@ namespace Onity
     /// and is used without any atomic operation. Every other thread, and the owner when its lane
     /// is empty or full, uses the shared stack guarded by a try-lock (as UniTask's pools): under
     /// contention a rent returns null (the caller allocates) and a return drops the object.</summary>
-    public sealed class OnityObjectPool<T> where T : class
+    public sealed class OnityObjectPool<T> : IOnityPoolSize where T : class
     {
         // Items wrapped in a struct: storing into a T[] of a generic reference type costs Mono a
         // covariant array-store check (stelemref) per store; a struct array does not.
@@ -49,6 +49,7 @@ namespace Onity
             this.capacity = capacity;
             items = new Item[Math.Min(capacity, 16)];
             lane = new Item[Math.Min(capacity, 16)];
+            OnityTaskPool.Register(typeof(T), this);
         }
 
         public int Capacity { get { return capacity; } }
@@ -113,7 +114,7 @@ namespace Onity
             {
                 int c = laneCount;
                 if (c == lane.Length && c < capacity) Array.Resize(ref lane, Math.Min(capacity, c * 2));
-                if (c < lane.Length)
+                if (c < lane.Length && c + count < OnityTaskPool.maxPoolSize)
                 {
                     lane[c].value = item;
                     laneCount = c + 1;
@@ -135,7 +136,7 @@ namespace Onity
                 {
                     Array.Resize(ref items, Math.Min(capacity, c * 2));
                 }
-                if (c < items.Length)
+                if (c < items.Length && c + laneCount < OnityTaskPool.maxPoolSize)
                 {
                     items[c].value = item;
                     count = c + 1;

@@ -38,6 +38,12 @@ namespace Onity
             return new OnityFrameWait(this, delay == 0 ? runs[(int)timing] : fcount, (uint)timing | ((uint)delay << 4));
         }
 
+        internal static OnityTiming CheckTiming(OnityTiming timing)
+        {
+            if ((uint)timing >= OnityNative.ONITY_TIMING_COUNT) ThrowTiming();
+            return timing;
+        }
+
         internal static void ThrowTiming(string paramName = "timing")
         {
             throw new ArgumentOutOfRangeException(paramName, "Onity: timing must be an OnityTiming value (0-15).");

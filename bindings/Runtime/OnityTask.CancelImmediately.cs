@@ -81,6 +81,18 @@ namespace Onity
             return Immediately(Yield(OnityTiming.LastFixedUpdate, cancellationToken), cancellationToken, cancelImmediately);
         }
 
+        /// <summary>UniTask's <c>WaitForEndOfFrame()</c> without a coroutine runner (Unity 2022.3):
+        /// the next run of LastPostLateUpdate, the player loop's last point of the frame (Unity's
+        /// real end of frame, after rendering, needs a MonoBehaviour:
+        /// <c>OnityUnityTask.WaitForEndOfFrame(MonoBehaviour)</c>).</summary>
+        public static OnityFrameWait WaitForEndOfFrame() { return Yield(OnityTiming.LastPostLateUpdate); }
+
+        /// <summary>As <see cref="WaitForEndOfFrame()"/>, with a token.</summary>
+        public static OnityTask WaitForEndOfFrame(CancellationToken cancellationToken, bool cancelImmediately = false)
+        {
+            return Immediately(Yield(OnityTiming.LastPostLateUpdate, cancellationToken), cancellationToken, cancelImmediately);
+        }
+
         public static OnityTask WaitUntil(Func<bool> predicate, OnityTiming timing, CancellationToken cancellationToken, bool cancelImmediately)
         {
             return Immediately(WaitUntil(predicate, timing, cancellationToken), cancellationToken, cancelImmediately);

@@ -122,6 +122,13 @@ namespace Onity
             return new SwitchToMainThreadAwaitable(cancellationToken);
         }
 
+        /// <summary>As <see cref="SwitchToMainThread(CancellationToken)"/>; from another thread it
+        /// resumes at <paramref name="timing"/>'s next run on the owner.</summary>
+        public static SwitchToMainThreadAwaitable SwitchToMainThread(OnityTiming timing, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return new SwitchToMainThreadAwaitable(timing, cancellationToken);
+        }
+
         /// <summary>Continues on a thread-pool thread.</summary>
         public static SwitchToThreadPoolAwaitable SwitchToThreadPool()
         {
@@ -132,17 +139,33 @@ namespace Onity
     public struct SwitchToMainThreadAwaitable
     {
         readonly CancellationToken cancellationToken;
+        readonly int timing; // OnityTiming + 1; 0: the owner's next BeginFrame/Tick/Drain
 
-        public SwitchToMainThreadAwaitable(CancellationToken cancellationToken) { this.cancellationToken = cancellationToken; }
+        public SwitchToMainThreadAwaitable(CancellationToken cancellationToken) { this.cancellationToken = cancellationToken; timing = 0; }
 
-        public Awaiter GetAwaiter() { return new Awaiter(cancellationToken); }
+        /// <summary>From another thread, resumes at <paramref name="playerLoopTiming"/>'s next run.</summary>
+        public SwitchToMainThreadAwaitable(OnityTiming playerLoopTiming, CancellationToken cancellationToken)
+        {
+            this.cancellationToken = cancellationToken;
+            timing = (int)OnityRuntime.CheckTiming(playerLoopTiming) + 1;
+        }
+
+        public Awaiter GetAwaiter() { return new Awaiter(cancellationToken, timing); }
 
         public struct Awaiter : System.Runtime.CompilerServices.ICriticalNotifyCompletion
         {
             readonly CancellationToken cancellationToken;
+            readonly int timing;
 
-            public Awaiter(CancellationToken cancellationToken) { this.cancellationToken = cancellationToken; }
+            public Awaiter(CancellationToken cancellationToken) { this.cancellationToken = cancellationToken; timing = 0; }
 
+            public Awaiter(OnityTiming playerLoopTiming, CancellationToken cancellationToken)
+            {
+                this.cancellationToken = cancellationToken;
+                timing = (int)OnityRuntime.CheckTiming(playerLoopTiming) + 1;
+            }
+
+            internal Awaiter(CancellationToken cancellationToken, int timing) { this.cancellationToken = cancellationToken; this.timing = timing; }
             /// <summary>True on the owner thread, and when the runtime was disposed (GetResult
             /// then throws <see cref="OperationCanceledException"/>).</summary>
             public bool IsCompleted
@@ -175,7 +198,8 @@ namespace Onity
             {
                 var r = OnityRuntime.Current;
                 if (r == null && OnityRuntime.LastDisposed) OnityRuntime.RunWithoutRuntime(continuation); // GetResult throws canceled
-                else OnityRuntime.Require().Post(continuation);
+                else if (timing == 0 || r == null || r.IsDisposed) OnityRuntime.Require().Post(continuation);
+                else r.FrameWait(0, (OnityTiming)(timing - 1)).UnsafeOnCompleted(continuation); // a worker's Yield: filed at the owner
             }
         }
     }

@@ -61,6 +61,11 @@ namespace Onity
         /// Cancellations are never reported. Without a handler they are written to stderr.</summary>
         public static event Action<Exception> UnobservedTaskException;
 
+        /// <summary>When true, cancellations of forgotten tasks (<see cref="Forget"/>,
+        /// <c>async OnityTaskVoid</c>) go to <see cref="UnobservedTaskException"/> too (UniTask's
+        /// UniTaskScheduler.PropagateOperationCanceledException; default false).</summary>
+        public static bool PropagateOperationCanceledException;
+
         internal static void PublishUnobserved(Exception ex)
         {
             var h = UnobservedTaskException;
@@ -82,7 +87,7 @@ namespace Onity
             if (aw.IsCompleted)
             {
                 try { aw.GetResult(); }
-                catch (OperationCanceledException) { }
+                catch (OperationCanceledException ex) { if (PropagateOperationCanceledException) PublishUnobserved(ex); }
                 catch (Exception ex) { PublishUnobserved(ex); }
             }
             else
@@ -131,6 +136,14 @@ namespace Onity
             }
 
             public void OnCompleted(Action continuation) { UnsafeOnCompleted(continuation); }
+
+            /// <summary>Runs <paramref name="continuation"/>(<paramref name="state"/>) when the task
+            /// completes (UniTask's SourceOnCompleted): no closure; the pair rides a pooled box.</summary>
+            public void SourceOnCompleted(Action<object> continuation, object state)
+            {
+                if (continuation == null) throw new ArgumentNullException("continuation");
+                UnsafeOnCompleted(OnityStateContinuation.Rent(continuation, state));
+            }
 
             [MethodImpl(MethodImplOptions.AggressiveInlining)]
             public void UnsafeOnCompleted(Action continuation)
@@ -215,6 +228,14 @@ namespace Onity
 
             public void OnCompleted(Action continuation) { UnsafeOnCompleted(continuation); }
 
+            /// <summary>Runs <paramref name="continuation"/>(<paramref name="state"/>) when the task
+            /// completes (UniTask's SourceOnCompleted): no closure; the pair rides a pooled box.</summary>
+            public void SourceOnCompleted(Action<object> continuation, object state)
+            {
+                if (continuation == null) throw new ArgumentNullException("continuation");
+                UnsafeOnCompleted(OnityStateContinuation.Rent(continuation, state));
+            }
+
             [MethodImpl(MethodImplOptions.AggressiveInlining)]
             public void UnsafeOnCompleted(Action continuation)
             {
@@ -268,6 +289,35 @@ namespace Onity
     }
 
     /// <summary>Observes a forgotten task (pooled).</summary>
+    /// <summary>A continuation with its state, pooled (Awaiter.SourceOnCompleted).</summary>
+    internal sealed class OnityStateContinuation
+    {
+        static readonly OnityObjectPool<OnityStateContinuation> pool = new OnityObjectPool<OnityStateContinuation>(1024);
+        readonly Action run;
+        Action<object> continuation;
+        object state;
+
+        OnityStateContinuation() { run = Run; }
+
+        internal static Action Rent(Action<object> continuation, object state)
+        {
+            var c = pool.TryRent() ?? new OnityStateContinuation();
+            c.continuation = continuation;
+            c.state = state;
+            return c.run;
+        }
+
+        void Run()
+        {
+            var k = continuation;
+            var s = state;
+            continuation = null;
+            state = null;
+            pool.Return(this);
+            k(s);
+        }
+    }
+
     internal sealed class ForgetObserver
     {
         static readonly OnityObjectPool<ForgetObserver> pool = new OnityObjectPool<ForgetObserver>(256);
@@ -289,7 +339,7 @@ namespace Onity
             task = default(OnityTask);
             pool.Return(this);
             try { t.GetAwaiter().GetResult(); }
-            catch (OperationCanceledException) { }
+            catch (OperationCanceledException ex) { if (OnityTask.PropagateOperationCanceledException) OnityTask.PublishUnobserved(ex); }
             catch (Exception ex) { OnityTask.PublishUnobserved(ex); }
         }
     }

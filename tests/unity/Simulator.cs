@@ -134,6 +134,7 @@ namespace Onity.UnityTests
         {
             if (InPlayMode) ExitPlayMode();
             MainContext.Clear();
+            StandInCoroutines.Clear();
             MainThread = System.Threading.Thread.CurrentThread;
             MainContext.MainThreadId = MainThread.ManagedThreadId;
             StandInThread.MainThreadId = MainThread.ManagedThreadId;
@@ -308,6 +309,7 @@ namespace Onity.UnityTests
             if (loop.subSystemList == null) return;
             foreach (var s in loop.subSystemList) RunSystem(s);
             CurrentSystem = null;
+            StandInCoroutines.Run(true); // WaitForEndOfFrame: after rendering, outside the player loop
             global::Unity.Profiling.StandInProfiler.EndOfFrame();
         }
 
@@ -362,6 +364,7 @@ namespace Onity.UnityTests
                 SendToAll("Update");
                 UnityEngine.ResourceManagement.AsyncOperations.StandInOperation.Update(); // Addressables' MonoBehaviourCallbackHooks
             }
+            else if (t == typeof(PL.Update.ScriptRunDelayedDynamicFrameRate)) StandInCoroutines.Run(false); // yield return null
             else if (t == typeof(PL.Update.ScriptRunDelayedTasks)) ProcessDestroys();
             else if (t == typeof(PL.PreLateUpdate.ScriptRunBehaviourLateUpdate))
             {

@@ -53,7 +53,7 @@ namespace Onity.Unity
     /// next Play Mode entry runs the same initialisation again on the surviving static state and
     /// ends up with exactly one runtime and one set of systems.</para>
     /// </summary>
-    public static class OnityPlayerLoop
+    public static partial class OnityPlayerLoop
     {
         static OnityRuntime runtime;
         static OnityLoopTimings injected;
@@ -81,10 +81,55 @@ namespace Onity.Unity
         /// (<see cref="OnityTask.UnobservedTaskException"/>) go to <c>Debug.LogException</c>.</summary>
         public static bool LogUnobservedExceptions = true;
 
+        /// <summary>When true (default), an unobserved exception reported on another thread is
+        /// logged on the main thread (posted to <see cref="UnitySynchronizationContext"/>), as
+        /// UniTask's UniTaskScheduler.DispatchUnityMainThread; false logs it where it was reported.</summary>
+        public static bool DispatchUnityMainThread = true;
+
         /// <summary>Raised after the runtime is created (main thread).</summary>
         public static event Action<OnityRuntime> RuntimeCreated;
         /// <summary>Raised just before the runtime is destroyed (main thread).</summary>
         public static event Action<OnityRuntime> RuntimeDestroying;
+
+        static System.Threading.SynchronizationContext unitySynchronizationContext;
+        static int mainThreadId;
+
+        /// <summary>Unity's main-thread SynchronizationContext, captured when the runtime was
+        /// created (UniTask's PlayerLoopHelper.UnitySynchronizationContext); null before.</summary>
+        public static System.Threading.SynchronizationContext UnitySynchronizationContext { get { return unitySynchronizationContext; } }
+
+        /// <summary>The managed id of the thread that created the runtime (Unity's main thread);
+        /// 0 before.</summary>
+        public static int MainThreadId { get { return mainThreadId; } }
+
+        /// <summary>True on Unity's main thread (<see cref="MainThreadId"/>).</summary>
+        public static bool IsMainThread { get { return mainThreadId != 0 && System.Threading.Thread.CurrentThread.ManagedThreadId == mainThreadId; } }
+
+        /// <summary>Logs (<c>Debug.Log</c>) the current PlayerLoop, one line per phase and system
+        /// type (UniTask's PlayerLoopHelper.DumpCurrentPlayerLoop), and returns the text.</summary>
+        public static string DumpCurrentPlayerLoop()
+        {
+            var loop = PlayerLoop.GetCurrentPlayerLoop();
+            var sb = new System.Text.StringBuilder();
+            sb.AppendLine("------Player Loop------");
+            if (loop.subSystemList != null)
+            {
+                foreach (var phase in loop.subSystemList)
+                {
+                    sb.AppendFormat("------{0}------", phase.type == null ? "(no type)" : phase.type.Name).AppendLine();
+                    if (phase.subSystemList == null) continue;
+                    foreach (var sys in phase.subSystemList)
+                    {
+                        sb.Append(sys.type == null ? "(no type)" : sys.type.Name);
+                        if (OnityLoopRunners.IsOnitySystem(sys.type)) sb.Append(" (Onity)");
+                        sb.AppendLine();
+                    }
+                }
+            }
+            var text = sb.ToString();
+            Debug.Log(text);
+            return text;
+        }
 
         /// <summary>The runtime driven by the PlayerLoop; null outside Play Mode.</summary>
         public static OnityRuntime Runtime { get { return runtime; } }
@@ -388,6 +433,8 @@ namespace Onity.Unity
             // gone (Play Mode ended) still resume on the main thread, not on the worker.
             var sc = System.Threading.SynchronizationContext.Current;
             if (sc != null) OnityRuntime.NoRuntimeContext = sc;
+            unitySynchronizationContext = sc;
+            mainThreadId = System.Threading.Thread.CurrentThread.ManagedThreadId;
             initializeCount++;
             lastFrame = 0;
             lastUnityFrame = -1;
@@ -432,9 +479,14 @@ namespace Onity.Unity
 
         static void OnQuitting() { Shutdown(); }
 
+        static readonly System.Threading.SendOrPostCallback logOnMain = o => Debug.LogException((Exception)o);
+
         static void OnUnobserved(Exception e)
         {
-            if (LogUnobservedExceptions) Debug.LogException(e);
+            if (!LogUnobservedExceptions) return;
+            var sc = unitySynchronizationContext;
+            if (DispatchUnityMainThread && sc != null && mainThreadId != 0 && !IsMainThread) sc.Post(logOnMain, e);
+            else Debug.LogException(e);
         }
 
 #if UNITY_EDITOR

@@ -7,7 +7,7 @@ using UnityEngine.Events;
 
 namespace Onity
 {
-    public static class OnityUnityTask
+    public static partial class OnityUnityTask
     {
         /// <summary>A <see cref="UnityAction"/> that starts <paramref name="asyncAction"/> each time
         /// it is invoked and observes its task (<see cref="OnityTask.Void(Func{OnityTask})"/>: a

@@ -24,6 +24,8 @@ namespace Onity
         /// page, a JSON error), else null.</summary>
         public string Text { get; private set; }
         public long ResponseCode { get; private set; }
+        /// <summary>The response's headers (<c>GetResponseHeaders()</c>); null without a response.</summary>
+        public System.Collections.Generic.Dictionary<string, string> ResponseHeaders { get; private set; }
         /// <summary>The request failed to reach the server (<c>Result.ConnectionError</c>; UniTask's name).</summary>
         public bool IsNetworkError { get { return Result == UnityWebRequest.Result.ConnectionError; } }
         /// <summary>The server answered with an error status (<c>Result.ProtocolError</c>; UniTask's name).</summary>
@@ -36,6 +38,7 @@ namespace Onity
             Result = unityWebRequest.result;
             Error = unityWebRequest.error;
             ResponseCode = unityWebRequest.responseCode;
+            ResponseHeaders = unityWebRequest.GetResponseHeaders();
             Text = BodyOf(unityWebRequest);
         }
 

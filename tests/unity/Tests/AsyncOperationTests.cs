@@ -195,6 +195,8 @@ namespace Onity.UnityTests
             Assert.Equal(UnityWebRequest.Result.ConnectionError, c.Result, "connection error");
             Assert.True(c.IsNetworkError && !c.IsHttpError && e.IsHttpError && !e.IsNetworkError, "IsNetworkError / IsHttpError");
             Assert.Equal("Cannot resolve destination host", c.Error, "its error");
+            Assert.Equal("25", e.ResponseHeaders["Content-Length"], "the response's headers");
+            Assert.True(c.ResponseHeaders == null, "no response: no headers");
             Sim.RunFrame();
             Assert.True(ReferenceEquals(ok, okTask.GetAwaiter().GetResult()), "success: the request");
             Assert.Equal("hello", ok.downloadHandler.text, "its body");

@@ -157,3 +157,36 @@ namespace Onity.UnityTests
         }
     }
 }
+
+namespace Onity.UnityTests
+{
+    /// <summary>UniTask's PlayerLoopHelper members as OnityPlayerLoop's.</summary>
+    public class PlayerLoopHelperParityTests
+    {
+        [Test]
+        public void DumpListsThePhasesAndMarksOnitySystems()
+        {
+            Sim.EnterPlayMode();
+            var text = OnityPlayerLoop.DumpCurrentPlayerLoop();
+            Assert.Contains("------Update------", text, "a phase line");
+            Assert.Contains("OnityUpdate (Onity)", text, "Onity's Update system, marked");
+            Assert.Contains("OnityLastPostLateUpdate (Onity)", text, "Onity's last system, marked");
+            bool logged;
+            lock (Debug.Logs) logged = Debug.Logs.Contains(text);
+            Assert.True(logged, "logged with Debug.Log");
+        }
+
+        [Test]
+        public void MainThreadIdAndSynchronizationContextAreCapturedAtInitialization()
+        {
+            Sim.EnterPlayMode();
+            Assert.Equal(System.Threading.Thread.CurrentThread.ManagedThreadId, OnityPlayerLoop.MainThreadId, "the main thread");
+            Assert.True(OnityPlayerLoop.IsMainThread, "on the main thread");
+            bool onWorker = true;
+            System.Threading.Tasks.Task.Run(() => onWorker = OnityPlayerLoop.IsMainThread).Wait();
+            Assert.False(onWorker, "a worker is not the main thread");
+            Assert.True(OnityPlayerLoop.UnitySynchronizationContext != null && OnityPlayerLoop.UnitySynchronizationContext == System.Threading.SynchronizationContext.Current,
+                "Unity's main-thread context");
+        }
+    }
+}

@@ -33,6 +33,8 @@ namespace UnityEngine
         internal IntPtr m_Ptr;
 
         private Coroutine() { }
+
+        internal static Coroutine StandInNew() { return new Coroutine(); }
     }
 
     public abstract class CustomYieldInstruction : IEnumerator

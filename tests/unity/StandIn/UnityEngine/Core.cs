@@ -3,6 +3,7 @@
 // drive it (advancing time, the object registry, captured logs) is internal and reached through
 // InternalsVisibleTo. Never shipped.
 using System;
+using System.Collections;
 using System.Collections.Generic;
 using System.Runtime.CompilerServices;
 using System.Threading;
@@ -257,6 +258,21 @@ namespace UnityEngine
         {
             if (m_CancellationTokenSource != null) m_CancellationTokenSource.Cancel();
         }
+
+        // Coroutines (UnityCsReference Runtime/Export/Scripting/MonoBehaviour.bindings.cs); the
+        // simulation is StandInCoroutines.
+        public Coroutine StartCoroutine(IEnumerator routine)
+        {
+            StandInThread.Check("StartCoroutine");
+            if (routine == null) throw new NullReferenceException("routine is null");
+            return StandInCoroutines.Start(this, routine);
+        }
+
+        public void StopCoroutine(IEnumerator routine) { StandInThread.Check("StopCoroutine"); StandInCoroutines.Stop(this, routine, null); }
+
+        public void StopCoroutine(Coroutine routine) { StandInThread.Check("StopCoroutine"); StandInCoroutines.Stop(this, null, routine); }
+
+        public void StopAllCoroutines() { StandInThread.Check("StopAllCoroutines"); StandInCoroutines.Stop(this, null, null); }
     }
 
     public class UnityException : SystemException

@@ -67,6 +67,18 @@ namespace UnityEngine.Networking
         public Result result { get { ThrowIfDisposed(); return m_Result; } }
         public bool isDone { get { return result != Result.InProgress; } }
 
+        /// <summary>The response's headers; null before a response (in progress, connection
+        /// error). The simulation answers Content-Length only.</summary>
+        public System.Collections.Generic.Dictionary<string, string> GetResponseHeaders()
+        {
+            ThrowIfDisposed();
+            if (m_Result == Result.InProgress || m_Result == Result.ConnectionError) return null;
+            var buffer = m_DownloadHandler as DownloadHandlerBuffer;
+            var headers = new System.Collections.Generic.Dictionary<string, string>();
+            headers["Content-Length"] = (buffer != null && buffer.m_Text != null ? buffer.m_Text.Length : 0).ToString();
+            return headers;
+        }
+
         public long responseCode { get { ThrowIfDisposed(); return m_Result == Result.InProgress || m_Result == Result.ConnectionError ? 0 : m_ScriptResponseCode; } }
 
         public string error
