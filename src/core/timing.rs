@@ -20,6 +20,7 @@ use std::ffi::c_void;
 use std::ptr;
 
 mod far;
+pub mod lane;
 mod retire;
 mod runs;
 

@@ -12,7 +12,7 @@
 //!   [`Lane`], and its own tick reports the due ones as a list of ids.
 //!
 //! The runtime owns every lane: it files them with its own frame counter,
-//! rebases them at the first frame with the queues ([`super::timing::rebased`]),
+//! rebases them at the first frame with the queues ([`super::rebased`]),
 //! and counts them in its wait statistics (by record: delay 0 as a Yield, 1
 //! as a NextFrame, more as a DelayFrame) but not in the wait-record pool,
 //! whose storage they do not use.
@@ -22,10 +22,10 @@ use std::collections::{BinaryHeap, VecDeque};
 use std::ffi::c_void;
 use std::ptr::NonNull;
 
-use super::error::{Error, Result};
-use super::fallible;
-use super::timing::{rebased, Counts, Now, Timings};
-use super::types::{CallbackFn, WaitKind, TIMING_COUNT, WAIT_KIND_COUNT};
+use super::{rebased, Counts, Now, Timings};
+use crate::core::error::{Error, Result};
+use crate::core::fallible;
+use crate::core::types::{CallbackFn, WaitKind, TIMING_COUNT, WAIT_KIND_COUNT};
 
 /// Record kind of a [`Request`] that watches a task (the four [`WaitKind`]
 /// values are the others).
@@ -45,9 +45,9 @@ pub struct Request {
     pub arg: u64,
     /// A [`WaitKind`] value, or [`REQUEST_TASK`].
     pub kind: u8,
-    /// A [`super::Timing`] value (ignored for [`REQUEST_TASK`]).
+    /// A [`crate::core::Timing`] value (ignored for [`REQUEST_TASK`]).
     pub timing: u8,
-    /// A [`super::Clock`] value. Only Delay uses it, but every wait kind
+    /// A [`crate::core::Clock`] value. Only Delay uses it, but every wait kind
     /// checks it; ignored for [`REQUEST_TASK`].
     pub clock: u8,
 }
