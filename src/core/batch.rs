@@ -97,7 +97,7 @@ impl Runtime {
             // SAFETY: owner thread, short borrow; `report` is the host
             // layer publishing the ids (it runs no host code).
             let inner = unsafe { self.inner() };
-            report(inner.lanes.run(id, timing as usize, inner.timings.now.fnum)?);
+            report(inner.lanes.run(id, timing as usize, &inner.timings.now)?);
         }
         self.tick_allowed(timing);
         Ok(())

@@ -334,7 +334,7 @@ impl Runtime {
         take: impl FnOnce(u64),
     ) -> Result<()> {
         self.check_owner_open()?;
-        if spec.kind == WaitKind::Delay && !(spec.seconds.is_finite() && spec.seconds >= 0.0) {
+        if spec.kind == WaitKind::Delay && !timing::delay_seconds_ok(spec.seconds) {
             return Err(Error::InvalidArgument);
         }
         self.check_token(spec.token)?;

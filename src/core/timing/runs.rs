@@ -67,7 +67,7 @@ unsafe fn run_merged<const CANCEL_ALL: bool, const CANCELED_ONLY: bool, const HA
     let len = items.len();
     let base = items.as_mut_ptr();
     let n_far = held.len();
-    let key = now.key();
+    let key = now.frame_key();
     (*timings).running = (base, len, items.capacity());
     let (mut kept, mut kept_far) = (0usize, 0usize);
     let (mut i, mut j) = (0usize, 0usize);
