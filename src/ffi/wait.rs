@@ -25,18 +25,23 @@ use super::types::OnityCallback;
 use crate::core::sites::SiteRef;
 use crate::core::{Clock, Timing, WaitKind, WaitSpec, WaitTarget};
 
-/// The output of a wait: the task (task forms), or nothing (callback forms).
+/// The output of a wait: the task (task forms), or nothing (callback forms),
+/// or the wait's id in the slot that is the callback's `user` (the
+/// retirable `_then_id` forms, `retire.rs`).
 pub(super) enum Target {
     Task(*mut u64),
     Callback(OnityCallback, *mut c_void),
+    Retirable(OnityCallback, *mut u64),
 }
 
-/// Every wait export: converts, then schedules. Errors in this order: a
-/// null output (task forms), the runtime pointer, the timing, the clock, a
-/// null callback (callback forms), then the core's checks.
+/// Every wait export (the plain, `_then` and `_then_id` forms; the `_at`
+/// forms call [`schedule_at`]): converts, then schedules. Errors in this
+/// order: a null output (task forms), the runtime pointer, the timing, the
+/// clock, a null callback (callback forms), a null slot (`_then_id`), then
+/// the core's checks.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn schedule(
+pub(super) fn schedule(
     runtime: *mut OnityRuntime,
     kind: WaitKind,
     timing: u32,
@@ -67,16 +72,21 @@ pub(super) fn schedule_at(
 ) -> Result<(), OnityStatus> {
     // The target as scalars (a task form is the one with an output), so
     // that the call below takes them in registers.
-    let (out, callback, user) = match target {
-        Target::Task(p) => (Some(Out::new(p)?), None, std::ptr::null_mut()),
-        Target::Callback(f, user) => (None, f, user),
+    // A retirable wait's slot is its callback's `user`, checked after the
+    // callback (`file_wait`).
+    let (out, callback, user, retirable) = match target {
+        Target::Task(p) => (Some(Out::new(p)?), None, std::ptr::null_mut(), false),
+        Target::Callback(f, user) => (None, f, user, false),
+        Target::Retirable(f, wait) => (None, f, wait.cast(), true),
     };
     // SAFETY: documented contract of the runtime pointer.
     let r = unsafe { runtime_ref(runtime) }?;
     if frame_pending(r) {
-        return schedule_deferred(r, timing, token, callback, user, out, kind, frames, seconds, clock, file, line);
+        return schedule_deferred(
+            r, timing, token, callback, user, out, kind, frames, seconds, clock, file, line, retirable,
+        );
     }
-    file_wait(&r.rt, kind, timing, frames, seconds, clock, token, callback, user, file, line, out)
+    file_wait(&r.rt, kind, timing, frames, seconds, clock, token, callback, user, file, line, out, retirable)
 }
 
 /// [`file_wait`] after applying the deferred frame: out of line with its
@@ -101,13 +111,15 @@ fn schedule_deferred(
     clock: u32,
     file: *const c_char,
     line: u32,
+    retirable: bool,
 ) -> Result<(), OnityStatus> {
     sync_frame(r);
-    file_wait(&r.rt, kind, timing, frames, seconds, clock, token, callback, user, file, line, out)
+    file_wait(&r.rt, kind, timing, frames, seconds, clock, token, callback, user, file, line, out, retirable)
 }
 
 /// The rest of [`schedule_at`]: checks the timing, clock and callback (a
-/// callback form is one without `out`), then schedules.
+/// callback form is one without `out`) and a `retirable` one's slot (its
+/// `user`, which receives its id), then schedules.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn file_wait(
@@ -123,6 +135,7 @@ fn file_wait(
     file: *const c_char,
     line: u32,
     out: Option<Out<u64>>,
+    retirable: bool,
 ) -> Result<(), OnityStatus> {
     // SAFETY: the documented contract of every `_at` function's `file`.
     let site = unsafe { SiteRef::from_raw(file, line) };
@@ -132,6 +145,7 @@ fn file_wait(
         Some(_) => WaitTarget::Task,
         None => WaitTarget::Callback(callback.ok_or(OnityStatus::NullPointer)?, user, 0),
     };
+    let out = if retirable { Some(Out::new(user.cast::<u64>())?) } else { out };
     let spec = WaitSpec { kind, timing: t, frames, seconds, clock: c, token };
     let take = move |h| {
         if let Some(out) = out {
