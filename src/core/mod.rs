@@ -9,7 +9,8 @@
 //! | `batch.rs` | batches on the runtime (lanes filed, ticked, destroyed) |
 //! | `stats.rs` | the statistics snapshot |
 //! | `slot.rs` | the task state word, task and cancel slots, the free list |
-//! | `timing.rs`, `timing/` | wait records, the 16 timing queues, due-ness, runs, retiring by id |
+//! | `timing.rs`, `timing/` | wait records, the 16 timing queues, runs, retiring by id (`docs/timing.md`) |
+//! | `timing/due.rs` | when a wait is due: the one rule the queues, far heaps and fast lanes ask |
 //! | `retire.rs` | retiring a pending callback wait (`Runtime::retire_wait`; the ids are `timing/retire.rs`) |
 //! | `idle.rs` | which timings' next run would do nothing, published for a host that skips those runs |
 //! | `timing/far.rs` | far-future waits of a timing: heaps by due frame / due time |

@@ -1,6 +1,7 @@
-//! Frame waits: the wait records, the 16 timing queues, the frame and the
-//! clocks they are measured on, when a wait is due, running a timing, the
-//! first-frame rebase and re-pointing the tokens of a destroyed source.
+//! Frame waits: the wait records, the 16 timing queues, running a timing,
+//! the first-frame rebase and re-pointing the tokens of a destroyed source.
+//! When a wait is due is `due.rs` alone (the frame and clocks, the rule);
+//! `lane.rs` holds the batches' fast lanes (layout: `docs/timing.md`).
 //!
 //! Each timing keeps its waits in two places:
 //! - the near queue, a vector scanned at each run of the timing: Yield,
