@@ -10,8 +10,7 @@
 use super::object::{core_of, OnityRuntime};
 use super::status::OnityStatus;
 use super::types::OnityCallback;
-use super::wait::{schedule, Target};
-use crate::core::WaitKind;
+use super::wait::{schedule, Ask, Target};
 
 /// Callback form of `onity_yield` that can be retired: `callback(wait, 0,
 /// state)` runs as for `onity_yield_then` with `user` = `wait`, a slot the
@@ -30,7 +29,7 @@ pub extern "C" fn onity_yield_then_id(
     callback: OnityCallback,
     wait: *mut u64,
 ) -> OnityStatus {
-    crate::ffi!({ schedule(runtime, WaitKind::Yield, timing, 0, 0.0, 0, token, Target::Retirable(callback, wait)) })
+    crate::ffi!({ schedule(runtime, Ask::yield_(timing, token), Target::Retirable(callback, wait)) })
 }
 
 /// `onity_next_frame_then` that can be retired (see `onity_yield_then_id`).
@@ -43,7 +42,7 @@ pub extern "C" fn onity_next_frame_then_id(
     callback: OnityCallback,
     wait: *mut u64,
 ) -> OnityStatus {
-    crate::ffi!({ schedule(runtime, WaitKind::NextFrame, timing, 0, 0.0, 0, token, Target::Retirable(callback, wait)) })
+    crate::ffi!({ schedule(runtime, Ask::next_frame(timing, token), Target::Retirable(callback, wait)) })
 }
 
 /// `onity_delay_frame_then` that can be retired (see
@@ -57,9 +56,7 @@ pub extern "C" fn onity_delay_frame_then_id(
     callback: OnityCallback,
     wait: *mut u64,
 ) -> OnityStatus {
-    crate::ffi!({
-        schedule(runtime, WaitKind::DelayFrame, timing, frames, 0.0, 0, token, Target::Retirable(callback, wait))
-    })
+    crate::ffi!({ schedule(runtime, Ask::delay_frame(frames, timing, token), Target::Retirable(callback, wait)) })
 }
 
 /// `onity_delay_then` that can be retired (see `onity_yield_then_id`; also
@@ -74,9 +71,7 @@ pub extern "C" fn onity_delay_then_id(
     callback: OnityCallback,
     wait: *mut u64,
 ) -> OnityStatus {
-    crate::ffi!({
-        schedule(runtime, WaitKind::Delay, timing, 0, seconds, clock, token, Target::Retirable(callback, wait))
-    })
+    crate::ffi!({ schedule(runtime, Ask::delay(seconds, clock, timing, token), Target::Retirable(callback, wait)) })
 }
 
 /// Retires the pending wait whose slot is `wait` (from a `_then_id` form):
