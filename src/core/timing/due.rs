@@ -226,4 +226,52 @@ mod tests {
         let third = rebased(before.due_frame(WaitKind::DelayFrame, 3), first);
         assert!(!now(first + 2, [0.0; 3]).frame_come(third) && now(first + 3, [0.0; 3]).frame_come(third));
     }
+
+    /// The three stores ask the one rule: a DelayFrame(n) in the near queue
+    /// (n <= 1), in the far heap (n > 1) and in a batch's fast lane is due
+    /// in the same run, made before the first frame (rebased) or after.
+    #[test]
+    fn near_far_and_lane_waits_are_due_in_the_same_frame() {
+        use crate::core::timing::lane::fast_record;
+        use crate::core::{Config, FrameInfo, Runtime, TaskState, Timing, WaitTarget};
+        unsafe extern "C" fn emit(_: *mut std::ffi::c_void, _: u64, _: u32) {}
+        for first in [None, Some(7u64)] {
+            let rt = Runtime::new(Config::default());
+            let begin = |n: u64| {
+                let info = FrameInfo { frame: n, delta_time: 0.5, unscaled_delta_time: 0.5, realtime: n as f64 };
+                rt.begin_frame(&info).unwrap();
+            };
+            let start = first.unwrap_or(100);
+            if first.is_none() {
+                begin(start);
+            }
+            let lane = rt.create_lane(emit, std::ptr::null_mut()).unwrap();
+            let mut expect = Vec::new();
+            for n in [0u32, 1, 2, 3, 5] {
+                let task = rt.wait(WaitKind::DelayFrame, Timing::Update, n, 0.0, Clock::Scaled, 0, WaitTarget::Task);
+                let rec = [fast_record(n, Timing::Update as u32, n).unwrap()];
+                rt.file_lane(lane, &rec, std::iter::empty(), |_, e| panic!("{e}")).unwrap();
+                // Made before the first frame, DelayFrame(n) is due in its n-th frame (the first
+                // counts as 1; 0 and 1 in the first); after, n frames later (0: this frame).
+                let due = match first {
+                    Some(f) => f + (n.max(1) - 1) as u64,
+                    None => start + n as u64,
+                };
+                expect.push((n, task.unwrap(), due));
+            }
+            for frame in start..start + 7 {
+                if frame != start || first.is_some() {
+                    begin(frame);
+                }
+                let mut reported = Vec::new();
+                rt.tick_lane(lane, Timing::Update, |ids| reported = ids.to_vec()).unwrap();
+                for &(n, task, due) in &expect {
+                    let done = rt.task_state(task).unwrap() == TaskState::Succeeded;
+                    assert_eq!(done, frame >= due, "{first:?} DelayFrame({n}) task at frame {frame}");
+                    assert_eq!(reported.contains(&n), frame == due, "{first:?} DelayFrame({n}) lane at frame {frame}");
+                }
+            }
+            rt.destroy_lane(lane).unwrap();
+        }
+    }
 }
