@@ -20,7 +20,7 @@ fn main() {
         "src/core/types.rs",
         "src/core/pool.rs",
         "src/core/stats.rs",
-        "src/core/lane.rs",
+        "src/core/timing/lane.rs",
         "src/core/frame_alloc/stats.rs",
     ] {
         builder = builder.with_src(crate_dir.join(f));

@@ -9,6 +9,9 @@ use std::ptr::NonNull;
 use std::sync::{Arc, Barrier, Mutex};
 use std::thread;
 
+mod support;
+use support::Rng;
+
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
@@ -19,26 +22,6 @@ const fn scale(normal: usize, miri: usize) -> usize {
         miri
     } else {
         normal
-    }
-}
-
-/// xorshift64*: deterministic, dependency-free.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
     }
 }
 
@@ -128,7 +111,7 @@ fn concurrent_threads_get_disjoint_memory_that_survives_until_rewind() {
         .map(|t| {
             let (fa, start, end, out) = (fa.clone(), start.clone(), end.clone(), out.clone());
             thread::spawn(move || {
-                let mut rng = Rng::new(t as u64 + 1);
+                let mut rng = Rng(t as u64 + 1);
                 for frame in 0..FRAMES {
                     start.wait();
                     let mut mine = Vec::with_capacity(PER_FRAME);
@@ -199,7 +182,7 @@ fn several_allocators_coexist() {
         .map(|t| {
             let fas = fas.clone();
             thread::spawn(move || {
-                let mut rng = Rng::new(100 + t as u64);
+                let mut rng = Rng(100 + t as u64);
                 (0..PER_THREAD)
                     .map(|i| {
                         let k = rng.below(ALLOCATORS as u64) as usize;
@@ -499,7 +482,7 @@ fn alignment_is_honoured_from_1_to_4096() {
         }
     }
     // Interleave odd sizes and big alignments in the same chunk.
-    let mut rng = Rng::new(7);
+    let mut rng = Rng(7);
     for _ in 0..scale(2000, 100) {
         tag += 1;
         let align = 1usize << rng.below(13);
@@ -523,7 +506,7 @@ fn alignment_is_honoured_for_direct_requests() {
         ..FrameAllocConfig::default()
     });
     let mut recs = Vec::new();
-    let mut rng = Rng::new(99);
+    let mut rng = Rng(99);
     for tag in 0..scale(400, 30) as u64 {
         let align = 1usize << rng.below(13);
         // Mostly above max_chunk_bytes, with odd lengths so block offsets
@@ -713,7 +696,7 @@ fn two_frames_memory_survives_exactly_one_extra_rewind() {
 
 /// Allocates a deterministic frame (several blocks' worth, both lifetimes).
 fn steady_frame(fa: &FrameAllocator, rng_seed: u64) {
-    let mut rng = Rng::new(rng_seed);
+    let mut rng = Rng(rng_seed);
     for i in 0..scale(3000, 400) {
         let len = if i % 100 == 0 { 300 << 10 } else { 1 + rng.below(2000) as usize };
         let lifetime = if i % 3 == 0 { Lifetime::TwoFrames } else { Lifetime::Frame };
@@ -799,9 +782,11 @@ fn steady_state_with_threads_makes_no_os_allocation() {
         .map(|t| {
             let (fa, barrier) = (fa.clone(), barrier.clone());
             thread::spawn(move || {
-                for f in 0..frames {
+                for _ in 0..frames {
                     barrier.wait();
-                    let mut rng = Rng::new(t as u64 * 1000 + f);
+                    // The same workload every frame (per thread): its
+                    // footprint is reached in the warm-up.
+                    let mut rng = Rng(t as u64 * 1000);
                     for _ in 0..PER_FRAME {
                         let lifetime = if rng.below(2) == 0 { Lifetime::Frame } else { Lifetime::TwoFrames };
                         let p = fa.alloc(lifetime, 1 + rng.below(1000) as usize, 8).unwrap();
@@ -1084,7 +1069,7 @@ fn statistics_are_exact_after_every_allocation() {
         max_chunk_bytes: 1024,
         ..FrameAllocConfig::default()
     });
-    let mut rng = Rng::new(7);
+    let mut rng = Rng(7);
     let (mut allocs, mut live) = (0u64, [0u64; 3]); // live: Frame, TwoFrames now, TwoFrames previous
     let mut high = 0;
     for frame in 0..scale(6, 3) {

@@ -62,6 +62,11 @@ fn misuse_is_refused_and_changes_nothing() {
     assert_eq!(onity_delay_then_id(rt, -1.0, 0, UPDATE, 0, cb, &mut s.id), S::InvalidArgument);
     assert_eq!(onity_delay_then_id(rt, 1.0, 3, UPDATE, 0, cb, &mut s.id), S::InvalidArgument);
     assert_eq!(onity_next_frame_then_id(ptr::null_mut(), UPDATE, 0, cb, &mut s.id), S::NullPointer);
+    // The documented order: runtime, timing, clock, callback, then the slot.
+    assert_eq!(onity_yield_then_id(rt, 16, 0, cb, ptr::null_mut()), S::InvalidArgument, "timing before slot");
+    assert_eq!(onity_delay_then_id(rt, 1.0, 3, UPDATE, 0, None, ptr::null_mut()), S::InvalidArgument, "clock first");
+    let bad = 8 as *mut OnityRuntime;
+    assert_eq!(onity_next_frame_then_id(bad, 16, 0, cb, ptr::null_mut()), S::InvalidRuntime, "runtime first");
     assert_eq!(onity_delay_frame_then_id(rt, 5, UPDATE, 12345, cb, &mut s.id), S::InvalidHandle);
     assert_eq!(s.id, 0, "nothing written on failure");
     assert_eq!(live_records(rt), 0);

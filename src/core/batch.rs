@@ -6,9 +6,9 @@
 use std::ffi::c_void;
 
 use super::error::{Error, Result};
-use super::lane::{Lane, LaneId, Request, REQUEST_TASK};
 use super::runtime::Runtime;
 use super::slot::cont;
+use super::timing::lane::{Lane, LaneId, Request, REQUEST_TASK};
 use super::timing::WaitTarget;
 use super::types::{CallbackFn, Clock, Timing, WaitKind};
 
@@ -97,7 +97,7 @@ impl Runtime {
             // SAFETY: owner thread, short borrow; `report` is the host
             // layer publishing the ids (it runs no host code).
             let inner = unsafe { self.inner() };
-            report(inner.lanes.run(id, timing as usize, inner.timings.now.fnum)?);
+            report(inner.lanes.run(id, timing as usize, &inner.timings.now)?);
         }
         self.tick_allowed(timing);
         Ok(())
@@ -138,7 +138,7 @@ mod tests {
     use std::cell::RefCell;
     use std::ffi::c_void;
 
-    use super::super::lane::{fast_record, Request, REQUEST_TASK};
+    use super::super::timing::lane::{fast_record, Request, REQUEST_TASK};
     use crate::core::{Config, Runtime, TaskState, Timing};
 
     thread_local!(static LOG: RefCell<Vec<(u64, u32)>> = const { RefCell::new(Vec::new()) });

@@ -9,14 +9,15 @@
 //! | `batch.rs` | batches on the runtime (lanes filed, ticked, destroyed) |
 //! | `stats.rs` | the statistics snapshot |
 //! | `slot.rs` | the task state word, task and cancel slots, the free list |
-//! | `timing.rs`, `timing/` | wait records, the 16 timing queues, due-ness, runs, retiring by id |
+//! | `timing.rs`, `timing/` | wait records, the 16 timing queues, runs, retiring by id (`docs/timing.md`) |
+//! | `timing/due.rs` | when a wait is due: the one rule the queues, far heaps and fast lanes ask |
 //! | `retire.rs` | retiring a pending callback wait (`Runtime::retire_wait`; the ids are `timing/retire.rs`) |
 //! | `idle.rs` | which timings' next run would do nothing, published for a host that skips those runs |
 //! | `timing/far.rs` | far-future waits of a timing: heaps by due frame / due time |
+//! | `timing/lane.rs` | batch records and fast lanes |
 //! | `sites.rs`, `runtime_sites.rs` | creation sites: the table, and the runtime's calls that record and report them |
 //! | `trace.rs`, `runtime_trace.rs` | the event trace: the ring and its JSON, and the runtime's calls that record into it |
 //! | `tracy.rs` | Tracy zones and frame plots (the `tracy` feature; empty without it) |
-//! | `lane.rs` | batch records and fast lanes |
 //! | `combinator.rs` | WhenAny / WhenAll coordinators, watches, pools |
 //! | `handle.rs` | generational handles |
 //! | `owner.rs` | the owner-thread check |
@@ -28,7 +29,7 @@
 //!
 //! No two modules import each other, directly or through others
 //! (`scripts/check-import-cycles.py`, in `scripts/test-all.sh`): a data
-//! structure the [`Runtime`] holds (`timing`, `lane`, `sites`, `trace`)
+//! structure the [`Runtime`] holds (`timing` with its `lane`, `sites`, `trace`)
 //! never names the runtime; the runtime's calls on it live in a file of
 //! their own (`batch.rs`, `retire.rs`, `runtime_sites.rs`, `runtime_trace.rs`).
 //!
@@ -42,7 +43,7 @@
 //! [`Runtime::when_all_results`]):
 //!
 //! ```
-//! # use onity::core::{lane, Config, Runtime, TaskState, Timing, Outcome};
+//! # use onity::core::{timing::lane, Config, Runtime, TaskState, Timing, Outcome};
 //! # unsafe extern "C" fn emit(_: *mut std::ffi::c_void, _: u64, _: u32) {}
 //! let rt = Runtime::new(Config::default());
 //! let h = rt.create_completed(TaskState::Succeeded, 1, 0).unwrap();
@@ -90,7 +91,7 @@
 //! Destroying the lane inside `tick_lane`'s report freed the ids:
 //!
 //! ```compile_fail
-//! # use onity::core::{lane, Config, Runtime, Timing};
+//! # use onity::core::{timing::lane, Config, Runtime, Timing};
 //! # unsafe extern "C" fn emit(_: *mut std::ffi::c_void, _: u64, _: u32) {}
 //! let rt = Runtime::new(Config::default());
 //! let l = rt.create_lane(emit, std::ptr::null_mut()).unwrap();
@@ -110,7 +111,6 @@ pub mod fallible;
 pub mod frame_alloc;
 pub mod handle;
 mod idle;
-pub mod lane;
 pub mod owner;
 pub mod pool;
 mod retire;
@@ -130,9 +130,9 @@ mod when;
 
 pub use config::Config;
 pub use error::{Error, Result};
-pub use lane::{LaneId, Request};
 pub use pool::PoolStats;
 pub use runtime::Runtime;
 pub use stats::{Stats, WaitStats};
+pub use timing::lane::{LaneId, Request};
 pub use timing::{WaitSpec, WaitTarget};
 pub use types::*;

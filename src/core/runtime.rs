@@ -2,7 +2,7 @@
 //! close. The operations live beside it, one concern per file: tasks
 //! (`task.rs`), cancellation sources (`cancel.rs`), WhenAny / WhenAll
 //! (`when.rs`), batches (`batch.rs`), statistics (`stats.rs`); the state
-//! they work on is in `slot.rs`, `timing.rs`, `lane.rs` and
+//! they work on is in `slot.rs`, `timing.rs`, `timing/lane.rs` and
 //! `combinator.rs`.
 //!
 //! Threading model:
@@ -30,10 +30,10 @@ use super::config::Config;
 use super::error::{Error, Result};
 use super::frame_alloc::{AllocError, FrameAllocStats, FrameAllocator, Lifetime};
 use super::handle::{self, Kind, MAX_SLOTS};
-use super::lane::Lanes;
 use super::owner::{Owner, OwnerCell};
 use super::slot::{self, CancelSlot, FreeList, TaskSlot};
 use super::tags;
+use super::timing::lane::Lanes;
 use super::timing::{self, Timings, WaitSpec, WaitTarget};
 use super::types::*;
 
@@ -334,7 +334,7 @@ impl Runtime {
         take: impl FnOnce(u64),
     ) -> Result<()> {
         self.check_owner_open()?;
-        if spec.kind == WaitKind::Delay && !(spec.seconds.is_finite() && spec.seconds >= 0.0) {
+        if spec.kind == WaitKind::Delay && !timing::delay_seconds_ok(spec.seconds) {
             return Err(Error::InvalidArgument);
         }
         self.check_token(spec.token)?;

@@ -8,9 +8,9 @@ use std::sync::atomic::Ordering;
 use super::completion_stack::CompletionStack;
 use super::error::{Error, Result};
 use super::handle::{self, Kind};
-use super::lane::Lane;
 use super::runtime::Runtime;
 use super::slot::{self, cont, TaskSlot, COMPLETING, FREE, GEN_MASK, GEN_ONE, MANUAL, PENDING, QUEUED, STATE_MASK};
+use super::timing::lane::Lane;
 use super::types::{CallbackFn, Outcome, TaskState};
 
 impl Runtime {

@@ -1,6 +1,7 @@
-//! Frame waits: the wait records, the 16 timing queues, the frame and the
-//! clocks they are measured on, when a wait is due, running a timing, the
-//! first-frame rebase and re-pointing the tokens of a destroyed source.
+//! Frame waits: the wait records, the 16 timing queues, running a timing,
+//! the first-frame rebase and re-pointing the tokens of a destroyed source.
+//! When a wait is due is `due.rs` alone (the frame and clocks, the rule);
+//! `lane.rs` holds the batches' fast lanes (layout: `docs/timing.md`).
 //!
 //! Each timing keeps its waits in two places:
 //! - the near queue, a vector scanned at each run of the timing: Yield,
@@ -19,10 +20,13 @@
 use std::ffi::c_void;
 use std::ptr;
 
+mod due;
 mod far;
+pub mod lane;
 mod retire;
 mod runs;
 
+pub use due::{delay_seconds_ok, rebased, Now};
 use far::Far;
 pub use retire::{far_id, near_id};
 pub use runs::{run, Tally};
@@ -67,7 +71,7 @@ pub struct Wait {
     /// Cancellation token, 0 for none.
     pub token: u64,
     /// `due frame << 4 | kind << 2 | clock`: due at frame `f` when
-    /// `due_meta <= f << 4 | 15` (one compare; see [`Now::key`]).
+    /// `due_meta <= f << 4 | 15` (one compare; see [`Now::frame_key`]).
     due_meta: u64,
     /// Delay: the clock value at which it is due.
     pub due_time: f64,
@@ -107,53 +111,16 @@ impl Wait {
         (self.due_meta & 3) as usize
     }
 
-    /// Whether it is due at `now` (`key` = [`Now::key`]; a canceled wait is
-    /// due at once too: the caller checks its token).
+    /// Whether it is due at `now`: [`Now::is_due`], its frame half in one
+    /// compare of the packed due frame with `key` = [`Now::frame_key`] (a
+    /// canceled wait is due at once too: the caller checks its token).
     #[inline(always)]
     fn is_due(&self, now: &Now, key: u64) -> bool {
-        self.due_meta <= key && (self.due_meta & KIND_BITS != DELAY_BITS || now.clocks[self.clock()] >= self.due_time)
+        let due = self.due_meta <= key
+            && (self.due_meta & KIND_BITS != DELAY_BITS || now.time_come(self.clock(), self.due_time));
+        debug_assert_eq!(due, now.is_due(self.kind(), self.due_frame(), self.clock(), self.due_time));
+        due
     }
-}
-
-/// The frame and clocks waits are measured on.
-#[derive(Clone, Copy, Default)]
-pub struct Now {
-    /// Internal frame number: host frame + 1, 0 before the first frame.
-    pub fnum: u64,
-    /// Scaled, unscaled and real-time clocks.
-    pub clocks: [f64; 3],
-}
-
-impl Now {
-    /// `fnum << 4 | 15`: a wait's `due_meta` is at most this when its due
-    /// frame has come (the low bits hold its kind and clock).
-    #[inline(always)]
-    fn key(&self) -> u64 {
-        self.fnum << 4 | 15
-    }
-
-    /// The due frame of a frame wait scheduled now: the next run (Yield),
-    /// the first run in a later frame (NextFrame, Delay: which also waits
-    /// for its clock), the first run at least `frames` frames later
-    /// (DelayFrame). Used by the queues and the batch fast lanes alike.
-    #[inline(always)]
-    pub fn due_frame(&self, kind: WaitKind, frames: u32) -> u64 {
-        // `fnum` < 2^59 + 1 (see MAX_HOST_FRAME): no overflow, and the sum
-        // fits 60 bits (`due_meta` keeps it shifted by 4).
-        match kind {
-            WaitKind::Yield => 0,
-            WaitKind::NextFrame | WaitKind::Delay => self.fnum + 1,
-            WaitKind::DelayFrame => self.fnum + frames as u64,
-        }
-    }
-}
-
-/// A due frame computed before the first frame, counted from the frame
-/// before the first one (`by` = the first frame's host number). Every lane
-/// rebases with this.
-#[inline]
-pub fn rebased(due: u64, by: u64) -> u64 {
-    due + by
 }
 
 /// Counters of the waits of one kind kept in one place (the queues, or the
@@ -306,8 +273,8 @@ impl Timings {
         let due_frame = self.now.due_frame(kind, frames);
         let (due_time, far) = match kind {
             WaitKind::Delay => {
-                let due = self.now.clocks[clock as usize] + seconds;
-                (due, due > self.now.clocks[clock as usize])
+                let due = self.now.due_time(clock as usize, seconds);
+                (due, !self.now.time_come(clock as usize, due))
             }
             WaitKind::DelayFrame => (0.0, due_frame > self.now.fnum + 1),
             _ => (0.0, false),

@@ -28,7 +28,7 @@
 //! frame, the later ones with the new frame, as with a call.
 //!
 //! This file only moves records between the host's memory and the core,
-//! which files, rebases, runs and counts them (`src/core/lane.rs`).
+//! which files, rebases, runs and counts them (`src/core/timing/lane.rs`).
 
 use std::ffi::c_void;
 
@@ -38,7 +38,8 @@ use super::error::{arg, Out};
 use super::object::{runtime_ref, OnityRuntime};
 use super::status::OnityStatus;
 use super::types::{OnityBatch, OnityBatchRecord};
-use crate::core::{fallible, lane, Timing};
+use crate::core::timing::lane;
+use crate::core::{fallible, Timing};
 
 /// Record kinds of `OnityBatchRecord::kind`: the four `OnityWaitKind`
 /// values, plus `ONITY_BATCH_TASK` (resume when the task in `arg` completes).

@@ -7,32 +7,10 @@
 //! does not stay queued until it is due (a far DelayFrame would keep its
 //! record for its whole delay).
 
-use super::deferred::core_at_frame;
-use super::error::{arg, Out};
 use super::object::{core_of, OnityRuntime};
 use super::status::OnityStatus;
 use super::types::OnityCallback;
-use crate::core::{Clock, Timing, WaitKind, WaitSpec, WaitTarget};
-
-/// A `_then_id` export: converts and checks as the `_then` form (then a
-/// null `wait`), then schedules with `user` = `wait`.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn schedule_id(
-    runtime: *mut OnityRuntime,
-    spec: (WaitKind, u32, u32, f64, u32, u64),
-    callback: OnityCallback,
-    wait: *mut u64,
-) -> Result<(), OnityStatus> {
-    let (kind, timing, frames, seconds, clock, token) = spec;
-    // A wait reads the frame: a frame the host deferred is applied first.
-    let rt = core_at_frame(runtime)?;
-    let (timing, clock) = (arg(Timing::from_u32(timing))?, arg(Clock::from_u32(clock))?);
-    let f = callback.ok_or(OnityStatus::NullPointer)?;
-    let out = Out::new(wait)?;
-    let spec = WaitSpec { kind, timing, frames, seconds, clock, token };
-    Ok(rt.wait_with(spec, WaitTarget::Callback(f, wait.cast(), 0), |id| out.put(id))?)
-}
+use super::wait::{schedule, Ask, Target};
 
 /// Callback form of `onity_yield` that can be retired: `callback(wait, 0,
 /// state)` runs as for `onity_yield_then` with `user` = `wait`, a slot the
@@ -51,7 +29,7 @@ pub extern "C" fn onity_yield_then_id(
     callback: OnityCallback,
     wait: *mut u64,
 ) -> OnityStatus {
-    crate::ffi!({ schedule_id(runtime, (WaitKind::Yield, timing, 0, 0.0, 0, token), callback, wait) })
+    crate::ffi!({ schedule(runtime, Ask::yield_(timing, token), Target::Retirable(callback, wait)) })
 }
 
 /// `onity_next_frame_then` that can be retired (see `onity_yield_then_id`).
@@ -64,7 +42,7 @@ pub extern "C" fn onity_next_frame_then_id(
     callback: OnityCallback,
     wait: *mut u64,
 ) -> OnityStatus {
-    crate::ffi!({ schedule_id(runtime, (WaitKind::NextFrame, timing, 0, 0.0, 0, token), callback, wait) })
+    crate::ffi!({ schedule(runtime, Ask::next_frame(timing, token), Target::Retirable(callback, wait)) })
 }
 
 /// `onity_delay_frame_then` that can be retired (see
@@ -78,7 +56,7 @@ pub extern "C" fn onity_delay_frame_then_id(
     callback: OnityCallback,
     wait: *mut u64,
 ) -> OnityStatus {
-    crate::ffi!({ schedule_id(runtime, (WaitKind::DelayFrame, timing, frames, 0.0, 0, token), callback, wait) })
+    crate::ffi!({ schedule(runtime, Ask::delay_frame(frames, timing, token), Target::Retirable(callback, wait)) })
 }
 
 /// `onity_delay_then` that can be retired (see `onity_yield_then_id`; also
@@ -93,7 +71,7 @@ pub extern "C" fn onity_delay_then_id(
     callback: OnityCallback,
     wait: *mut u64,
 ) -> OnityStatus {
-    crate::ffi!({ schedule_id(runtime, (WaitKind::Delay, timing, 0, seconds, clock, token), callback, wait) })
+    crate::ffi!({ schedule(runtime, Ask::delay(seconds, clock, timing, token), Target::Retirable(callback, wait)) })
 }
 
 /// Retires the pending wait whose slot is `wait` (from a `_then_id` form):

@@ -29,9 +29,8 @@ use super::error::Out;
 use super::object::{core_of, OnityRuntime};
 use super::status::OnityStatus;
 use super::types::OnityCallback;
-use super::wait::{schedule_at, Target};
+use super::wait::{schedule_at, Ask, Target};
 use crate::core::sites::{SiteCount, SiteRef};
-use crate::core::WaitKind;
 
 /// `OnitySiteReport::site` of tasks made without a site (by a plain call,
 /// or while capture was off).
@@ -234,7 +233,7 @@ pub extern "C" fn onity_yield_at(
     line: u32,
 ) -> OnityStatus {
     let target = Target::Task(out_task);
-    crate::ffi!({ schedule_at(runtime, WaitKind::Yield, timing, 0, 0.0, 0, token, target, file, line) })
+    crate::ffi!({ schedule_at(runtime, Ask::yield_(timing, token), target, file, line) })
 }
 
 /// `onity_next_frame` with a creation site. ABI 1.2; errors as
@@ -252,7 +251,7 @@ pub extern "C" fn onity_next_frame_at(
     line: u32,
 ) -> OnityStatus {
     let target = Target::Task(out_task);
-    crate::ffi!({ schedule_at(runtime, WaitKind::NextFrame, timing, 0, 0.0, 0, token, target, file, line) })
+    crate::ffi!({ schedule_at(runtime, Ask::next_frame(timing, token), target, file, line) })
 }
 
 /// `onity_delay_frame` with a creation site. ABI 1.2; errors as
@@ -271,7 +270,7 @@ pub extern "C" fn onity_delay_frame_at(
     line: u32,
 ) -> OnityStatus {
     let target = Target::Task(out_task);
-    crate::ffi!({ schedule_at(runtime, WaitKind::DelayFrame, timing, frames, 0.0, 0, token, target, file, line) })
+    crate::ffi!({ schedule_at(runtime, Ask::delay_frame(frames, timing, token), target, file, line) })
 }
 
 /// `onity_delay` with a creation site. ABI 1.2; errors as `onity_delay`.
@@ -290,7 +289,7 @@ pub extern "C" fn onity_delay_at(
     line: u32,
 ) -> OnityStatus {
     let target = Target::Task(out_task);
-    crate::ffi!({ schedule_at(runtime, WaitKind::Delay, timing, 0, seconds, clock, token, target, file, line) })
+    crate::ffi!({ schedule_at(runtime, Ask::delay(seconds, clock, timing, token), target, file, line) })
 }
 
 /// `onity_yield_then` with a creation site. ABI 1.2; errors as
@@ -309,7 +308,7 @@ pub extern "C" fn onity_yield_then_at(
     line: u32,
 ) -> OnityStatus {
     let target = Target::Callback(callback, user);
-    crate::ffi!({ schedule_at(runtime, WaitKind::Yield, timing, 0, 0.0, 0, token, target, file, line) })
+    crate::ffi!({ schedule_at(runtime, Ask::yield_(timing, token), target, file, line) })
 }
 
 /// `onity_next_frame_then` with a creation site. ABI 1.2; errors as
@@ -328,7 +327,7 @@ pub extern "C" fn onity_next_frame_then_at(
     line: u32,
 ) -> OnityStatus {
     let target = Target::Callback(callback, user);
-    crate::ffi!({ schedule_at(runtime, WaitKind::NextFrame, timing, 0, 0.0, 0, token, target, file, line) })
+    crate::ffi!({ schedule_at(runtime, Ask::next_frame(timing, token), target, file, line) })
 }
 
 /// `onity_delay_frame_then` with a creation site. ABI 1.2; errors as
@@ -348,7 +347,7 @@ pub extern "C" fn onity_delay_frame_then_at(
     line: u32,
 ) -> OnityStatus {
     let target = Target::Callback(callback, user);
-    crate::ffi!({ schedule_at(runtime, WaitKind::DelayFrame, timing, frames, 0.0, 0, token, target, file, line) })
+    crate::ffi!({ schedule_at(runtime, Ask::delay_frame(frames, timing, token), target, file, line) })
 }
 
 /// `onity_delay_then` with a creation site. ABI 1.2; errors as
@@ -370,7 +369,7 @@ pub extern "C" fn onity_delay_then_at(
     line: u32,
 ) -> OnityStatus {
     let target = Target::Callback(callback, user);
-    crate::ffi!({ schedule_at(runtime, WaitKind::Delay, timing, 0, seconds, clock, token, target, file, line) })
+    crate::ffi!({ schedule_at(runtime, Ask::delay(seconds, clock, timing, token), target, file, line) })
 }
 
 /// `onity_when_any` with a creation site. ABI 1.2; errors as

@@ -25,58 +25,87 @@ use super::types::OnityCallback;
 use crate::core::sites::SiteRef;
 use crate::core::{Clock, Timing, WaitKind, WaitSpec, WaitTarget};
 
-/// The output of a wait: the task (task forms), or nothing (callback forms).
+/// The output of a wait: the task (task forms), or nothing (callback forms),
+/// or the wait's id in the slot that is the callback's `user` (the
+/// retirable `_then_id` forms, `retire.rs`).
 pub(super) enum Target {
     Task(*mut u64),
     Callback(OnityCallback, *mut c_void),
+    Retirable(OnityCallback, *mut u64),
 }
 
-/// Every wait export: converts, then schedules. Errors in this order: a
-/// null output (task forms), the runtime pointer, the timing, the clock, a
-/// null callback (callback forms), then the core's checks.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn schedule(
-    runtime: *mut OnityRuntime,
+/// What a wait export asks for: the kind and its parameters as the C ABI
+/// gives them (checked by [`file_wait`]).
+#[derive(Clone, Copy)]
+pub(super) struct Ask {
     kind: WaitKind,
     timing: u32,
     frames: u32,
     seconds: f64,
     clock: u32,
     token: u64,
-    target: Target,
-) -> Result<(), OnityStatus> {
-    schedule_at(runtime, kind, timing, frames, seconds, clock, token, target, std::ptr::null(), 0)
+}
+
+impl Ask {
+    #[inline(always)]
+    pub(super) fn yield_(timing: u32, token: u64) -> Ask {
+        Ask { kind: WaitKind::Yield, timing, frames: 0, seconds: 0.0, clock: 0, token }
+    }
+
+    #[inline(always)]
+    pub(super) fn next_frame(timing: u32, token: u64) -> Ask {
+        Ask { kind: WaitKind::NextFrame, ..Ask::yield_(timing, token) }
+    }
+
+    #[inline(always)]
+    pub(super) fn delay_frame(frames: u32, timing: u32, token: u64) -> Ask {
+        Ask { kind: WaitKind::DelayFrame, frames, ..Ask::yield_(timing, token) }
+    }
+
+    #[inline(always)]
+    pub(super) fn delay(seconds: f64, clock: u32, timing: u32, token: u64) -> Ask {
+        Ask { kind: WaitKind::Delay, seconds, clock, ..Ask::yield_(timing, token) }
+    }
+}
+
+/// Every wait export (the plain, `_then` and `_then_id` forms; the `_at`
+/// forms call [`schedule_at`]): converts, then schedules. Errors in this
+/// order: a null output (task forms), the runtime pointer, the timing, the
+/// clock, a null callback (callback forms), a null slot (`_then_id`), then
+/// the core's checks.
+#[inline(always)]
+pub(super) fn schedule(runtime: *mut OnityRuntime, ask: Ask, target: Target) -> Result<(), OnityStatus> {
+    schedule_at(runtime, ask, target, std::ptr::null(), 0)
 }
 
 /// [`schedule`] with a creation site (the `_at` exports, `sites.rs`): `file`
 /// and `line` as those take them (a null `file`: no site).
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(super) fn schedule_at(
     runtime: *mut OnityRuntime,
-    kind: WaitKind,
-    timing: u32,
-    frames: u32,
-    seconds: f64,
-    clock: u32,
-    token: u64,
+    ask: Ask,
     target: Target,
     file: *const c_char,
     line: u32,
 ) -> Result<(), OnityStatus> {
     // The target as scalars (a task form is the one with an output), so
     // that the call below takes them in registers.
-    let (out, callback, user) = match target {
-        Target::Task(p) => (Some(Out::new(p)?), None, std::ptr::null_mut()),
-        Target::Callback(f, user) => (None, f, user),
+    // A retirable wait's slot is its callback's `user`, checked after the
+    // callback (`file_wait`).
+    let (out, callback, user, retirable) = match target {
+        Target::Task(p) => (Some(Out::new(p)?), None, std::ptr::null_mut(), false),
+        Target::Callback(f, user) => (None, f, user, false),
+        Target::Retirable(f, wait) => (None, f, wait.cast(), true),
     };
     // SAFETY: documented contract of the runtime pointer.
     let r = unsafe { runtime_ref(runtime) }?;
     if frame_pending(r) {
-        return schedule_deferred(r, timing, token, callback, user, out, kind, frames, seconds, clock, file, line);
+        let Ask { kind, timing, frames, seconds, clock, token } = ask;
+        return schedule_deferred(
+            r, timing, token, callback, user, out, kind, frames, seconds, clock, file, line, retirable,
+        );
     }
-    file_wait(&r.rt, kind, timing, frames, seconds, clock, token, callback, user, file, line, out)
+    file_wait(&r.rt, ask, callback, user, file, line, out, retirable)
 }
 
 /// [`file_wait`] after applying the deferred frame: out of line with its
@@ -101,29 +130,29 @@ fn schedule_deferred(
     clock: u32,
     file: *const c_char,
     line: u32,
+    retirable: bool,
 ) -> Result<(), OnityStatus> {
     sync_frame(r);
-    file_wait(&r.rt, kind, timing, frames, seconds, clock, token, callback, user, file, line, out)
+    let ask = Ask { kind, timing, frames, seconds, clock, token };
+    file_wait(&r.rt, ask, callback, user, file, line, out, retirable)
 }
 
 /// The rest of [`schedule_at`]: checks the timing, clock and callback (a
-/// callback form is one without `out`), then schedules.
+/// callback form is one without `out`) and a `retirable` one's slot (its
+/// `user`, which receives its id), then schedules.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn file_wait(
     rt: &crate::core::Runtime,
-    kind: WaitKind,
-    timing: u32,
-    frames: u32,
-    seconds: f64,
-    clock: u32,
-    token: u64,
+    ask: Ask,
     callback: OnityCallback,
     user: *mut c_void,
     file: *const c_char,
     line: u32,
     out: Option<Out<u64>>,
+    retirable: bool,
 ) -> Result<(), OnityStatus> {
+    let Ask { kind, timing, frames, seconds, clock, token } = ask;
     // SAFETY: the documented contract of every `_at` function's `file`.
     let site = unsafe { SiteRef::from_raw(file, line) };
     let t = arg(Timing::from_u32(timing))?;
@@ -132,6 +161,7 @@ fn file_wait(
         Some(_) => WaitTarget::Task,
         None => WaitTarget::Callback(callback.ok_or(OnityStatus::NullPointer)?, user, 0),
     };
+    let out = if retirable { Some(Out::new(user.cast::<u64>())?) } else { out };
     let spec = WaitSpec { kind, timing: t, frames, seconds, clock: c, token };
     let take = move |h| {
         if let Some(out) = out {
@@ -153,7 +183,7 @@ fn file_wait(
 /// `EXHAUSTED` (task table full), `OUT_OF_MEMORY` (nothing made).
 #[no_mangle]
 pub extern "C" fn onity_yield(runtime: *mut OnityRuntime, timing: u32, token: u64, out_task: *mut u64) -> OnityStatus {
-    crate::ffi!({ schedule(runtime, WaitKind::Yield, timing, 0, 0.0, 0, token, Target::Task(out_task)) })
+    crate::ffi!({ schedule(runtime, Ask::yield_(timing, token), Target::Task(out_task)) })
 }
 
 /// NextFrame: a task that completes at the first run of `timing` in a later
@@ -166,7 +196,7 @@ pub extern "C" fn onity_next_frame(
     token: u64,
     out_task: *mut u64,
 ) -> OnityStatus {
-    crate::ffi!({ schedule(runtime, WaitKind::NextFrame, timing, 0, 0.0, 0, token, Target::Task(out_task)) })
+    crate::ffi!({ schedule(runtime, Ask::next_frame(timing, token), Target::Task(out_task)) })
 }
 
 /// DelayFrame: a task that completes at the first run of `timing` in a frame
@@ -181,7 +211,7 @@ pub extern "C" fn onity_delay_frame(
     token: u64,
     out_task: *mut u64,
 ) -> OnityStatus {
-    crate::ffi!({ schedule(runtime, WaitKind::DelayFrame, timing, frames, 0.0, 0, token, Target::Task(out_task)) })
+    crate::ffi!({ schedule(runtime, Ask::delay_frame(frames, timing, token), Target::Task(out_task)) })
 }
 
 /// Delay: a task that completes at the first run of `timing`, in a later
@@ -197,7 +227,7 @@ pub extern "C" fn onity_delay(
     token: u64,
     out_task: *mut u64,
 ) -> OnityStatus {
-    crate::ffi!({ schedule(runtime, WaitKind::Delay, timing, 0, seconds, clock, token, Target::Task(out_task)) })
+    crate::ffi!({ schedule(runtime, Ask::delay(seconds, clock, timing, token), Target::Task(out_task)) })
 }
 
 /// Callback form of `onity_yield`: `callback(user, 0, state)` runs at the
@@ -212,7 +242,7 @@ pub extern "C" fn onity_yield_then(
     callback: OnityCallback,
     user: *mut c_void,
 ) -> OnityStatus {
-    crate::ffi!({ schedule(runtime, WaitKind::Yield, timing, 0, 0.0, 0, token, Target::Callback(callback, user)) })
+    crate::ffi!({ schedule(runtime, Ask::yield_(timing, token), Target::Callback(callback, user)) })
 }
 
 /// Callback form of `onity_next_frame` (see `onity_yield_then`). Owner thread;
@@ -225,7 +255,7 @@ pub extern "C" fn onity_next_frame_then(
     callback: OnityCallback,
     user: *mut c_void,
 ) -> OnityStatus {
-    crate::ffi!({ schedule(runtime, WaitKind::NextFrame, timing, 0, 0.0, 0, token, Target::Callback(callback, user)) })
+    crate::ffi!({ schedule(runtime, Ask::next_frame(timing, token), Target::Callback(callback, user)) })
 }
 
 /// Callback form of `onity_delay_frame` (see `onity_yield_then`). Owner
@@ -239,9 +269,7 @@ pub extern "C" fn onity_delay_frame_then(
     callback: OnityCallback,
     user: *mut c_void,
 ) -> OnityStatus {
-    crate::ffi!({
-        schedule(runtime, WaitKind::DelayFrame, timing, frames, 0.0, 0, token, Target::Callback(callback, user))
-    })
+    crate::ffi!({ schedule(runtime, Ask::delay_frame(frames, timing, token), Target::Callback(callback, user)) })
 }
 
 /// Callback form of `onity_delay` (see `onity_yield_then`). Owner thread;
@@ -256,7 +284,5 @@ pub extern "C" fn onity_delay_then(
     callback: OnityCallback,
     user: *mut c_void,
 ) -> OnityStatus {
-    crate::ffi!({
-        schedule(runtime, WaitKind::Delay, timing, 0, seconds, clock, token, Target::Callback(callback, user))
-    })
+    crate::ffi!({ schedule(runtime, Ask::delay(seconds, clock, timing, token), Target::Callback(callback, user)) })
 }

@@ -27,6 +27,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::ffi::c_void;
 
+use super::due::{time_key, time_of_key};
 use super::{Now, Wait};
 use crate::core::error::{Error, Result};
 use crate::core::types::{CallbackFn, WaitKind, WAIT_KIND_COUNT};
@@ -49,17 +50,6 @@ enum Place {
 struct Rec {
     w: Wait,
     place: Place,
-}
-
-/// A clock value as a key that orders like the value (any finite double).
-#[inline]
-fn time_key(t: f64) -> u64 {
-    let b = t.to_bits();
-    if b >> 63 == 1 {
-        !b
-    } else {
-        b | 1 << 63
-    }
 }
 
 /// The far-future waits of one timing.
@@ -155,13 +145,11 @@ impl Far {
             return;
         }
         for h in 0..self.heaps.len() {
-            let limit = match h {
-                _ if all => u64::MAX,
-                0 => now.fnum,
-                c => time_key(now.clocks[c - 1]),
-            };
             while let Some(&Reverse((key, seq, slot))) = self.heaps[h].peek() {
-                if key > limit {
+                // The due rule (`due.rs`): heap 0 holds due frames, the
+                // others due times on clock `h - 1`.
+                let come = all || if h == 0 { now.frame_come(key) } else { now.time_come(h - 1, time_of_key(key)) };
+                if !come {
                     break;
                 }
                 if !self.matches(seq, slot) {

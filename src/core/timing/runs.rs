@@ -37,37 +37,41 @@ pub unsafe fn run<const CANCEL_ALL: bool, const CANCELED_ONLY: bool>(
     resume: impl FnMut(u64, Option<CallbackFn>, *mut c_void, TaskState),
     tally: &mut Tally,
 ) {
+    let run = Run { timings, timing, items, held, now, limit, tally };
     // Most runs hold no far wait: that loop is compiled without the merge.
-    if held.is_empty() {
-        run_merged::<CANCEL_ALL, CANCELED_ONLY, false>(
-            timings, timing, items, held, now, limit, canceled, resume, tally,
-        )
+    if run.held.is_empty() {
+        run_merged::<CANCEL_ALL, CANCELED_ONLY, false>(run, canceled, resume)
     } else {
-        run_merged::<CANCEL_ALL, CANCELED_ONLY, true>(timings, timing, items, held, now, limit, canceled, resume, tally)
+        run_merged::<CANCEL_ALL, CANCELED_ONLY, true>(run, canceled, resume)
     }
+}
+
+/// What [`run`] works on (its arguments but the two closures).
+struct Run<'a> {
+    timings: *mut Timings,
+    timing: usize,
+    items: &'a mut Vec<Wait>,
+    held: &'a mut Vec<u32>,
+    now: &'a Now,
+    limit: u64,
+    tally: &'a mut Tally,
 }
 
 /// [`run`], with `HAS_FAR` false when `held` is empty.
 ///
 /// # Safety
 /// As [`run`].
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn run_merged<const CANCEL_ALL: bool, const CANCELED_ONLY: bool, const HAS_FAR: bool>(
-    timings: *mut Timings,
-    timing: usize,
-    items: &mut Vec<Wait>,
-    held: &mut Vec<u32>,
-    now: &Now,
-    limit: u64,
+    run: Run<'_>,
     canceled: impl Fn(u64) -> bool,
     mut resume: impl FnMut(u64, Option<CallbackFn>, *mut c_void, TaskState),
-    tally: &mut Tally,
 ) {
+    let Run { timings, timing, items, held, now, limit, tally } = run;
     let len = items.len();
     let base = items.as_mut_ptr();
     let n_far = held.len();
-    let key = now.key();
+    let key = now.frame_key();
     (*timings).running = (base, len, items.capacity());
     let (mut kept, mut kept_far) = (0usize, 0usize);
     let (mut i, mut j) = (0usize, 0usize);

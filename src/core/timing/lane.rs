@@ -12,7 +12,7 @@
 //!   [`Lane`], and its own tick reports the due ones as a list of ids.
 //!
 //! The runtime owns every lane: it files them with its own frame counter,
-//! rebases them at the first frame with the queues ([`super::timing::rebased`]),
+//! rebases them at the first frame with the queues ([`super::rebased`]),
 //! and counts them in its wait statistics (by record: delay 0 as a Yield, 1
 //! as a NextFrame, more as a DelayFrame) but not in the wait-record pool,
 //! whose storage they do not use.
@@ -22,10 +22,10 @@ use std::collections::{BinaryHeap, VecDeque};
 use std::ffi::c_void;
 use std::ptr::NonNull;
 
-use super::error::{Error, Result};
-use super::fallible;
-use super::timing::{rebased, Counts, Now, Timings};
-use super::types::{CallbackFn, WaitKind, TIMING_COUNT, WAIT_KIND_COUNT};
+use super::{rebased, Counts, Now, Timings};
+use crate::core::error::{Error, Result};
+use crate::core::fallible;
+use crate::core::types::{CallbackFn, WaitKind, TIMING_COUNT, WAIT_KIND_COUNT};
 
 /// Record kind of a [`Request`] that watches a task (the four [`WaitKind`]
 /// values are the others).
@@ -45,9 +45,9 @@ pub struct Request {
     pub arg: u64,
     /// A [`WaitKind`] value, or [`REQUEST_TASK`].
     pub kind: u8,
-    /// A [`super::Timing`] value (ignored for [`REQUEST_TASK`]).
+    /// A [`crate::core::Timing`] value (ignored for [`REQUEST_TASK`]).
     pub timing: u8,
-    /// A [`super::Clock`] value. Only Delay uses it, but every wait kind
+    /// A [`crate::core::Clock`] value. Only Delay uses it, but every wait kind
     /// checks it; ignored for [`REQUEST_TASK`].
     pub clock: u8,
 }
@@ -289,13 +289,13 @@ impl Lanes {
         filed
     }
 
-    /// Moves the fast waits of `timing` in lane `id` that are due at frame
-    /// `fnum` into the lane's report, which it returns: Yields (in filing
+    /// Moves the fast waits of `timing` in lane `id` that are due at `now`
+    /// (the frame half of the due rule, [`Now::frame_come`]) into the lane's report, which it returns: Yields (in filing
     /// order), then NextFrame waits, then DelayFrame waits (each by due
     /// frame, then filing order). The report stays until the next run.
     /// Its storage grows fallibly: when it cannot, the waits it has no room
     /// for stay pending (reported by a later run). Errors as [`Lanes::ptr`].
-    pub fn run(&mut self, id: LaneId, timing: usize, fnum: u64) -> Result<&[u32]> {
+    pub fn run(&mut self, id: LaneId, timing: usize, now: &Now) -> Result<&[u32]> {
         // SAFETY: a live lane (see `list`); exclusive borrow of `self`, and
         // the report returned borrows it.
         let lane = unsafe { self.find(id)?.as_mut() };
@@ -308,7 +308,7 @@ impl Lanes {
             let mut due_n = 0usize;
             let mut due_runs = 0usize;
             for &(due, count) in q.next_runs.iter() {
-                if due > fnum {
+                if !now.frame_come(due) {
                     break;
                 }
                 due_n += count;
@@ -326,7 +326,8 @@ impl Lanes {
             }
             let nexts = lane.out.len() as u64 - yields;
             while let Some(&Reverse((due, _, id))) = q.later.peek() {
-                if due > fnum || !(lane.out.len() < lane.out.capacity() || room(&mut lane.out, q.later.len())) {
+                if !now.frame_come(due) || !(lane.out.len() < lane.out.capacity() || room(&mut lane.out, q.later.len()))
+                {
                     break;
                 }
                 lane.out.push(id);
