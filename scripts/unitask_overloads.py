@@ -14,6 +14,10 @@ GENERIC = re.compile(r"\b(?:T[A-Z0-9][A-Za-z0-9_]*|T|U)\b")
 UNITASK_PARAM_TYPES = {"UniTaskVoid": "OnityTaskVoid", "YieldAwaitable": "OnityFrameWait", "short": "long",
                        "IUniTaskOrderedAsyncEnumerable": "IOnityOrderedAsyncEnumerable", "IAsyncWriter": "IOnityAsyncWriter",
                        "IConnectableUniTaskAsyncEnumerable": "IOnityConnectableAsyncEnumerable", "Double": "double", "Single": "float",
+                       "AsyncReactiveProperty": "OnityAsyncReactiveProperty",
+                       "ReadOnlyAsyncReactiveProperty": "OnityReadOnlyAsyncReactiveProperty",
+                       "IAsyncReactiveProperty": "IOnityAsyncReactiveProperty",
+                       "IReadOnlyAsyncReactiveProperty": "IOnityReadOnlyAsyncReactiveProperty",
                        "Int32": "int", "Int64": "long", "Boolean": "bool", "Decimal": "decimal"}
 
 

@@ -37,6 +37,19 @@ namespace Onity
             public void UnsafeOnCompleted(Action continuation) { op.completed += OnityCompletedCallback.Rent(continuation); }
         }
 
+        /// <summary>The loaded asset (the request's <c>asset</c>), canceled at the next run of Update
+        /// after <paramref name="cancellationToken"/> is canceled (as a <c>ResourceRequest</c>).</summary>
+        public static OnityTask<UnityEngine.Object> WithCancellation(this AssetBundleRequest asyncOperation, CancellationToken cancellationToken)
+        {
+            return ToOnityTask(asyncOperation, null, OnityTiming.Update, cancellationToken);
+        }
+
+        /// <summary>With <paramref name="cancelImmediately"/>: canceled at the token's Cancel call.</summary>
+        public static OnityTask<UnityEngine.Object> WithCancellation(this AssetBundleRequest asyncOperation, CancellationToken cancellationToken, bool cancelImmediately)
+        {
+            return ToOnityTask(asyncOperation, null, OnityTiming.Update, cancellationToken, cancelImmediately);
+        }
+
         // ---- AssetBundleCreateRequest --------------------------------------------------
 
         /// <summary><c>await request</c>: the loaded bundle, from the <c>completed</c> event.</summary>

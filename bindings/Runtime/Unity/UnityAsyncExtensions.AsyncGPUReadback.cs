@@ -22,30 +22,48 @@ namespace Onity
             return ToOnityTask(asyncOperation, OnityTiming.Update, cancellationToken);
         }
 
+        /// <summary>With <paramref name="cancelImmediately"/>: canceled at the token's Cancel call
+        /// (a registration of the token; the continuation runs on the canceling thread) instead of
+        /// at the next run of Update.</summary>
+        public static OnityTask<AsyncGPUReadbackRequest> WithCancellation(this AsyncGPUReadbackRequest asyncOperation, CancellationToken cancellationToken, bool cancelImmediately)
+        {
+            return ToOnityTask(asyncOperation, OnityTiming.Update, cancellationToken, cancelImmediately);
+        }
+
         /// <summary>The request once <c>done</c> (read its data in the continuation), polled at each
         /// run of <paramref name="timing"/>; faults with <see cref="InvalidOperationException"/> when
         /// <c>hasError</c> (a failed request, or one whose data was already disposed); canceled at
         /// the first run after <paramref name="cancellationToken"/> is canceled. Owner thread.</summary>
         public static OnityTask<AsyncGPUReadbackRequest> ToOnityTask(this AsyncGPUReadbackRequest asyncOperation, OnityTiming timing = OnityTiming.Update, CancellationToken cancellationToken = default(CancellationToken))
         {
+            return ToOnityTask(asyncOperation, timing, cancellationToken, false);
+        }
+
+        /// <summary>As <see cref="ToOnityTask(AsyncGPUReadbackRequest, OnityTiming, CancellationToken)"/>;
+        /// with <paramref name="cancelImmediately"/> canceled at the token's Cancel call.</summary>
+        public static OnityTask<AsyncGPUReadbackRequest> ToOnityTask(this AsyncGPUReadbackRequest asyncOperation, OnityTiming timing, CancellationToken cancellationToken, bool cancelImmediately)
+        {
             if (cancellationToken.IsCancellationRequested) return OnityTask.FromCanceled<AsyncGPUReadbackRequest>(cancellationToken);
             if (asyncOperation.hasError) return OnityTask.FromException<AsyncGPUReadbackRequest>(GpuReadbackSource.Error());
             if (asyncOperation.done) return new OnityTask<AsyncGPUReadbackRequest>(asyncOperation);
-            return GpuReadbackSource.Start(asyncOperation, timing, cancellationToken);
+            return GpuReadbackSource.Start(asyncOperation, timing, cancellationToken, cancelImmediately);
         }
 
         sealed class GpuReadbackSource : OnityLoopSource<AsyncGPUReadbackRequest>
         {
             static readonly OnityObjectPool<GpuReadbackSource> pool = new OnityObjectPool<GpuReadbackSource>(256);
+            static readonly Action<object> onCancel = o => ((GpuReadbackSource)o).CancelNow();
             AsyncGPUReadbackRequest request;
             CancellationToken ct;
+            CancellationTokenRegistration registration;
+            volatile bool canceledNow; // by the registration: the loop's next step only ends it
 
             internal static Exception Error()
             {
                 return new InvalidOperationException("Onity: AsyncGPUReadbackRequest.hasError is true (the readback failed, or its data was already disposed: Unity keeps it for the frame it completes in).");
             }
 
-            internal static OnityTask<AsyncGPUReadbackRequest> Start(AsyncGPUReadbackRequest request, OnityTiming timing, CancellationToken ct)
+            internal static OnityTask<AsyncGPUReadbackRequest> Start(AsyncGPUReadbackRequest request, OnityTiming timing, CancellationToken ct, bool cancelImmediately)
             {
                 var s = pool.TryRent() ?? new GpuReadbackSource();
                 s.request = request;
@@ -57,11 +75,19 @@ namespace Onity
                     s.Release();
                     throw;
                 }
+                if (cancelImmediately && ct.CanBeCanceled) s.registration = ct.Register(onCancel, s);
                 return task;
+            }
+
+            void CancelNow()
+            {
+                canceledNow = true;
+                if (!IsCompleted) TrySetCanceled(ct);
             }
 
             protected override bool MoveNext()
             {
+                if (canceledNow) return false;
                 if (ct.IsCancellationRequested)
                 {
                     TrySetCanceled(ct);
@@ -81,6 +107,9 @@ namespace Onity
 
             protected override void Release()
             {
+                registration.Dispose();
+                registration = default(CancellationTokenRegistration);
+                canceledNow = false;
                 request = default(AsyncGPUReadbackRequest);
                 ct = default(CancellationToken);
                 pool.Return(this);

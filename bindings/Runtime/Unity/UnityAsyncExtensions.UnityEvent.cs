@@ -40,6 +40,16 @@ namespace Onity
             return new UnityEventStream<AsyncUnit>(unityEvent, owner);
         }
 
+        /// <summary>The invocations of <paramref name="unityEvent"/> as a stream ended by
+        /// <paramref name="cancellationToken"/>: an enumeration throws
+        /// <see cref="OperationCanceledException"/> carrying the canceled token (this one or the
+        /// enumeration's) at its next <c>MoveNextAsync</c>, or at once in a pending one. Listens
+        /// only while enumerated (see <see cref="OnityUnityEventAsyncEnumerable"/>).</summary>
+        public static IOnityAsyncEnumerable<AsyncUnit> OnInvokeAsAsyncEnumerable(this UnityEvent unityEvent, CancellationToken cancellationToken)
+        {
+            return new OnityUnityEventAsyncEnumerable(unityEvent, cancellationToken);
+        }
+
         /// <summary>As <see cref="OnInvokeAsync(UnityEvent, CancellationToken)"/>, with the
         /// invocation's argument.</summary>
         public static OnityTask<T> OnInvokeAsync<T>(this UnityEvent<T> unityEvent, CancellationToken cancellationToken = default(CancellationToken))
@@ -60,6 +70,13 @@ namespace Onity
         public static IOnityAsyncEnumerable<T> OnInvokeAsAsyncEnumerable<T>(this UnityEvent<T> unityEvent, MonoBehaviour owner = null)
         {
             return new UnityEventStream<T>(unityEvent, owner);
+        }
+
+        /// <summary>As <see cref="OnInvokeAsAsyncEnumerable(UnityEvent, CancellationToken)"/>, with
+        /// the invocations' arguments.</summary>
+        public static IOnityAsyncEnumerable<T> OnInvokeAsAsyncEnumerable<T>(this UnityEvent<T> unityEvent, CancellationToken cancellationToken)
+        {
+            return new OnityUnityEventAsyncEnumerable<T>(unityEvent, cancellationToken);
         }
     }
 

@@ -2,6 +2,7 @@
 // UnityEngine.UI): this file is its own assembly, Onity.Unity.UGUI, compiled only when the package
 // is installed (defineConstraints ONITY_UGUI_SUPPORT, set by the asmdef's versionDefines).
 #if (UNITY_5_3_OR_NEWER || ONITY_UNITY_STANDIN) && ONITY_UGUI_SUPPORT
+using System;
 using System.Threading;
 using UnityEngine.UI;
 
@@ -28,6 +29,13 @@ namespace Onity
             return button.onClick.OnInvokeAsAsyncEnumerable(button);
         }
 
+        /// <summary>As <see cref="OnClickAsAsyncEnumerable(Button)"/>, ended by <paramref name="cancellationToken"/> too
+        /// (<see cref="OperationCanceledException"/> carrying the canceled token).</summary>
+        public static IOnityAsyncEnumerable<AsyncUnit> OnClickAsAsyncEnumerable(this Button button, CancellationToken cancellationToken)
+        {
+            return new OnityUnityEventAsyncEnumerable(button.onClick, button, cancellationToken);
+        }
+
         /// <summary>The next value change (the new value).</summary>
         public static OnityTask<bool> OnValueChangedAsync(this Toggle toggle, CancellationToken cancellationToken = default(CancellationToken))
         {
@@ -37,6 +45,13 @@ namespace Onity
         public static IOnityAsyncEnumerable<bool> OnValueChangedAsAsyncEnumerable(this Toggle toggle)
         {
             return toggle.onValueChanged.OnInvokeAsAsyncEnumerable(toggle);
+        }
+
+        /// <summary>As <see cref="OnValueChangedAsAsyncEnumerable(Toggle)"/>, ended by <paramref name="cancellationToken"/> too
+        /// (<see cref="OperationCanceledException"/> carrying the canceled token).</summary>
+        public static IOnityAsyncEnumerable<bool> OnValueChangedAsAsyncEnumerable(this Toggle toggle, CancellationToken cancellationToken)
+        {
+            return new OnityUnityEventAsyncEnumerable<bool>(toggle.onValueChanged, toggle, cancellationToken);
         }
 
         /// <summary>The next value change (the new value).</summary>
@@ -50,6 +65,13 @@ namespace Onity
             return slider.onValueChanged.OnInvokeAsAsyncEnumerable(slider);
         }
 
+        /// <summary>As <see cref="OnValueChangedAsAsyncEnumerable(Slider)"/>, ended by <paramref name="cancellationToken"/> too
+        /// (<see cref="OperationCanceledException"/> carrying the canceled token).</summary>
+        public static IOnityAsyncEnumerable<float> OnValueChangedAsAsyncEnumerable(this Slider slider, CancellationToken cancellationToken)
+        {
+            return new OnityUnityEventAsyncEnumerable<float>(slider.onValueChanged, slider, cancellationToken);
+        }
+
         /// <summary>The next value change (the new value).</summary>
         public static OnityTask<float> OnValueChangedAsync(this Scrollbar scrollbar, CancellationToken cancellationToken = default(CancellationToken))
         {
@@ -59,6 +81,13 @@ namespace Onity
         public static IOnityAsyncEnumerable<float> OnValueChangedAsAsyncEnumerable(this Scrollbar scrollbar)
         {
             return scrollbar.onValueChanged.OnInvokeAsAsyncEnumerable(scrollbar);
+        }
+
+        /// <summary>As <see cref="OnValueChangedAsAsyncEnumerable(Scrollbar)"/>, ended by <paramref name="cancellationToken"/> too
+        /// (<see cref="OperationCanceledException"/> carrying the canceled token).</summary>
+        public static IOnityAsyncEnumerable<float> OnValueChangedAsAsyncEnumerable(this Scrollbar scrollbar, CancellationToken cancellationToken)
+        {
+            return new OnityUnityEventAsyncEnumerable<float>(scrollbar.onValueChanged, scrollbar, cancellationToken);
         }
 
         /// <summary>The next scroll (the normalized position).</summary>
@@ -72,6 +101,13 @@ namespace Onity
             return scrollRect.onValueChanged.OnInvokeAsAsyncEnumerable(scrollRect);
         }
 
+        /// <summary>As <see cref="OnValueChangedAsAsyncEnumerable(ScrollRect)"/>, ended by <paramref name="cancellationToken"/> too
+        /// (<see cref="OperationCanceledException"/> carrying the canceled token).</summary>
+        public static IOnityAsyncEnumerable<UnityEngine.Vector2> OnValueChangedAsAsyncEnumerable(this ScrollRect scrollRect, CancellationToken cancellationToken)
+        {
+            return new OnityUnityEventAsyncEnumerable<UnityEngine.Vector2>(scrollRect.onValueChanged, scrollRect, cancellationToken);
+        }
+
         /// <summary>The next selection (the option's index).</summary>
         public static OnityTask<int> OnValueChangedAsync(this Dropdown dropdown, CancellationToken cancellationToken = default(CancellationToken))
         {
@@ -81,6 +117,13 @@ namespace Onity
         public static IOnityAsyncEnumerable<int> OnValueChangedAsAsyncEnumerable(this Dropdown dropdown)
         {
             return dropdown.onValueChanged.OnInvokeAsAsyncEnumerable(dropdown);
+        }
+
+        /// <summary>As <see cref="OnValueChangedAsAsyncEnumerable(Dropdown)"/>, ended by <paramref name="cancellationToken"/> too
+        /// (<see cref="OperationCanceledException"/> carrying the canceled token).</summary>
+        public static IOnityAsyncEnumerable<int> OnValueChangedAsAsyncEnumerable(this Dropdown dropdown, CancellationToken cancellationToken)
+        {
+            return new OnityUnityEventAsyncEnumerable<int>(dropdown.onValueChanged, dropdown, cancellationToken);
         }
 
         /// <summary>The next text change (the text).</summary>
@@ -94,6 +137,13 @@ namespace Onity
             return inputField.onValueChanged.OnInvokeAsAsyncEnumerable(inputField);
         }
 
+        /// <summary>As <see cref="OnValueChangedAsAsyncEnumerable(InputField)"/>, ended by <paramref name="cancellationToken"/> too
+        /// (<see cref="OperationCanceledException"/> carrying the canceled token).</summary>
+        public static IOnityAsyncEnumerable<string> OnValueChangedAsAsyncEnumerable(this InputField inputField, CancellationToken cancellationToken)
+        {
+            return new OnityUnityEventAsyncEnumerable<string>(inputField.onValueChanged, inputField, cancellationToken);
+        }
+
         /// <summary>The next end of editing (the text).</summary>
         public static OnityTask<string> OnEndEditAsync(this InputField inputField, CancellationToken cancellationToken = default(CancellationToken))
         {
@@ -103,6 +153,13 @@ namespace Onity
         public static IOnityAsyncEnumerable<string> OnEndEditAsAsyncEnumerable(this InputField inputField)
         {
             return inputField.onEndEdit.OnInvokeAsAsyncEnumerable(inputField);
+        }
+
+        /// <summary>As <see cref="OnEndEditAsAsyncEnumerable(InputField)"/>, ended by <paramref name="cancellationToken"/> too
+        /// (<see cref="OperationCanceledException"/> carrying the canceled token).</summary>
+        public static IOnityAsyncEnumerable<string> OnEndEditAsAsyncEnumerable(this InputField inputField, CancellationToken cancellationToken)
+        {
+            return new OnityUnityEventAsyncEnumerable<string>(inputField.onEndEdit, inputField, cancellationToken);
         }
 
         // Reusable handlers (UniTask's GetAsyncXxxEventHandler): awaited again and again without
