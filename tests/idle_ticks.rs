@@ -607,3 +607,59 @@ fn the_rewind_timing_always_ticked_rewinds_every_frame() {
     }
     assert!(rt.idle(INIT), "published all the same");
 }
+
+/// Frame by frame, which frame each of batch 2's records resumes in: C
+/// creates a second batch in frame 2 after Update's tick (skipped by the
+/// skipping host: its deferred frame 2 is still pending) and writes a
+/// DelayFrame(2) and a NextFrame into it; frame 3 is begun while frame 2
+/// may still be pending.
+fn second_batch_schedule(skip: bool) -> Vec<(u64, u64)> {
+    let mut rt = Rt::with(None, skip);
+    let mut b2: *mut OnityBatch = ptr::null_mut();
+    let mut seen = Vec::new();
+    for f in 1..=6u64 {
+        rt.begin(0.125);
+        rt.tick(UPDATE);
+        if !b2.is_null() {
+            // SAFETY: live batch, owner thread, between calls.
+            unsafe {
+                let bb = &mut *b2;
+                seen.extend(
+                    (bb.resumed_consumed as usize..bb.resumed_count as usize).map(|i| ((*bb.resumed.add(i)).id, f)),
+                );
+                bb.resumed_consumed = bb.resumed_count;
+            }
+        }
+        if f == 2 {
+            assert_eq!(onity_batch_create(rt.rt, 4, &mut b2), OnityStatus::Ok);
+            // SAFETY: the new batch; plain writes, as a C host makes.
+            unsafe {
+                let bb = &mut *b2;
+                for (i, (kind, arg)) in
+                    [(OnityWaitKind::DelayFrame, 2u64), (OnityWaitKind::NextFrame, 0)].iter().enumerate()
+                {
+                    *bb.submit.add(i) = OnityBatchRecord {
+                        id: 100 + i as u64,
+                        token: 0,
+                        arg: *arg,
+                        kind: *kind as u8,
+                        timing: UPDATE as u8,
+                        clock: 0,
+                        reserved: [0; 5],
+                    };
+                }
+                bb.submit_count = 2;
+            }
+        }
+    }
+    seen
+}
+
+#[test]
+fn a_batch_made_while_ticks_are_skipped_files_with_its_own_frame() {
+    // Written in frame 2: the NextFrame resumes in frame 3, the
+    // DelayFrame(2) in frame 4, whether frame 2's tick was skipped or not.
+    let always = second_batch_schedule(false);
+    assert_eq!(always, vec![(101, 3), (100, 4)]);
+    assert_eq!(second_batch_schedule(true), always);
+}
