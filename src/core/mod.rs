@@ -2,7 +2,7 @@
 //!
 //! | file | what |
 //! |---|---|
-//! | `runtime.rs` | the [`Runtime`]: what it is made of; frames, ticks, drain, close |
+//! | `runtime.rs` | the [`Runtime`]: what it is made of; ticks, drain, close |
 //! | `task.rs` | tasks: create, complete (any thread), continue, consume |
 //! | `cancel.rs` | cancellation sources and tokens |
 //! | `when.rs` | WhenAny / WhenAll on the runtime |
@@ -11,7 +11,7 @@
 //! | `slot.rs` | the task state word, task and cancel slots, the free list |
 //! | `timing.rs`, `timing/` | wait records, the 16 timing queues, due-ness, runs, retiring by id |
 //! | `retire.rs` | retiring a pending callback wait (`Runtime::retire_wait`; the ids are `timing/retire.rs`) |
-//! | `idle.rs` | which timings' next run would do nothing, published for a host that skips those runs |
+//! | `frame/` | the frame: begin, its checks, the first frame's rebase, frames written without a call and their apply order; `frame/idle.rs`: which timings' next run would do nothing |
 //! | `timing/far.rs` | far-future waits of a timing: heaps by due frame / due time |
 //! | `sites.rs`, `runtime_sites.rs` | creation sites: the table, and the runtime's calls that record and report them |
 //! | `trace.rs`, `runtime_trace.rs` | the event trace: the ring and its JSON, and the runtime's calls that record into it |
@@ -107,9 +107,9 @@ pub mod completion_stack;
 pub mod config;
 pub mod error;
 pub mod fallible;
+pub mod frame;
 pub mod frame_alloc;
 pub mod handle;
-mod idle;
 pub mod lane;
 pub mod owner;
 pub mod pool;
