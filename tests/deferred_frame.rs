@@ -320,6 +320,7 @@ fn exactly_the_exports_that_depend_on_the_frame_apply_it() {
         ("batch_flush", Box::new(|| onity_batch_flush(r, rt.b))),
         ("batch_cancel_pass", Box::new(|| onity_batch_cancel_pass(r, rt.b, UPDATE))),
         ("batch_deferred_frame", Box::new(|| onity_batch_deferred_frame(r, rt.b, dp))),
+        ("batch_frame_ring", Box::new(|| onity_batch_frame_ring(r, rt.b, dp, np))),
         (
             "batch_create",
             Box::new(|| {
