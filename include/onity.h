@@ -890,7 +890,7 @@ OnityStatus onity_when_all_results(struct OnityRuntime *runtime,
 // address is valid until the runtime is destroyed; binding another batch
 // (or destroying this one) unbinds this one. A host that begins frames
 // through it makes one call a frame fewer: begin the frame by writing it
-// there, then tick as usual. Owner thread. Errors: `NULL_POINTER`,
+// there, then tick as usual. Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
 // `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`.
 OnityStatus onity_batch_deferred_frame(struct OnityRuntime *runtime,
                                        struct OnityBatch *batch,

@@ -147,7 +147,7 @@ const ZERO: FrameInfo = FrameInfo { frame: 0, delta_time: 0.0, unscaled_delta_ti
 /// address is valid until the runtime is destroyed; binding another batch
 /// (or destroying this one) unbinds this one. A host that begins frames
 /// through it makes one call a frame fewer: begin the frame by writing it
-/// there, then tick as usual. Owner thread. Errors: `NULL_POINTER`,
+/// there, then tick as usual. Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
 /// `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`.
 #[no_mangle]
 pub extern "C" fn onity_batch_deferred_frame(

@@ -128,7 +128,7 @@ namespace Onity.Native
         /// address is valid until the runtime is destroyed; binding another batch
         /// (or destroying this one) unbinds this one. A host that begins frames
         /// through it makes one call a frame fewer: begin the frame by writing it
-        /// there, then tick as usual. Owner thread. Errors: `NULL_POINTER`,
+        /// there, then tick as usual. Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
         /// `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_batch_deferred_frame", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
