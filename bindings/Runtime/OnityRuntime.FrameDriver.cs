@@ -116,6 +116,9 @@ namespace Onity
             finally { inTick = false; }
         }
 
+        /// <summary>Frames written into the native frame ring and not applied yet.</summary>
+        internal uint FramesInRing { get { return deferred->pending; } }
+
         /// <summary>Whether the native side will accept this frame as far as this runtime knows
         /// (onity_runtime_frame_begin's rules: increasing frame number below 2^59, finite
         /// non-negative deltas, finite realtime). A frame that fails goes through the call, so the
