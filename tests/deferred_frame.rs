@@ -258,6 +258,8 @@ fn exactly_the_exports_that_depend_on_the_frame_apply_it() {
     let mut t = 0u64;
     let mut src = 0u64;
     let mut out = OnityOutcome { value: 0, error: 0, state: 0, index: 0, reserved: 0 };
+    let mut other = ptr::null_mut();
+    assert_eq!(onity_batch_create(r, 4, &mut other), OnityStatus::Ok);
     // Leave it deferred: they neither read nor change the frame.
     rt.defer(2);
     assert_eq!(onity_task_create(r, &mut t), OnityStatus::Ok);
@@ -280,8 +282,6 @@ fn exactly_the_exports_that_depend_on_the_frame_apply_it() {
     assert_eq!(onity_task_consume(r, t, &mut out), OnityStatus::Ok);
     let mut n = 0;
     assert_eq!(onity_runtime_live_tasks(r, ptr::null_mut(), 0, &mut n), OnityStatus::Ok);
-    let mut other = ptr::null_mut();
-    assert_eq!(onity_batch_create(r, 4, &mut other), OnityStatus::Ok);
     assert_eq!(onity_batch_destroy(r, other), OnityStatus::Ok);
     assert_eq!(onity_runtime_set_site_capture(r, 1), OnityStatus::Ok);
     let mut retired = 0u64;
@@ -320,6 +320,16 @@ fn exactly_the_exports_that_depend_on_the_frame_apply_it() {
         ("batch_flush", Box::new(|| onity_batch_flush(r, rt.b))),
         ("batch_cancel_pass", Box::new(|| onity_batch_cancel_pass(r, rt.b, UPDATE))),
         ("batch_deferred_frame", Box::new(|| onity_batch_deferred_frame(r, rt.b, dp))),
+        ("batch_frame_ring", Box::new(|| onity_batch_frame_ring(r, rt.b, dp, np))),
+        (
+            "batch_create",
+            Box::new(|| {
+                let mut b = ptr::null_mut();
+                let st = onity_batch_create(r, 4, &mut b);
+                assert_eq!(onity_batch_destroy(r, b), OnityStatus::Ok);
+                st
+            }),
+        ),
         ("yield", Box::new(|| onity_yield(r, UPDATE, 0, tp))),
         ("next_frame", Box::new(|| onity_next_frame(r, UPDATE, 0, tp))),
         ("delay_frame", Box::new(|| onity_delay_frame(r, 2, UPDATE, 0, tp))),

@@ -1,7 +1,7 @@
 //! Idle timings (ABI 1.4, `OnityTickIdle`): a run of a timing publishes
 //! whether the next run would do nothing; every way of adding work clears
-//! it; a host that skips the ticks of idle timings (and merges the frames it
-//! begins meanwhile into the deferred frame) sees every wait complete in the
+//! it; a host that skips the ticks of idle timings (and writes the frames it
+//! begins meanwhile into the frame ring) sees every wait complete in the
 //! same frame as a host that ticks every time.
 
 use std::cell::RefCell;
@@ -19,9 +19,8 @@ struct Rt {
     b: *mut OnityBatch,
     d: *mut OnityDeferredFrame,
     idle: OnityTickIdle,
-    /// Skip the ticks of idle timings (and merge frames), as the C# driver.
+    /// Skip the ticks of idle timings, as the C# driver.
     skip: bool,
-    skipped_since_pending: bool,
     skipped: u64,
     frame: u64,
 }
@@ -44,11 +43,11 @@ impl Rt {
         assert_eq!(onity_runtime_create(c, &mut rt), OnityStatus::Ok);
         let mut b = ptr::null_mut();
         assert_eq!(onity_batch_create(rt, 64, &mut b), OnityStatus::Ok);
-        let mut d = ptr::null_mut();
-        assert_eq!(onity_batch_deferred_frame(rt, b, &mut d), OnityStatus::Ok);
+        let (mut d, mut cap) = (ptr::null_mut(), 0);
+        assert_eq!(onity_batch_frame_ring(rt, b, &mut d, &mut cap), OnityStatus::Ok);
         let mut idle = no_idle();
         assert_eq!(onity_batch_idle(rt, b, &mut idle), OnityStatus::Ok);
-        Rt { rt, b, d, idle, skip, skipped_since_pending: false, skipped: 0, frame: 0 }
+        Rt { rt, b, d, idle, skip, skipped: 0, frame: 0 }
     }
 
     fn new() -> Rt {
@@ -74,8 +73,8 @@ impl Rt {
         unsafe { ptr::read_volatile(self.idle.cross_thread) }
     }
 
-    /// What the C# BeginFrame does: defer, or merge into a frame no call
-    /// observed, or call.
+    /// What the C# BeginFrame does: writes the frame into the ring, or
+    /// (full) calls.
     fn begin(&mut self, dt: f64) {
         self.frame += 1;
         let info = OnityFrameInfo {
@@ -86,27 +85,18 @@ impl Rt {
             unscaled_delta_time: 2.0 * dt,
             realtime: self.frame as f64 * 0.25,
         };
-        // SAFETY: the deferred frame and batch; owner thread, between calls.
+        // SAFETY: the ring and batch; owner thread, between calls.
         unsafe {
-            let (d, b) = (&mut *self.d, &*self.b);
-            if d.pending == 0 {
-                d.info = info;
-                d.submit_split = b.submit_count;
-                d.fast_split = b.fast_count;
-                d.pending = 1;
-                self.skipped_since_pending = false;
-            } else if self.skipped_since_pending
-                && self.frame > 2
-                && b.submit_count == d.submit_split
-                && b.fast_count == d.fast_split
-            {
-                d.info.frame = info.frame;
-                d.info.delta_time += info.delta_time;
-                d.info.unscaled_delta_time += info.unscaled_delta_time;
-                d.info.realtime = info.realtime;
-            } else {
+            let n = (*self.d).pending;
+            if n == ONITY_FRAME_RING_CAPACITY {
                 assert_eq!(onity_runtime_frame_begin(self.rt, &info), OnityStatus::Ok);
+                return;
             }
+            let (e, b) = (&mut *self.d.add(n as usize), &*self.b);
+            e.info = info;
+            e.submit_split = b.submit_count;
+            e.fast_split = b.fast_count;
+            (*self.d).pending = n + 1;
         }
     }
 
@@ -116,7 +106,6 @@ impl Rt {
         let quiet = unsafe { (*self.b).submit_count == 0 && (*self.b).fast_count == 0 };
         if self.skip && self.idle(t) && quiet && self.cross_thread() == 0 {
             self.skipped += 1;
-            self.skipped_since_pending = true;
             return;
         }
         assert_eq!(onity_batch_tick(self.rt, self.b, t), OnityStatus::Ok);
@@ -339,7 +328,7 @@ fn a_cross_thread_completion_shows_until_the_next_tick() {
 }
 
 /// The same schedule of C waits, ticked every time and with idle ticks
-/// skipped (frames merged): every wait completes in the same frame.
+/// skipped (frames left in the ring): every wait completes in the same frame.
 fn schedule(skip: bool) -> (Vec<(usize, u64, u32)>, u64) {
     LOG.with(|l| l.borrow_mut().clear());
     let mut rt = Rt::with(None, skip);
@@ -369,7 +358,7 @@ fn schedule(skip: bool) -> (Vec<(usize, u64, u32)>, u64) {
             _ => {}
         }
         rt.tick(UPDATE);
-        // LATE is ticked every fourth frame only: its frames merge between.
+        // LATE is ticked every fourth frame only: frames wait in the ring between.
         if f % 4 == 0 {
             rt.tick(LATE);
         }
@@ -409,7 +398,7 @@ fn first_frame_schedule(skip: bool) -> Vec<(usize, u64, u32)> {
 }
 
 #[test]
-fn the_first_frame_is_never_merged() {
+fn the_first_frame_in_a_ring_rebases_as_by_call() {
     // Waits made before the first frame are rebased by its number: merged
     // with the second, it would make them a frame late.
     assert_eq!(first_frame_schedule(false), vec![(1, 2, OnityTaskState::Succeeded as u32)]);
@@ -606,4 +595,60 @@ fn the_rewind_timing_always_ticked_rewinds_every_frame() {
         assert_eq!(rt.rewinds(), f);
     }
     assert!(rt.idle(INIT), "published all the same");
+}
+
+/// Frame by frame, which frame each of batch 2's records resumes in: C
+/// creates a second batch in frame 2 after Update's tick (skipped by the
+/// skipping host: its deferred frame 2 is still pending) and writes a
+/// DelayFrame(2) and a NextFrame into it; frame 3 is begun while frame 2
+/// may still be pending.
+fn second_batch_schedule(skip: bool) -> Vec<(u64, u64)> {
+    let mut rt = Rt::with(None, skip);
+    let mut b2: *mut OnityBatch = ptr::null_mut();
+    let mut seen = Vec::new();
+    for f in 1..=6u64 {
+        rt.begin(0.125);
+        rt.tick(UPDATE);
+        if !b2.is_null() {
+            // SAFETY: live batch, owner thread, between calls.
+            unsafe {
+                let bb = &mut *b2;
+                seen.extend(
+                    (bb.resumed_consumed as usize..bb.resumed_count as usize).map(|i| ((*bb.resumed.add(i)).id, f)),
+                );
+                bb.resumed_consumed = bb.resumed_count;
+            }
+        }
+        if f == 2 {
+            assert_eq!(onity_batch_create(rt.rt, 4, &mut b2), OnityStatus::Ok);
+            // SAFETY: the new batch; plain writes, as a C host makes.
+            unsafe {
+                let bb = &mut *b2;
+                for (i, (kind, arg)) in
+                    [(OnityWaitKind::DelayFrame, 2u64), (OnityWaitKind::NextFrame, 0)].iter().enumerate()
+                {
+                    *bb.submit.add(i) = OnityBatchRecord {
+                        id: 100 + i as u64,
+                        token: 0,
+                        arg: *arg,
+                        kind: *kind as u8,
+                        timing: UPDATE as u8,
+                        clock: 0,
+                        reserved: [0; 5],
+                    };
+                }
+                bb.submit_count = 2;
+            }
+        }
+    }
+    seen
+}
+
+#[test]
+fn a_batch_made_while_ticks_are_skipped_files_with_its_own_frame() {
+    // Written in frame 2: the NextFrame resumes in frame 3, the
+    // DelayFrame(2) in frame 4, whether frame 2's tick was skipped or not.
+    let always = second_batch_schedule(false);
+    assert_eq!(always, vec![(101, 3), (100, 4)]);
+    assert_eq!(second_batch_schedule(true), always);
 }

@@ -20,14 +20,9 @@ namespace Onity
         uint* crossThreadHead;
         byte* frameMemory;
         int rewindTiming;
-        // Whether a tick was skipped since the deferred frame still pending was written: only
-        // then may BeginFrame merge the next frame into it (no call observed that frame).
-        bool skippedSincePending;
-        // The native scaled and unscaled clocks as the frames begun here leave them (each delta
-        // added in turn, as the native side does; 0 at creation), and as they were before the
-        // deferred frame still pending: a merged frame's deltas are computed from them (exact while
-        // every frame of the runtime is begun here).
-        double scaledClock, unscaledClock, pendingScaledBase, pendingUnscaledBase;
+        // The scaled and unscaled clocks as the frames begun here leave them (each delta added in
+        // turn, as the native side does; 0 at creation): managed timers read them.
+        double scaledClock, unscaledClock;
         double realtimeClock; // the realtime of the newest frame begun here
 
         /// <summary>The clock a delay of <paramref name="type"/> counts, as the frames begun here
@@ -44,9 +39,8 @@ namespace Onity
         /// tracing, and on the frame allocator's rewind timing no frame memory left to release: an
         /// allocation made after that timing's skipped tick is rewound at its next tick that runs,
         /// a frame later). On by default; the frames a host
-        /// begins while every tick is skipped are merged into one deferred frame (frame number and
-        /// realtime of the newest, clocks advanced exactly as frame by frame; never into the first
-        /// frame). Off: every Tick makes its call. The managed side of a run (frame streams,
+        /// begins while ticks are skipped wait in the native frame ring and are applied one by one
+        /// at the next call (docs/frame-protocol.md). Off: every Tick makes its call. The managed side of a run (frame streams,
         /// continuations) is the same either way. Owner thread.</summary>
         public bool SkipIdleTicks
         {
@@ -69,16 +63,17 @@ namespace Onity
 
         /// <summary>Begins a frame: frame number (strictly increasing), scaled and unscaled delta
         /// times and the absolute realtime clock, in seconds. Owner thread.
-        /// <para>No call: the frame is written into the runtime's deferred frame (native memory,
-        /// <c>OnityDeferredFrame</c>), and the native runtime applies it at the next call on this
-        /// thread whose result depends on the frame — the first <see cref="Tick"/>, or C/C++ code
-        /// scheduling a wait or reading the frame before that, which sees the new frame as with a
-        /// call. Waits written before this begin are filed with the previous frame. A frame the
-        /// native side refuses although it passed the checks here (another host began a later
-        /// frame on the same runtime) is reported by the next Tick or Drain, which throws after
-        /// running its continuations. A frame that fails the checks here, or a second begin
-        /// before any call, takes the call (<c>onity_runtime_frame_begin</c>, which applies the
-        /// waiting one first), so its error is thrown here.</para></summary>
+        /// <para>No call: the frame is written into the runtime's frame ring (native memory,
+        /// <c>onity_batch_frame_ring</c>), and the native runtime applies the frames written there,
+        /// in order, at the next call on this thread whose result depends on the frame — a
+        /// <see cref="Tick"/> that has work, or C/C++ code scheduling a wait or reading the frame
+        /// before that, which sees the new frame as with a call. Waits written before this begin
+        /// are filed with the previous frame. A frame the native side refuses although it passed
+        /// the checks here (another host began a later frame on the same runtime) is reported by
+        /// the next Tick or Drain, which throws after running its continuations. A frame that
+        /// fails the checks here, or a begin while the ring is full, takes the call
+        /// (<c>onity_runtime_frame_begin</c>, which applies the ring first), so its error is thrown
+        /// here.</para></summary>
         public void BeginFrame(ulong frameNumber, double deltaTime, double unscaledDeltaTime, double realtime)
         {
             CheckOwner("BeginFrame");
@@ -94,37 +89,19 @@ namespace Onity
             info.realtime = realtime;
             OnityDeferredFrame* d = deferred;
             OnityBatch* b = batch;
-            double scaled = scaledClock + deltaTime, unscaled = unscaledClock + unscaledDeltaTime;
-            if (!Deferrable(frameNumber, deltaTime, unscaledDeltaTime, realtime))
-                Check(OnityNativeCalls.onity_runtime_frame_begin(rt, &info), "BeginFrame");
-            else if (d->pending == 0)
+            uint n = d->pending;
+            if (n < ringSize && Deferrable(frameNumber, deltaTime, unscaledDeltaTime, realtime))
             {
-                d->info = info;
-                d->submit_split = b->submit_count;
-                d->fast_split = b->fast_count;
-                d->pending = 1; // read by the native side only in later calls on this thread
-                skippedSincePending = false;
-                pendingScaledBase = scaledClock;
-                pendingUnscaledBase = unscaledClock;
-            }
-            else if (skippedSincePending && fcount > 1 && b->submit_count == d->submit_split && b->fast_count == d->fast_split
-                && scaled <= double.MaxValue && unscaled <= double.MaxValue)
-            {
-                // Every tick since the pending frame was begun skipped its call and nothing was
-                // submitted since: no call observed that frame, so it merges with this one
-                // (OnityDeferredFrame.pending, ABI 1.4). Never into the first frame (fcount 1):
-                // waits made before it count from its frame number and realtime; never to an
-                // infinite clock (refused, where each frame alone was accepted). The merged deltas
-                // take the native clocks exactly where the frames applied one by one would.
-                d->info.frame = frameNumber;
-                d->info.delta_time = DeltaTo(pendingScaledBase, scaled);
-                d->info.unscaled_delta_time = DeltaTo(pendingUnscaledBase, unscaled);
-                d->info.realtime = realtime;
+                OnityDeferredFrame* e = d + n;
+                e->info = info;
+                e->submit_split = b->submit_count;
+                e->fast_split = b->fast_count;
+                d->pending = n + 1; // read by the native side only in later calls on this thread
             }
             else
                 Check(OnityNativeCalls.onity_runtime_frame_begin(rt, &info), "BeginFrame");
-            scaledClock = scaled;
-            unscaledClock = unscaled;
+            scaledClock += deltaTime;
+            unscaledClock += unscaledDeltaTime;
             realtimeClock = realtime;
             frame = frameNumber;
             if (fcount == 0) fbase = frameNumber;
@@ -139,22 +116,8 @@ namespace Onity
             finally { inTick = false; }
         }
 
-        /// <summary>The delta that takes a clock from <paramref name="from"/> to <paramref name="to"/>
-        /// as the native side adds it (from + delta, rounded), so that a merged frame leaves the clock
-        /// where its frames added one by one would (their sum may round differently). Within one
-        /// step of to - from; exact but in corner cases where no delta rounds to it.</summary>
-        static double DeltaTo(double from, double to)
-        {
-            double m = to - from;
-            for (int i = 0; i < 4 && from + m < to; i++) m = NextDouble(m, 1);
-            for (int i = 0; i < 4 && from + m > to && m > 0; i++) m = NextDouble(m, -1);
-            return m;
-        }
-
-        static double NextDouble(double v, long step)
-        {
-            return BitConverter.Int64BitsToDouble(BitConverter.DoubleToInt64Bits(v) + step);
-        }
+        /// <summary>Frames written into the native frame ring and not applied yet.</summary>
+        internal uint FramesInRing { get { return deferred->pending; } }
 
         /// <summary>Whether the native side will accept this frame as far as this runtime knows
         /// (onity_runtime_frame_begin's rules: increasing frame number below 2^59, finite
@@ -213,10 +176,7 @@ namespace Onity
                     Check(st, "Tick");
                 }
                 else
-                {
-                    skippedSincePending = true;
                     skippedTicks++;
-                }
                 var rc = runs;
                 rc[t]++;
                 rc[16 + t] = fcount;

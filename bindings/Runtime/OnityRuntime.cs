@@ -47,7 +47,8 @@ namespace Onity
 
         internal IntPtr rt;     // internal: tests/csharp/Proto
         internal OnityBatch* batch;
-        OnityDeferredFrame* deferred; // the frame begin written instead of called (FrameDriver.cs)
+        OnityDeferredFrame* deferred; // the frame ring: frames written instead of begun by a call (FrameDriver.cs)
+        uint ringSize;
         // The native runtime's live word (ABI 1.5, onity_runtime_live_word): static, holds liveId
         // while the native runtime lives. Checked before the memory it shares (batch, deferred
         // frame, idle bytes) is touched without a call: native code may have destroyed it.
@@ -115,13 +116,15 @@ namespace Onity
             }
             batch = b;
             OnityDeferredFrame* d;
-            st = OnityNativeCalls.onity_batch_deferred_frame(rt, b, &d);
+            uint ringCapacity;
+            st = OnityNativeCalls.onity_batch_frame_ring(rt, b, &d, &ringCapacity);
             if (st != OnityStatus.Ok)
             {
                 AbandonNative();
-                throw new OnityException(st, "onity_batch_deferred_frame");
+                throw new OnityException(st, "onity_batch_frame_ring");
             }
             deferred = d;
+            ringSize = ringCapacity;
             ulong* word;
             ulong id;
             st = OnityNativeCalls.onity_runtime_live_word(rt, &word, &id);

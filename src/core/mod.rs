@@ -2,7 +2,7 @@
 //!
 //! | file | what |
 //! |---|---|
-//! | `runtime.rs` | the [`Runtime`]: what it is made of; frames, ticks, drain, close |
+//! | `runtime.rs` | the [`Runtime`]: what it is made of; ticks, drain, close |
 //! | `task.rs` | tasks: create, complete (any thread), continue, consume |
 //! | `cancel.rs` | cancellation sources and tokens |
 //! | `when.rs` | WhenAny / WhenAll on the runtime |
@@ -12,7 +12,7 @@
 //! | `timing.rs`, `timing/` | wait records, the 16 timing queues, runs, retiring by id (`docs/timing.md`) |
 //! | `timing/due.rs` | when a wait is due: the one rule the queues, far heaps and fast lanes ask |
 //! | `retire.rs` | retiring a pending callback wait (`Runtime::retire_wait`; the ids are `timing/retire.rs`) |
-//! | `idle.rs` | which timings' next run would do nothing, published for a host that skips those runs |
+//! | `frame/` | the frame: begin, its checks, the first frame's rebase, frames written without a call and their apply order; `frame/idle.rs`: which timings' next run would do nothing |
 //! | `timing/far.rs` | far-future waits of a timing: heaps by due frame / due time |
 //! | `timing/lane.rs` | batch records and fast lanes |
 //! | `sites.rs`, `runtime_sites.rs` | creation sites: the table, and the runtime's calls that record and report them |
@@ -108,9 +108,9 @@ pub mod completion_stack;
 pub mod config;
 pub mod error;
 pub mod fallible;
+pub mod frame;
 pub mod frame_alloc;
 pub mod handle;
-mod idle;
 pub mod owner;
 pub mod pool;
 mod retire;

@@ -254,23 +254,6 @@ impl Runtime {
 
     // ---- frames and waits -----------------------------------------------
 
-    /// Begins a frame. Owner thread. Frame numbers must increase.
-    pub fn begin_frame(&self, info: &FrameInfo) -> Result<()> {
-        self.check_owner()?;
-        // SAFETY: owner thread, short borrow (no user code below).
-        let inner = unsafe { self.inner() };
-        if inner.ticking {
-            return Err(Error::Reentrant);
-        }
-        if let Some(by) = inner.timings.begin_frame(info)? {
-            // The batches' fast lanes were filed with the same counter.
-            inner.lanes.rebase(by);
-        }
-        self.trace_frame();
-        super::tracy::frame(|| self.frame_plot());
-        Ok(())
-    }
-
     /// Schedules a wait on `timing`. Returns the task it completes, or for
     /// a callback wait its id ([`Runtime::retire_wait`]). `frames` is used by DelayFrame, `seconds` and `clock`
     /// by Delay. Owner thread.

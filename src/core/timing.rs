@@ -81,7 +81,7 @@ pub struct Wait {
 const KIND_BITS: u64 = 3 << 2;
 const DELAY_BITS: u64 = (WaitKind::Delay as u64) << 2;
 
-/// Host frame numbers must stay below this (see [`Timings::begin_frame`]):
+/// Host frame numbers must stay below this (checked by `core/frame`):
 /// due frames (at most `frame + 1 + u32::MAX`) then fit in 60 bits.
 pub const MAX_HOST_FRAME: u64 = 1 << 59;
 
@@ -209,30 +209,14 @@ impl Timings {
         })
     }
 
-    /// Checks and applies a frame begin. Returns `Some(frame)` for the first
-    /// frame: every due frame computed before it must be rebased by that
-    /// much ([`rebased`]); the queues are rebased already.
-    pub fn begin_frame(&mut self, info: &FrameInfo) -> Result<Option<u64>> {
-        let ok = |v: f64| v.is_finite() && v >= 0.0;
-        if !ok(info.delta_time) || !ok(info.unscaled_delta_time) || !info.realtime.is_finite() {
-            return Err(Error::InvalidArgument);
-        }
-        if self.now.fnum != 0 && info.frame <= self.host_frame {
-            return Err(Error::FrameOrder);
-        }
-        if info.frame >= MAX_HOST_FRAME {
-            return Err(Error::InvalidArgument);
-        }
-        let first = self.now.fnum == 0;
-        if first {
-            self.rebase(info.frame, info.realtime);
-        }
+    /// Applies a frame begin the frame module checked (`core/frame`); the
+    /// first frame's rebase is its call ([`Timings::rebase`]).
+    pub fn begin_frame(&mut self, info: &FrameInfo) {
         self.host_frame = info.frame;
         self.now.fnum = info.frame + 1;
         self.now.clocks[Clock::Scaled as usize] += info.delta_time;
         self.now.clocks[Clock::Unscaled as usize] += info.unscaled_delta_time;
         self.now.clocks[Clock::Realtime as usize] = info.realtime;
-        Ok(first.then_some(info.frame))
     }
 
     /// Waits made before the first frame count from the frame before it:
@@ -240,7 +224,7 @@ impl Timings {
     /// counter is `frame + 1` (NextFrame: the first frame, DelayFrame(n):
     /// the n-th). Realtime delays count from the first frame's realtime
     /// (they were given realtime 0 as their creation time).
-    fn rebase(&mut self, frame: u64, realtime: f64) {
+    pub fn rebase(&mut self, frame: u64, realtime: f64) {
         let shift = |w: &mut Wait| {
             if w.kind() != WaitKind::Yield {
                 w.due_meta = Wait::meta(w.kind(), rebased(w.due_frame(), frame), Clock::ALL[w.clock()]);

@@ -87,6 +87,10 @@ pub extern "C" fn onity_batch_create(
         if !r.rt.is_owner_thread() {
             return Err(OnityStatus::WrongThread);
         }
+        // A deferred frame is applied first: the new batch's records are
+        // written after it (a host that skipped its ticks would otherwise
+        // merge a later frame into it and file them a frame early).
+        sync_frame(r);
         if submit_capacity == 0 || submit_capacity > 1 << 20 {
             return Err(OnityStatus::CountOutOfRange);
         }

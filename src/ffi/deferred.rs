@@ -1,32 +1,22 @@
-//! The deferred frame begin (ABI 1.3, `OnityDeferredFrame`): a host that
-//! pays for every call (C# through P/Invoke) begins a frame by writing it
-//! into memory the runtime shares with it, and makes no call.
+//! The frame ring's shared memory (ABI 1.3 `OnityDeferredFrame`, a ring of
+//! one; ABI 1.6 `onity_batch_frame_ring`, eight): a host that pays for
+//! every call (C# through P/Invoke) begins a frame by writing it into
+//! memory the runtime shares with it, and makes no call. What applying
+//! means (order, splits, refusals, the first frame) is the core's
+//! (`src/core/frame`); this file checks and converts: it reads the
+//! entries, hands them over, and files the batches' records when the core
+//! asks (`Filing`). The protocol: docs/frame-protocol.md.
 //!
-//! The rule: a deferred frame is applied by the next call, on the owner
+//! The rule: written frames are applied by the next call, on the owner
 //! thread, of an export whose result depends on the frame (the list is on
-//! `OnityDeferredFrame`): the waits, the calls that tick, drain or file
-//! batch records, and the ones that read or record the frame. Those exports
-//! get the runtime through [`frame_ref`] / [`core_at_frame`] (the waits:
-//! [`frame_pending`]) instead of `runtime_ref` / `core_of`; every other export neither reads nor changes
-//! the frame, so it gives the same result whether the frame was applied or
-//! not, and pays nothing. The check is one load of the `pending` word (next
-//! to the runtime's magic, on the line the pointer check reads) and one
-//! branch; applying is out of line ([`apply`]).
-//!
-//! Applying files the bound batch's records written before the begin (the
-//! splits) and every other batch's records with the previous frame, begins
-//! the frame exactly as `onity_runtime_frame_begin` does (a refusal is left
-//! in `status` for the host), then files the bound batch's later records.
-//! So C and C++ code calling the runtime between the host's begin and its
-//! first tick sees the new frame, and waits keep the order they were
-//! scheduled in.
-//!
-//! A host that skips its ticks (ABI 1.4, `idle.rs`) may begin several frames
-//! before any call: it merges each into the pending one (newest frame and
-//! realtime, deltas summed (C#: the deltas that take the clocks where frame
-//! by frame would); never into the runtime's first frame, by which
-//! waits made before it are rebased), which this applies as one frame. Nothing here
-//! changes for it: other threads still only read `pending`.
+//! `OnityDeferredFrame`). Those exports get the runtime through
+//! [`frame_ref`] / [`core_at_frame`] (the waits: [`frame_pending`]) instead
+//! of `runtime_ref` / `core_of`; every other export neither reads nor
+//! changes the frame, so it gives the same result whether the frames were
+//! applied or not, and pays nothing. The check is one load of the count
+//! word (entry 0's `pending`, next to the runtime's magic, on the line the
+//! pointer check reads) and one branch; applying is out of line
+//! ([`apply`]).
 
 use std::sync::atomic::Ordering;
 
@@ -34,7 +24,8 @@ use super::batch_state::{file, file_first, lookup};
 use super::error::Out;
 use super::object::{runtime_ref, OnityRuntime, RuntimeObject};
 use super::status::OnityStatus;
-use super::types::{OnityBatch, OnityDeferredFrame, OnityFrameInfo};
+use super::types::{OnityBatch, OnityDeferredFrame, OnityFrameInfo, ONITY_FRAME_RING_CAPACITY};
+use crate::core::frame::WrittenFrame;
 use crate::core::{self, FrameInfo};
 
 /// Whether the host has deferred a frame not yet applied: the check, one
@@ -77,6 +68,34 @@ pub(crate) fn core_at_frame<'a>(p: *const OnityRuntime) -> Result<&'a core::Runt
     unsafe { frame_ref(p) }.map(|r| &r.rt)
 }
 
+/// Files the batches' records for [`core::Runtime::apply_frames`].
+struct Filer<'a> {
+    r: &'a RuntimeObject,
+    bound: *mut OnityBatch,
+}
+
+impl core::frame::Filing for Filer<'_> {
+    fn file_others(&mut self) {
+        // SAFETY: owner thread; filing runs no host code, so the list
+        // cannot change while we walk it.
+        for &b in unsafe { self.r.batches() }.iter() {
+            if b != self.bound {
+                // A batch whose fast records cannot be stored keeps them
+                // pending (filed by a later call; a flush reports it).
+                // SAFETY: listed batches are live, owner thread.
+                let _ = unsafe { file(self.r, b) };
+            }
+        }
+    }
+
+    fn file_bound(&mut self, fast: usize, requests: usize) {
+        if !self.bound.is_null() && (fast != 0 || requests != 0) {
+            // SAFETY: the bound batch is live (destroying it unbinds it).
+            let _ = unsafe { file_first(self.r, self.bound, fast, requests) };
+        }
+    }
+}
+
 #[cold]
 #[inline(never)]
 fn apply(r: &RuntimeObject) {
@@ -84,53 +103,43 @@ fn apply(r: &RuntimeObject) {
         return;
     }
     let pending = r.deferred_pending();
-    // Acquire: the host's writes of the frame and splits happen before its
-    // store of `pending` (the same thread, here).
-    if pending.load(Ordering::Acquire) == 0 {
+    // Acquire: the host's writes of the frames and splits happen before its
+    // store of the count (the same thread, here).
+    let n = (pending.load(Ordering::Acquire) as usize).min(ONITY_FRAME_RING_CAPACITY as usize);
+    if n == 0 {
         return;
     }
-    let d = r.deferred();
-    // SAFETY: owner thread; the host writes the slot only between calls on
-    // this thread (while `pending` is 0, or merging a later frame into it:
-    // `OnityDeferredFrame::pending`).
-    let (info, fast_split, submit_split) = unsafe { ((*d).info, (*d).fast_split, (*d).submit_split) };
+    let ring = r.deferred();
+    let mut frames = [WrittenFrame { info: ZERO, fast_split: 0, submit_split: 0 }; RING];
+    let (mut m, mut size_mismatch) = (0, false);
+    for i in 0..n {
+        // SAFETY: owner thread; the host writes the ring only between calls
+        // on this thread. `i` < the ring's length.
+        let e = unsafe { *ring.add(i) };
+        // A frame of another size is not read: it is refused (dropped).
+        if e.info.size as usize != std::mem::size_of::<OnityFrameInfo>() {
+            size_mismatch = true;
+            continue;
+        }
+        frames[m] = WrittenFrame { info: e.info.into(), fast_split: e.fast_split, submit_split: e.submit_split };
+        m += 1;
+    }
     pending.store(0, Ordering::Relaxed);
-    let bound = r.deferred_batch().get();
-    // The records written before the begin, with the previous frame. A
-    // batch whose fast records cannot be stored keeps them pending (they
-    // are then filed with the new frame; a flush reports it).
-    // SAFETY: owner thread; filing runs no host code, so the list cannot
-    // change while we walk it.
-    for &b in unsafe { r.batches() }.iter() {
-        // SAFETY: listed batches are live, owner thread.
-        let _ = unsafe {
-            if b == bound {
-                file_first(r, b, fast_split as usize, submit_split as usize)
-            } else {
-                file(r, b)
+    let mut filer = Filer { r, bound: r.deferred_batch().get() };
+    let applied = r.rt.apply_frames(&frames[..m], &mut filer).map_err(OnityStatus::from);
+    let refused = if size_mismatch { Err(OnityStatus::SizeMismatch) } else { applied };
+    if let Err(e) = refused {
+        // SAFETY: owner thread, as above; entry 0's status.
+        unsafe {
+            if (*ring).status == 0 {
+                (*ring).status = e as u32;
             }
-        };
-    }
-    let began = if info.size as usize != std::mem::size_of::<OnityFrameInfo>() {
-        Err(OnityStatus::SizeMismatch)
-    } else {
-        r.rt.begin_frame(&FrameInfo {
-            frame: info.frame,
-            delta_time: info.delta_time,
-            unscaled_delta_time: info.unscaled_delta_time,
-            realtime: info.realtime,
-        })
-        .map_err(OnityStatus::from)
-    };
-    if let Err(e) = began {
-        // SAFETY: owner thread, as above.
-        unsafe { (*d).status = e as u32 };
-    }
-    if !bound.is_null() {
-        // SAFETY: the bound batch is live (destroying it unbinds it).
-        let _ = unsafe { file(r, bound) };
+        }
     }
 }
+
+const RING: usize = ONITY_FRAME_RING_CAPACITY as usize;
+const ZERO: FrameInfo = FrameInfo { frame: 0, delta_time: 0.0, unscaled_delta_time: 0.0, realtime: 0.0 };
 
 /// ABI 1.3. Writes the address of the runtime's deferred frame (see
 /// `OnityDeferredFrame`) to `*out_frame` and binds it to `batch`: its splits
@@ -138,7 +147,7 @@ fn apply(r: &RuntimeObject) {
 /// address is valid until the runtime is destroyed; binding another batch
 /// (or destroying this one) unbinds this one. A host that begins frames
 /// through it makes one call a frame fewer: begin the frame by writing it
-/// there, then tick as usual. Owner thread. Errors: `NULL_POINTER`,
+/// there, then tick as usual. Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
 /// `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`.
 #[no_mangle]
 pub extern "C" fn onity_batch_deferred_frame(
@@ -147,11 +156,39 @@ pub extern "C" fn onity_batch_deferred_frame(
     out_frame: *mut *mut OnityDeferredFrame,
 ) -> OnityStatus {
     crate::ffi!({
-        let r = lookup(runtime, batch)?;
         let out = Out::new(out_frame)?;
-        sync_frame(r);
-        r.deferred_batch().set(batch);
-        out.set(r.deferred())
+        out.set(bind(runtime, batch)?)
+    })
+}
+
+/// Binds the ring to `batch` after applying what it holds; its address.
+fn bind(runtime: *mut OnityRuntime, batch: *mut OnityBatch) -> Result<*mut OnityDeferredFrame, OnityStatus> {
+    let r = lookup(runtime, batch)?;
+    sync_frame(r);
+    r.deferred_batch().set(batch);
+    Ok(r.deferred())
+}
+
+/// ABI 1.6. Writes the address of the runtime's frame ring (an array of
+/// `*out_capacity` = `ONITY_FRAME_RING_CAPACITY` `OnityDeferredFrame`s,
+/// entry 0's `pending` the number written) to `*out_ring` and binds it to
+/// `batch`: the splits count this batch's records. Applies frames still
+/// written first. The address is valid until the runtime is destroyed;
+/// binding another batch (or destroying this one) unbinds this one. The
+/// ring's entry 0 is `onity_batch_deferred_frame`'s frame (a ring of one).
+/// Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
+/// `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`.
+#[no_mangle]
+pub extern "C" fn onity_batch_frame_ring(
+    runtime: *mut OnityRuntime,
+    batch: *mut OnityBatch,
+    out_ring: *mut *mut OnityDeferredFrame,
+    out_capacity: *mut u32,
+) -> OnityStatus {
+    crate::ffi!({
+        let (out, cap) = (Out::new(out_ring)?, Out::new(out_capacity)?);
+        out.put(bind(runtime, batch)?);
+        cap.set(ONITY_FRAME_RING_CAPACITY)
     })
 }
 

@@ -20,7 +20,7 @@ use std::ptr;
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering};
 
 use super::status::OnityStatus;
-use super::types::{OnityBatch, OnityDeferredFrame, OnityFrameInfo};
+use super::types::{OnityBatch, OnityDeferredFrame, OnityFrameInfo, ONITY_FRAME_RING_CAPACITY};
 use crate::core;
 
 /// An Onity runtime. Opaque; create with `onity_runtime_create`.
@@ -58,10 +58,10 @@ static CELLS: [OnityRuntime; CELL_COUNT] =
 #[repr(C)]
 pub(crate) struct RuntimeObject {
     pub(crate) rt: core::Runtime,
-    /// The deferred frame begin shared with the host (`deferred.rs`):
-    /// written by the host on the owner thread between calls; `pending` is
-    /// read atomically (any thread).
-    deferred: UnsafeCell<OnityDeferredFrame>,
+    /// The frame ring shared with the host (`deferred.rs`): written by the
+    /// host on the owner thread between calls; entry 0's `pending` (the
+    /// count) is read atomically (any thread).
+    deferred: UnsafeCell<[OnityDeferredFrame; ONITY_FRAME_RING_CAPACITY as usize]>,
     /// Live batches (owner thread only).
     batches: UnsafeCell<Vec<*mut OnityBatch>>,
     /// The batch whose records the deferred frame's splits count (owner
@@ -77,15 +77,16 @@ impl RuntimeObject {
         let deferred = OnityDeferredFrame { pending: 0, submit_split: 0, fast_split: 0, status: 0, info };
         RuntimeObject {
             rt,
-            deferred: UnsafeCell::new(deferred),
+            deferred: UnsafeCell::new([deferred; ONITY_FRAME_RING_CAPACITY as usize]),
             batches: UnsafeCell::new(Vec::new()),
             deferred_batch: Cell::new(ptr::null_mut()),
         }
     }
 
-    /// The deferred frame the host writes (stable: the runtime is boxed).
+    /// The frame ring the host writes, entry 0 first (stable: the runtime
+    /// is boxed).
     pub(crate) fn deferred(&self) -> *mut OnityDeferredFrame {
-        self.deferred.get()
+        self.deferred.get().cast()
     }
 
     /// The deferred frame's `pending` word, accessed atomically on this side
@@ -94,7 +95,7 @@ impl RuntimeObject {
     pub(crate) fn deferred_pending(&self) -> &AtomicU32 {
         // SAFETY: the field lives as long as `self`, is 4-aligned, and is
         // only ever accessed atomically on the runtime's side.
-        unsafe { AtomicU32::from_ptr(ptr::addr_of_mut!((*self.deferred.get()).pending)) }
+        unsafe { AtomicU32::from_ptr(ptr::addr_of_mut!((*self.deferred()).pending)) }
     }
 
     /// The batch the deferred frame's splits count (owner thread only).

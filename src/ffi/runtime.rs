@@ -10,7 +10,7 @@ use super::object::{self, core_of, runtime_ref, OnityRuntime, RuntimeObject};
 use super::status::OnityStatus;
 use super::types::*;
 use crate::core::frame_alloc::FrameAllocConfig;
-use crate::core::{Config, FrameInfo, Pool, Timing};
+use crate::core::{Config, Pool, Timing};
 
 /// Version of the C ABI this library implements: `major << 16 | minor`.
 /// Compare with `ONITY_ABI_VERSION` from the header you compiled against: the
@@ -221,12 +221,7 @@ pub extern "C" fn onity_runtime_frame_begin(runtime: *mut OnityRuntime, frame: *
         // SAFETY: as above; the caller's struct has our size.
         let f = unsafe { std::ptr::read_unaligned(frame) };
         batch_state::file_all(r);
-        Ok(r.rt.begin_frame(&FrameInfo {
-            frame: f.frame,
-            delta_time: f.delta_time,
-            unscaled_delta_time: f.unscaled_delta_time,
-            realtime: f.realtime,
-        })?)
+        Ok(r.rt.begin_frame(&f.into())?)
     })
 }
 

@@ -17,7 +17,11 @@ pub use crate::core::{
 /// ABI version of this header: `major << 16 | minor`. The major changes on
 /// any incompatible change; the minor when functions or enum values are added.
 /// Compare with `onity_abi_version()` at startup.
-pub const ONITY_ABI_VERSION: u32 = 0x0001_0005;
+pub const ONITY_ABI_VERSION: u32 = 0x0001_0006;
+
+/// ABI 1.6. Entries of the frame ring (`onity_batch_frame_ring`): frames a
+/// host may write before a call applies them.
+pub const ONITY_FRAME_RING_CAPACITY: u32 = 8;
 
 /// A continuation. `task` is the completed task's handle (0 for callback
 /// waits, which have no task); `state` is its `OnityTaskState`. It runs on the
@@ -170,6 +174,17 @@ pub struct OnityFrameInfo {
     pub realtime: f64,
 }
 
+impl From<OnityFrameInfo> for core::FrameInfo {
+    fn from(f: OnityFrameInfo) -> Self {
+        core::FrameInfo {
+            frame: f.frame,
+            delta_time: f.delta_time,
+            unscaled_delta_time: f.unscaled_delta_time,
+            realtime: f.realtime,
+        }
+    }
+}
+
 /// ABI 1.3. A frame begin written into memory instead of a call to
 /// `onity_runtime_frame_begin`, for a host that pays for every call (C# on
 /// Mono): one call a frame fewer. One per runtime; its address comes from
@@ -179,7 +194,8 @@ pub struct OnityFrameInfo {
 /// `onity_runtime_tick`, `onity_runtime_drain`, `onity_runtime_stats`,
 /// `onity_runtime_site_report`, `onity_batch_tick`, `onity_batch_drain`,
 /// `onity_batch_flush`, `onity_batch_cancel_pass`,
-/// `onity_batch_deferred_frame`, every wait (`onity_yield`,
+/// `onity_batch_deferred_frame`, `onity_batch_create` (the new batch's
+/// records are written in the new frame), every wait (`onity_yield`,
 /// `onity_next_frame`, `onity_delay_frame`, `onity_delay`, their `_then`,
 /// `_then_id` and `_at` forms), `onity_task_create_at`, `onity_task_from_result_at`,
 /// `onity_when_any_at`, `onity_when_all_at` (they record the creation
@@ -194,45 +210,40 @@ pub struct OnityFrameInfo {
 /// Applying it files the bound batch's records written before the begin
 /// (and every other batch's records) with the previous frame, begins the
 /// frame exactly as `onity_runtime_frame_begin` would, then files the bound
-/// batch's later records. A frame still deferred when the runtime is
-/// destroyed is dropped. Owner thread only. Its memory is freed with the
+/// batch's later records. ABI 1.6: the frame ring (`onity_batch_frame_ring`)
+/// is an array of these; the frames written there are applied in order, as
+/// begun one by one (docs/frame-protocol.md). A frame still deferred when
+/// the runtime is destroyed is dropped. Owner thread only. Its memory is freed with the
 /// runtime: a host whose runtime other code may destroy checks
 /// `onity_runtime_live_word` before it reads or writes it.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct OnityDeferredFrame {
-    /// 0: nothing waiting. The host writes `info` and the splits, then sets
-    /// 1; the runtime resets it to 0 when it applies the frame. While it is
-    /// 1, to begin another frame either call `onity_runtime_frame_begin`
-    /// (it applies this one first), or (ABI 1.4, a host that skipped its
-    /// ticks: `OnityTickIdle`) merge the new frame into this one, on the
-    /// owner thread between calls: `info.frame` and `info.realtime` become
-    /// the new frame's, its `delta_time` and `unscaled_delta_time` are added
-    /// to `info`'s; the splits and `pending` stay. Merge only when no record
-    /// was written to the bound batch since this frame was begun (its
-    /// counts still equal the splits), every tick since was skipped, this
-    /// frame is not the runtime's first (waits made before the first frame
-    /// count from its number and realtime) and both sums are finite (an
-    /// infinite delta is refused): no call observed this frame, so applying
-    /// the merged frame is applying both, but for rounding (the clocks add
-    /// one sum, not two terms; a host that tracks the clocks, as C# does,
-    /// writes instead the delta that takes each clock exactly where the two
-    /// terms would: a Delay then completes in the same frame). Calls from
-    /// other threads only read this word (they leave the frame to the
-    /// owner): store it as one aligned 32-bit store (C#'s is).
+    /// In entry 0: the number of frames written and not yet applied (0 to
+    /// the ring's capacity; a single deferred frame: 0 or 1); in later
+    /// entries unused. To begin a frame the host writes entry `pending`'s
+    /// `info` and splits, then adds 1; the runtime resets it to 0 when it
+    /// applies them, in order, each as `onity_runtime_frame_begin` would.
+    /// When the ring is full, begin the next frame with
+    /// `onity_runtime_frame_begin` (it applies the ring first). Calls from
+    /// other threads only read this word (they leave the frames to the
+    /// owner): store it as one aligned 32-bit store (C#'s is). (ABI 1.4 to
+    /// 1.5 hosts that merged a frame into a pending one by summing deltas
+    /// may still do so; it rounds differently from frame by frame.)
     pub pending: u32,
     /// The bound batch's `submit_count` when the host began the frame: its
-    /// first `submit_split` records are filed with the previous frame, the
-    /// later ones with the new frame. A value above the count is read as
-    /// the count.
+    /// records before it are filed with the frames before, the later ones
+    /// (up to the next entry's split) with this frame. A value above the
+    /// count is read as the count; one below the previous entry's as that.
     pub submit_split: u32,
     /// The same for the bound batch's `fast_count`.
     pub fast_split: u32,
-    /// `ONITY_STATUS_OK`, or the status a refused frame got (what
-    /// `onity_runtime_frame_begin` returns for it: `SIZE_MISMATCH`,
-    /// `INVALID_ARGUMENT`, `FRAME_ORDER`, `REENTRANT`); a refused frame is
-    /// dropped. Written only on refusal: the host reads it after its calls
-    /// and resets it to 0.
+    /// In entry 0: `ONITY_STATUS_OK`, or the status the first refused
+    /// frame got (what `onity_runtime_frame_begin` returns for it:
+    /// `SIZE_MISMATCH`, `INVALID_ARGUMENT`, `FRAME_ORDER`, `REENTRANT`); a
+    /// refused frame is dropped, the later ones still apply. Written only on
+    /// refusal, when it is 0: the host reads it after its calls and resets
+    /// it to 0. In later entries unused.
     pub status: u32,
     /// The frame, as for `onity_runtime_frame_begin` (`size` =
     /// `sizeof(OnityFrameInfo)`).

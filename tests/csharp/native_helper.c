@@ -96,6 +96,27 @@ uint32_t helper_c_begin(OnityRuntime *rt, uint64_t frame) {
     return (uint32_t)onity_runtime_frame_begin(rt, &f);
 }
 
+/* C code making a batch of its own and writing a DelayFrame(frames) record on Update into it
+ * (no call after the create: the record is filed by the next call). */
+uint32_t helper_c_batch_delay_frame(OnityRuntime *rt, uint32_t frames, uint64_t id, OnityBatch **out) {
+    OnityStatus s = onity_batch_create(rt, 4, out);
+    if (s != ONITY_STATUS_OK) return (uint32_t)s;
+    OnityBatch *b = *out;
+    OnityBatchRecord r = {0};
+    r.id = id;
+    r.arg = frames;
+    r.kind = ONITY_WAIT_KIND_DELAY_FRAME;
+    r.timing = ONITY_TIMING_UPDATE;
+    b->submit[b->submit_count++] = r;
+    return 0;
+}
+
+/* The id of the batch's next resumption not yet read (0: none). */
+uint64_t helper_c_batch_take(OnityBatch *b) {
+    if (b->resumed_consumed == b->resumed_count) return 0;
+    return b->resumed[b->resumed_consumed++].id;
+}
+
 uint32_t helper_c_next_frame(OnityRuntime *rt, uint64_t *task) {
     return (uint32_t)onity_next_frame(rt, ONITY_TIMING_UPDATE, 0, task);
 }

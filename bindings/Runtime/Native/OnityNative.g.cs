@@ -3,7 +3,7 @@
 // Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// The header has 72 functions, 13 structs, 7 enums, 12 constants.
+// The header has 73 functions, 13 structs, 7 enums, 13 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -52,7 +52,12 @@ namespace Onity.Native
         /// any incompatible change; the minor when functions or enum values are added.
         /// Compare with `onity_abi_version()` at startup.
         /// </summary>
-        public const uint ONITY_ABI_VERSION = 65541;
+        public const uint ONITY_ABI_VERSION = 65542;
+        /// <summary>
+        /// ABI 1.6. Entries of the frame ring (`onity_batch_frame_ring`): frames a
+        /// host may write before a call applies them.
+        /// </summary>
+        public const uint ONITY_FRAME_RING_CAPACITY = 8;
         /// <summary>
         /// Number of timings.
         /// </summary>
@@ -123,7 +128,7 @@ namespace Onity.Native
         /// address is valid until the runtime is destroyed; binding another batch
         /// (or destroying this one) unbinds this one. A host that begins frames
         /// through it makes one call a frame fewer: begin the frame by writing it
-        /// there, then tick as usual. Owner thread. Errors: `NULL_POINTER`,
+        /// there, then tick as usual. Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
         /// `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_batch_deferred_frame", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
@@ -174,6 +179,20 @@ namespace Onity.Native
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_batch_flush", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_batch_flush(IntPtr runtime, OnityBatch* batch);
+
+        /// <summary>
+        /// ABI 1.6. Writes the address of the runtime's frame ring (an array of
+        /// `*out_capacity` = `ONITY_FRAME_RING_CAPACITY` `OnityDeferredFrame`s,
+        /// entry 0's `pending` the number written) to `*out_ring` and binds it to
+        /// `batch`: the splits count this batch's records. Applies frames still
+        /// written first. The address is valid until the runtime is destroyed;
+        /// binding another batch (or destroying this one) unbinds this one. The
+        /// ring's entry 0 is `onity_batch_deferred_frame`'s frame (a ring of one).
+        /// Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
+        /// `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_batch_frame_ring", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_batch_frame_ring(IntPtr runtime, OnityBatch* batch, OnityDeferredFrame** out_ring, uint* out_capacity);
 
         /// <summary>
         /// ABI 1.4. Writes to `*out_idle` where `batch`'s host reads whether a

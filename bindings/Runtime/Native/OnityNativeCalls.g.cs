@@ -3,7 +3,7 @@
 // Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// The header has 72 functions, 13 structs, 7 enums, 12 constants.
+// The header has 73 functions, 13 structs, 7 enums, 13 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -64,6 +64,12 @@ namespace Onity.Native
         {
             Crossings++;
             return OnityNative.onity_batch_flush(runtime, batch);
+        }
+
+        public static OnityStatus onity_batch_frame_ring(IntPtr runtime, OnityBatch* batch, OnityDeferredFrame** out_ring, uint* out_capacity)
+        {
+            Crossings++;
+            return OnityNative.onity_batch_frame_ring(runtime, batch, out_ring, out_capacity);
         }
 
         public static OnityStatus onity_batch_idle(IntPtr runtime, OnityBatch* batch, OnityTickIdle* out_idle)

@@ -7,7 +7,7 @@ using Onity.Native;
 namespace Onity.Tests
 {
     /// <summary>Tick skips its native call when the timing is idle (ABI 1.4, OnityTickIdle), and the
-    /// frames begun meanwhile merge into one deferred frame. Each test fails without the part of the
+    /// frames begun meanwhile wait in the native frame ring. Each test fails without the part of the
     /// mechanism it names: a skip that ignored it would resume late (or never).</summary>
     public class IdleTickTests
     {
@@ -23,6 +23,12 @@ namespace Onity.Tests
         static extern uint helper_c_task_state(IntPtr rt, ulong task);
 
         [DllImport(Helper, CallingConvention = CallingConvention.Cdecl)]
+        static extern unsafe uint helper_c_batch_delay_frame(IntPtr rt, uint frames, ulong id, IntPtr* batch);
+
+        [DllImport(Helper, CallingConvention = CallingConvention.Cdecl)]
+        static extern ulong helper_c_batch_take(IntPtr batch);
+
+        [DllImport(Helper, CallingConvention = CallingConvention.Cdecl)]
         static extern uint helper_c_consume(IntPtr rt, ulong task);
 
         [DllImport(Helper, CallingConvention = CallingConvention.Cdecl)]
@@ -32,17 +38,21 @@ namespace Onity.Tests
         static extern int helper_running();
 
         [Test]
-        public void AnIdleTimingsTickMakesNoCallAndTheFramesMerge()
+        public void AnIdleTimingsTickMakesNoCallAndTheFramesWaitInTheRing()
         {
             using (var h = new TestHost())
             {
                 h.RunFrame(OnityTiming.Update); // the first tick publishes Update as idle
                 long c0 = OnityNativeCalls.Crossings, s0 = h.Runtime.SkippedTicks;
-                for (int i = 0; i < 10; i++) h.RunFrame(OnityTiming.Update);
-                Assert.Equal(0L, OnityNativeCalls.Crossings - c0, "crossings of 10 idle frames");
-                Assert.Equal(10L, h.Runtime.SkippedTicks - s0, "skipped ticks");
-                // C code reading the frame applies the merged frame: the newest one.
-                Assert.Equal(h.Frame, helper_c_frame(h.Runtime.rt), "native frame after the merge");
+                int ring = (int)OnityNative.ONITY_FRAME_RING_CAPACITY;
+                for (int i = 0; i < ring; i++) h.RunFrame(OnityTiming.Update);
+                Assert.Equal(0L, OnityNativeCalls.Crossings - c0, "crossings of a ring of idle frames");
+                Assert.Equal((long)ring, h.Runtime.SkippedTicks - s0, "skipped ticks");
+                h.RunFrame(OnityTiming.Update);
+                Assert.Equal(1L, OnityNativeCalls.Crossings - c0, "the ring full: the begin calls");
+                h.RunFrame(OnityTiming.Update);
+                // C code reading the frame applies the ring: the newest frame.
+                Assert.Equal(h.Frame, helper_c_frame(h.Runtime.rt), "native frame after the ring");
                 // Skipping off: every tick calls.
                 h.Runtime.SkipIdleTicks = false;
                 c0 = OnityNativeCalls.Crossings;
@@ -52,7 +62,7 @@ namespace Onity.Tests
         }
 
         [Test]
-        public void FramesWhoseDeltasSumToInfinityAreNotMerged()
+        public void FramesWhoseDeltasSumToInfinityAllApply()
         {
             using (var h = new TestHost())
             {
@@ -86,6 +96,35 @@ namespace Onity.Tests
                 h.RunFrame(OnityTiming.Update);
                 Assert.Equal(0L, OnityNativeCalls.Crossings - c0, "idle again");
             }
+        }
+
+        /// <summary>C code makes a batch of its own in frame 2, after Update's tick (skipped when
+        /// skipping: frame 2 is still in the ring), and writes a DelayFrame(2) into it: the frame it
+        /// resumes in, as the host saw it at each Update tick.</summary>
+        static unsafe string SecondBatchSchedule(bool skip)
+        {
+            using (var h = new TestHost())
+            {
+                h.Runtime.SkipIdleTicks = skip;
+                IntPtr b2 = IntPtr.Zero;
+                string seen = "";
+                for (int f = 1; f <= 6; f++)
+                {
+                    h.RunFrame(OnityTiming.Update);
+                    if (b2 != IntPtr.Zero)
+                        for (ulong id; (id = helper_c_batch_take(b2)) != 0;) seen += id + "@" + h.Frame + " ";
+                    if (f == 2) Assert.Equal(0u, helper_c_batch_delay_frame(h.Runtime.rt, 2, 100, &b2), "C batch");
+                }
+                return seen;
+            }
+        }
+
+        [Test]
+        public void ABatchCMakesWhileTicksAreSkippedFilesWithItsOwnFrame()
+        {
+            // Written in frame 2: a DelayFrame(2) resumes in frame 4, skipping or not.
+            Assert.Equal("100@4 ", SecondBatchSchedule(false), "skipping off");
+            Assert.Equal("100@4 ", SecondBatchSchedule(true), "skipping on");
         }
 
         [Test]
@@ -163,8 +202,8 @@ namespace Onity.Tests
         }
 
         /// <summary>Waits made before the first frame count from the first frame the native side
-        /// applies (it rebases them by its frame number and realtime): a first frame merged with
-        /// the next one would count them from the second.</summary>
+        /// applies (it rebases them by its frame number and realtime), also when it waits in the
+        /// ring with the next ones.</summary>
         static List<string> FirstFrameSchedule(bool skip)
         {
             var log = new List<string>();
@@ -196,7 +235,7 @@ namespace Onity.Tests
 
         /// <summary>Delays of k tenths of a second on both delta clocks, made in frame 3 with frames of
         /// 0.1 s (inexact in binary), in a timing ticked every fourth frame: between its runs every
-        /// tick is idle and the frames merge.</summary>
+        /// tick is idle and the frames wait in the ring.</summary>
         static List<string> TenthsSchedule(bool skip)
         {
             var log = new List<string>();
@@ -223,7 +262,7 @@ namespace Onity.Tests
         }
 
         [Test]
-        public void MergedFramesMoveTheClocksAsFramesAppliedOneByOne()
+        public void RingFramesMoveTheClocksAsFramesAppliedOneByOne()
         {
             var off = TenthsSchedule(false);
             Assert.Equal(118, off.Count, "delays completed");
@@ -252,9 +291,10 @@ namespace Onity.Tests
             {
                 h.RunFrame(); // every timing publishes its byte
                 long c0 = OnityNativeCalls.Crossings, s0 = h.Runtime.SkippedTicks;
-                for (int i = 0; i < 10; i++) h.RunFrame();
-                Assert.Equal(0L, OnityNativeCalls.Crossings - c0, "crossings of 10 idle frames, 16 timings each");
-                Assert.Equal(160L, h.Runtime.SkippedTicks - s0, "every tick skipped");
+                int ring = (int)OnityNative.ONITY_FRAME_RING_CAPACITY;
+                for (int i = 0; i < ring - 1; i++) h.RunFrame(); // the ring keeps room for the next frame
+                Assert.Equal(0L, OnityNativeCalls.Crossings - c0, "crossings of idle frames, 16 timings each");
+                Assert.Equal(16L * (ring - 1), h.Runtime.SkippedTicks - s0, "every tick skipped");
                 ulong rewinds = h.Runtime.GetNativeStats().frame_alloc.rewinds;
                 for (int round = 0; round < 2; round++)
                 {

@@ -22,7 +22,7 @@
 //! which the byte does not include: a rewind now would release nothing.
 //! The allocator keeps that in a byte of its own, set by any thread's first
 //! allocation of a lifetime in an epoch
-//! ([`FrameAllocator::live_byte`](super::frame_alloc::FrameAllocator::live_byte));
+//! ([`FrameAllocator::live_byte`](crate::core::frame_alloc::FrameAllocator::live_byte));
 //! the host skips the rewind timing's run only when that byte is 0 too
 //! ([`Runtime::frame_memory`]). An allocation on another thread just after
 //! the host read 0 and skipped the run is rewound one run later: frame
@@ -35,14 +35,14 @@
 //! Canceling a source from another thread changes nothing a run of an idle
 //! timing would do (no wait and no watch holds a token).
 
-use super::runtime::Runtime;
-use super::types::Timing;
+use crate::core::runtime::Runtime;
+use crate::core::types::Timing;
 
 impl Runtime {
     /// After a run of `timing`: publishes whether its next run would do
     /// nothing (see the module docs). Owner thread, not inside a run.
     #[inline(always)]
-    pub(super) fn publish_idle(&self, timing: Timing) {
+    pub(in crate::core) fn publish_idle(&self, timing: Timing) {
         // SAFETY: owner thread (the caller ran the timing), short borrow.
         let inner = unsafe { self.inner() };
         // A timing holding a wait is not idle, and its byte is 0 already: a
@@ -84,11 +84,11 @@ impl Runtime {
     /// # Safety
     /// The runtime does not move while the host keeps the address (it is
     /// boxed, as the C ABI's).
-    pub unsafe fn idle_bytes(&self) -> super::error::Result<(*const u8, usize)> {
+    pub unsafe fn idle_bytes(&self) -> crate::core::error::Result<(*const u8, usize)> {
         self.check_owner()?;
         // SAFETY: the runtime's own state, live; no reference is made.
         let (first, stride) =
-            unsafe { super::timing::Timings::idle_bytes(std::ptr::addr_of!((*self.inner_raw()).timings)) };
+            unsafe { crate::core::timing::Timings::idle_bytes(std::ptr::addr_of!((*self.inner_raw()).timings)) };
         Ok((first, stride))
     }
 
@@ -99,7 +99,7 @@ impl Runtime {
     /// byte (module docs). Valid while the runtime lives and does not
     /// move; any thread may set it, so read it as one byte load. Owner
     /// thread (`WrongThread`).
-    pub fn frame_memory(&self) -> super::error::Result<(Option<Timing>, *const u8)> {
+    pub fn frame_memory(&self) -> crate::core::error::Result<(Option<Timing>, *const u8)> {
         self.check_owner()?;
         // SAFETY: owner thread (checked), short borrow.
         let timing = unsafe { self.inner() }.cfg.frame_alloc_rewind_timing;

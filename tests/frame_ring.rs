@@ -1,0 +1,233 @@
+//! The frame ring (ABI 1.6, `onity_batch_frame_ring`): frames a host writes
+//! without a call are applied in order by the next call, exactly as frames
+//! begun one by one (clocks, splits of the bound batch's records, refusals).
+
+use std::cell::RefCell;
+use std::ffi::c_void;
+use std::ptr;
+
+use onity::ffi::*;
+
+const UPDATE: u32 = OnityTiming::Update as u32;
+const LATE: u32 = OnityTiming::PreLateUpdate as u32;
+
+struct Rt {
+    rt: *mut OnityRuntime,
+    b: *mut OnityBatch,
+    ring: *mut OnityDeferredFrame,
+    cap: u32,
+    /// Write frames into the ring (else: `onity_runtime_frame_begin`).
+    ring_host: bool,
+}
+
+impl Rt {
+    fn new(ring_host: bool) -> Rt {
+        let mut rt = ptr::null_mut();
+        assert_eq!(onity_runtime_create(ptr::null(), &mut rt), OnityStatus::Ok);
+        let mut b = ptr::null_mut();
+        assert_eq!(onity_batch_create(rt, 64, &mut b), OnityStatus::Ok);
+        let (mut ring, mut cap) = (ptr::null_mut(), 0);
+        assert_eq!(onity_batch_frame_ring(rt, b, &mut ring, &mut cap), OnityStatus::Ok);
+        assert_eq!(cap, ONITY_FRAME_RING_CAPACITY);
+        Rt { rt, b, ring, cap, ring_host }
+    }
+
+    fn count(&self) -> u32 {
+        // SAFETY: the ring's entry 0; owner thread, between calls.
+        unsafe { (*self.ring).pending }
+    }
+
+    /// Begins a frame: into the ring while it has room, else by a call.
+    fn begin(&self, i: OnityFrameInfo) {
+        let n = self.count();
+        if !self.ring_host || n == self.cap {
+            assert_eq!(onity_runtime_frame_begin(self.rt, &i), OnityStatus::Ok);
+            return;
+        }
+        // SAFETY: entry n < cap of the ring; the batch; owner thread, between calls.
+        unsafe {
+            let e = &mut *self.ring.add(n as usize);
+            e.info = i;
+            e.submit_split = (*self.b).submit_count;
+            e.fast_split = (*self.b).fast_count;
+            (*self.ring).pending = n + 1;
+        }
+    }
+
+    fn take_status(&self) -> u32 {
+        // SAFETY: as in `count`.
+        unsafe { std::mem::replace(&mut (*self.ring).status, 0) }
+    }
+
+    fn fast(&self, id: u32, delay: u32) {
+        let mut rec = 0;
+        assert_eq!(onity_batch_fast_record(id, UPDATE, delay, &mut rec), OnityStatus::Ok);
+        // SAFETY: live batch; the host's plain writes.
+        unsafe {
+            let bb = &mut *self.b;
+            *bb.fast_submit.add(bb.fast_count as usize) = rec;
+            bb.fast_count += 1;
+        }
+    }
+
+    fn tick(&self, t: u32) -> Vec<u32> {
+        assert_eq!(onity_batch_tick(self.rt, self.b, t), OnityStatus::Ok);
+        // SAFETY: live batch; the report is valid until the next tick.
+        unsafe { std::slice::from_raw_parts((*self.b).fast_resumed, (*self.b).fast_resumed_count as usize).to_vec() }
+    }
+
+    fn frame(&self) -> u64 {
+        // SAFETY: OnityStats is plain data; zero is a valid value.
+        let mut s: OnityStats = unsafe { std::mem::zeroed() };
+        s.size = std::mem::size_of::<OnityStats>() as u32;
+        assert_eq!(onity_runtime_stats(self.rt, &mut s), OnityStatus::Ok);
+        s.frame
+    }
+}
+
+impl Drop for Rt {
+    fn drop(&mut self) {
+        assert_eq!(onity_runtime_destroy(self.rt), OnityStatus::Ok);
+    }
+}
+
+/// Frame `f` with deltas that are not exact in binary (a sum of them
+/// rounds differently from adding them in turn).
+fn info(f: u64) -> OnityFrameInfo {
+    OnityFrameInfo {
+        size: std::mem::size_of::<OnityFrameInfo>() as u32,
+        reserved: 0,
+        frame: f,
+        delta_time: 0.1 + f as f64 * 1e-3,
+        unscaled_delta_time: 1.0 / 60.0 + f as f64 * 1e-7,
+        realtime: f as f64 / 30.0,
+    }
+}
+
+thread_local!(static DONE: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) });
+
+unsafe extern "C" fn done(user: *mut c_void, _task: u64, _state: u32) {
+    DONE.with(|d| d.borrow_mut().push(user as usize));
+}
+
+/// Delays of many lengths on LATE made in frame 1, then `frames` frames
+/// with no LATE tick (the ring host makes no call at all until the ring is
+/// full), then one LATE tick: the Delays it completes.
+fn delays_done(ring_host: bool, frames: u64) -> Vec<usize> {
+    DONE.with(|d| d.borrow_mut().clear());
+    let rt = Rt::new(ring_host);
+    rt.begin(info(1));
+    rt.tick(UPDATE);
+    for i in 1..=400usize {
+        let clock = [OnityClock::Scaled, OnityClock::Unscaled, OnityClock::Realtime][i % 3] as u32;
+        let s = i as f64 * 0.004 + [0.0, 1e-16, -1e-16, 2e-16][i % 4];
+        let st = onity_delay_then(rt.rt, s, clock, LATE, 0, Some(done), i as *mut c_void);
+        assert_eq!(st, OnityStatus::Ok);
+    }
+    for f in 2..2 + frames {
+        rt.begin(info(f));
+    }
+    if ring_host && frames <= u64::from(ONITY_FRAME_RING_CAPACITY) {
+        assert_eq!(rt.count(), frames as u32, "no call applied the ring");
+    }
+    rt.tick(LATE);
+    assert_eq!((rt.count(), rt.take_status()), (0, 0));
+    assert_eq!(rt.frame(), 1 + frames);
+    DONE.with(|d| d.take())
+}
+
+#[test]
+fn ring_frames_move_the_clocks_as_frames_begun_one_by_one() {
+    for frames in [3, 8, 9, 20] {
+        let by_call = delays_done(false, frames);
+        assert!(!by_call.is_empty() && by_call.len() < 400, "{frames} frames: {}", by_call.len());
+        assert_eq!(delays_done(true, frames), by_call, "{frames} frames");
+    }
+}
+
+/// Fast records written between frames: each is filed with the frame it
+/// was written in. Returns (tick of frame 4, tick of frame 5, tick of 6).
+fn split_schedule(ring_host: bool) -> Vec<Vec<u32>> {
+    let rt = Rt::new(ring_host);
+    rt.begin(info(1));
+    rt.tick(UPDATE);
+    rt.fast(10, 2); // frame 1: DelayFrame(2), due in frame 3
+    rt.begin(info(2));
+    rt.fast(11, 1); // frame 2: NextFrame, due in frame 3
+    rt.fast(12, 2); // frame 2: due in frame 4
+    rt.begin(info(3));
+    rt.fast(13, 1); // frame 3: due in frame 4
+    rt.begin(info(4));
+    rt.fast(14, 0); // frame 4: Yield, this frame's tick
+    let mut ticks = vec![rt.tick(UPDATE)];
+    for f in 5..=6 {
+        rt.begin(info(f));
+        ticks.push(rt.tick(UPDATE));
+    }
+    ticks
+}
+
+#[test]
+fn records_between_ring_frames_file_with_the_frame_they_were_written_in() {
+    let by_call = split_schedule(false);
+    // The Yield, the NextFrames, the DelayFrames by due frame.
+    assert_eq!(by_call, vec![vec![14, 11, 13, 10, 12], vec![], vec![]]);
+    assert_eq!(split_schedule(true), by_call);
+}
+
+#[test]
+fn a_refused_ring_frame_is_dropped_and_the_later_ones_apply() {
+    let rt = Rt::new(true);
+    rt.begin(info(1));
+    rt.begin(info(1)); // FRAME_ORDER
+    rt.begin(info(3));
+    let mut odd = info(4);
+    odd.size = 8; // SIZE_MISMATCH: not read
+    rt.begin(odd);
+    let mut bad = info(5);
+    bad.delta_time = -1.0; // INVALID_ARGUMENT
+    rt.begin(bad);
+    rt.begin(info(6));
+    assert_eq!(rt.frame(), 6);
+    assert_eq!(rt.take_status(), OnityStatus::SizeMismatch as u32);
+    rt.begin(info(7));
+    rt.begin(info(7));
+    assert_eq!(rt.frame(), 7);
+    assert_eq!(rt.take_status(), OnityStatus::FrameOrder as u32, "the first refusal");
+    // A begin by call when the ring is full applies the ring first.
+    for f in 8..8 + u64::from(ONITY_FRAME_RING_CAPACITY) {
+        rt.begin(info(f));
+    }
+    assert_eq!(rt.count(), ONITY_FRAME_RING_CAPACITY);
+    rt.begin(info(100));
+    assert_eq!((rt.count(), rt.take_status(), rt.frame()), (0, 0, 100));
+}
+
+#[test]
+fn the_export_checks_its_arguments() {
+    let rt = Rt::new(true);
+    let (mut ring, mut cap) = (ptr::null_mut(), 0u32);
+    assert_eq!(onity_batch_frame_ring(ptr::null_mut(), rt.b, &mut ring, &mut cap), OnityStatus::NullPointer);
+    assert_eq!(onity_batch_frame_ring(rt.rt, ptr::null_mut(), &mut ring, &mut cap), OnityStatus::NullPointer);
+    assert_eq!(onity_batch_frame_ring(rt.rt, rt.b, ptr::null_mut(), &mut cap), OnityStatus::NullPointer);
+    assert_eq!(onity_batch_frame_ring(rt.rt, rt.b, &mut ring, ptr::null_mut()), OnityStatus::NullPointer);
+    assert_eq!(onity_batch_frame_ring(rt.rt, 8 as *mut OnityBatch, &mut ring, &mut cap), OnityStatus::InvalidHandle);
+    let mut dead = ptr::null_mut();
+    assert_eq!(onity_runtime_create(ptr::null(), &mut dead), OnityStatus::Ok);
+    assert_eq!(onity_runtime_destroy(dead), OnityStatus::Ok);
+    assert_eq!(onity_batch_frame_ring(dead, rt.b, &mut ring, &mut cap), OnityStatus::InvalidRuntime);
+    let (p, b) = (rt.rt as usize, rt.b as usize);
+    std::thread::spawn(move || {
+        let (mut ring, mut cap) = (ptr::null_mut(), 0u32);
+        let st = onity_batch_frame_ring(p as *mut OnityRuntime, b as *mut OnityBatch, &mut ring, &mut cap);
+        assert_eq!(st, OnityStatus::WrongThread);
+    })
+    .join()
+    .unwrap();
+    assert!(ring.is_null() && cap == 0, "nothing written on error");
+    // The ring's entry 0 is the deferred frame (a ring of one).
+    let mut d = ptr::null_mut();
+    assert_eq!(onity_batch_deferred_frame(rt.rt, rt.b, &mut d), OnityStatus::Ok);
+    assert_eq!(onity_batch_frame_ring(rt.rt, rt.b, &mut ring, &mut cap), OnityStatus::Ok);
+    assert_eq!((ring, cap), (d, ONITY_FRAME_RING_CAPACITY));
+}
