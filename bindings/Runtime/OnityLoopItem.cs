@@ -98,7 +98,7 @@ namespace Onity
             // or elsewhere: a frame wait.
             if ((info >> 4) == 0 && r.IsOwnedHere)
                 r.AddRunWaiter(runWaiter ?? (runWaiter = new StepWaiter(step)), (OnityTiming)(info & 15));
-            else r.EnqueueFrameWait(step, (info >> 4) == 0 ? r.runs[info & 15] : r.fcount, info);
+            else r.EnqueueFrameWait(step, r.MarkNow(info), info);
         }
 
         StepWaiter runWaiter;

@@ -38,6 +38,13 @@ namespace Onity
             return new OnityFrameWait(this, delay == 0 ? runs[(int)timing] : fcount, (uint)timing | ((uint)delay << 4));
         }
 
+        /// <summary>The mark of a frame wait counted from now (what <see cref="FrameWait"/> stores,
+        /// written out there on the hot path): a Yield's timing's run count, else the frame counter.</summary>
+        internal ulong MarkNow(uint info)
+        {
+            return (info >> 4) == 0 ? runs[info & 15] : fcount;
+        }
+
         internal static OnityTiming CheckTiming(OnityTiming timing)
         {
             if ((uint)timing >= OnityNative.ONITY_TIMING_COUNT) ThrowTiming();

@@ -55,11 +55,11 @@ namespace Onity
         // Frames counted from the first one (1; 0 before it): frame waits made before the first
         // frame count from the frame before it, whatever the host's first frame number (the
         // native side rebases its waits the same way). Only differences of it cross to native.
-        internal ulong fcount;
+        ulong fcount;
         ulong fbase;
         // [t]: runs of timing t (batch ticks); [16 + t]: fcount at t's last run. After Dispose
         // every entry is ulong.MaxValue, so every frame wait reads as done (and GetResult throws).
-        internal readonly ulong[] runs = new ulong[32];
+        readonly ulong[] runs = new ulong[32];
 
         /// <summary>Begins a frame: frame number (strictly increasing), scaled and unscaled delta
         /// times and the absolute realtime clock, in seconds. Owner thread.

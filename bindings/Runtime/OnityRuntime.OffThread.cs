@@ -61,7 +61,7 @@ namespace Onity
                 continuation(); // disposed (its GetResult throws canceled)
                 return;
             }
-            if (mark == OffOwnerMark) mark = (info >> 4) == 0 ? runs[info & 15] : fcount;
+            if (mark == OffOwnerMark) mark = MarkNow(info);
             if (FrameWaitDone(mark, info)) continuation();
             else EnqueueFrameWait(continuation, mark, info);
         }

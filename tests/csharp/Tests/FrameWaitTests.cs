@@ -372,5 +372,56 @@ namespace Onity.Tests
             rt.Post(() => ran = true);
             Assert.True(ran, "not left in a list nobody reads");
         }
+
+        /// <summary>IsCompleted of a direct frame wait is answered on the C# side from its counters
+        /// (runs of each timing, frames since the first: no call); a token wait is answered by the
+        /// core's one due rule (core/timing/due.rs). Frame by frame they agree: direct waits on a
+        /// timing whose ticks are skipped (idle) against token waits on the timing ticked right
+        /// after, made before the first frame (host number 1000) and in later frames, across gaps
+        /// in the host's frame numbers and frames begun without a tick (left in the frame ring).
+        /// docs/frame-protocol.md: why these counters stay in C#.</summary>
+        [Test]
+        public void DirectFrameWaitsAgreeWithTheCoresDueRule()
+        {
+            using (var h = new TestHost())
+            using (var cts = new CancellationTokenSource())
+            {
+                h.Frame = 999;
+                var direct = new List<OnityFrameWait>();
+                var core = new List<OnityTask>();
+                var names = new List<string>();
+                int done = 0, mixed = 0;
+                for (int f = 0; f < 30; f++)
+                {
+                    if (f > 0)
+                    {
+                        if (f % 5 == 0) h.Frame += 3; // the host skips frame numbers
+                        h.Begin();
+                    }
+                    if (f < 9)
+                        foreach (int n in new[] { 0, 1, 2, 3, 7, 12 })
+                        {
+                            direct.Add(OnityTask.DelayFrame(n, OnityTiming.EarlyUpdate));
+                            core.Add(OnityTask.DelayFrame(n, OnityTiming.Update, cts.Token));
+                            names.Add("DelayFrame(" + n + ") made " + (f == 0 ? "before the first frame" : "in frame " + h.Frame));
+                        }
+                    if (f == 0 || f % 4 == 3) continue; // no tick: the frame waits in the ring
+                    h.Runtime.Tick(OnityTiming.EarlyUpdate);
+                    h.Runtime.Tick(OnityTiming.Update);
+                    int now = 0;
+                    for (int i = 0; i < direct.Count; i++)
+                    {
+                        bool c = core[i].Status == OnityTaskStatus.Succeeded;
+                        Assert.Equal(c, direct[i].IsCompleted, names[i] + ", after the runs of frame " + h.Frame);
+                        if (c) now++;
+                    }
+                    if (now > done && now < direct.Count) mixed++;
+                    done = now;
+                }
+                Assert.Equal(direct.Count, done, "every wait completed");
+                Assert.True(mixed >= 8, "completions spread over the frames (" + mixed + ")");
+                Assert.True(h.Runtime.SkippedTicks > 0, "the direct waits' timing was skipped (idle)");
+            }
+        }
     }
 }
