@@ -48,6 +48,15 @@ namespace Onity
         // One stamp sequence for every event of this T (owner thread): a pooled waiter released
         // during a delivery and subscribed to another event gets a stamp no snapshot holds.
         static uint nextStamp;
+        // Full AOT (Mono): a class constructed only inside this class's code, which runs shared
+        // over T, gets only its constructor compiled per instantiation, its other methods falling
+        // back to code shared over any value type (gsharedvt: every call through argument-copying
+        // trampolines). A field of its type has the AOT compiler compile its methods with each
+        // instantiation of this class (docs/full-aot.md). Never assigned.
+#pragma warning disable 169
+        static Enumerator aotEnumerator;
+        static Waiter aotWaiter;
+#pragma warning restore 169
         bool completed;
         readonly Action onFirstSubscriber, onLastUnsubscribed;
 

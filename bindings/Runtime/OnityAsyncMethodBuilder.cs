@@ -111,33 +111,33 @@ namespace Onity.CompilerServices
             ((AsyncRunner<TStateMachine>)s).stateMachine.MoveNext();
         }
 
-        public override OnityTask Task { get { return new OnityTask(this, core.Version); } }
+        public override OnityTask Task { get { return new OnityTask(this, core.s.version); } }
 
-        public override void SetResult() { core.TrySetResult(default(AsyncUnit)); }
-        public override void SetException(Exception ex) { core.TrySetException(ex); }
+        // The core's non-generic part only (OnitySourceState: no generic lookup without a JIT).
+        public override void SetResult() { if (core.s.TryBegin()) core.s.Publish(2); }
+        public override void SetException(Exception ex) { core.s.TrySetException(ex); }
 
-        public OnityTaskStatus GetStatus(long token) { return core.GetStatus(token); }
-        public void OnCompleted(Action continuation, long token) { core.OnCompleted(continuation, token); }
+        public OnityTaskStatus GetStatus(long token) { return core.s.GetStatus(token); }
+        public void OnCompleted(Action continuation, long token) { core.s.OnCompleted(continuation, token); }
 
         public void GetResult(long token)
         {
-            AsyncUnit unused;
-            if (core.TryGetSucceeded(token, out unused)) Recycle();
+            if (core.s.Succeeded(token)) Recycle();
             else GetResultChecked(token);
         }
 
         void GetResultChecked(long token)
         {
-            try { core.GetResult(token); }
+            try { core.s.ThrowUnlessSucceeded(token); }
             finally
             {
-                if ((uint)token == core.Version && core.UnsafeGetStatus() != OnityTaskStatus.Pending) Recycle();
+                if (core.s.SettledAt(token)) Recycle();
             }
         }
 
         void Recycle()
         {
-            core.Reset();
+            core.s.Reset();
             stateMachine = default(TStateMachine);
             context = null;
             Interlocked.Increment(ref OnityRunnerStats.returned);
@@ -189,35 +189,41 @@ namespace Onity.CompilerServices
             ((AsyncRunner<TStateMachine, T>)s).stateMachine.MoveNext();
         }
 
-        public override OnityTask<T> Task { get { return new OnityTask<T>(this, core.Version); } }
+        public override OnityTask<T> Task { get { return new OnityTask<T>(this, core.s.version); } }
 
-        public override void SetResult(T value) { core.TrySetResult(value); }
-        public override void SetException(Exception ex) { core.TrySetException(ex); }
+        public override void SetResult(T value)
+        {
+            if (!core.s.TryBegin()) return;
+            core.result = value;
+            core.s.Publish(2);
+        }
+        public override void SetException(Exception ex) { core.s.TrySetException(ex); }
 
-        public OnityTaskStatus GetStatus(long token) { return core.GetStatus(token); }
-        public void OnCompleted(Action continuation, long token) { core.OnCompleted(continuation, token); }
+        public OnityTaskStatus GetStatus(long token) { return core.s.GetStatus(token); }
+        public void OnCompleted(Action continuation, long token) { core.s.OnCompleted(continuation, token); }
         void IOnityTaskSource.GetResult(long token) { GetResult(token); }
 
         public T GetResult(long token)
         {
-            T value;
-            if (!core.TryGetSucceeded(token, out value)) return GetResultChecked(token);
+            if (!core.s.Succeeded(token)) return GetResultChecked(token);
+            T value = core.result;
             Recycle();
             return value;
         }
 
         T GetResultChecked(long token)
         {
-            try { return core.GetResult(token); }
+            try { core.s.ThrowUnlessSucceeded(token); return core.result; }
             finally
             {
-                if ((uint)token == core.Version && core.UnsafeGetStatus() != OnityTaskStatus.Pending) Recycle();
+                if (core.s.SettledAt(token)) Recycle();
             }
         }
 
         void Recycle()
         {
-            core.Reset();
+            core.result = default(T);
+            core.s.Reset();
             stateMachine = default(TStateMachine);
             context = null;
             Interlocked.Increment(ref OnityRunnerStats.returned);

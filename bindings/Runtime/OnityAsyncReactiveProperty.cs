@@ -32,7 +32,10 @@ namespace Onity
     {
         readonly OnityAsyncEvent<T> changed = new OnityAsyncEvent<T>();
         T latest;
-        IOnityAsyncEnumerable<T> withoutCurrent;
+        ReactiveStream<T> withoutCurrent; // typed: the AOT compiler sees the class (see aotEnumerator)
+#pragma warning disable 169
+        static CurrentFirstEnumerator<T> aotEnumerator; // never assigned: see OnityAsyncEvent's aotEnumerator
+#pragma warning restore 169
 
         public OnityAsyncReactiveProperty(T value) { latest = value; }
 
@@ -81,7 +84,10 @@ namespace Onity
         readonly CancellationTokenSource stop; // Dispose cancels the source's enumeration
         T latest;
         bool disposed;
-        IOnityAsyncEnumerable<T> withoutCurrent;
+        ReactiveStream<T> withoutCurrent; // typed: the AOT compiler sees the class (see aotEnumerator)
+#pragma warning disable 169
+        static CurrentFirstEnumerator<T> aotEnumerator; // never assigned: see OnityAsyncEvent's aotEnumerator
+#pragma warning restore 169
 
         public OnityReadOnlyAsyncReactiveProperty(T initialValue, IOnityAsyncEnumerable<T> source, CancellationToken cancellationToken)
         {

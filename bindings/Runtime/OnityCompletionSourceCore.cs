@@ -5,71 +5,62 @@ using System.Threading;
 
 namespace Onity
 {
-    /// <summary>The state of one completion source (a mutable struct: keep it in a field and call
-    /// it by reference). Fully managed. <c>TrySet*</c> may be called from any thread; the first
-    /// wins. The continuation runs inline when completed on the runtime's owner thread (or when
-    /// no runtime exists), otherwise it is queued to the owner and runs at its next
-    /// <see cref="OnityRuntime.Tick"/> or <see cref="OnityRuntime.Drain"/>.</summary>
-    public struct OnityCompletionSourceCore<T>
+    /// <summary>The part of <see cref="OnityCompletionSourceCore{T}"/> that does not depend on
+    /// the result type: state, continuation, error, version. Non-generic on purpose: without a JIT
+    /// (Mono's full AOT, IL2CPP) a generic source's methods run as code shared over its type
+    /// argument, where every call to another generic-context-dependent method and every static
+    /// field of a generic type costs a runtime generic-context lookup and cannot be inlined; calls
+    /// to these methods can (docs/full-aot.md).</summary>
+    internal struct OnitySourceState
     {
-        static readonly Action Completed = CompletedSentinel;
+        internal static readonly Action Completed = CompletedSentinel;
         static void CompletedSentinel() { }
 
-        T result;
-        object error; // OnityExceptionHolder (reported if collected unobserved), or OperationCanceledException
-        Action continuation;
-        int state; // 0 pending, 1 being completed, 2 succeeded, 3 faulted, 4 canceled
-        uint version;
+        internal object error; // OnityExceptionHolder (reported if collected unobserved), or OperationCanceledException
+        internal Action continuation;
+        internal int state; // 0 pending, 1 being completed, 2 succeeded, 3 faulted, 4 canceled
+        internal uint version;
 
-        public uint Version { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return version; } }
-
-        /// <summary>Ends this use: the version moves on so old tokens go stale.</summary>
-        public void Reset()
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal void Reset()
         {
-            result = default(T);
             error = null;
             continuation = null;
             unchecked { version++; }
             Volatile.Write(ref state, 0);
         }
 
+        /// <summary>Claims the completion (the first TrySet* wins); the caller stores its outcome,
+        /// then <see cref="Publish"/>es.</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public bool TrySetResult(T value)
+        internal bool TryBegin() { return Interlocked.CompareExchange(ref state, 1, 0) == 0; }
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal void Publish(int final)
         {
-            if (Interlocked.CompareExchange(ref state, 1, 0) != 0) return false;
-            result = value;
-            Volatile.Write(ref state, 2);
+            Volatile.Write(ref state, final);
 #if ONITY_TEST_HOOKS
-            OnityTestHooks.AfterStatePublished();
+            if (final == 2) OnityTestHooks.AfterStatePublished();
 #endif
-            Signal();
-            return true;
-        }
-
-        public bool TrySetException(Exception ex)
-        {
-            if (ex is OperationCanceledException) return TrySetCanceled(((OperationCanceledException)ex).CancellationToken);
-            if (Interlocked.CompareExchange(ref state, 1, 0) != 0) return false;
-            error = new OnityExceptionHolder(ExceptionDispatchInfo.Capture(ex));
-            Volatile.Write(ref state, 3);
-            Signal();
-            return true;
-        }
-
-        public bool TrySetCanceled(CancellationToken token = default(CancellationToken))
-        {
-            if (Interlocked.CompareExchange(ref state, 1, 0) != 0) return false;
-            error = new OperationCanceledException(token);
-            Volatile.Write(ref state, 4);
-            Signal();
-            return true;
-        }
-
-        [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        void Signal()
-        {
             var c = Volatile.Read(ref continuation) ?? Interlocked.CompareExchange(ref continuation, Completed, null);
             if (c != null) OnityRuntime.Dispatch(c);
+        }
+
+        internal bool TrySetException(Exception ex)
+        {
+            if (ex is OperationCanceledException) return TrySetCanceled(((OperationCanceledException)ex).CancellationToken);
+            if (!TryBegin()) return false;
+            error = new OnityExceptionHolder(ExceptionDispatchInfo.Capture(ex));
+            Publish(3);
+            return true;
+        }
+
+        internal bool TrySetCanceled(CancellationToken token)
+        {
+            if (!TryBegin()) return false;
+            error = new OperationCanceledException(token);
+            Publish(4);
+            return true;
         }
 
         /// <summary>The state as consumers may see it: a completion counts once its continuation
@@ -78,36 +69,105 @@ namespace Onity
         /// saw "completed", consumed and recycled the source now would have that late signal land
         /// in the source's next use (an early continuation, or the sentinel).</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        int ObservedState()
+        internal int ObservedState()
         {
             int s = Volatile.Read(ref state);
             return s >= 2 && Volatile.Read(ref continuation) == null ? 1 : s;
         }
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public OnityTaskStatus GetStatus(long token)
+        internal OnityTaskStatus GetStatus(long token)
         {
             if ((uint)token != version) throw OnityErrors.Stale();
-            int s = ObservedState();
-            return s < 2 ? OnityTaskStatus.Pending : (OnityTaskStatus)(s - 1);
+            return UnsafeGetStatus();
         }
 
-        /// <summary>Status without token check (diagnostics).</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public OnityTaskStatus UnsafeGetStatus()
+        internal OnityTaskStatus UnsafeGetStatus()
         {
             int s = ObservedState();
             return s < 2 ? OnityTaskStatus.Pending : (OnityTaskStatus)(s - 1);
         }
 
-        public void OnCompleted(Action cont, long token)
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal void OnCompleted(Action cont, long token)
         {
             if ((uint)token != version) throw OnityErrors.Stale();
             var prev = Interlocked.CompareExchange(ref continuation, cont, null);
             if (prev == null) return;
+            OnCompletedLate(prev, cont);
+        }
+
+        static void OnCompletedLate(Action prev, Action cont)
+        {
             if (ReferenceEquals(prev, Completed)) { cont(); return; }
             throw OnityErrors.Twice();
         }
+
+        /// <summary>True when <paramref name="token"/> is current and the source succeeded (the
+        /// result may be read).</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal bool Succeeded(long token) { return (uint)token == version && ObservedState() == 2; }
+
+        /// <summary>Throws what GetResult throws when the result cannot be read (stale token, not
+        /// completed, faulted, canceled); returns when it can.</summary>
+        internal void ThrowUnlessSucceeded(long token)
+        {
+            if ((uint)token != version) throw OnityErrors.Stale();
+            int s = ObservedState();
+            if (s == 2) return;
+            if (s < 2) throw OnityErrors.Pending();
+            var holder = error as OnityExceptionHolder;
+            if (holder != null) holder.Observe().Throw();
+            throw (OperationCanceledException)error;
+        }
+
+        /// <summary>The end of a checked GetResult (in its finally): true when the consumer should
+        /// recycle the source (its token current and the outcome settled).</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal bool SettledAt(long token) { return (uint)token == version && ObservedState() >= 2; }
+    }
+
+    /// <summary>The state of one completion source (a mutable struct: keep it in a field and call
+    /// it by reference). Fully managed. <c>TrySet*</c> may be called from any thread; the first
+    /// wins. The continuation runs inline when completed on the runtime's owner thread (or when
+    /// no runtime exists), otherwise it is queued to the owner and runs at its next
+    /// <see cref="OnityRuntime.Tick"/> or <see cref="OnityRuntime.Drain"/>.</summary>
+    public struct OnityCompletionSourceCore<T>
+    {
+        internal T result;
+        internal OnitySourceState s; // everything not typed by T (see OnitySourceState)
+
+        public uint Version { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return s.version; } }
+
+        /// <summary>Ends this use: the version moves on so old tokens go stale.</summary>
+        public void Reset()
+        {
+            result = default(T);
+            s.Reset();
+        }
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public bool TrySetResult(T value)
+        {
+            if (!s.TryBegin()) return false;
+            result = value;
+            s.Publish(2);
+            return true;
+        }
+
+        public bool TrySetException(Exception ex) { return s.TrySetException(ex); }
+
+        public bool TrySetCanceled(CancellationToken token = default(CancellationToken)) { return s.TrySetCanceled(token); }
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public OnityTaskStatus GetStatus(long token) { return s.GetStatus(token); }
+
+        /// <summary>Status without token check (diagnostics).</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public OnityTaskStatus UnsafeGetStatus() { return s.UnsafeGetStatus(); }
+
+        public void OnCompleted(Action cont, long token) { s.OnCompleted(cont, token); }
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         /// <summary>Returns only when <paramref name="token"/> is current and the outcome settled;
@@ -116,15 +176,13 @@ namespace Onity
         /// outcome, so a completion landing during a "not completed" error is never released.</summary>
         public void ThrowIfNotCompleted(long token)
         {
-            if ((uint)token != version || ObservedState() < 2) GetResult(token);
+            if ((uint)token != s.version || s.ObservedState() < 2) s.ThrowUnlessSucceeded(token);
         }
 
         public T GetResult(long token)
         {
-            if ((uint)token != version) throw OnityErrors.Stale();
-            int s = ObservedState();
-            if (s == 2) return result;
-            return Fail(s);
+            s.ThrowUnlessSucceeded(token);
+            return result;
         }
 
         /// <summary>GetResult's success path without its checks' exception paths: true, with the
@@ -134,21 +192,13 @@ namespace Onity
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal bool TryGetSucceeded(long token, out T value)
         {
-            if ((uint)token == version && ObservedState() == 2)
+            if (s.Succeeded(token))
             {
                 value = result;
                 return true;
             }
             value = default(T);
             return false;
-        }
-
-        T Fail(int s)
-        {
-            if (s < 2) throw OnityErrors.Pending();
-            var holder = error as OnityExceptionHolder;
-            if (holder != null) holder.Observe().Throw();
-            throw (OperationCanceledException)error;
         }
     }
 
@@ -173,14 +223,14 @@ namespace Onity
         public static AutoResetOnityCompletionSource Create([CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             var s = pool.TryRent() ?? new AutoResetOnityCompletionSource();
-            Volatile.Write(ref s.liveVersion, s.core.Version);
+            Volatile.Write(ref s.liveVersion, s.core.s.version);
 #if ONITY_SITES
             if (OnitySiteSwitch.Ever) OnityRuntime.TrackAt(s, s.core.Version, "AutoResetOnityCompletionSource", callerFile, callerLine);
 #endif
             return s;
         }
 
-        public OnityTask Task { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return new OnityTask(this, core.Version); } }
+        public OnityTask Task { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return new OnityTask(this, core.s.version); } }
 
         /// <summary>A source already completed (UniTask's CreateCompleted / CreateFromException /
         /// CreateFromCanceled); <paramref name="token"/> is its task's token (Task gives the task).</summary>
@@ -189,37 +239,41 @@ namespace Onity
         public static AutoResetOnityCompletionSource CreateFromCanceled(CancellationToken cancellationToken, out long token) { var s = Create(); token = s.core.Version; s.TrySetCanceled(cancellationToken); return s; }
 
         /// <summary>The status without a token check (UniTask's UnsafeGetStatus).</summary>
-        public OnityTaskStatus UnsafeGetStatus() { return core.UnsafeGetStatus(); }
+        public OnityTaskStatus UnsafeGetStatus() { return core.s.UnsafeGetStatus(); }
 
-        public bool TrySetResult() { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetResult(default(AsyncUnit)); }
-        public bool TrySetException(Exception ex) { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetException(ex); }
-        public bool TrySetCanceled(CancellationToken token = default(CancellationToken)) { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetCanceled(token); }
+        public bool TrySetResult()
+        {
+            if (Volatile.Read(ref liveVersion) != core.s.version || !core.s.TryBegin()) return false;
+            core.s.Publish(2);
+            return true;
+        }
+        public bool TrySetException(Exception ex) { return Volatile.Read(ref liveVersion) == core.s.version && core.s.TrySetException(ex); }
+        public bool TrySetCanceled(CancellationToken token = default(CancellationToken)) { return Volatile.Read(ref liveVersion) == core.s.version && core.s.TrySetCanceled(token); }
 
-        public OnityTaskStatus GetStatus(long token) { return core.GetStatus(token); }
-        bool IOnitySiteSource.IsCurrent(long token) { return Volatile.Read(ref liveVersion) == (uint)token && core.Version == (uint)token; }
-        OnityTaskStatus IOnitySiteSource.UnsafeGetStatus() { return core.UnsafeGetStatus(); }
-        public void OnCompleted(Action continuation, long token) { core.OnCompleted(continuation, token); }
+        public OnityTaskStatus GetStatus(long token) { return core.s.GetStatus(token); }
+        bool IOnitySiteSource.IsCurrent(long token) { return Volatile.Read(ref liveVersion) == (uint)token && core.s.version == (uint)token; }
+        OnityTaskStatus IOnitySiteSource.UnsafeGetStatus() { return core.s.UnsafeGetStatus(); }
+        public void OnCompleted(Action continuation, long token) { core.s.OnCompleted(continuation, token); }
 
         public void GetResult(long token)
         {
-            AsyncUnit unused;
-            if (core.TryGetSucceeded(token, out unused)) Recycle();
+            if (core.s.Succeeded(token)) Recycle();
             else GetResultChecked(token);
         }
 
         void GetResultChecked(long token)
         {
-            try { core.GetResult(token); }
+            try { core.s.ThrowUnlessSucceeded(token); }
             finally
             {
-                if ((uint)token == core.Version && core.UnsafeGetStatus() != OnityTaskStatus.Pending) Recycle();
+                if (core.s.SettledAt(token)) Recycle();
             }
         }
 
         void Recycle()
         {
             Volatile.Write(ref liveVersion, uint.MaxValue);
-            core.Reset();
+            core.s.Reset();
             pool.Return(this);
         }
     }
@@ -237,14 +291,14 @@ namespace Onity
         public static AutoResetOnityCompletionSource<T> Create([CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             var s = pool.TryRent() ?? new AutoResetOnityCompletionSource<T>();
-            Volatile.Write(ref s.liveVersion, s.core.Version);
+            Volatile.Write(ref s.liveVersion, s.core.s.version);
 #if ONITY_SITES
             if (OnitySiteSwitch.Ever) OnityRuntime.TrackAt(s, s.core.Version, "AutoResetOnityCompletionSource", callerFile, callerLine);
 #endif
             return s;
         }
 
-        public OnityTask<T> Task { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return new OnityTask<T>(this, core.Version); } }
+        public OnityTask<T> Task { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return new OnityTask<T>(this, core.s.version); } }
 
         /// <summary>A source already completed (UniTask's CreateFromResult / CreateFromException /
         /// CreateFromCanceled); <paramref name="token"/> is its task's token (Task gives the task).</summary>
@@ -253,39 +307,47 @@ namespace Onity
         public static AutoResetOnityCompletionSource<T> CreateFromCanceled(CancellationToken cancellationToken, out long token) { var s = Create(); token = s.core.Version; s.TrySetCanceled(cancellationToken); return s; }
 
         /// <summary>The status without a token check (UniTask's UnsafeGetStatus).</summary>
-        public OnityTaskStatus UnsafeGetStatus() { return core.UnsafeGetStatus(); }
+        public OnityTaskStatus UnsafeGetStatus() { return core.s.UnsafeGetStatus(); }
 
-        public bool TrySetResult(T value) { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetResult(value); }
-        public bool TrySetException(Exception ex) { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetException(ex); }
-        public bool TrySetCanceled(CancellationToken token = default(CancellationToken)) { return Volatile.Read(ref liveVersion) == core.Version && core.TrySetCanceled(token); }
+        // The core's typed members are not called here: see OnitySourceState.
+        public bool TrySetResult(T value)
+        {
+            if (Volatile.Read(ref liveVersion) != core.s.version || !core.s.TryBegin()) return false;
+            core.result = value;
+            core.s.Publish(2);
+            return true;
+        }
+        public bool TrySetException(Exception ex) { return Volatile.Read(ref liveVersion) == core.s.version && core.s.TrySetException(ex); }
+        public bool TrySetCanceled(CancellationToken token = default(CancellationToken)) { return Volatile.Read(ref liveVersion) == core.s.version && core.s.TrySetCanceled(token); }
 
-        public OnityTaskStatus GetStatus(long token) { return core.GetStatus(token); }
-        bool IOnitySiteSource.IsCurrent(long token) { return Volatile.Read(ref liveVersion) == (uint)token && core.Version == (uint)token; }
-        OnityTaskStatus IOnitySiteSource.UnsafeGetStatus() { return core.UnsafeGetStatus(); }
-        public void OnCompleted(Action continuation, long token) { core.OnCompleted(continuation, token); }
+        public OnityTaskStatus GetStatus(long token) { return core.s.GetStatus(token); }
+        bool IOnitySiteSource.IsCurrent(long token) { return Volatile.Read(ref liveVersion) == (uint)token && core.s.version == (uint)token; }
+        OnityTaskStatus IOnitySiteSource.UnsafeGetStatus() { return core.s.UnsafeGetStatus(); }
+        public void OnCompleted(Action continuation, long token) { core.s.OnCompleted(continuation, token); }
         void IOnityTaskSource.GetResult(long token) { GetResult(token); }
 
         public T GetResult(long token)
         {
-            T value;
-            if (!core.TryGetSucceeded(token, out value)) return GetResultChecked(token);
+            if (!core.s.Succeeded(token)) return GetResultChecked(token);
+            T value = core.result;
             Recycle();
             return value;
         }
 
         T GetResultChecked(long token)
         {
-            try { return core.GetResult(token); }
+            try { core.s.ThrowUnlessSucceeded(token); return core.result; }
             finally
             {
-                if ((uint)token == core.Version && core.UnsafeGetStatus() != OnityTaskStatus.Pending) Recycle();
+                if (core.s.SettledAt(token)) Recycle();
             }
         }
 
         void Recycle()
         {
             Volatile.Write(ref liveVersion, uint.MaxValue);
-            core.Reset();
+            core.result = default(T);
+            core.s.Reset();
             pool.Return(this);
         }
     }

@@ -63,7 +63,7 @@ namespace Onity
         {
             public bool Any { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return false; } }
             [MethodImpl(MethodImplOptions.AggressiveInlining)] public IOnityTaskSource Source(OnityTask task, out long token) { token = task.token; return task.source; }
-            [MethodImpl(MethodImplOptions.AggressiveInlining)] public AsyncUnit Read(OnityTask task, int index, AsyncUnit shared) { task.GetAwaiter().GetResult(); return shared; }
+            [MethodImpl(MethodImplOptions.AggressiveInlining)] public void Read(ref WhenInput<OnityTask, AsyncUnit> input) { input.task.GetAwaiter().GetResult(); }
             public OnityTask Faulted(Exception ex) { return new OnityTask(new ExceptionSource<AsyncUnit>(ExceptionDispatchInfo.Capture(ex), false), 0); }
         }
     }
@@ -84,7 +84,7 @@ namespace Onity
         {
             public bool Any { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return false; } }
             [MethodImpl(MethodImplOptions.AggressiveInlining)] public IOnityTaskSource Source(OnityTask<T> task, out long token) { token = task.token; return task.source; }
-            [MethodImpl(MethodImplOptions.AggressiveInlining)] public T[] Read(OnityTask<T> task, int index, T[] shared) { shared[index] = task.GetAwaiter().GetResult(); return shared; }
+            [MethodImpl(MethodImplOptions.AggressiveInlining)] public void Read(ref WhenInput<OnityTask<T>, T[]> input) { input.value[input.index] = input.task.GetAwaiter().GetResult(); }
             public OnityTask<T> Faulted(Exception ex) { return new OnityTask<T>(new ExceptionSource<T>(ExceptionDispatchInfo.Capture(ex), false), 0); }
         }
     }

@@ -90,7 +90,7 @@ namespace Onity
         {
             public bool Any { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return true; } }
             [MethodImpl(MethodImplOptions.AggressiveInlining)] public IOnityTaskSource Source(OnityTask task, out long token) { token = task.token; return task.source; }
-            [MethodImpl(MethodImplOptions.AggressiveInlining)] public int Read(OnityTask task, int index, int shared) { task.GetAwaiter().GetResult(); return index; }
+            [MethodImpl(MethodImplOptions.AggressiveInlining)] public void Read(ref WhenInput<OnityTask, int> input) { input.task.GetAwaiter().GetResult(); input.value = input.index; }
             public OnityTask Faulted(Exception ex) { return new OnityTask(new ExceptionSource<AsyncUnit>(ExceptionDispatchInfo.Capture(ex), false), 0); }
         }
     }
@@ -109,7 +109,7 @@ namespace Onity
         {
             public bool Any { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return true; } }
             [MethodImpl(MethodImplOptions.AggressiveInlining)] public IOnityTaskSource Source(OnityTask<T> task, out long token) { token = task.token; return task.source; }
-            [MethodImpl(MethodImplOptions.AggressiveInlining)] public WhenAnyResult<T> Read(OnityTask<T> task, int index, WhenAnyResult<T> shared) { return new WhenAnyResult<T>(index, task.GetAwaiter().GetResult()); }
+            [MethodImpl(MethodImplOptions.AggressiveInlining)] public void Read(ref WhenInput<OnityTask<T>, WhenAnyResult<T>> input) { input.value = new WhenAnyResult<T>(input.index, input.task.GetAwaiter().GetResult()); }
             public OnityTask<T> Faulted(Exception ex) { return new OnityTask<T>(new ExceptionSource<T>(ExceptionDispatchInfo.Capture(ex), false), 0); }
         }
     }

@@ -16,13 +16,24 @@ namespace Onity
         /// <summary>True: WhenAny (the first input to finish completes the task); false: WhenAll.</summary>
         bool Any { get; }
         IOnityTaskSource Source(TTask task, out long token);
-        /// <summary>Ends the use of finished input <paramref name="index"/> (throws its failure) and
-        /// returns the task's result should this input complete it (<paramref name="shared"/>: the
-        /// coordinator's result so far, WhenAll's array).</summary>
-        TResult Read(TTask task, int index, TResult shared);
+        /// <summary>Ends the use of finished input <c>input.index</c> (throws its failure) and sets
+        /// <c>input.value</c> (on entry the coordinator's result so far, WhenAll's array) to the
+        /// task's result should this input complete it. One by-reference argument: without a JIT
+        /// the coordinator also runs as code shared over any value type (gsharedvt), where Mono
+        /// compiles a constrained call with one such argument but not with three
+        /// (docs/full-aot.md).</summary>
+        void Read(ref WhenInput<TTask, TResult> input);
         /// <summary>A task faulted with <paramref name="ex"/> itself (an input that could not be
         /// awaited: the coordinator reads it as it reads a finished input).</summary>
         TTask Faulted(Exception ex);
+    }
+
+    /// <summary>A finished input as <see cref="IWhenOps{TTask, TResult}.Read"/> sees it.</summary>
+    internal struct WhenInput<TTask, TResult>
+    {
+        public TTask task;
+        public int index;
+        public TResult value;
     }
 
     /// <summary>The one coordinator of WhenAny and WhenAll, typed and untyped: it awaits every
@@ -127,13 +138,16 @@ namespace Onity
 
         void OnInput(Input inp)
         {
-            var t = inp.task;
+            WhenInput<TTask, TResult> input;
+            input.task = inp.task;
+            input.index = inp.index;
+            input.value = shared;
             inp.task = default(TTask);
-            int index = inp.index;
-            TResult value = shared;
+            int index = input.index;
             Exception err = null;
-            try { value = default(TOps).Read(t, index, value); }
+            try { default(TOps).Read(ref input); }
             catch (Exception ex) { err = ex; }
+            TResult value = input.value;
             bool completes;
             if (IsAny)
             {

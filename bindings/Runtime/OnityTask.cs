@@ -189,8 +189,10 @@ namespace Onity
             get { return source == null ? OnityTaskStatus.Succeeded : source.GetStatus(token); }
         }
 
+        // Not `new Awaiter(this)`: without a JIT this runs as code shared over T, where a call to
+        // the constructor is not inlined (docs/full-aot.md).
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public Awaiter GetAwaiter() { return new Awaiter(this); }
+        public Awaiter GetAwaiter() { Awaiter a; a.task = this; return a; }
 
         /// <summary>The untyped task (same source and token).</summary>
         public OnityTask AsOnityTask()
@@ -209,7 +211,7 @@ namespace Onity
 
         public struct Awaiter : ICriticalNotifyCompletion
         {
-            OnityTask<T> task; // not readonly: mcs copies a readonly struct field per member access
+            internal OnityTask<T> task; // not readonly: mcs copies a readonly struct field per member access
 
             [MethodImpl(MethodImplOptions.AggressiveInlining)]
             public Awaiter(OnityTask<T> task) { this.task = task; }
