@@ -15,14 +15,19 @@ namespace Onity
     {
         /// <summary>True: WhenAny (the first input to finish completes the task); false: WhenAll.</summary>
         bool Any { get; }
+        /// <summary>The input's source and token (a null source: completed, with its result in the task).</summary>
         IOnityTaskSource Source(TTask task, out long token);
         /// <summary>Ends the use of finished input <paramref name="index"/> (throws its failure) and
         /// returns the task's result should this input complete it (<paramref name="shared"/>: the
-        /// coordinator's result so far, WhenAll's array).</summary>
-        TResult Read(TTask task, int index, TResult shared);
-        /// <summary>A task faulted with <paramref name="ex"/> itself (an input that could not be
+        /// coordinator's result so far, WhenAll's array). The input is read by its source and
+        /// token, not as a task: the coordinator copies no struct that holds a reference per input
+        /// (each such copy costs Mono a write barrier).</summary>
+        TResult Read(IOnityTaskSource source, long token, int index, TResult shared);
+        /// <summary>The same for an input that has no source (completed successfully).</summary>
+        TResult ReadCompleted(TTask task, int index, TResult shared);
+        /// <summary>A source faulted with <paramref name="ex"/> itself (an input that could not be
         /// awaited: the coordinator reads it as it reads a finished input).</summary>
-        TTask Faulted(Exception ex);
+        IOnityTaskSource Faulted(Exception ex);
     }
 
     /// <summary>The one coordinator of WhenAny and WhenAll, typed and untyped: it awaits every
@@ -48,7 +53,8 @@ namespace Onity
         {
             internal WhenPromise<TTask, TResult, TOps> owner;
             internal int index;
-            internal TTask task;
+            internal IOnityTaskSource source; // the input awaited (null when none)
+            internal long token;
             internal readonly Action callback;
             internal Input() { callback = Run; }
             void Run() { owner.OnInput(this); }
@@ -105,7 +111,6 @@ namespace Onity
         /// so the loop in Start stays free of exception handling.)</summary>
         void Subscribe(Input inp, TTask task)
         {
-            inp.task = task;
             try
             {
                 // A source runs the continuation inline when already completed (and throws on a
@@ -113,27 +118,44 @@ namespace Onity
                 // completed tasks are tested first.
                 long srcToken;
                 var src = default(TOps).Source(task, out srcToken);
+                if (src == null)
+                {
+                    Finish(inp.index, default(TOps).ReadCompleted(task, inp.index, shared), null);
+                    return;
+                }
+                inp.source = src;
+                inp.token = srcToken;
                 var rt = src as OnityRuntime;
-                if (src == null || (rt != null && rt.IsCompletedFast(srcToken))) OnInput(inp);
+                if (rt != null && rt.IsCompletedFast(srcToken)) OnInput(inp);
                 else src.OnCompleted(inp.callback, srcToken);
             }
             catch (Exception ex)
             {
                 // A stale input or one already awaited elsewhere: the combinator faults.
-                inp.task = default(TOps).Faulted(ex);
+                inp.source = default(TOps).Faulted(ex);
+                inp.token = 0;
                 OnInput(inp);
             }
         }
 
         void OnInput(Input inp)
         {
-            var t = inp.task;
-            inp.task = default(TTask);
+            var src = inp.source;
+            inp.source = null;
             int index = inp.index;
             TResult value = shared;
             Exception err = null;
-            try { value = default(TOps).Read(t, index, value); }
+            try { value = default(TOps).Read(src, inp.token, index, value); }
             catch (Exception ex) { err = ex; }
+            Finish(index, value, err);
+        }
+
+        /// <summary>Input <paramref name="index"/> has finished (read as <paramref name="value"/>
+        /// or <paramref name="err"/>): completes the task if it is the winner (Any) or the last
+        /// input (All), then releases the input's reference.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        void Finish(int index, TResult value, Exception err)
+        {
             bool completes;
             if (IsAny)
             {
@@ -197,9 +219,19 @@ namespace Onity
         }
     }
 
-    /// <summary>The combinators' argument checks.</summary>
+    /// <summary>The combinators' argument checks and input reads.</summary>
     internal static class WhenArgs
     {
+        /// <summary>Ends the use of an untyped input by its source (not null) and token, as
+        /// <see cref="OnityTask.Awaiter.GetResult"/> does (runtime sources called directly).</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal static void Read(IOnityTaskSource source, long token)
+        {
+            var r = source as OnityRuntime;
+            if (r != null) r.GetResult(token);
+            else source.GetResult(token);
+        }
+
         internal static int Count<T>(T[] tasks)
         {
             if (tasks == null) throw new ArgumentNullException("tasks");
