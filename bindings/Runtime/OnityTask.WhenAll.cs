@@ -55,7 +55,7 @@ namespace Onity
         internal static OnityTask Create(OnityTask[] tasks, CancellationToken ct)
         {
             if (WhenArgs.Count(tasks) == 0) return OnityTask.CompletedTask;
-            var p = WhenPromise<OnityTask, AsyncUnit, Ops>.Start(tasks, ct, true, default(Ops));
+            var p = WhenPromise<OnityTask, AsyncUnit, Ops>.Start(tasks, ct, true, default(AsyncUnit));
             return new OnityTask(p, p.Version);
         }
 
@@ -63,8 +63,8 @@ namespace Onity
         {
             public bool Any { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return false; } }
             [MethodImpl(MethodImplOptions.AggressiveInlining)] public IOnityTaskSource Source(OnityTask task, out long token) { token = task.token; return task.source; }
-            [MethodImpl(MethodImplOptions.AggressiveInlining)] public AsyncUnit Read(IOnityTaskSource source, long token, int index) { WhenArgs.Read(source, token); return default(AsyncUnit); }
-            [MethodImpl(MethodImplOptions.AggressiveInlining)] public AsyncUnit ReadCompleted(OnityTask task, int index) { return default(AsyncUnit); }
+            [MethodImpl(MethodImplOptions.AggressiveInlining)] public AsyncUnit Read(IOnityTaskSource source, long token, int index, ref AsyncUnit shared) { WhenArgs.Read(source, token); return shared; }
+            [MethodImpl(MethodImplOptions.AggressiveInlining)] public AsyncUnit ReadCompleted(OnityTask task, int index, ref AsyncUnit shared) { return shared; }
             public IOnityTaskSource Faulted(Exception ex) { return new ExceptionSource<AsyncUnit>(ExceptionDispatchInfo.Capture(ex), false); }
         }
     }
@@ -77,18 +77,16 @@ namespace Onity
         {
             int n = WhenArgs.Count(tasks);
             if (n == 0) return OnityTask.FromResult(new T[0]);
-            var p = WhenPromise<OnityTask<T>, T[], Ops>.Start(tasks, ct, false, new Ops(new T[n]));
+            var p = WhenPromise<OnityTask<T>, T[], Ops>.Start(tasks, ct, false, new T[n]);
             return new OnityTask<T[]>(p, p.Version);
         }
 
         internal struct Ops : IWhenOps<OnityTask<T>, T[]>
         {
-            readonly T[] results;
-            internal Ops(T[] results) { this.results = results; }
             public bool Any { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return false; } }
             [MethodImpl(MethodImplOptions.AggressiveInlining)] public IOnityTaskSource Source(OnityTask<T> task, out long token) { token = task.token; return task.source; }
-            [MethodImpl(MethodImplOptions.AggressiveInlining)] public T[] Read(IOnityTaskSource source, long token, int index) { results[index] = ((IOnityTaskSource<T>)source).GetResult(token); return results; }
-            [MethodImpl(MethodImplOptions.AggressiveInlining)] public T[] ReadCompleted(OnityTask<T> task, int index) { results[index] = task.result; return results; }
+            [MethodImpl(MethodImplOptions.AggressiveInlining)] public T[] Read(IOnityTaskSource source, long token, int index, ref T[] shared) { shared[index] = ((IOnityTaskSource<T>)source).GetResult(token); return shared; }
+            [MethodImpl(MethodImplOptions.AggressiveInlining)] public T[] ReadCompleted(OnityTask<T> task, int index, ref T[] shared) { shared[index] = task.result; return shared; }
             public IOnityTaskSource Faulted(Exception ex) { return new ExceptionSource<T>(ExceptionDispatchInfo.Capture(ex), false); }
         }
     }

@@ -82,7 +82,7 @@ namespace Onity
         internal static OnityTask<int> Create(OnityTask[] tasks, CancellationToken ct)
         {
             WhenArgs.CountAny(tasks);
-            var p = WhenPromise<OnityTask, int, Ops>.Start(tasks, ct, true, default(Ops));
+            var p = WhenPromise<OnityTask, int, Ops>.Start(tasks, ct, true, 0);
             return new OnityTask<int>(p, p.Version);
         }
 
@@ -90,8 +90,8 @@ namespace Onity
         {
             public bool Any { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return true; } }
             [MethodImpl(MethodImplOptions.AggressiveInlining)] public IOnityTaskSource Source(OnityTask task, out long token) { token = task.token; return task.source; }
-            [MethodImpl(MethodImplOptions.AggressiveInlining)] public int Read(IOnityTaskSource source, long token, int index) { WhenArgs.Read(source, token); return index; }
-            [MethodImpl(MethodImplOptions.AggressiveInlining)] public int ReadCompleted(OnityTask task, int index) { return index; }
+            [MethodImpl(MethodImplOptions.AggressiveInlining)] public int Read(IOnityTaskSource source, long token, int index, ref int shared) { WhenArgs.Read(source, token); return index; }
+            [MethodImpl(MethodImplOptions.AggressiveInlining)] public int ReadCompleted(OnityTask task, int index, ref int shared) { return index; }
             public IOnityTaskSource Faulted(Exception ex) { return new ExceptionSource<AsyncUnit>(ExceptionDispatchInfo.Capture(ex), false); }
         }
     }
@@ -102,7 +102,7 @@ namespace Onity
         internal static OnityTask<WhenAnyResult<T>> Create(OnityTask<T>[] tasks, CancellationToken ct)
         {
             WhenArgs.CountAny(tasks);
-            var p = WhenPromise<OnityTask<T>, WhenAnyResult<T>, Ops>.Start(tasks, ct, true, default(Ops));
+            var p = WhenPromise<OnityTask<T>, WhenAnyResult<T>, Ops>.Start(tasks, ct, true, default(WhenAnyResult<T>));
             return new OnityTask<WhenAnyResult<T>>(p, p.Version);
         }
 
@@ -110,8 +110,8 @@ namespace Onity
         {
             public bool Any { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return true; } }
             [MethodImpl(MethodImplOptions.AggressiveInlining)] public IOnityTaskSource Source(OnityTask<T> task, out long token) { token = task.token; return task.source; }
-            [MethodImpl(MethodImplOptions.AggressiveInlining)] public WhenAnyResult<T> Read(IOnityTaskSource source, long token, int index) { return new WhenAnyResult<T>(index, ((IOnityTaskSource<T>)source).GetResult(token)); }
-            [MethodImpl(MethodImplOptions.AggressiveInlining)] public WhenAnyResult<T> ReadCompleted(OnityTask<T> task, int index) { return new WhenAnyResult<T>(index, task.result); }
+            [MethodImpl(MethodImplOptions.AggressiveInlining)] public WhenAnyResult<T> Read(IOnityTaskSource source, long token, int index, ref WhenAnyResult<T> shared) { return new WhenAnyResult<T>(index, ((IOnityTaskSource<T>)source).GetResult(token)); }
+            [MethodImpl(MethodImplOptions.AggressiveInlining)] public WhenAnyResult<T> ReadCompleted(OnityTask<T> task, int index, ref WhenAnyResult<T> shared) { return new WhenAnyResult<T>(index, task.result); }
             public IOnityTaskSource Faulted(Exception ex) { return new ExceptionSource<T>(ExceptionDispatchInfo.Capture(ex), false); }
         }
     }

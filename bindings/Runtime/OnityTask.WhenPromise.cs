@@ -10,11 +10,11 @@ namespace Onity
     }
 
     /// <summary>What differs between the four combinators (a struct, so that each
-    /// <see cref="WhenPromise{TTask, TResult, TOps}"/> instantiation calls it directly, inlined),
-    /// with its state (WhenAll's result array). Without a JIT, Mono runs a coordinator over
-    /// <c>OnityTask&lt;T&gt;</c> as code shared over value types (gsharedvt), which can make a
-    /// constrained call only with scalar, reference or byref parameters after the first: no
-    /// <typeparamref name="TResult"/> parameter here (docs/full-aot.md).</summary>
+    /// <see cref="WhenPromise{TTask, TResult, TOps}"/> instantiation calls it directly, inlined).
+    /// Without a JIT, Mono runs a coordinator over <c>OnityTask&lt;T&gt;</c> as code shared over
+    /// value types (gsharedvt), which makes a constrained call only with scalar, reference or
+    /// byref parameters after the first: a <typeparamref name="TResult"/> is passed by
+    /// <c>ref</c> (docs/full-aot.md).</summary>
     internal interface IWhenOps<TTask, TResult>
     {
         /// <summary>True: WhenAny (the first input to finish completes the task); false: WhenAll.</summary>
@@ -22,12 +22,13 @@ namespace Onity
         /// <summary>The input's source and token (a null source: completed, with its result in the task).</summary>
         IOnityTaskSource Source(TTask task, out long token);
         /// <summary>Ends the use of finished input <paramref name="index"/> (throws its failure) and
-        /// returns the task's result should this input complete it. The input is read by its source and
+        /// returns the task's result should this input complete it (<paramref name="shared"/>: the
+        /// coordinator's result so far, WhenAll's array; by ref, see above). The input is read by its source and
         /// token, not as a task: the coordinator copies no struct that holds a reference per input
         /// (each such copy costs Mono a write barrier).</summary>
-        TResult Read(IOnityTaskSource source, long token, int index);
+        TResult Read(IOnityTaskSource source, long token, int index, ref TResult shared);
         /// <summary>The same for an input that has no source (completed successfully).</summary>
-        TResult ReadCompleted(TTask task, int index);
+        TResult ReadCompleted(TTask task, int index, ref TResult shared);
         /// <summary>A source faulted with <paramref name="ex"/> itself (an input that could not be
         /// awaited: the coordinator reads it as it reads a finished input).</summary>
         IOnityTaskSource Faulted(Exception ex);
@@ -68,7 +69,7 @@ namespace Onity
 
         readonly Input[] inputs;
         readonly bool pooled;
-        TOps ops; // not readonly: a call on a readonly struct field copies it
+        readonly TResult shared;
         OnityCompletionSourceCore<TResult> core;
         int remaining;        // inputs not finished + 1 for the consumer
         int pendingInputs;    // WhenAll: inputs not finished
@@ -78,23 +79,22 @@ namespace Onity
         CancellationTokenRegistration registration;
         CancellationToken token; // the one registered: the cancellation carries it
 
-        WhenPromise(int capacity, bool poolable)
+        WhenPromise(int capacity, bool poolable, TResult shared)
         {
             pooled = poolable && (capacity == 16 || capacity == 32);
+            this.shared = shared;
             inputs = new Input[capacity];
             for (int i = 0; i < capacity; i++) inputs[i] = new Input { owner = this, index = i };
         }
 
         /// <summary>A coordinator awaiting every task of <paramref name="tasks"/> (non-empty),
-        /// pooled, or new when <paramref name="poolable"/> is false (<paramref name="ops"/> holds
-        /// WhenAll's result array: the caller's).</summary>
-        internal static WhenPromise<TTask, TResult, TOps> Start(TTask[] tasks, CancellationToken ct, bool poolable, TOps ops)
+        /// pooled, or new when <paramref name="shared"/> must be (WhenAll's result array).</summary>
+        internal static WhenPromise<TTask, TResult, TOps> Start(TTask[] tasks, CancellationToken ct, bool poolable, TResult shared)
         {
             int n = tasks.Length;
             var pool = !poolable ? null : n <= 16 ? Pool16 : n <= 32 ? Pool32 : null;
             var p = pool != null ? pool.TryRent() : null;
-            if (p == null) p = new WhenPromise<TTask, TResult, TOps>(poolable ? CombinatorBuckets.Bucket(n) : n, poolable);
-            p.ops = ops;
+            if (p == null) p = new WhenPromise<TTask, TResult, TOps>(poolable ? CombinatorBuckets.Bucket(n) : n, poolable, shared);
             p.remaining = n + 1;
             p.pendingInputs = n;
             p.winner = -1;
@@ -121,10 +121,11 @@ namespace Onity
                 // stale token), so only frame waits (cheap check, owner-thread OnCompleted) and
                 // completed tasks are tested first.
                 long srcToken;
-                var src = ops.Source(task, out srcToken);
+                var src = default(TOps).Source(task, out srcToken);
                 if (src == null)
                 {
-                    Finish(inp.index, ops.ReadCompleted(task, inp.index), null);
+                    var value = shared;
+                    Finish(inp.index, default(TOps).ReadCompleted(task, inp.index, ref value), null);
                     return;
                 }
                 inp.source = src;
@@ -136,7 +137,7 @@ namespace Onity
             catch (Exception ex)
             {
                 // A stale input or one already awaited elsewhere: the combinator faults.
-                inp.source = ops.Faulted(ex);
+                inp.source = default(TOps).Faulted(ex);
                 inp.token = 0;
                 OnInput(inp);
             }
@@ -147,9 +148,9 @@ namespace Onity
             var src = inp.source;
             inp.source = null;
             int index = inp.index;
-            TResult value = default(TResult); // not read when err is set
+            TResult value = shared;
             Exception err = null;
-            try { value = ops.Read(src, inp.token, index); }
+            try { value = default(TOps).Read(src, inp.token, index, ref value); }
             catch (Exception ex) { err = ex; }
             Finish(index, value, err);
         }
