@@ -63,8 +63,9 @@ namespace Onity
         {
             public bool Any { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return false; } }
             [MethodImpl(MethodImplOptions.AggressiveInlining)] public IOnityTaskSource Source(OnityTask task, out long token) { token = task.token; return task.source; }
-            [MethodImpl(MethodImplOptions.AggressiveInlining)] public void Read(ref WhenInput<OnityTask, AsyncUnit> input) { input.task.GetAwaiter().GetResult(); }
-            public OnityTask Faulted(Exception ex) { return new OnityTask(new ExceptionSource<AsyncUnit>(ExceptionDispatchInfo.Capture(ex), false), 0); }
+            [MethodImpl(MethodImplOptions.AggressiveInlining)] public AsyncUnit Read(IOnityTaskSource source, long token, int index, ref AsyncUnit shared) { WhenArgs.Read(source, token); return shared; }
+            [MethodImpl(MethodImplOptions.AggressiveInlining)] public AsyncUnit ReadCompleted(OnityTask task, int index, ref AsyncUnit shared) { return shared; }
+            public IOnityTaskSource Faulted(Exception ex) { return new ExceptionSource<AsyncUnit>(ExceptionDispatchInfo.Capture(ex), false); }
         }
     }
 
@@ -84,8 +85,9 @@ namespace Onity
         {
             public bool Any { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return false; } }
             [MethodImpl(MethodImplOptions.AggressiveInlining)] public IOnityTaskSource Source(OnityTask<T> task, out long token) { token = task.token; return task.source; }
-            [MethodImpl(MethodImplOptions.AggressiveInlining)] public void Read(ref WhenInput<OnityTask<T>, T[]> input) { input.value[input.index] = input.task.GetAwaiter().GetResult(); }
-            public OnityTask<T> Faulted(Exception ex) { return new OnityTask<T>(new ExceptionSource<T>(ExceptionDispatchInfo.Capture(ex), false), 0); }
+            [MethodImpl(MethodImplOptions.AggressiveInlining)] public T[] Read(IOnityTaskSource source, long token, int index, ref T[] shared) { shared[index] = ((IOnityTaskSource<T>)source).GetResult(token); return shared; }
+            [MethodImpl(MethodImplOptions.AggressiveInlining)] public T[] ReadCompleted(OnityTask<T> task, int index, ref T[] shared) { shared[index] = task.result; return shared; }
+            public IOnityTaskSource Faulted(Exception ex) { return new ExceptionSource<T>(ExceptionDispatchInfo.Capture(ex), false); }
         }
     }
 }

@@ -90,8 +90,9 @@ namespace Onity
         {
             public bool Any { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return true; } }
             [MethodImpl(MethodImplOptions.AggressiveInlining)] public IOnityTaskSource Source(OnityTask task, out long token) { token = task.token; return task.source; }
-            [MethodImpl(MethodImplOptions.AggressiveInlining)] public void Read(ref WhenInput<OnityTask, int> input) { input.task.GetAwaiter().GetResult(); input.value = input.index; }
-            public OnityTask Faulted(Exception ex) { return new OnityTask(new ExceptionSource<AsyncUnit>(ExceptionDispatchInfo.Capture(ex), false), 0); }
+            [MethodImpl(MethodImplOptions.AggressiveInlining)] public int Read(IOnityTaskSource source, long token, int index, ref int shared) { WhenArgs.Read(source, token); return index; }
+            [MethodImpl(MethodImplOptions.AggressiveInlining)] public int ReadCompleted(OnityTask task, int index, ref int shared) { return index; }
+            public IOnityTaskSource Faulted(Exception ex) { return new ExceptionSource<AsyncUnit>(ExceptionDispatchInfo.Capture(ex), false); }
         }
     }
 
@@ -109,8 +110,9 @@ namespace Onity
         {
             public bool Any { [MethodImpl(MethodImplOptions.AggressiveInlining)] get { return true; } }
             [MethodImpl(MethodImplOptions.AggressiveInlining)] public IOnityTaskSource Source(OnityTask<T> task, out long token) { token = task.token; return task.source; }
-            [MethodImpl(MethodImplOptions.AggressiveInlining)] public void Read(ref WhenInput<OnityTask<T>, WhenAnyResult<T>> input) { input.value = new WhenAnyResult<T>(input.index, input.task.GetAwaiter().GetResult()); }
-            public OnityTask<T> Faulted(Exception ex) { return new OnityTask<T>(new ExceptionSource<T>(ExceptionDispatchInfo.Capture(ex), false), 0); }
+            [MethodImpl(MethodImplOptions.AggressiveInlining)] public WhenAnyResult<T> Read(IOnityTaskSource source, long token, int index, ref WhenAnyResult<T> shared) { return new WhenAnyResult<T>(index, ((IOnityTaskSource<T>)source).GetResult(token)); }
+            [MethodImpl(MethodImplOptions.AggressiveInlining)] public WhenAnyResult<T> ReadCompleted(OnityTask<T> task, int index, ref WhenAnyResult<T> shared) { return new WhenAnyResult<T>(index, task.result); }
+            public IOnityTaskSource Faulted(Exception ex) { return new ExceptionSource<T>(ExceptionDispatchInfo.Capture(ex), false); }
         }
     }
 }

@@ -10,30 +10,28 @@ namespace Onity
     }
 
     /// <summary>What differs between the four combinators (a struct, so that each
-    /// <see cref="WhenPromise{TTask, TResult, TOps}"/> instantiation calls it directly, inlined).</summary>
+    /// <see cref="WhenPromise{TTask, TResult, TOps}"/> instantiation calls it directly, inlined).
+    /// Without a JIT, Mono runs a coordinator over <c>OnityTask&lt;T&gt;</c> as code shared over
+    /// value types (gsharedvt), which makes a constrained call only with scalar, reference or
+    /// byref parameters after the first: a <typeparamref name="TResult"/> is passed by
+    /// <c>ref</c> (docs/full-aot.md).</summary>
     internal interface IWhenOps<TTask, TResult>
     {
         /// <summary>True: WhenAny (the first input to finish completes the task); false: WhenAll.</summary>
         bool Any { get; }
+        /// <summary>The input's source and token (a null source: completed, with its result in the task).</summary>
         IOnityTaskSource Source(TTask task, out long token);
-        /// <summary>Ends the use of finished input <c>input.index</c> (throws its failure) and sets
-        /// <c>input.value</c> (on entry the coordinator's result so far, WhenAll's array) to the
-        /// task's result should this input complete it. One by-reference argument: without a JIT
-        /// the coordinator also runs as code shared over any value type (gsharedvt), where Mono
-        /// compiles a constrained call with one such argument but not with three
-        /// (docs/full-aot.md).</summary>
-        void Read(ref WhenInput<TTask, TResult> input);
-        /// <summary>A task faulted with <paramref name="ex"/> itself (an input that could not be
+        /// <summary>Ends the use of finished input <paramref name="index"/> (throws its failure) and
+        /// returns the task's result should this input complete it (<paramref name="shared"/>: the
+        /// coordinator's result so far, WhenAll's array; by ref, see above). The input is read by its source and
+        /// token, not as a task: the coordinator copies no struct that holds a reference per input
+        /// (each such copy costs Mono a write barrier).</summary>
+        TResult Read(IOnityTaskSource source, long token, int index, ref TResult shared);
+        /// <summary>The same for an input that has no source (completed successfully).</summary>
+        TResult ReadCompleted(TTask task, int index, ref TResult shared);
+        /// <summary>A source faulted with <paramref name="ex"/> itself (an input that could not be
         /// awaited: the coordinator reads it as it reads a finished input).</summary>
-        TTask Faulted(Exception ex);
-    }
-
-    /// <summary>A finished input as <see cref="IWhenOps{TTask, TResult}.Read"/> sees it.</summary>
-    internal struct WhenInput<TTask, TResult>
-    {
-        public TTask task;
-        public int index;
-        public TResult value;
+        IOnityTaskSource Faulted(Exception ex);
     }
 
     /// <summary>The one coordinator of WhenAny and WhenAll, typed and untyped: it awaits every
@@ -59,7 +57,8 @@ namespace Onity
         {
             internal WhenPromise<TTask, TResult, TOps> owner;
             internal int index;
-            internal TTask task;
+            internal IOnityTaskSource source; // the input awaited (null when none)
+            internal long token;
             internal readonly Action callback;
             internal Input() { callback = Run; }
             void Run() { owner.OnInput(this); }
@@ -116,7 +115,6 @@ namespace Onity
         /// so the loop in Start stays free of exception handling.)</summary>
         void Subscribe(Input inp, TTask task)
         {
-            inp.task = task;
             try
             {
                 // A source runs the continuation inline when already completed (and throws on a
@@ -124,30 +122,45 @@ namespace Onity
                 // completed tasks are tested first.
                 long srcToken;
                 var src = default(TOps).Source(task, out srcToken);
+                if (src == null)
+                {
+                    var value = shared;
+                    Finish(inp.index, default(TOps).ReadCompleted(task, inp.index, ref value), null);
+                    return;
+                }
+                inp.source = src;
+                inp.token = srcToken;
                 var rt = src as OnityRuntime;
-                if (src == null || (rt != null && rt.IsCompletedFast(srcToken))) OnInput(inp);
+                if (rt != null && rt.IsCompletedFast(srcToken)) OnInput(inp);
                 else src.OnCompleted(inp.callback, srcToken);
             }
             catch (Exception ex)
             {
                 // A stale input or one already awaited elsewhere: the combinator faults.
-                inp.task = default(TOps).Faulted(ex);
+                inp.source = default(TOps).Faulted(ex);
+                inp.token = 0;
                 OnInput(inp);
             }
         }
 
         void OnInput(Input inp)
         {
-            WhenInput<TTask, TResult> input;
-            input.task = inp.task;
-            input.index = inp.index;
-            input.value = shared;
-            inp.task = default(TTask);
-            int index = input.index;
+            var src = inp.source;
+            inp.source = null;
+            int index = inp.index;
+            TResult value = shared;
             Exception err = null;
-            try { default(TOps).Read(ref input); }
+            try { value = default(TOps).Read(src, inp.token, index, ref value); }
             catch (Exception ex) { err = ex; }
-            TResult value = input.value;
+            Finish(index, value, err);
+        }
+
+        /// <summary>Input <paramref name="index"/> has finished (read as <paramref name="value"/>
+        /// or <paramref name="err"/>): completes the task if it is the winner (Any) or the last
+        /// input (All), then releases the input's reference.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        void Finish(int index, TResult value, Exception err)
+        {
             bool completes;
             if (IsAny)
             {
@@ -211,9 +224,19 @@ namespace Onity
         }
     }
 
-    /// <summary>The combinators' argument checks.</summary>
+    /// <summary>The combinators' argument checks and input reads.</summary>
     internal static class WhenArgs
     {
+        /// <summary>Ends the use of an untyped input by its source (not null) and token, as
+        /// <see cref="OnityTask.Awaiter.GetResult"/> does (runtime sources called directly).</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal static void Read(IOnityTaskSource source, long token)
+        {
+            var r = source as OnityRuntime;
+            if (r != null) r.GetResult(token);
+            else source.GetResult(token);
+        }
+
         internal static int Count<T>(T[] tasks)
         {
             if (tasks == null) throw new ArgumentNullException("tasks");

@@ -40,6 +40,34 @@ namespace Onity.Tests
         }
 
         [Test]
+        public void TypedCombinatorsReadCompletedAndUnawaitableInputs()
+        {
+            using (var h = new TestHost())
+            {
+                // A completed input (no source) is read from the task; the first in array order wins.
+                var pending = AutoResetOnityCompletionSource<int>.Create();
+                var any = OnityTask.WhenAny(new[] { pending.Task, OnityTask.FromResult(7), OnityTask.FromResult(8) });
+                var r = any.GetAwaiter().GetResult();
+                Assert.Equal(1, r.winArgumentIndex, "winner");
+                Assert.Equal(7, r.result, "the completed input's result");
+                pending.TrySetResult(1);
+                // An input awaited elsewhere faults the typed combinators like the untyped ones.
+                var s = AutoResetOnityCompletionSource<int>.Create();
+                var t = s.Task;
+                t.GetAwaiter().UnsafeOnCompleted(() => { });
+                var anyT = OnityTask.WhenAny(new[] { OnityTask.FromResult(1), t });
+                Assert.Equal(0, anyT.GetAwaiter().GetResult().winArgumentIndex, "a completed input before it wins");
+                var allT = OnityTask.WhenAll(new[] { OnityTask.FromResult(1), t });
+                Assert.Equal(OnityTaskStatus.Faulted, allT.Status);
+                Assert.Throws<InvalidOperationException>(() => allT.GetAwaiter().GetResult());
+                var anyF = OnityTask.WhenAny(new[] { t });
+                Assert.Throws<InvalidOperationException>(() => anyF.GetAwaiter().GetResult());
+                s.TrySetResult(2);
+                Assert.Equal(2, t.GetAwaiter().GetResult());
+            }
+        }
+
+        [Test]
         public void WhenAnyFaultsLikeAFaultedWinnerAndIgnoresFaultedLosers()
         {
             using (var h = new TestHost())
