@@ -123,7 +123,11 @@ namespace Onity.Tests
                     Assert.True(t.Status != OnityTaskStatus.Pending, "completed after drain");
                     try { t.GetAwaiter().GetResult(); } catch (Exception) { }
                 }
-                Assert.Equal(0, h.Unobserved.Count, "nothing unobserved");
+                // Only this test's own failures ("x") count: a task an earlier test dropped can be
+                // finalized, and reported, while this one runs (seen under load).
+                int own = 0;
+                lock (h.Unobserved) foreach (var e in h.Unobserved) if (e.Message == "x") own++;
+                Assert.Equal(0, own, "nothing of this test unobserved");
             }
         }
 
