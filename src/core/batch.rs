@@ -1,7 +1,7 @@
 //! Batches on the runtime: a batch's lane is created, filed (its fast
 //! records into the lane, its requests as waits and continuations that call
 //! the batch), run by its own tick, and destroyed with everything it filed.
-//! The lanes themselves are in `lane.rs`.
+//! The lanes themselves are in `timing/lane.rs`.
 
 use std::ffi::c_void;
 
@@ -20,7 +20,7 @@ impl Runtime {
         self.check_owner()?;
         // SAFETY: owner thread, short borrow.
         let inner = unsafe { self.inner() };
-        // A second lane ends skipping (`idle.rs`).
+        // A second lane ends skipping (`frame/idle.rs`).
         inner.timings.clear_idle();
         inner.lanes.create(emit, user)
     }

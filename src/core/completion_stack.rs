@@ -44,7 +44,7 @@ impl CompletionStack {
 
     /// The head word's address: non-zero while something is pushed and not
     /// taken. For a host on the owner thread that skips its calls when
-    /// nothing waits (`idle.rs`); read it, never write it.
+    /// nothing waits (`frame/idle.rs`); read it, never write it.
     #[cfg(not(loom))]
     pub fn head_ptr(&self) -> *const u32 {
         self.head.as_ptr()

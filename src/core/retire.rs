@@ -16,7 +16,7 @@ impl Runtime {
         // SAFETY: owner thread, short borrow; no host code runs below.
         let inner = unsafe { self.inner() };
         // A far wait leaves now, lowering `pending`: record its peak first
-        // (runs sample it, but a host skips idle timings' runs: `idle.rs`).
+        // (runs sample it, but a host skips idle timings' runs: `frame/idle.rs`).
         inner.timings.sample_high_water(&inner.lanes.counts);
         inner.timings.retire(id, user)
     }

@@ -195,7 +195,7 @@ impl Runtime {
     }
 
     /// The owner-only state as a raw pointer, for addresses a host keeps
-    /// (`idle.rs`): no reference is made, so the address stays valid for
+    /// (`frame/idle.rs`): no reference is made, so the address stays valid for
     /// reads across the owner's later borrows.
     pub(super) fn inner_raw(&self) -> *mut Inner {
         self.inner.get()

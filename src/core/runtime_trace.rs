@@ -25,7 +25,7 @@ impl Runtime {
         }
         // SAFETY: owner thread, short borrow.
         let inner = unsafe { self.inner() };
-        // Every run is recorded from now on: none is skipped (`idle.rs`).
+        // Every run is recorded from now on: none is skipped (`frame/idle.rs`).
         inner.timings.clear_idle();
         inner.trace.start(events, flags, self.tag)
     }

@@ -1,7 +1,7 @@
 //! Frame waits: the wait records, the 16 timing queues, running a timing,
 //! the first-frame rebase and re-pointing the tokens of a destroyed source.
 //! When a wait is due is `due.rs` alone (the frame and clocks, the rule);
-//! `lane.rs` holds the batches' fast lanes (layout: `docs/timing.md`).
+//! `timing/lane.rs` holds the batches' fast lanes (layout: `docs/timing.md`).
 //!
 //! Each timing keeps its waits in two places:
 //! - the near queue, a vector scanned at each run of the timing: Yield,
@@ -149,7 +149,7 @@ struct Queue {
     /// Storage of the far slots a run holds (always empty between runs).
     held: Vec<u32>,
     /// 1 when a run of this timing would do nothing (published after each
-    /// run, `idle.rs`; the frame allocator's rewind is not included), 0
+    /// run, `frame/idle.rs`; the frame allocator's rewind is not included), 0
     /// otherwise; every push clears it. Beside the
     /// queue it guards: a push stores it through the queue's address.
     /// Only the owner writes it; the host reads it between calls.
@@ -420,11 +420,11 @@ impl Timings {
     #[inline(always)]
     pub fn queue_empty(&self, timing: usize) -> bool {
         let q = &self.queues[timing];
-        // One test for both (a tick pays it: `idle.rs`).
+        // One test for both (a tick pays it: `frame/idle.rs`).
         q.items.len() | q.far.filed() == 0
     }
 
-    /// Publishes whether a run of `timing` now would do nothing (`idle.rs`).
+    /// Publishes whether a run of `timing` now would do nothing (`frame/idle.rs`).
     pub fn set_idle(&mut self, timing: usize, idle: bool) {
         self.queues[timing].idle = idle as u8;
     }

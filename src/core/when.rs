@@ -72,7 +72,7 @@ impl Runtime {
         if token != 0 {
             // SAFETY: owner thread, short borrow; the coordinator is live.
             unsafe { self.inner().comb.watch(header) };
-            // Every run polls the watches: none is skipped (`idle.rs`).
+            // Every run polls the watches: none is skipped (`frame/idle.rs`).
             // SAFETY: as above.
             unsafe { self.inner() }.timings.clear_idle();
         }

@@ -1,7 +1,7 @@
 //! Whether a rewind now would release anything: one byte, non-zero while
 //! it would, that the runtime's host reads (its address:
 //! [`FrameAllocator::live_byte`](super::FrameAllocator::live_byte)) to
-//! skip the rewind timing's run when it is 0 (`src/core/idle.rs`).
+//! skip the rewind timing's run when it is 0 (`src/core/frame/idle.rs`).
 //!
 //! A rewind releases nothing when no allocation was made since the last
 //! one and no [`Lifetime::TwoFrames`] allocation of the epoch before is
