@@ -189,13 +189,21 @@ fn a_refused_ring_frame_is_dropped_and_the_later_ones_apply() {
     rt.begin(bad);
     rt.begin(info(6));
     assert_eq!(rt.frame(), 6);
-    assert_eq!(rt.take_status(), OnityStatus::SizeMismatch as u32);
-    rt.begin(info(7));
+    assert_eq!(rt.take_status(), OnityStatus::FrameOrder as u32, "the first refusal, not the size mismatch after it");
+    // A size mismatch first: it is the first refusal.
+    let mut odd = info(7);
+    odd.size = 8;
+    rt.begin(odd);
+    rt.begin(info(6)); // FRAME_ORDER
     rt.begin(info(7));
     assert_eq!(rt.frame(), 7);
+    assert_eq!(rt.take_status(), OnityStatus::SizeMismatch as u32, "the first refusal");
+    rt.begin(info(8));
+    rt.begin(info(8));
+    assert_eq!(rt.frame(), 8);
     assert_eq!(rt.take_status(), OnityStatus::FrameOrder as u32, "the first refusal");
     // A begin by call when the ring is full applies the ring first.
-    for f in 8..8 + u64::from(ONITY_FRAME_RING_CAPACITY) {
+    for f in 9..9 + u64::from(ONITY_FRAME_RING_CAPACITY) {
         rt.begin(info(f));
     }
     assert_eq!(rt.count(), ONITY_FRAME_RING_CAPACITY);
