@@ -239,3 +239,23 @@ fn the_export_checks_its_arguments() {
     assert_eq!(onity_batch_frame_ring(rt.rt, rt.b, &mut ring, &mut cap), OnityStatus::Ok);
     assert_eq!((ring, cap), (d, ONITY_FRAME_RING_CAPACITY));
 }
+
+#[test]
+fn a_count_above_the_capacity_applies_the_ring_and_is_refused() {
+    let rt = Rt::new(true);
+    for f in 1..=u64::from(ONITY_FRAME_RING_CAPACITY) {
+        rt.begin(info(f));
+    }
+    // A host that counts one frame more than the ring holds (its entry
+    // would be past the ring's end: not read).
+    // SAFETY: the ring's entry 0; owner thread, between calls.
+    unsafe { (*rt.ring).pending = ONITY_FRAME_RING_CAPACITY + 1 };
+    assert_eq!(rt.frame(), u64::from(ONITY_FRAME_RING_CAPACITY));
+    assert_eq!((rt.count(), rt.take_status()), (0, OnityStatus::CountOutOfRange as u32));
+    // An earlier refusal comes first.
+    rt.begin(info(1)); // FRAME_ORDER
+                       // SAFETY: as above.
+    unsafe { (*rt.ring).pending = u32::MAX };
+    assert_eq!(rt.frame(), u64::from(ONITY_FRAME_RING_CAPACITY));
+    assert_eq!((rt.count(), rt.take_status()), (0, OnityStatus::FrameOrder as u32));
+}

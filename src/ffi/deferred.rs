@@ -105,7 +105,10 @@ fn apply(r: &RuntimeObject) {
     let pending = r.deferred_pending();
     // Acquire: the host's writes of the frames and splits happen before its
     // store of the count (the same thread, here).
-    let n = (pending.load(Ordering::Acquire) as usize).min(ONITY_FRAME_RING_CAPACITY as usize);
+    let count = pending.load(Ordering::Acquire) as usize;
+    // A count above the ring's capacity: its entries are applied, the
+    // count is refused (nothing past the ring's end is read).
+    let n = count.min(RING);
     if n == 0 {
         return;
     }
@@ -135,6 +138,7 @@ fn apply(r: &RuntimeObject) {
         (Some(_), None) => Some(OnityStatus::SizeMismatch),
         (_, refused) => refused.map(|(_, e)| e),
     };
+    let first = first.or((count > RING).then_some(OnityStatus::CountOutOfRange));
     if let Some(e) = first {
         // SAFETY: owner thread, as above; entry 0's status.
         unsafe {
