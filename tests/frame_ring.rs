@@ -259,3 +259,33 @@ fn a_count_above_the_capacity_applies_the_ring_and_is_refused() {
     assert_eq!(rt.frame(), u64::from(ONITY_FRAME_RING_CAPACITY));
     assert_eq!((rt.count(), rt.take_status()), (0, OnityStatus::FrameOrder as u32));
 }
+
+thread_local!(static IN_TICK: RefCell<Option<(*mut OnityRuntime, *mut OnityDeferredFrame, u32)>> = const { RefCell::new(None) });
+
+/// A continuation that writes three frames into the ring (frames 2 to 4),
+/// then tries to destroy the runtime (refused: it is ticking).
+unsafe extern "C" fn write_then_destroy(_user: *mut c_void, _task: u64, _state: u32) {
+    let (rt, ring, _) = IN_TICK.with(|c| c.borrow().unwrap());
+    for (k, f) in (2..=4).enumerate() {
+        let e = &mut *ring.add(k);
+        e.info = info(f);
+        e.submit_split = 0;
+        e.fast_split = 0;
+        (*ring).pending = k as u32 + 1;
+    }
+    let st = onity_runtime_destroy(rt);
+    IN_TICK.with(|c| c.borrow_mut().as_mut().unwrap().2 = st as u32);
+}
+
+#[test]
+fn a_refused_destroy_keeps_every_written_frame() {
+    let rt = Rt::new(true);
+    rt.begin(info(1));
+    IN_TICK.with(|c| *c.borrow_mut() = Some((rt.rt, rt.ring, 0)));
+    assert_eq!(onity_yield_then(rt.rt, UPDATE, 0, Some(write_then_destroy), ptr::null_mut()), OnityStatus::Ok);
+    assert_eq!(onity_runtime_tick(rt.rt, UPDATE), OnityStatus::Ok);
+    let (_, _, st) = IN_TICK.with(|c| c.borrow_mut().take().unwrap());
+    assert_eq!(st, OnityStatus::Reentrant as u32);
+    assert_eq!(rt.count(), 3, "nothing changes on a refused destroy");
+    assert_eq!((rt.frame(), rt.take_status()), (4, 0));
+}
