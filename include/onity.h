@@ -471,7 +471,8 @@ typedef struct OnityFrameInfo {
 // `onity_runtime_live_word` before it reads or writes it.
 typedef struct OnityDeferredFrame {
   // In entry 0: the number of frames written and not yet applied (0 to
-  // the ring's capacity; a single deferred frame: 0 or 1); in later
+  // the ring's capacity, a count above it: its entries apply, `status`
+  // `COUNT_OUT_OF_RANGE`; a single deferred frame: 0 or 1); in later
   // entries unused. To begin a frame the host writes entry `pending`'s
   // `info` and splits, then adds 1; the runtime resets it to 0 when it
   // applies them, in order, each as `onity_runtime_frame_begin` would.
@@ -491,8 +492,9 @@ typedef struct OnityDeferredFrame {
   uint32_t fast_split;
   // In entry 0: `ONITY_STATUS_OK`, or the status the first refused
   // frame got (what `onity_runtime_frame_begin` returns for it:
-  // `SIZE_MISMATCH`, `INVALID_ARGUMENT`, `FRAME_ORDER`, `REENTRANT`); a
-  // refused frame is dropped, the later ones still apply. Written only on
+  // `SIZE_MISMATCH`, `INVALID_ARGUMENT`, `FRAME_ORDER`, `REENTRANT`), or
+  // `COUNT_OUT_OF_RANGE` (`pending` above the capacity, no frame
+  // refused); a refused frame is dropped, the later ones still apply. Written only on
   // refusal, when it is 0: the host reads it after its calls and resets
   // it to 0. In later entries unused.
   uint32_t status;
@@ -756,7 +758,7 @@ OnityStatus onity_batch_fast_record(uint32_t id,
 // Creates a batch with room for `submit_capacity` records (1 to 1,048,576)
 // and writes it to `*out_batch`. It lives until `onity_batch_destroy` or the
 // runtime's destruction. Owner thread. Errors: `NULL_POINTER`,
-// `COUNT_OUT_OF_RANGE`, `WRONG_THREAD`, `EXHAUSTED` (65,536 batches already
+// `INVALID_RUNTIME`, `COUNT_OUT_OF_RANGE`, `WRONG_THREAD`, `EXHAUSTED` (65,536 batches already
 // live in this runtime), `OUT_OF_MEMORY` (nothing made).
 OnityStatus onity_batch_create(struct OnityRuntime *runtime,
                                uint32_t submit_capacity,

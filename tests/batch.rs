@@ -134,6 +134,10 @@ fn bad_records_are_rejected_with_a_status() {
     assert_eq!(onity_batch_create(rt2.0, 4, &mut other), OnityStatus::Ok);
     assert_eq!(onity_batch_tick(rt.0, other, UPDATE as u32), OnityStatus::InvalidHandle);
     assert_eq!(onity_batch_create(rt.0, 0, &mut other), OnityStatus::CountOutOfRange);
+    let mut dead = ptr::null_mut();
+    assert_eq!(onity_runtime_create(ptr::null(), &mut dead), OnityStatus::Ok);
+    assert_eq!(onity_runtime_destroy(dead), OnityStatus::Ok);
+    assert_eq!(onity_batch_create(dead, 4, &mut other), OnityStatus::InvalidRuntime);
 }
 
 #[test]

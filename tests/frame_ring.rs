@@ -189,13 +189,21 @@ fn a_refused_ring_frame_is_dropped_and_the_later_ones_apply() {
     rt.begin(bad);
     rt.begin(info(6));
     assert_eq!(rt.frame(), 6);
-    assert_eq!(rt.take_status(), OnityStatus::SizeMismatch as u32);
-    rt.begin(info(7));
+    assert_eq!(rt.take_status(), OnityStatus::FrameOrder as u32, "the first refusal, not the size mismatch after it");
+    // A size mismatch first: it is the first refusal.
+    let mut odd = info(7);
+    odd.size = 8;
+    rt.begin(odd);
+    rt.begin(info(6)); // FRAME_ORDER
     rt.begin(info(7));
     assert_eq!(rt.frame(), 7);
+    assert_eq!(rt.take_status(), OnityStatus::SizeMismatch as u32, "the first refusal");
+    rt.begin(info(8));
+    rt.begin(info(8));
+    assert_eq!(rt.frame(), 8);
     assert_eq!(rt.take_status(), OnityStatus::FrameOrder as u32, "the first refusal");
     // A begin by call when the ring is full applies the ring first.
-    for f in 8..8 + u64::from(ONITY_FRAME_RING_CAPACITY) {
+    for f in 9..9 + u64::from(ONITY_FRAME_RING_CAPACITY) {
         rt.begin(info(f));
     }
     assert_eq!(rt.count(), ONITY_FRAME_RING_CAPACITY);
@@ -230,4 +238,54 @@ fn the_export_checks_its_arguments() {
     assert_eq!(onity_batch_deferred_frame(rt.rt, rt.b, &mut d), OnityStatus::Ok);
     assert_eq!(onity_batch_frame_ring(rt.rt, rt.b, &mut ring, &mut cap), OnityStatus::Ok);
     assert_eq!((ring, cap), (d, ONITY_FRAME_RING_CAPACITY));
+}
+
+#[test]
+fn a_count_above_the_capacity_applies_the_ring_and_is_refused() {
+    let rt = Rt::new(true);
+    for f in 1..=u64::from(ONITY_FRAME_RING_CAPACITY) {
+        rt.begin(info(f));
+    }
+    // A host that counts one frame more than the ring holds (its entry
+    // would be past the ring's end: not read).
+    // SAFETY: the ring's entry 0; owner thread, between calls.
+    unsafe { (*rt.ring).pending = ONITY_FRAME_RING_CAPACITY + 1 };
+    assert_eq!(rt.frame(), u64::from(ONITY_FRAME_RING_CAPACITY));
+    assert_eq!((rt.count(), rt.take_status()), (0, OnityStatus::CountOutOfRange as u32));
+    // An earlier refusal comes first.
+    rt.begin(info(1)); // FRAME_ORDER
+                       // SAFETY: as above.
+    unsafe { (*rt.ring).pending = u32::MAX };
+    assert_eq!(rt.frame(), u64::from(ONITY_FRAME_RING_CAPACITY));
+    assert_eq!((rt.count(), rt.take_status()), (0, OnityStatus::FrameOrder as u32));
+}
+
+thread_local!(static IN_TICK: RefCell<Option<(*mut OnityRuntime, *mut OnityDeferredFrame, u32)>> = const { RefCell::new(None) });
+
+/// A continuation that writes three frames into the ring (frames 2 to 4),
+/// then tries to destroy the runtime (refused: it is ticking).
+unsafe extern "C" fn write_then_destroy(_user: *mut c_void, _task: u64, _state: u32) {
+    let (rt, ring, _) = IN_TICK.with(|c| c.borrow().unwrap());
+    for (k, f) in (2..=4).enumerate() {
+        let e = &mut *ring.add(k);
+        e.info = info(f);
+        e.submit_split = 0;
+        e.fast_split = 0;
+        (*ring).pending = k as u32 + 1;
+    }
+    let st = onity_runtime_destroy(rt);
+    IN_TICK.with(|c| c.borrow_mut().as_mut().unwrap().2 = st as u32);
+}
+
+#[test]
+fn a_refused_destroy_keeps_every_written_frame() {
+    let rt = Rt::new(true);
+    rt.begin(info(1));
+    IN_TICK.with(|c| *c.borrow_mut() = Some((rt.rt, rt.ring, 0)));
+    assert_eq!(onity_yield_then(rt.rt, UPDATE, 0, Some(write_then_destroy), ptr::null_mut()), OnityStatus::Ok);
+    assert_eq!(onity_runtime_tick(rt.rt, UPDATE), OnityStatus::Ok);
+    let (_, _, st) = IN_TICK.with(|c| c.borrow_mut().take().unwrap());
+    assert_eq!(st, OnityStatus::Reentrant as u32);
+    assert_eq!(rt.count(), 3, "nothing changes on a refused destroy");
+    assert_eq!((rt.frame(), rt.take_status()), (4, 0));
 }

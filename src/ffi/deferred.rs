@@ -105,30 +105,41 @@ fn apply(r: &RuntimeObject) {
     let pending = r.deferred_pending();
     // Acquire: the host's writes of the frames and splits happen before its
     // store of the count (the same thread, here).
-    let n = (pending.load(Ordering::Acquire) as usize).min(ONITY_FRAME_RING_CAPACITY as usize);
+    let count = pending.load(Ordering::Acquire) as usize;
+    // A count above the ring's capacity: its entries are applied, the
+    // count is refused (nothing past the ring's end is read).
+    let n = count.min(RING);
     if n == 0 {
         return;
     }
     let ring = r.deferred();
     let mut frames = [WrittenFrame { info: ZERO, fast_split: 0, submit_split: 0 }; RING];
-    let (mut m, mut size_mismatch) = (0, false);
+    // `at[k]`: the ring entry of `frames[k]`; the first entry not read.
+    let (mut at, mut m, mut size_mismatch) = ([0usize; RING], 0, None);
     for i in 0..n {
         // SAFETY: owner thread; the host writes the ring only between calls
         // on this thread. `i` < the ring's length.
         let e = unsafe { *ring.add(i) };
         // A frame of another size is not read: it is refused (dropped).
         if e.info.size as usize != std::mem::size_of::<OnityFrameInfo>() {
-            size_mismatch = true;
+            size_mismatch = size_mismatch.or(Some(i));
             continue;
         }
         frames[m] = WrittenFrame { info: e.info.into(), fast_split: e.fast_split, submit_split: e.submit_split };
+        at[m] = i;
         m += 1;
     }
     pending.store(0, Ordering::Relaxed);
     let mut filer = Filer { r, bound: r.deferred_batch().get() };
-    let applied = r.rt.apply_frames(&frames[..m], &mut filer).map_err(OnityStatus::from);
-    let refused = if size_mismatch { Err(OnityStatus::SizeMismatch) } else { applied };
-    if let Err(e) = refused {
+    // The first refusal in ring order: a frame not read, or one the core refused.
+    let refused = r.rt.apply_frames(&frames[..m], &mut filer).err().map(|(k, e)| (at[k], OnityStatus::from(e)));
+    let first = match (size_mismatch, refused) {
+        (Some(i), Some((j, _))) if i < j => Some(OnityStatus::SizeMismatch),
+        (Some(_), None) => Some(OnityStatus::SizeMismatch),
+        (_, refused) => refused.map(|(_, e)| e),
+    };
+    let first = first.or((count > RING).then_some(OnityStatus::CountOutOfRange));
+    if let Some(e) = first {
         // SAFETY: owner thread, as above; entry 0's status.
         unsafe {
             if (*ring).status == 0 {

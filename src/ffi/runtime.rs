@@ -180,10 +180,12 @@ pub extern "C" fn onity_runtime_destroy(runtime: *mut OnityRuntime) -> OnityStat
         // that reads the frame while the runtime closes; kept if the
         // destroy is refused (nothing changes then). Off the owner thread
         // nothing applies it.
-        let dropped = r.rt.is_owner_thread() && r.deferred_pending().swap(0, Ordering::Relaxed) != 0;
+        // The count of written frames is restored whole (a ring holds up to
+        // its capacity).
+        let dropped = if r.rt.is_owner_thread() { r.deferred_pending().swap(0, Ordering::Relaxed) } else { 0 };
         if let Err(e) = r.rt.close() {
-            if dropped {
-                r.deferred_pending().store(1, Ordering::Relaxed);
+            if dropped != 0 {
+                r.deferred_pending().store(dropped, Ordering::Relaxed);
             }
             return Err(e.into());
         }

@@ -267,7 +267,8 @@ namespace Onity.Native
     {
         /// <summary>
         /// In entry 0: the number of frames written and not yet applied (0 to
-        /// the ring's capacity; a single deferred frame: 0 or 1); in later
+        /// the ring's capacity, a count above it: its entries apply, `status`
+        /// `COUNT_OUT_OF_RANGE`; a single deferred frame: 0 or 1); in later
         /// entries unused. To begin a frame the host writes entry `pending`'s
         /// `info` and splits, then adds 1; the runtime resets it to 0 when it
         /// applies them, in order, each as `onity_runtime_frame_begin` would.
@@ -293,8 +294,9 @@ namespace Onity.Native
         /// <summary>
         /// In entry 0: `ONITY_STATUS_OK`, or the status the first refused
         /// frame got (what `onity_runtime_frame_begin` returns for it:
-        /// `SIZE_MISMATCH`, `INVALID_ARGUMENT`, `FRAME_ORDER`, `REENTRANT`); a
-        /// refused frame is dropped, the later ones still apply. Written only on
+        /// `SIZE_MISMATCH`, `INVALID_ARGUMENT`, `FRAME_ORDER`, `REENTRANT`), or
+        /// `COUNT_OUT_OF_RANGE` (`pending` above the capacity, no frame
+        /// refused); a refused frame is dropped, the later ones still apply. Written only on
         /// refusal, when it is 0: the host reads it after its calls and resets
         /// it to 0. In later entries unused.
         /// </summary>

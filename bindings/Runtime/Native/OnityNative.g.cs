@@ -115,7 +115,7 @@ namespace Onity.Native
         /// Creates a batch with room for `submit_capacity` records (1 to 1,048,576)
         /// and writes it to `*out_batch`. It lives until `onity_batch_destroy` or the
         /// runtime's destruction. Owner thread. Errors: `NULL_POINTER`,
-        /// `COUNT_OUT_OF_RANGE`, `WRONG_THREAD`, `EXHAUSTED` (65,536 batches already
+        /// `INVALID_RUNTIME`, `COUNT_OUT_OF_RANGE`, `WRONG_THREAD`, `EXHAUSTED` (65,536 batches already
         /// live in this runtime), `OUT_OF_MEMORY` (nothing made).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_batch_create", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]

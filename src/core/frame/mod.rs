@@ -90,18 +90,23 @@ impl Runtime {
     /// written after it (up to the next frame's split) are filed with it.
     /// This is what frame-by-frame begins give (the ticks between them were
     /// skipped: they had nothing to do). A refused frame is dropped and the
-    /// later ones still apply; the first refusal is returned. Owner thread.
-    pub fn apply_frames(&self, frames: &[WrittenFrame], filing: &mut impl Filing) -> Result<()> {
+    /// later ones still apply; the first refusal is returned with the
+    /// refused frame's index in `frames`. Owner thread.
+    pub fn apply_frames(
+        &self,
+        frames: &[WrittenFrame],
+        filing: &mut impl Filing,
+    ) -> std::result::Result<(), (usize, Error)> {
         let mut first_error = Ok(());
         let (mut fast_done, mut submit_done) = (0u32, 0u32);
         filing.file_others();
-        for f in frames {
+        for (i, f) in frames.iter().enumerate() {
             // Splits only grow; a smaller one (a host's error) files nothing more.
             let (fast, submit) = (f.fast_split.max(fast_done), f.submit_split.max(submit_done));
             filing.file_bound((fast - fast_done) as usize, (submit - submit_done) as usize);
             (fast_done, submit_done) = (fast, submit);
             if let Err(e) = self.begin_frame(&f.info) {
-                first_error = first_error.and(Err(e));
+                first_error = first_error.and(Err((i, e)));
             }
         }
         filing.file_bound(usize::MAX, usize::MAX);
