@@ -29,6 +29,9 @@ fi
 . "$ROOT/scripts/native-lib.sh" # sets LIB; rebuilds it when older than src
 
 MCS=(mcs -langversion:7.2 -unsafe -nowarn:1591,0649,0414,0169 -nologo)
+# The package's own assemblies: an unobserved call of an async method (CS4014, e.g. an
+# `async OnityTaskVoid` without .Forget()) is an error there (tests may still fire and forget).
+PKG_MCS=("${MCS[@]}" -warnaserror:4014)
 # What Unity 2022.3 defines when compiling in the Linux editor (the subset that matters here).
 EDITOR_DEFINES="-define:UNITY_5_3_OR_NEWER;UNITY_2019_3_OR_NEWER;UNITY_2022_2_OR_NEWER;UNITY_2022_3_OR_NEWER;UNITY_2022_3;UNITY_EDITOR;UNITY_EDITOR_LINUX;UNITY_STANDALONE_LINUX;ENABLE_MONO;ENABLE_PROFILER;ONITY_UNITY_STANDIN"
 PLAYER_DEFINES="-define:UNITY_5_3_OR_NEWER;UNITY_2019_3_OR_NEWER;UNITY_2022_2_OR_NEWER;UNITY_2022_3_OR_NEWER;UNITY_2022_3;UNITY_STANDALONE_LINUX;ENABLE_IL2CPP;ONITY_UNITY_STANDIN"
@@ -58,27 +61,27 @@ echo "== package assemblies (asmdef boundaries)"
 mkdir -p "$OUT/asm"
 # Onity.Runtime: noEngineReferences, so compiled without UnityEngine (Runtime/Unity is its own asmdef).
 RUNTIME_SRC=$(find bindings/Runtime -name '*.cs' -not -path 'bindings/Runtime/Unity/*' | sort)
-"${MCS[@]}" -target:library $PLAYER_DEFINES -out:"$OUT/asm/Onity.Runtime.dll" $RUNTIME_SRC
+"${PKG_MCS[@]}" -target:library $PLAYER_DEFINES -out:"$OUT/asm/Onity.Runtime.dll" $RUNTIME_SRC
 # Onity.Unity: Runtime/Unity without its package folders (own asmdefs: Onity.Unity.UGUI,
 # Onity.Unity.TextMeshPro, Onity.Unity.Addressables).
 UNITY_SRC=$(find bindings/Runtime/Unity -name '*.cs' -not -path 'bindings/Runtime/Unity/UGUI/*' \
     -not -path 'bindings/Runtime/Unity/TextMeshPro/*' -not -path 'bindings/Runtime/Unity/Addressables/*' | sort)
 UGUI_SRC=$( (find bindings/Runtime/Unity/UGUI -name '*.cs' 2>/dev/null || true) | sort)
-"${MCS[@]}" -target:library $EDITOR_DEFINES $MODULE_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEditor.dll" -r:"$OUT/asm/Onity.Runtime.dll" \
+"${PKG_MCS[@]}" -target:library $EDITOR_DEFINES $MODULE_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEditor.dll" -r:"$OUT/asm/Onity.Runtime.dll" \
     -out:"$OUT/asm/Onity.Unity.dll" $UNITY_SRC
 if [ -n "$UGUI_SRC" ]; then
-    "${MCS[@]}" -target:library $EDITOR_DEFINES $UGUI_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEngine.UI.dll" -r:"$OUT/asm/Onity.Runtime.dll" \
+    "${PKG_MCS[@]}" -target:library $EDITOR_DEFINES $UGUI_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEngine.UI.dll" -r:"$OUT/asm/Onity.Runtime.dll" \
         -r:"$OUT/asm/Onity.Unity.dll" -out:"$OUT/asm/Onity.Unity.UGUI.dll" $UGUI_SRC
 fi
-"${MCS[@]}" -target:library $EDITOR_DEFINES $PKG_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEngine.UI.dll" -r:"$OUT/Unity.TextMeshPro.dll" \
+"${PKG_MCS[@]}" -target:library $EDITOR_DEFINES $PKG_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEngine.UI.dll" -r:"$OUT/Unity.TextMeshPro.dll" \
     -r:"$OUT/asm/Onity.Runtime.dll" -r:"$OUT/asm/Onity.Unity.dll" -out:"$OUT/asm/Onity.Unity.TextMeshPro.dll" $(find bindings/Runtime/Unity/TextMeshPro -name '*.cs' | sort)
-"${MCS[@]}" -target:library $EDITOR_DEFINES $PKG_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/Unity.ResourceManager.dll" -r:"$OUT/Unity.Addressables.dll" \
+"${PKG_MCS[@]}" -target:library $EDITOR_DEFINES $PKG_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/Unity.ResourceManager.dll" -r:"$OUT/Unity.Addressables.dll" \
     -r:"$OUT/asm/Onity.Runtime.dll" -r:"$OUT/asm/Onity.Unity.dll" -out:"$OUT/asm/Onity.Unity.Addressables.dll" $(find bindings/Runtime/Unity/Addressables -name '*.cs' | sort)
 # Player build of Onity.Unity: no UNITY_EDITOR, no UnityEditor reference, no optional module.
 mkdir -p "$OUT/asm/player"
-"${MCS[@]}" -target:library $PLAYER_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/asm/Onity.Runtime.dll" \
+"${PKG_MCS[@]}" -target:library $PLAYER_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/asm/Onity.Runtime.dll" \
     -out:"$OUT/asm/player/Onity.Unity.dll" $UNITY_SRC
-"${MCS[@]}" -target:library $EDITOR_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEditor.dll" -r:"$OUT/asm/Onity.Runtime.dll" \
+"${PKG_MCS[@]}" -target:library $EDITOR_DEFINES -r:"$OUT/UnityEngine.dll" -r:"$OUT/UnityEditor.dll" -r:"$OUT/asm/Onity.Runtime.dll" \
     -r:"$OUT/asm/Onity.Unity.dll" -out:"$OUT/asm/Onity.Editor.dll" $(find bindings/Editor -name '*.cs' | sort)
 
 echo "== test program (package + sample + Samples~ + tests; creation sites compiled in: ONITY_SITES)"

@@ -14,8 +14,9 @@ namespace Onity
     /// <item>With <c>callOnce</c> the handler disposes itself after its first value.</item>
     /// <item><see cref="Dispose"/>, the event's end (the trigger or control destroyed) or the
     /// token's cancellation cancel the pending wait; later waits are canceled at once. The token is
-    /// observed at the next run of Update after it is canceled (polled, nothing registered), and
-    /// at once by <see cref="NextAsync"/>.</item>
+    /// observed at the next run of Update after it is canceled (polled from creation, awaited or
+    /// not, nothing registered: an idle handler is disposed too, as UniTask's), and at once by
+    /// <see cref="NextAsync"/>.</item>
     /// <item>One wait at a time: <see cref="NextAsync"/> while the previous one is pending throws.</item>
     /// <item>The handler is the task's source (versioned): after the first wait, waits and
     /// deliveries allocate nothing.</item>
@@ -40,7 +41,13 @@ namespace Onity
             this.cancellationToken = cancellationToken;
             this.callOnce = callOnce;
             if (asyncEvent.IsCompleted || cancellationToken.IsCancellationRequested) disposed = true;
-            else asyncEvent.Subscribe(this);
+            else
+            {
+                asyncEvent.Subscribe(this);
+                // The token ends the handler awaited or not (UniTask's registration disposes it):
+                // polled at each Update from now on, so an idle handler's listener goes too.
+                if (cancellationToken.CanBeCanceled && OnityRuntime.Current != null) StartLoop(OnityTiming.Update);
+            }
         }
 
         uint IOnityEventSubscriber<T>.Stamp { get; set; }
@@ -108,11 +115,12 @@ namespace Onity
 
         protected override bool MoveNext()
         {
-            if (!pending) return false;
+            if (disposed) return false;
             if (!cancellationToken.IsCancellationRequested) return true;
+            bool wasPending = pending;
             pending = false;
             Dispose();
-            core.TrySetCanceled(cancellationToken);
+            if (wasPending) core.TrySetCanceled(cancellationToken);
             return false;
         }
 

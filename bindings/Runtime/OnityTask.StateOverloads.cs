@@ -77,7 +77,7 @@ namespace Onity
         public void Forget(Action<Exception> exceptionHandler, bool handleExceptionOnMainThread = true)
         {
             if (exceptionHandler == null) { Forget(); return; }
-            ForgetWith(this, exceptionHandler, handleExceptionOnMainThread);
+            ForgetWith(this, exceptionHandler, handleExceptionOnMainThread).Forget();
         }
 
         static async OnityTaskVoid ForgetWith(OnityTask task, Action<Exception> handler, bool onMain)

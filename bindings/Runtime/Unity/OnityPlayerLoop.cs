@@ -60,6 +60,9 @@ namespace Onity.Unity
         static ulong lastFrame;
         static bool lazyBegin;      // no Initialization phase: begin at the first Onity system of a frame
         static int lastUnityFrame = -1;
+        // The last timing ticked by the player loop, and the runtime's frame then (NextPollTiming).
+        static OnityTiming tickedTiming;
+        static ulong tickedFrame;
         static int initializeCount;
         static PlayerLoopSystem.UpdateFunction[] runners;
         static PlayerLoopSystem.UpdateFunction frameBeginRunner;
@@ -152,6 +155,8 @@ namespace Onity.Unity
         {
             lastFrame = 0;
             lastUnityFrame = -1;
+            tickedTiming = default(OnityTiming);
+            tickedFrame = 0;
             // Nothing of this entry exists yet, with domain reload or without: the runtime is
             // created at AfterAssembliesLoaded, after the game's SubsystemRegistration methods
             // (which may set SubmitCapacity or DefaultTimings and hook RuntimeCreated), in the
@@ -241,6 +246,8 @@ namespace Onity.Unity
             runtime = null;
             lastFrame = 0;
             lastUnityFrame = -1;
+            tickedTiming = default(OnityTiming);
+            tickedFrame = 0;
             if (rt != null && !rt.IsDisposed)
             {
                 try
@@ -355,11 +362,28 @@ namespace Onity.Unity
                 try
                 {
                     if (lazyBegin && Time.frameCount != lastUnityFrame) BeginFrame(rt);
+                    tickedTiming = timing;
+                    tickedFrame = rt.Frame;
                     rt.Tick(timing);
                 }
                 catch (Exception e) { Debug.LogException(e); }
                 OnityProfiler.EndTick(timing, marked);
             }
+        }
+
+        /// <summary>The first of <paramref name="points"/> (in player-loop order) still to run in
+        /// this frame after the timing the player loop last ticked (code running in a
+        /// MonoBehaviour's Update comes after the Update tick), else the first of the next frame:
+        /// where a wait polled at several points (UniTask registers one runner at each) is first
+        /// seen. Outside a player-loop frame of <paramref name="rt"/>: the first point.</summary>
+        internal static OnityTiming NextPollTiming(OnityRuntime rt, OnityTiming[] points)
+        {
+            if (rt == null || !ReferenceEquals(rt, runtime) || rt.Frame != tickedFrame) return points[0];
+            // TimeUpdate runs first in Unity's loop (before Initialization) though numbered last.
+            int now = tickedTiming >= OnityTiming.TimeUpdate ? -1 : (int)tickedTiming;
+            for (int i = 0; i < points.Length; i++)
+                if ((int)points[i] > now) return points[i];
+            return points[0];
         }
 
         // ---- frames -----------------------------------------------------------------------
@@ -438,6 +462,8 @@ namespace Onity.Unity
             initializeCount++;
             lastFrame = 0;
             lastUnityFrame = -1;
+            tickedTiming = default(OnityTiming);
+            tickedFrame = 0;
             HookLifetime();
             try
             {

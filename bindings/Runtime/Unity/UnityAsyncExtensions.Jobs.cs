@@ -11,11 +11,14 @@ namespace Onity
     public static partial class OnityUnityAsyncExtensions
     {
         /// <summary><c>await handle</c>: polled at EarlyUpdate, PreUpdate, Update, PreLateUpdate and
-        /// PostLateUpdate (as UniTask's), so a job done mid-frame is seen at the next of those
-        /// points; then <c>Complete()</c> and the continuation. Owner thread.</summary>
+        /// PostLateUpdate (as UniTask's), from the first of them after the point it is awaited at
+        /// (awaited in a MonoBehaviour's Update: PreLateUpdate of that frame), so a job done
+        /// mid-frame is seen at the next of those points; then <c>Complete()</c> and the
+        /// continuation. Owner thread.</summary>
         public static OnityTask.Awaiter GetAwaiter(this JobHandle jobHandle)
         {
-            return JobHandleSource.Start(jobHandle, OnityTiming.EarlyUpdate, Mode.EveryTiming, default(CancellationToken)).GetAwaiter();
+            var first = Onity.Unity.OnityPlayerLoop.NextPollTiming(OnityRuntime.Current, JobPollPoints);
+            return JobHandleSource.Start(jobHandle, first, Mode.EveryTiming, default(CancellationToken)).GetAwaiter();
         }
 
         /// <summary>Completes at the first run of <paramref name="waitTiming"/> (from the next one
@@ -34,6 +37,9 @@ namespace Onity
         {
             return JobHandleSource.Start(jobHandle, waitTiming, Mode.CompleteAtFirstRun, cancellationToken);
         }
+
+        // Where `await handle` polls, in player-loop order (Next cycles through them).
+        static readonly OnityTiming[] JobPollPoints = { OnityTiming.EarlyUpdate, OnityTiming.PreUpdate, OnityTiming.Update, OnityTiming.PreLateUpdate, OnityTiming.PostLateUpdate };
 
         enum Mode : byte { OneTiming, EveryTiming, CompleteAtFirstRun }
 

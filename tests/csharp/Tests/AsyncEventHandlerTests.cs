@@ -89,6 +89,35 @@ namespace Onity.Tests
             }
         }
 
+        [Test]
+        public void AnIdleHandlersToken_EndsItAtTheNextUpdate_Unsubscribing()
+        {
+            // UniTask's handler registers its token and disposes itself at Cancel, awaited or not.
+            using (var h = new TestHost())
+            {
+                h.RunFrame();
+                var ev = new OnityAsyncEvent<int>();
+                using (var cts = new CancellationTokenSource())
+                {
+                    var handler = new OnityAsyncEventHandler<int>(ev, cts.Token, false);
+                    var t = handler.NextAsync();
+                    ev.Raise(1);
+                    Assert.Equal("1", Outcome(t), "a first value");
+                    cts.Cancel();
+                    h.RunFrame(OnityTiming.PreUpdate);
+                    Assert.Equal(1, ev.SubscriberCount, "subscribed until the next run of Update");
+                    h.Runtime.Tick(OnityTiming.Update);
+                    Assert.True(handler.IsDisposed, "ended by its token though nobody waits");
+                    Assert.Equal(0, ev.SubscriberCount, "unsubscribed");
+                    Assert.Equal("canceled by its token", Outcome(handler.NextAsync()), "later waits: canceled with the token");
+                }
+                var never = new OnityAsyncEventHandler<int>(ev, CancellationToken.None, false);
+                for (int i = 0; i < 3; i++) h.RunFrame();
+                Assert.False(never.IsDisposed, "a handler without a token lives on");
+                never.Dispose();
+            }
+        }
+
         static async OnityTask<string> Drain(IOnityAsyncEnumerator<int> e, CancellationToken expected)
         {
             var got = new List<int>();

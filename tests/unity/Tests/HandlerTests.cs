@@ -284,6 +284,40 @@ namespace Onity.UnityTests
         }
 
         [Test]
+        public void TokenCanceledWhileNobodyWaits_EndsTheHandler_AndRemovesItsListener()
+        {
+            // UniTask's handlers dispose themselves when their token is canceled (registration),
+            // awaited or not: the listener must not stay until the next wait or Dispose.
+            Enter();
+            var ev = new UnityEvent<int>();
+            var cts = new CancellationTokenSource();
+            var h = ev.GetAsyncEventHandler(cts.Token);
+            var t = h.OnInvokeAsync();
+            ev.Invoke(3);
+            Assert.Equal(3, t.GetAwaiter().GetResult(), "a first wait");
+            Assert.Equal(1, ev.ListenerCount, "listening while it lives");
+            cts.Cancel();
+            Sim.RunFrame();
+            Assert.True(h.IsDisposed, "ended by its token at the next Update, though nobody waits");
+            Assert.Equal(0, ev.ListenerCount, "its listener is gone");
+            Assert.Equal("canceled by its token", Outcome(h.OnInvokeAsync()), "later waits canceled with the token");
+
+            // Never awaited at all, and a trigger's handler.
+            var cts2 = new CancellationTokenSource();
+            var raw = new UnityEvent();
+            var idle = raw.GetAsyncEventHandler(cts2.Token);
+            var trigger = new GameObject("c").GetOnityJointBreakTrigger();
+            var th = (OnityAsyncEventHandler<float>)trigger.GetOnJointBreakAsyncHandler(cts2.Token);
+            Assert.Equal(1, raw.ListenerCount, "the handler listens from creation");
+            cts2.Cancel();
+            Sim.RunFrame();
+            Assert.True(idle.IsDisposed, "a never-awaited handler is ended by its token");
+            Assert.Equal(0, raw.ListenerCount, "and its listener removed");
+            Assert.True(th.IsDisposed, "a trigger's handler too");
+            Sim.ExitPlayMode();
+        }
+
+        [Test]
         public void HandlerWaits_AllocateNothingAfterWarmUp()
         {
             CleanContext.Run(() =>

@@ -67,6 +67,41 @@ namespace Onity.UnityTests
         }
 
         [Test]
+        public void AwaitJobHandle_FromAMonoBehavioursUpdate_SeenLaterInThatFrame()
+        {
+            // UniTask polls `await handle` at the next of its five points from where it is awaited:
+            // awaited in Update, a finished job resumes at PreLateUpdate of the same frame, not at
+            // the next frame's EarlyUpdate.
+            var probe = Enter();
+            StandInJob job;
+            var h = StandInJob.Schedule(out job);
+            job.StandInFinish();
+            var got = new List<Stamp>();
+            int f = Time.frameCount + 1;
+            probe.OnUpdate.Enqueue(p => AwaitJob(h, got).Forget());
+            Sim.RunFrame();
+            Assert.Equal(1, got.Count, "resumed in the frame it was awaited");
+            Assert.Equal(f, got[0].Frame, "frame");
+            Assert.Equal(Sys.Of(OnityTiming.PreLateUpdate), got[0].System, "at the first polling point after Update");
+
+            // Awaited in a continuation at PostLateUpdate (the last point): next frame's EarlyUpdate.
+            var late = new List<Stamp>();
+            AwaitAfter(OnityTiming.PostLateUpdate, h, late).Forget();
+            Sim.RunFrame();
+            Sim.RunFrame();
+            Assert.Equal(1, late.Count, "resumed");
+            Assert.Equal(f + 2, late[0].Frame, "the frame after the one it was awaited in");
+            Assert.Equal(Sys.Of(OnityTiming.EarlyUpdate), late[0].System, "EarlyUpdate");
+        }
+
+        static async OnityTask AwaitAfter(OnityTiming timing, JobHandle h, List<Stamp> into)
+        {
+            await OnityTask.Yield(timing);
+            await h;
+            into.Add(Stamp.Now());
+        }
+
+        [Test]
         public void JobHandleToOnityTask_PolledOnItsTimingOnly()
         {
             var probe = Enter();
