@@ -107,7 +107,9 @@ namespace Onity
                 var v = root;
                 if (v != null)
                 {
-                    ref var next = ref v.NextNode;
+                    // Through the interface, not a constrained call on T: Mono's full AOT cannot compile
+                    // the latter in its any-value-type (gsharedvt) form (docs/full-aot.md).
+                    ref var next = ref ((IOnityTaskPoolNode<T>)v).NextNode;
                     root = next;
                     next = null;
                     size--;
@@ -128,7 +130,7 @@ namespace Onity
             {
                 if (size < OnityTaskPool.maxPoolSize)
                 {
-                    item.NextNode = root;
+                    ((IOnityTaskPoolNode<T>)item).NextNode = root;
                     root = item;
                     size++;
                     Volatile.Write(ref gate, 0);
