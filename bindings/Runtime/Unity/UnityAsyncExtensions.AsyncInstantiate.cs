@@ -79,13 +79,7 @@ namespace Onity
             s.progress = progress;
             s.ct = ct;
             var task = s.Task;
-            try { s.StartLoop(timing); }
-            catch
-            {
-                s.Clear();
-                pool.Return(s);
-                throw;
-            }
+            s.StartLoopOrRelease(timing);
             if (cancelImmediately && ct.CanBeCanceled) s.registration = ct.Register(CancelNow, s, false);
             return task;
         }
