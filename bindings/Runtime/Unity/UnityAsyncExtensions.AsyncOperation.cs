@@ -185,7 +185,15 @@ namespace Onity
         /// on the canceling thread) instead of at the timing's next run.</summary>
         internal static OnityTask<TResult> Start(AsyncOperation op, IProgress<float> progress, OnityTiming timing, CancellationToken ct, bool cancelImmediately = false)
         {
-            var s = pool.TryRent() ?? new TSelf();
+            return Start(Rent(), op, progress, timing, ct, cancelImmediately);
+        }
+
+        /// <summary>A source from the pool, for a derived class to set its own fields before
+        /// <see cref="Start(TSelf, AsyncOperation, IProgress{float}, OnityTiming, CancellationToken, bool)"/>.</summary>
+        protected static TSelf Rent() { return pool.TryRent() ?? new TSelf(); }
+
+        protected static OnityTask<TResult> Start(TSelf s, AsyncOperation op, IProgress<float> progress, OnityTiming timing, CancellationToken ct, bool cancelImmediately)
+        {
             s.op = op;
             s.progress = progress;
             s.ct = ct;
