@@ -35,6 +35,18 @@ namespace Onity
         /// registered any more.</summary>
         protected abstract void Release();
 
+        /// <summary>Starts the loop (<see cref="OnityLoopItem.StartLoop(OnityTiming, bool)"/>); if
+        /// that throws (no runtime, wrong thread), the use is released before the exception goes on.</summary>
+        protected void StartLoopOrRelease(OnityTiming timing)
+        {
+            try { StartLoop(timing); }
+            catch
+            {
+                Release();
+                throw;
+            }
+        }
+
         /// <summary>A step threw: the current use faults with the exception (its awaiter resumes
         /// and throws it). When the use already ended (completed and consumed inside that step),
         /// the exception goes to <see cref="OnityTask.UnobservedTaskException"/> instead: the core

@@ -96,18 +96,14 @@ namespace Onity
     /// <see cref="DisposeAsync"/> continues through the context.</summary>
     public struct ReturnToSynchronizationContext
     {
-        readonly SynchronizationContext syncContext;
-        readonly bool dontPostWhenSameContext;
-        readonly CancellationToken cancellationToken;
+        readonly Awaiter awaiter;
 
         public ReturnToSynchronizationContext(SynchronizationContext syncContext, bool dontPostWhenSameContext, CancellationToken cancellationToken)
         {
-            this.syncContext = syncContext;
-            this.dontPostWhenSameContext = dontPostWhenSameContext;
-            this.cancellationToken = cancellationToken;
+            awaiter = new Awaiter(syncContext, dontPostWhenSameContext, cancellationToken);
         }
 
-        public Awaiter DisposeAsync() { return new Awaiter(syncContext, dontPostWhenSameContext, cancellationToken); }
+        public Awaiter DisposeAsync() { return awaiter; }
 
         public struct Awaiter : ICriticalNotifyCompletion
         {

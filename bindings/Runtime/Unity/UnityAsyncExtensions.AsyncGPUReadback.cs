@@ -69,12 +69,7 @@ namespace Onity
                 s.request = request;
                 s.ct = ct;
                 var task = s.Task;
-                try { s.StartLoop(timing); }
-                catch
-                {
-                    s.Release();
-                    throw;
-                }
+                s.StartLoopOrRelease(timing);
                 if (cancelImmediately && ct.CanBeCanceled) s.registration = ct.Register(onCancel, s);
                 return task;
             }

@@ -60,78 +60,25 @@ namespace Onity
         }
     }
 
-    /// <summary>The polled wait of an instantiate operation (pooled per instance type).</summary>
-    internal sealed class OnityInstantiateSource<T> : OnityLoopSource<T[]> where T : UnityEngine.Object
+    /// <summary>The polled wait of an instantiate operation (pooled per instance type): the
+    /// polled form of UnityAsyncExtensions.AsyncOperation.cs with the instances as the result.</summary>
+    internal sealed class OnityInstantiateSource<T> : OnityAsyncOperationSource<OnityInstantiateSource<T>, T[]> where T : UnityEngine.Object
     {
-        static readonly OnityObjectPool<OnityInstantiateSource<T>> pool = new OnityObjectPool<OnityInstantiateSource<T>>(64);
-        static readonly Action<object> CancelNow = s => ((OnityInstantiateSource<T>)s).CancelFromToken();
-        AsyncInstantiateOperation op;
         AsyncInstantiateOperation<T> typed; // null: the untyped operation (T is Object)
-        IProgress<float> progress;
-        CancellationToken ct;
-        CancellationTokenRegistration registration;
 
         internal static OnityTask<T[]> Start(AsyncInstantiateOperation op, AsyncInstantiateOperation<T> typed, IProgress<float> progress, OnityTiming timing, CancellationToken ct, bool cancelImmediately)
         {
-            var s = pool.TryRent() ?? new OnityInstantiateSource<T>();
-            s.op = op;
+            var s = Rent();
             s.typed = typed;
-            s.progress = progress;
-            s.ct = ct;
-            var task = s.Task;
-            try { s.StartLoop(timing); }
-            catch
-            {
-                s.Clear();
-                pool.Return(s);
-                throw;
-            }
-            if (cancelImmediately && ct.CanBeCanceled) s.registration = ct.Register(CancelNow, s, false);
-            return task;
+            return Start(s, op, progress, timing, ct, cancelImmediately);
         }
 
-        void CancelFromToken() { TrySetCanceled(ct); }
-
-        protected override bool MoveNext()
-        {
-            if (IsCompleted) return false; // canceled at once by the token
-            if (ct.IsCancellationRequested)
-            {
-                TrySetCanceled(ct);
-                return false;
-            }
-            T[] result;
-            try
-            {
-                if (progress != null) progress.Report(op.progress);
-                if (!op.isDone) return true;
-                result = typed != null ? typed.Result : (T[])(object)op.Result;
-            }
-            catch (Exception ex)
-            {
-                TrySetException(ex);
-                return false;
-            }
-            TrySetResult(result);
-            return false;
-        }
-
-        protected override void OnLoopCanceled() { TrySetCanceled(); }
-
-        void Clear()
-        {
-            registration.Dispose();
-            registration = default(CancellationTokenRegistration);
-            op = null;
-            typed = null;
-            progress = null;
-            ct = default(CancellationToken);
-        }
+        protected override T[] Result() { return typed != null ? typed.Result : (T[])(object)((AsyncInstantiateOperation)Operation).Result; }
 
         protected override void Release()
         {
-            Clear();
-            pool.Return(this);
+            typed = null;
+            base.Release();
         }
     }
 }

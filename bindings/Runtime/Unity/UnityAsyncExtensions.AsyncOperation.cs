@@ -12,6 +12,9 @@ using System.Runtime.CompilerServices;
 using System.Threading;
 using UnityEngine;
 
+// OnityEventContinuation (below) is shared with the Addressables assembly (await handle).
+[assembly: InternalsVisibleTo("Onity.Unity.Addressables")]
+
 namespace Onity
 {
     /// <summary>Awaiting Unity's async operations (see the file's header for the two forms).</summary>
@@ -124,33 +127,43 @@ namespace Onity
         }
     }
 
-    /// <summary>The continuation of an <c>await op</c>, as the op's <c>completed</c> handler
-    /// (pooled: the handler delegate is created once per object). Unity raises the event once, on
-    /// the main thread, and then drops its handlers.</summary>
-    internal sealed class OnityCompletedCallback
+    /// <summary>A continuation as a pooled one-shot event handler (the handler delegate is created
+    /// once per object): <see cref="Rent"/> gives the handler; its call returns the object to its
+    /// pool, then runs the continuation. <c>await op</c> here, <c>await handle</c> in Addressables.</summary>
+    internal abstract class OnityEventContinuation<TSelf, TArg> where TSelf : OnityEventContinuation<TSelf, TArg>, new()
     {
-        static readonly OnityObjectPool<OnityCompletedCallback> pool = new OnityObjectPool<OnityCompletedCallback>(1024);
-        readonly Action<AsyncOperation> handler;
+        static readonly OnityObjectPool<TSelf> pool = new OnityObjectPool<TSelf>(1024);
+        readonly Action<TArg> handler;
         Action continuation;
 
-        OnityCompletedCallback() { handler = Invoke; }
+        protected OnityEventContinuation() { handler = Invoke; }
 
-        internal static Action<AsyncOperation> Rent(Action continuation)
+        protected Action<TArg> Handler { get { return handler; } }
+
+        internal static Action<TArg> Rent(Action continuation)
         {
             if (continuation == null) throw new ArgumentNullException("continuation");
-            var c = pool.TryRent() ?? new OnityCompletedCallback();
+            var c = pool.TryRent() ?? new TSelf();
             c.continuation = continuation;
             return c.handler;
         }
 
-        void Invoke(AsyncOperation op)
+        /// <summary>At the call, before the object goes back to its pool (e.g. to unsubscribe).</summary>
+        protected virtual void OnInvoked(TArg arg) { }
+
+        void Invoke(TArg arg)
         {
             var k = continuation;
             continuation = null;
-            pool.Return(this);
+            OnInvoked(arg);
+            pool.Return((TSelf)this);
             if (k != null) k();
         }
     }
+
+    /// <summary>The continuation of an <c>await op</c>, as the op's <c>completed</c> handler. Unity
+    /// raises the event once, on the main thread, and then drops its handlers.</summary>
+    internal sealed class OnityCompletedCallback : OnityEventContinuation<OnityCompletedCallback, AsyncOperation> { }
 
     /// <summary>The polled form of an async operation (pooled per result type): at each run of the
     /// timing it reports progress and completes when the operation is done, or cancels.</summary>
@@ -172,18 +185,20 @@ namespace Onity
         /// on the canceling thread) instead of at the timing's next run.</summary>
         internal static OnityTask<TResult> Start(AsyncOperation op, IProgress<float> progress, OnityTiming timing, CancellationToken ct, bool cancelImmediately = false)
         {
-            var s = pool.TryRent() ?? new TSelf();
+            return Start(Rent(), op, progress, timing, ct, cancelImmediately);
+        }
+
+        /// <summary>A source from the pool, for a derived class to set its own fields before
+        /// <see cref="Start(TSelf, AsyncOperation, IProgress{float}, OnityTiming, CancellationToken, bool)"/>.</summary>
+        protected static TSelf Rent() { return pool.TryRent() ?? new TSelf(); }
+
+        protected static OnityTask<TResult> Start(TSelf s, AsyncOperation op, IProgress<float> progress, OnityTiming timing, CancellationToken ct, bool cancelImmediately)
+        {
             s.op = op;
             s.progress = progress;
             s.ct = ct;
             var task = s.Task;
-            try { s.StartLoop(timing); }
-            catch
-            {
-                s.Clear();
-                pool.Return(s);
-                throw;
-            }
+            s.StartLoopOrRelease(timing);
             if (cancelImmediately && ct.CanBeCanceled) s.registration = ct.Register(onCancel, s);
             return task;
         }

@@ -59,12 +59,7 @@ namespace Onity
                 s.mode = mode;
                 s.ct = ct;
                 var task = s.UntypedTask;
-                try { s.StartLoop(timing); }
-                catch
-                {
-                    s.Release();
-                    throw;
-                }
+                s.StartLoopOrRelease(timing);
                 return task;
             }
 

@@ -108,30 +108,9 @@ namespace Onity
 
     /// <summary>The continuation of an <see cref="OnityAddressablesExtensions.AsyncOperationHandleAwaiter"/>
     /// as a <c>Completed</c> handler (pooled; its delegate created once per object).</summary>
-    internal sealed class OnityHandleCallback
+    internal sealed class OnityHandleCallback : OnityEventContinuation<OnityHandleCallback, AsyncOperationHandle>
     {
-        static readonly OnityObjectPool<OnityHandleCallback> pool = new OnityObjectPool<OnityHandleCallback>(256);
-        readonly Action<AsyncOperationHandle> handler;
-        Action continuation;
-
-        OnityHandleCallback() { handler = Invoke; }
-
-        internal static Action<AsyncOperationHandle> Rent(Action continuation)
-        {
-            if (continuation == null) throw new ArgumentNullException("continuation");
-            var c = pool.TryRent() ?? new OnityHandleCallback();
-            c.continuation = continuation;
-            return c.handler;
-        }
-
-        void Invoke(AsyncOperationHandle h)
-        {
-            var k = continuation;
-            continuation = null;
-            if (h.IsValid()) h.Completed -= handler;
-            pool.Return(this);
-            if (k != null) k();
-        }
+        protected override void OnInvoked(AsyncOperationHandle h) { if (h.IsValid()) h.Completed -= Handler; }
     }
 
     /// <summary>The task form (pooled per result type): completed from the handle's Completed event,
@@ -162,13 +141,7 @@ namespace Onity
             s.autoRelease = autoRelease;
             s.finished = 0;
             var task = s.Task;
-            try { s.StartLoop(timing); }
-            catch
-            {
-                s.Clear();
-                pool.Return(s);
-                throw;
-            }
+            s.StartLoopOrRelease(timing);
             handle.Completed += s.completed;
             s.subscribed = true;
             if (cancelImmediately && ct.CanBeCanceled) s.registration = ct.Register(onCancel, s);
