@@ -34,7 +34,7 @@ count() { # flow workload n -> instructions
         mono --optimize=all "$EXE" "$1" "$2" "$3" 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 workloads=("$@")
-[ ${#workloads[@]} -eq 0 ] && workloads=(nextframe yield nextframetask nextframetoken manual completed whenany32)
+[ ${#workloads[@]} -eq 0 ] && workloads=(nextframe yield nextframetask nextframetoken manual completed whenany32 reactive)
 printf '%-12s %-5s %14s  %s\n' workload flow "instr/op" "op"
 for w in "${workloads[@]}"; do
     case "$w" in
