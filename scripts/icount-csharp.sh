@@ -5,7 +5,8 @@
 # usable on a shared, noisy machine where timings are not (it does not see cache misses or the
 # cost of atomic instructions). Needs valgrind and mono. Usage:
 #   scripts/icount-csharp.sh [workload ...]   (default: all; nextframe yield nextframetask
-#   nextframetoken manual completed whenany32)
+#   nextframetoken manual completed whenany32; reactive: an AsyncReactiveProperty write resuming
+#   an awaiting reader, the parity-rx benchmark row)
 # Environment: ONITY_CS_DEFINES=ONITY_SITES compiles the binding with creation sites (caller-info
 # parameters, docs/observability.md), ONITY_ICOUNT_SITES=1 also turns OnityRuntime.SiteCapture on;
 # ONITY_CS_BINDING=DIR counts another copy of bindings/Runtime (e.g. an older revision's, from
@@ -33,12 +34,13 @@ count() { # flow workload n -> instructions
         mono --optimize=all "$EXE" "$1" "$2" "$3" 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 workloads=("$@")
-[ ${#workloads[@]} -eq 0 ] && workloads=(nextframe yield nextframetask nextframetoken manual completed whenany32)
+[ ${#workloads[@]} -eq 0 ] && workloads=(nextframe yield nextframetask nextframetoken manual completed whenany32 reactive)
 printf '%-12s %-5s %14s  %s\n' workload flow "instr/op" "op"
 for w in "${workloads[@]}"; do
     case "$w" in
         nextframe|yield|nextframetask|nextframetoken) a=10; b=110; per=1024; unit="task-frame" ;;
         manual|completed) a=20000; b=220000; per=1; unit="await / call" ;;
+        reactive) a=20000; b=220000; per=1; unit="write" ;;
         whenany32) a=200; b=2200; per=1; unit="WhenAny(32) group" ;;
         *) echo "unknown workload $w" >&2; exit 2 ;;
     esac

@@ -127,10 +127,16 @@ namespace Onity
             return new Enumerator(this, cancellationToken, otherCancellationToken);
         }
 
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
         internal static void CheckThread()
         {
             var r = OnityRuntime.Current;
-            if (r != null && !r.IsOwnerThread)
+            if (r != null && !OnityRuntime.OwnedHere(r)) CheckThreadSlow(r);
+        }
+
+        static void CheckThreadSlow(OnityRuntime r)
+        {
+            if (!r.IsOwnerThread)
                 throw new InvalidOperationException("Onity: an OnityAsyncEvent is raised and awaited on the runtime's owner thread (the main thread); this is thread " + Thread.CurrentThread.ManagedThreadId + ".");
         }
 
@@ -286,6 +292,9 @@ namespace Onity
         {
             readonly OnityAsyncEvent<T> ev;
             readonly CancellationToken ct, ct2;
+            // Either token can be canceled (fixed at creation): without one, MoveNextAsync skips
+            // the four CancellationToken calls (not inlined by Mono's JIT).
+            readonly bool cancelable;
             OnityCompletionSourceCore<bool> core;
             T current;
             bool pending, ended, disposed;
@@ -297,6 +306,7 @@ namespace Onity
                 this.ev = ev;
                 this.ct = ct;
                 this.ct2 = ct2;
+                cancelable = ct.CanBeCanceled || ct2.CanBeCanceled;
                 if (ev.completed) ended = true;
                 else ev.Subscribe(this);
             }
@@ -308,13 +318,16 @@ namespace Onity
                 if (disposed) throw new ObjectDisposedException("IOnityAsyncEnumerator", "Onity: MoveNextAsync after DisposeAsync.");
                 if (pending) throw new InvalidOperationException("Onity: MoveNextAsync called while the previous MoveNextAsync is pending; await it first.");
                 if (ended) return new OnityTask<bool>(false);
-                if (ct.IsCancellationRequested || ct2.IsCancellationRequested)
+                if (cancelable)
                 {
-                    End();
-                    return OnityTask.FromCanceled<bool>(ct.IsCancellationRequested ? ct : ct2);
+                    if (ct.IsCancellationRequested || ct2.IsCancellationRequested)
+                    {
+                        End();
+                        return OnityTask.FromCanceled<bool>(ct.IsCancellationRequested ? ct : ct2);
+                    }
+                    if (!LoopActive) StartLoop(OnityTiming.Update);
                 }
-                if ((ct.CanBeCanceled || ct2.CanBeCanceled) && !LoopActive) StartLoop(OnityTiming.Update);
-                core.Reset();
+                core.s.Reset(); // the result (a bool) needs no clearing: it is set before it is read
                 pending = true;
                 return new OnityTask<bool>(this, core.Version);
             }
@@ -330,7 +343,9 @@ namespace Onity
                 if (!pending) return; // pulled stream: nobody is waiting for this value
                 current = value;
                 pending = false;
-                core.TrySetResult(true);
+                // Every completion of this source runs on the owner thread (Raise, Complete, the
+                // Update poll, DisposeAsync) behind `pending`: no claim needed.
+                core.SetResultUnclaimed(true);
             }
 
             public void OnEnd()
@@ -376,7 +391,12 @@ namespace Onity
             public OnityTaskStatus GetStatus(long token) { return core.GetStatus(token); }
             public void OnCompleted(Action continuation, long token) { core.OnCompleted(continuation, token); }
             void IOnityTaskSource.GetResult(long token) { GetResult(token); }
-            public bool GetResult(long token) { return core.GetResult(token); }
+            public bool GetResult(long token)
+            {
+                bool r;
+                if (core.TryGetSucceeded(token, out r)) return r; // inlined: the checked path only on failure
+                return core.GetResult(token);
+            }
         }
     }
 }

@@ -156,6 +156,16 @@ namespace Onity
             return true;
         }
 
+        /// <summary>TrySetResult for a source whose completions its owner already serialises (one
+        /// thread completes it, at most once per use, e.g. behind its own "pending" flag): the
+        /// same publication without the claim's atomic instruction.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal void SetResultUnclaimed(T value)
+        {
+            result = value;
+            s.Publish(2);
+        }
+
         public bool TrySetException(Exception ex) { return s.TrySetException(ex); }
 
         public bool TrySetCanceled(CancellationToken token = default(CancellationToken)) { return s.TrySetCanceled(token); }

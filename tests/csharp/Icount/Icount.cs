@@ -6,7 +6,7 @@ namespace Onity.Icount
     /// <summary>Workloads for scripts/icount-csharp.sh, which runs this program twice under
     /// callgrind (a short and a long run) and divides the difference in executed instructions by
     /// the difference in operations: instructions per operation, free of the machine's noise.
-    /// Arguments: flow (0|1) workload (nextframe|yield|nextframetask|nextframetoken|manual|completed|whenany32)
+    /// Arguments: flow (0|1) workload (nextframe|yield|nextframetask|nextframetoken|manual|completed|whenany32|reactive)
     /// count.</summary>
     public static class Program
     {
@@ -34,6 +34,13 @@ namespace Onity.Icount
             return sum;
         }
 
+        // An AsyncReactiveProperty's reader awaiting its stream (the parity-rx benchmark row).
+        static async OnityTask ReactiveReader(IOnityAsyncEnumerable<int> s)
+        {
+            var e = s.GetAsyncEnumerator();
+            while (await e.MoveNextAsync()) resumed += e.Current;
+        }
+
 #pragma warning disable 1998
         static async OnityTask<int> CompletedTyped(int i) { return i + 1; }
 #pragma warning restore 1998
@@ -49,7 +56,7 @@ namespace Onity.Icount
         {
             if (args.Length != 3)
             {
-                Console.Error.WriteLine("usage: Icount.exe flow(0|1) nextframe|yield|nextframetask|nextframetoken|manual|completed|whenany32 count");
+                Console.Error.WriteLine("usage: Icount.exe flow(0|1) nextframe|yield|nextframetask|nextframetoken|manual|completed|whenany32|reactive count");
                 return 2;
             }
             OnityContextFlow.Enabled = args[0] == "1";
@@ -87,6 +94,15 @@ namespace Onity.Icount
                         long acc = 0;
                         for (int i = 0; i < count; i++) acc += CompletedTyped(i).GetAwaiter().GetResult();
                         if (acc != (long)count * (count + 1) / 2) throw new Exception("acc");
+                        break;
+                    }
+                case "reactive":
+                    {
+                        var prop = new OnityAsyncReactiveProperty<int>(0);
+                        var reader = ReactiveReader(prop.WithoutCurrent());
+                        for (int i = 0; i < count; i++) prop.Value = 1;
+                        prop.Dispose();
+                        if (resumed != count || reader.Status != OnityTaskStatus.Succeeded) throw new Exception("reader");
                         break;
                     }
                 case "whenany32":
