@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the C test programs (tests/c/*.c) against the Windows plugin bindings/Plugins/x86_64/onity.dll
+# Runs the C test programs (tests/c/*.c, tests/c/*/) against the Windows plugin bindings/Plugins/x86_64/onity.dll
 # under Wine set to Windows 7 SP1: each program cross-compiled with the MinGW-w64 gcc the DLL's
 # build uses (msvcrt.dll; zig's, which builds its own C runtime first, when that gcc is missing)
 # against the DLL's MinGW import library, run by wine64 next to a copy of the DLL, must exit 0 and
@@ -31,9 +31,11 @@ else
 fi
 passed=0
 failed=0
-for src in tests/c/*.c; do
+# A program is tests/c/NAME.c or the directory tests/c/NAME/ (its *.c built together).
+for src in tests/c/*.c tests/c/*/; do
     name="$(basename "$src" .c)"
-    if ! "${CC[@]}" -std=c99 -O1 -Iinclude "$src" -o "$OUT/$name.exe" "$IMPLIB" "${LIBS[@]}" > "$OUT/$name.build.txt" 2>&1; then
+    if [ -d "$src" ]; then srcs=("$src"*.c); else srcs=("$src"); fi
+    if ! "${CC[@]}" -std=c99 -O1 -Iinclude "${srcs[@]}" -o "$OUT/$name.exe" "$IMPLIB" "${LIBS[@]}" > "$OUT/$name.build.txt" 2>&1; then
         echo "FAIL $name: does not build for Windows ($(head -n 1 "$OUT/$name.build.txt"))"
         failed=$((failed + 1))
         continue

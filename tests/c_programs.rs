@@ -4,6 +4,9 @@
 //! next to this test, and the committed headers `include/onity.h` /
 //! `include/onity.hpp`.
 //!
+//! A program is `tests/c/<name>.c`, or the directory `tests/c/<name>/`
+//! whose `*.c` files are compiled together (with a header of their own).
+//!
 //! Each program must exit 0 and print a final `OK` line. When `valgrind` is
 //! on PATH (and `ONITY_SKIP_VALGRIND` is not `1`), the programs also run
 //! under memcheck with leak checking, with `--small` / `ONITY_TEST_SMALL=1`
@@ -138,10 +141,28 @@ fn build(compiler: &str, flags: &[&str], sources: &[PathBuf], out_name: &str, li
     exe
 }
 
+/// The sources of a C program: `tests/c/<name>.c`, or every `*.c` of the
+/// directory `tests/c/<name>/` (sorted).
+fn c_sources(name: &str) -> Vec<PathBuf> {
+    let dir = paths().manifest.join("tests/c");
+    let file = dir.join(format!("{name}.c"));
+    if file.is_file() {
+        return vec![file];
+    }
+    let dir = dir.join(name);
+    let mut v: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    v.sort();
+    assert!(!v.is_empty(), "{}: no .c file", dir.display());
+    v
+}
+
 fn build_c(name: &str, link: Link) -> PathBuf {
-    let src = paths().manifest.join("tests/c").join(format!("{name}.c"));
     let out = if link == Link::Static { format!("{name}-static") } else { name.to_string() };
-    build(&cc(), C_FLAGS, &[src], &out, link)
+    build(&cc(), C_FLAGS, &c_sources(name), &out, link)
 }
 
 fn build_cpp(out_name: &str, flags: &[&str]) -> PathBuf {
@@ -398,8 +419,8 @@ fn edge_cases() {
 
 // ---- bookkeeping -------------------------------------------------------------
 
-/// Every tests/c/*.c is run by a test above, and every tests/cpp/*.cpp is
-/// part of the C++ program.
+/// Every tests/c/*.c (and tests/c/*/ program directory) is run by a test
+/// above, and every tests/cpp/*.cpp is part of the C++ program.
 #[test]
 fn every_program_has_a_test() {
     let list = |dir: &str, ext: &str| -> Vec<String> {
@@ -407,6 +428,9 @@ fn every_program_has_a_test() {
             .unwrap_or_else(|e| panic!("{dir}: {e}"))
             .filter_map(|e| {
                 let p = e.ok()?.path();
+                if p.is_dir() && ext == "c" {
+                    return Some(p.file_name()?.to_string_lossy().into_owned());
+                }
                 if p.extension()? != ext {
                     return None;
                 }
@@ -418,7 +442,7 @@ fn every_program_has_a_test() {
     };
     let mut c = C_PROGRAMS.to_vec();
     c.sort();
-    assert_eq!(list("tests/c", "c"), c, "tests/c/*.c and C_PROGRAMS differ");
+    assert_eq!(list("tests/c", "c"), c, "tests/c/*.c, tests/c/*/ and C_PROGRAMS differ");
     let mut cpp = CPP_SOURCES.to_vec();
     cpp.sort();
     assert_eq!(list("tests/cpp", "cpp"), cpp, "tests/cpp/*.cpp and CPP_SOURCES differ");

@@ -3,6 +3,10 @@
  * one thread. A failed check prints where and what, and counts in
  * g_failures; the program exits non-zero when it is not 0. threads.c keeps
  * its own thread-safe variant.
+ *
+ * A program of several files (a directory under tests/c) defines
+ * ONITY_CHECK_SHARED before including this header and `int g_failures;` in
+ * one of its files, so that all its files count in the same variable.
  */
 #ifndef ONITY_TESTS_CHECK_H
 #define ONITY_TESTS_CHECK_H
@@ -12,7 +16,11 @@
 
 #include "onity.h"
 
+#ifdef ONITY_CHECK_SHARED
+extern int g_failures;
+#else
 static int g_failures;
+#endif
 
 #define CHECK(cond)                                                                   \
     do {                                                                              \
