@@ -33,6 +33,7 @@ mod callbacks;
 mod input;
 mod lifecycle;
 mod ops;
+mod primitives;
 mod sim;
 mod verify;
 mod worker;
