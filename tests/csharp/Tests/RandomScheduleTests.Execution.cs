@@ -1,9 +1,6 @@
 using System;
 using System.Collections.Generic;
-using System.Reflection;
-using System.Text;
 using System.Threading;
-using Onity.Native;
 
 namespace Onity.Tests
 {
