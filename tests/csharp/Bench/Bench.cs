@@ -49,6 +49,7 @@ namespace Onity.Bench
             public Impl(string name, Func<long> set) { Name = name; Set = set; }
         }
 
+        static bool variantRatios; // Compare: also ratios of onity-* to onity (FrameProtocolBench.cs)
         static bool noTpl; // argument "notpl": skip the TPL side (for profiles)
         static string only; // argument "only=NAME": run only that implementation (for profiles)
 
@@ -141,7 +142,9 @@ namespace Onity.Bench
                 if (!a.Name.StartsWith("onity")) continue;
                 foreach (var b in list)
                 {
-                    if (b.Name.StartsWith("onity")) continue;
+                    // Onity against the other libraries; with variantRatios also each variant
+                    // against plain onity (FrameProtocolBench.cs).
+                    if (b.Name.StartsWith("onity") && !(variantRatios && b.Name == "onity" && a != b)) continue;
                     var q = new double[Sets];
                     for (int r = 0; r < Sets; r++) q[r] = a.Ns[r] / b.Ns[r];
                     Console.WriteLine("{0,-52} {1}/{2}: median of round ratios {3:F3}, ratio of minima {4:F3}",
@@ -478,7 +481,9 @@ namespace Onity.Bench
             noTpl = Array.IndexOf(args, "notpl") >= 0;
             var onlyArg = Array.Find(args, a => a.StartsWith("only="));
             only = onlyArg == null ? null : onlyArg.Substring(5);
-            var groups = Array.FindAll(args, a => a != "notpl" && !a.StartsWith("only="));
+            bool frameproto = Array.IndexOf(args, "frameproto") >= 0; // opt-in rows (FrameProtocolBench.cs)
+            var groups = Array.FindAll(args, a => a != "notpl" && a != "frameproto" && !a.StartsWith("only="));
+            if (frameproto && groups.Length == 0) groups = new[] { "frameproto" };
             Func<string, bool> on = g => groups.Length == 0 || Array.Exists(groups, a => g.Contains(a));
             foreach (var kind in new[] { "nextframe", "yield", "delayframe" })
             {
@@ -489,6 +494,7 @@ namespace Onity.Bench
                     FrameScenario(kind, n, frames, n == 4096 && kind != "delayframe");
                 }
             }
+            FrameProtocolScenarios(on, frameproto); // FrameProtocolBench.cs
             if (on("asyncop")) AsyncOperationScenarios(); // AsyncOperationBench.cs
             if (on("completed")) CompletedScenarios();
             if (on("manual")) ManualSourceScenario();
