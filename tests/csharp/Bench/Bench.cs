@@ -232,31 +232,35 @@ namespace Onity.Bench
 
         /// <summary>n tasks of each implementation awaiting the given frame wait in a loop; a set
         /// runs <paramref name="frames"/> frames of one implementation. TPL (one shared
-        /// TaskCompletionSource per frame) only for NextFrame.</summary>
-        static void FrameScenario(string kind, int n, int frames, bool flowOffToo)
+        /// TaskCompletionSource per frame) only for NextFrame. <paramref name="whole"/>: whole
+        /// frames (every timing ticked, FrameProtocolBench.cs), no TPL, the frame-protocol
+        /// variants beside.</summary>
+        static void FrameScenario(string kind, int n, int frames, bool flowOffToo, bool whole = false)
         {
-            string name = (kind == "nextframe" ? "NextFrame" : kind == "yield" ? "Yield" : "DelayFrame(1)") + " cycle (ns per task-frame), " + n + " tasks";
+            string name = (kind == "nextframe" ? "NextFrame" : kind == "yield" ? "Yield" : "DelayFrame(1)")
+                + (whole ? " loop, whole frames" : " cycle") + " (ns per task-frame), " + n + (n == 1 ? " task" : " tasks");
             stop = false;
             resumed = 0;
             var tasks = new OnityTask[n];
             for (int i = 0; i < n; i++) tasks[i] = kind == "nextframe" ? NextFrameLoop() : kind == "yield" ? YieldLoop() : DelayFrameLoop();
-            Frame(); // first resumption of every loop
+            if (whole) WholeFrame(); else Frame(); // first resumption of every loop
             // Messages built once: a string built in a set would count as the set's allocation.
             string everyOnce = name + ": every task resumed once per frame", tplEveryOnce = name + " (TPL)";
             var onity = new Impl("onity", () =>
             {
                 long r0 = resumed;
-                for (int f = 0; f < frames; f++) Frame();
+                if (whole) for (int f = 0; f < frames; f++) WholeFrame();
+                else for (int f = 0; f < frames; f++) Frame();
                 Check(resumed - r0 == (long)frames * n, everyOnce);
                 return (long)frames * n;
             });
 
             Action utStop;
-            var ut = UtFrameLoops(kind, n, frames, out utStop);
+            var ut = UtFrameLoops(kind, n, frames, out utStop, whole);
 
             Impl tpl = null;
             Task[] tplTasks = null;
-            if (kind == "nextframe" && !noTpl)
+            if (kind == "nextframe" && !noTpl && !whole)
             {
                 tplStop = false;
                 tplResumed = 0;
@@ -272,11 +276,11 @@ namespace Onity.Bench
                 });
             }
 
-            Compare(name, onity, flowOffToo ? FlowOff(onity) : null, ut, tpl);
+            if (whole) CompareToMain(name, onity, ut);
+            else Compare(name, onity, flowOffToo ? FlowOff(onity) : null, ut, tpl);
 
             stop = true;
-            Frame();
-            Frame();
+            for (int f = 0; f < 2; f++) { if (whole) WholeFrame(); else Frame(); }
             foreach (var t in tasks) { Check(t.Status == OnityTaskStatus.Succeeded, name + " ended"); t.GetAwaiter().GetResult(); }
             utStop();
             if (tplTasks != null)
@@ -485,6 +489,9 @@ namespace Onity.Bench
             var groups = Array.FindAll(args, a => a != "notpl" && a != "frameproto" && !a.StartsWith("only="));
             if (frameproto && groups.Length == 0) groups = new[] { "frameproto" };
             Func<string, bool> on = g => groups.Length == 0 || Array.Exists(groups, a => g.Contains(a));
+            // First, on a fresh player loop: UniTask's runners scan their whole array every frame,
+            // so its empty frame grows once a scenario has run thousands of loops.
+            FrameProtocolScenarios(on, frameproto); // FrameProtocolBench.cs
             foreach (var kind in new[] { "nextframe", "yield", "delayframe" })
             {
                 if (!on(kind)) continue;
@@ -494,7 +501,6 @@ namespace Onity.Bench
                     FrameScenario(kind, n, frames, n == 4096 && kind != "delayframe");
                 }
             }
-            FrameProtocolScenarios(on, frameproto); // FrameProtocolBench.cs
             if (on("asyncop")) AsyncOperationScenarios(); // AsyncOperationBench.cs
             if (on("completed")) CompletedScenarios();
             if (on("manual")) ManualSourceScenario();

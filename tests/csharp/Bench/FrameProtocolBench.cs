@@ -3,7 +3,8 @@
 // player-loop frame (Time.frameCount advanced, then every system UniTask injected: a yield queue
 // and a runner per PlayerLoopTiming, 14 timings in the 2.2.5 build here, 28 systems).
 // "idleframe": that frame with nothing pending (runs by default). "frameproto" (named explicitly)
-// adds NextFrame and Yield loops of 1, 64 and 4096 tasks on Update under those whole frames.
+// adds NextFrame and Yield loops of 1, 64 and 4096 tasks on Update under those whole frames
+// (Bench.cs FrameScenario, whole: true).
 // Compiled with ONITY_FRAME_VARIANTS (the throwaway patch docs/frame-protocol-variants.patch
 // applied), every row also measures the variants of the frame protocol's C# read side:
 // onity-noskip (SkipIdleTicks off: every Tick calls), onity-callframe (BeginFrame always calls
@@ -12,7 +13,6 @@
 using System;
 using System.Collections.Generic;
 #if ONITY_BENCH_UNITASK
-using Cysharp.Threading.Tasks;
 using UnityEngine.LowLevel;
 #endif
 
@@ -84,41 +84,13 @@ namespace Onity.Bench
             CompareToMain("idle frame: BeginFrame + 16 Ticks, nothing pending (ns per frame)", onity, UtIdleFrames(frames));
         }
 
-        /// <summary>n NextFrame or Yield loops on Update under whole frames, per task-frame.</summary>
-        static void WholeFrameLoops(string kind, int n)
-        {
-            int frames = n == 1 ? 1000 : n == 64 ? 100 : 4;
-            string name = (kind == "nextframe" ? "NextFrame" : "Yield") + " loop, whole frames (ns per task-frame), " + n + (n == 1 ? " task" : " tasks");
-            stop = false;
-            resumed = 0;
-            var tasks = new OnityTask[n];
-            for (int i = 0; i < n; i++) tasks[i] = kind == "nextframe" ? NextFrameLoop() : YieldLoop();
-            WholeFrame(); // first resumption of every loop
-            string everyOnce = name + ": every task resumed once per frame";
-            var onity = new Impl("onity", () =>
-            {
-                long r0 = resumed;
-                for (int f = 0; f < frames; f++) WholeFrame();
-                Check(resumed - r0 == (long)frames * n, everyOnce);
-                return (long)frames * n;
-            });
-            Action utStop;
-            var ut = UtWholeFrameLoops(kind, n, frames, out utStop);
-            CompareToMain(name, onity, ut);
-            stop = true;
-            WholeFrame();
-            WholeFrame();
-            foreach (var t in tasks) { Check(t.Status == OnityTaskStatus.Succeeded, name + " ended"); t.GetAwaiter().GetResult(); }
-            utStop();
-        }
-
         static void FrameProtocolScenarios(Func<string, bool> on, bool frameproto)
         {
             if (on("idleframe") || frameproto) IdleFrameScenario();
             if (!frameproto) return;
             foreach (var kind in new[] { "nextframe", "yield" })
                 foreach (int n in new[] { 1, 64, 4096 })
-                    WholeFrameLoops(kind, n);
+                    FrameScenario(kind, n, n == 1 ? 1000 : n == 64 ? 100 : 4, false, true); // Bench.cs
         }
 
 #if ONITY_BENCH_UNITASK
@@ -133,7 +105,7 @@ namespace Onity.Bench
                 var all = new List<PlayerLoopSystem.UpdateFunction>();
                 foreach (var phase in PlayerLoop.GetCurrentPlayerLoop().subSystemList)
                     foreach (var s in phase.subSystemList ?? new PlayerLoopSystem[0])
-                        if (s.type != null && s.type.DeclaringType == typeof(UniTaskLoopRunners)) all.Add(s.updateDelegate);
+                        if (s.type != null && s.type.DeclaringType == typeof(Cysharp.Threading.Tasks.UniTaskLoopRunners)) all.Add(s.updateDelegate);
                 if (all.Count < 28) throw new Exception("UniTask: expected a yield queue and a runner per timing, found " + all.Count + " systems");
                 utAllUpdates = all.ToArray();
             }
@@ -151,37 +123,8 @@ namespace Onity.Bench
                 return frames;
             });
         }
-
-        static Impl UtWholeFrameLoops(string kind, int n, int frames, out Action stop)
-        {
-            utStop = false;
-            utResumed = 0;
-            var tasks = new UniTask[n];
-            for (int i = 0; i < n; i++) tasks[i] = kind == "nextframe" ? UtNextFrameLoop() : UtYieldLoop();
-            UtWholeFrame(); // first resumption of every loop
-            UtWholeFrame();
-            stop = () =>
-            {
-                utStop = true;
-                for (int f = 0; f < 3; f++) UtWholeFrame();
-                foreach (var t in tasks)
-                {
-                    Check(t.Status == UniTaskStatus.Succeeded, "UniTask " + kind + " loop ended");
-                    t.GetAwaiter().GetResult();
-                }
-            };
-            string everyOnce = "UniTask " + kind + " whole frames: every task resumed once per frame";
-            return new Impl("unitask", () =>
-            {
-                long r0 = utResumed;
-                for (int f = 0; f < frames; f++) UtWholeFrame();
-                Check(utResumed - r0 == (long)frames * n, everyOnce);
-                return (long)frames * n;
-            });
-        }
 #else
         static Impl UtIdleFrames(int frames) { return null; }
-        static Impl UtWholeFrameLoops(string kind, int n, int frames, out Action stop) { stop = () => { }; return null; }
 #endif
     }
 }
