@@ -478,9 +478,10 @@ namespace Onity.Bench
             Frame();
             AllocationControls();
 
-            // Optional arguments: substrings selecting groups (nextframe, yield, delayframe,
+            // Optional arguments: substrings selecting groups (idleframe, nextframe, yield, delayframe,
             // completed, manual, cycle, whenany, stream, channel, parity); none = everything (what scripts/bench-csharp.sh
-            // runs). "notpl" leaves the TPL column out; "only=NAME" runs one implementation
+            // runs). "frameproto" adds the whole-frame loop rows (FrameProtocolBench.cs; alone:
+            // only those and idleframe). "notpl" leaves the TPL column out; "only=NAME" runs one implementation
             // (onity, onity-flowoff, unitask, tpl), as scripts/profile-csharp.sh does.
             noTpl = Array.IndexOf(args, "notpl") >= 0;
             var onlyArg = Array.Find(args, a => a.StartsWith("only="));
