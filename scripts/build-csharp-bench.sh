@@ -3,6 +3,8 @@
 # target/csharp): the binding, the benchmark and, unless ONITY_BENCH_UNITASK=0 or the fetch fails,
 # UniTask 2.2.5 from the npm registry (scripts/fetch-unitask.sh) with the test stand-in of
 # UnityEngine (OUT/UnityEngine.dll). Used by scripts/bench-csharp.sh and scripts/profile-csharp.sh.
+# ONITY_CS_DEFINES=A;B compiles the binding and the benchmark with those defines (as in
+# scripts/icount-csharp.sh), e.g. ONITY_FRAME_VARIANTS for docs/frame-protocol-measured.md.
 # Usage: scripts/build-csharp-bench.sh [OUT]
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -23,6 +25,7 @@ python3 scripts/gen_csharp_native.py --check
 # (mcs cannot compile `async UniTask` methods against a UniTask assembly it references) with the
 # test stand-in of UnityEngine. ONITY_BENCH_UNITASK=0 leaves it out; so does a failed fetch.
 UT_SRC=""
+DEFS="${ONITY_CS_DEFINES:-}"
 if [ "${ONITY_BENCH_UNITASK:-1}" != 0 ]; then
     if ! UT_SRC="$(scripts/fetch-unitask.sh)"; then
         echo "bench-csharp: UniTask not available, benchmarking without its column" >&2
@@ -32,7 +35,7 @@ fi
 # Nothing to rebuild when the program is newer than all it is built from, with the same UniTask
 # choice (ONITY_BENCH_AOT=1 scripts/bench-csharp.sh then reuses its ahead-of-time images).
 STAMP="$OUT/OnityBench.exe.built-from"
-if [ -f "$OUT/OnityBench.exe" ] && [ -f "$OUT/UnityEngine.dll" ] && [ "$(cat "$STAMP" 2>/dev/null)" = "unitask=$UT_SRC" ] \
+if [ -f "$OUT/OnityBench.exe" ] && [ -f "$OUT/UnityEngine.dll" ] && [ "$(cat "$STAMP" 2>/dev/null)" = "unitask=$UT_SRC defines=$DEFS" ] \
     && [ -z "$(find bindings/Runtime tests/csharp/Bench tests/unity/StandIn/UnityEngine scripts/build-csharp-bench.sh $UT_SRC \
         -newer "$OUT/OnityBench.exe" -print -quit)" ]; then
     echo "build-csharp-bench: $OUT/OnityBench.exe is up to date" >&2
@@ -63,11 +66,11 @@ if [ -n "$UT_SRC" ]; then
     # itself is compiled at 7.2 by the test command.
     mcs -langversion:experimental -unsafe -optimize+ -nologo -nowarn:1591,0436,1998 \
         -r:"$OUT/UnityEngine.dll" \
-        -define:"ONITY_BENCH_UNITASK;ONITY_UNITY_STANDIN;UNITY_2017_2_OR_NEWER;UNITY_2018_3_OR_NEWER;UNITY_2018_4_OR_NEWER;UNITY_2019_3_OR_NEWER;UNITY_2020_1_OR_NEWER" \
+        -define:"${DEFS:+$DEFS;}ONITY_BENCH_UNITASK;ONITY_UNITY_STANDIN;UNITY_2017_2_OR_NEWER;UNITY_2018_3_OR_NEWER;UNITY_2018_4_OR_NEWER;UNITY_2019_3_OR_NEWER;UNITY_2020_1_OR_NEWER" \
         -out:"$OUT/OnityBench.exe" -recurse:'bindings/Runtime/*.cs' tests/csharp/Bench/*.cs \
         "${UT_FILES[@]/#/$UT_SRC/}" 2>&1 | { grep -v 'warning CS' || true; }
 else
-    mcs -langversion:7.2 -unsafe -optimize+ -nowarn:1591 -define:ONITY_UNITY_STANDIN -r:"$OUT/UnityEngine.dll" \
+    mcs -langversion:7.2 -unsafe -optimize+ -nowarn:1591 -define:"${DEFS:+$DEFS;}ONITY_UNITY_STANDIN" -r:"$OUT/UnityEngine.dll" \
         -out:"$OUT/OnityBench.exe" -recurse:'bindings/Runtime/*.cs' tests/csharp/Bench/*.cs
 fi
-echo "unitask=$UT_SRC" > "$STAMP"
+echo "unitask=$UT_SRC defines=$DEFS" > "$STAMP"

@@ -6,7 +6,8 @@
 # cost of atomic instructions). Needs valgrind and mono. Usage:
 #   scripts/icount-csharp.sh [workload ...]   (default: all; nextframe yield nextframetask
 #   nextframetoken manual completed whenany32; reactive: an AsyncReactiveProperty write resuming
-#   an awaiting reader, the parity-rx benchmark row)
+#   an awaiting reader, the parity-rx benchmark row; idleframe, idleframenoskip: BeginFrame + 16
+#   Ticks with nothing pending, SkipIdleTicks on / off, docs/frame-protocol-measured.md)
 # Environment: ONITY_CS_DEFINES=ONITY_SITES compiles the binding with creation sites (caller-info
 # parameters, docs/observability.md), ONITY_ICOUNT_SITES=1 also turns OnityRuntime.SiteCapture on;
 # ONITY_CS_BINDING=DIR counts another copy of bindings/Runtime (e.g. an older revision's, from
@@ -41,6 +42,7 @@ for w in "${workloads[@]}"; do
         nextframe|yield|nextframetask|nextframetoken) a=10; b=110; per=1024; unit="task-frame" ;;
         manual|completed) a=20000; b=220000; per=1; unit="await / call" ;;
         reactive) a=20000; b=220000; per=1; unit="write" ;;
+        idleframe|idleframenoskip) a=200; b=2200; per=1; unit="idle frame" ;;
         whenany32) a=200; b=2200; per=1; unit="WhenAny(32) group" ;;
         *) echo "unknown workload $w" >&2; exit 2 ;;
     esac

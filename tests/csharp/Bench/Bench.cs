@@ -49,6 +49,7 @@ namespace Onity.Bench
             public Impl(string name, Func<long> set) { Name = name; Set = set; }
         }
 
+        static bool variantRatios; // Compare: also ratios of onity-* to onity (FrameProtocolBench.cs)
         static bool noTpl; // argument "notpl": skip the TPL side (for profiles)
         static string only; // argument "only=NAME": run only that implementation (for profiles)
 
@@ -141,7 +142,9 @@ namespace Onity.Bench
                 if (!a.Name.StartsWith("onity")) continue;
                 foreach (var b in list)
                 {
-                    if (b.Name.StartsWith("onity")) continue;
+                    // Onity against the other libraries; with variantRatios also each variant
+                    // against plain onity (FrameProtocolBench.cs).
+                    if (b.Name.StartsWith("onity") && !(variantRatios && b.Name == "onity" && a != b)) continue;
                     var q = new double[Sets];
                     for (int r = 0; r < Sets; r++) q[r] = a.Ns[r] / b.Ns[r];
                     Console.WriteLine("{0,-52} {1}/{2}: median of round ratios {3:F3}, ratio of minima {4:F3}",
@@ -229,31 +232,35 @@ namespace Onity.Bench
 
         /// <summary>n tasks of each implementation awaiting the given frame wait in a loop; a set
         /// runs <paramref name="frames"/> frames of one implementation. TPL (one shared
-        /// TaskCompletionSource per frame) only for NextFrame.</summary>
-        static void FrameScenario(string kind, int n, int frames, bool flowOffToo)
+        /// TaskCompletionSource per frame) only for NextFrame. <paramref name="whole"/>: whole
+        /// frames (every timing ticked, FrameProtocolBench.cs), no TPL, the frame-protocol
+        /// variants beside.</summary>
+        static void FrameScenario(string kind, int n, int frames, bool flowOffToo, bool whole = false)
         {
-            string name = (kind == "nextframe" ? "NextFrame" : kind == "yield" ? "Yield" : "DelayFrame(1)") + " cycle (ns per task-frame), " + n + " tasks";
+            string name = (kind == "nextframe" ? "NextFrame" : kind == "yield" ? "Yield" : "DelayFrame(1)")
+                + (whole ? " loop, whole frames" : " cycle") + " (ns per task-frame), " + n + (n == 1 ? " task" : " tasks");
             stop = false;
             resumed = 0;
             var tasks = new OnityTask[n];
             for (int i = 0; i < n; i++) tasks[i] = kind == "nextframe" ? NextFrameLoop() : kind == "yield" ? YieldLoop() : DelayFrameLoop();
-            Frame(); // first resumption of every loop
+            if (whole) WholeFrame(); else Frame(); // first resumption of every loop
             // Messages built once: a string built in a set would count as the set's allocation.
             string everyOnce = name + ": every task resumed once per frame", tplEveryOnce = name + " (TPL)";
             var onity = new Impl("onity", () =>
             {
                 long r0 = resumed;
-                for (int f = 0; f < frames; f++) Frame();
+                if (whole) for (int f = 0; f < frames; f++) WholeFrame();
+                else for (int f = 0; f < frames; f++) Frame();
                 Check(resumed - r0 == (long)frames * n, everyOnce);
                 return (long)frames * n;
             });
 
             Action utStop;
-            var ut = UtFrameLoops(kind, n, frames, out utStop);
+            var ut = UtFrameLoops(kind, n, frames, out utStop, whole);
 
             Impl tpl = null;
             Task[] tplTasks = null;
-            if (kind == "nextframe" && !noTpl)
+            if (kind == "nextframe" && !noTpl && !whole)
             {
                 tplStop = false;
                 tplResumed = 0;
@@ -269,11 +276,11 @@ namespace Onity.Bench
                 });
             }
 
-            Compare(name, onity, flowOffToo ? FlowOff(onity) : null, ut, tpl);
+            if (whole) CompareToMain(name, onity, ut);
+            else Compare(name, onity, flowOffToo ? FlowOff(onity) : null, ut, tpl);
 
             stop = true;
-            Frame();
-            Frame();
+            for (int f = 0; f < 2; f++) { if (whole) WholeFrame(); else Frame(); }
             foreach (var t in tasks) { Check(t.Status == OnityTaskStatus.Succeeded, name + " ended"); t.GetAwaiter().GetResult(); }
             utStop();
             if (tplTasks != null)
@@ -471,15 +478,21 @@ namespace Onity.Bench
             Frame();
             AllocationControls();
 
-            // Optional arguments: substrings selecting groups (nextframe, yield, delayframe,
+            // Optional arguments: substrings selecting groups (idleframe, nextframe, yield, delayframe,
             // completed, manual, cycle, whenany, stream, channel, parity); none = everything (what scripts/bench-csharp.sh
-            // runs). "notpl" leaves the TPL column out; "only=NAME" runs one implementation
+            // runs). "frameproto" adds the whole-frame loop rows (FrameProtocolBench.cs; alone:
+            // only those and idleframe). "notpl" leaves the TPL column out; "only=NAME" runs one implementation
             // (onity, onity-flowoff, unitask, tpl), as scripts/profile-csharp.sh does.
             noTpl = Array.IndexOf(args, "notpl") >= 0;
             var onlyArg = Array.Find(args, a => a.StartsWith("only="));
             only = onlyArg == null ? null : onlyArg.Substring(5);
-            var groups = Array.FindAll(args, a => a != "notpl" && !a.StartsWith("only="));
+            bool frameproto = Array.IndexOf(args, "frameproto") >= 0; // opt-in rows (FrameProtocolBench.cs)
+            var groups = Array.FindAll(args, a => a != "notpl" && a != "frameproto" && !a.StartsWith("only="));
+            if (frameproto && groups.Length == 0) groups = new[] { "frameproto" };
             Func<string, bool> on = g => groups.Length == 0 || Array.Exists(groups, a => g.Contains(a));
+            // First, on a fresh player loop: UniTask's runners scan their whole array every frame,
+            // so its empty frame grows once a scenario has run thousands of loops.
+            FrameProtocolScenarios(on, frameproto); // FrameProtocolBench.cs
             foreach (var kind in new[] { "nextframe", "yield", "delayframe" })
             {
                 if (!on(kind)) continue;

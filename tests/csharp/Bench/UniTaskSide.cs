@@ -45,37 +45,45 @@ namespace Onity.Bench
             utRunnerUpdate();
         }
 
+        static void UtFrame(bool whole)
+        {
+            if (whole) UtWholeFrame();
+            else UtFrame();
+        }
+
         static async UniTask UtNextFrameLoop() { while (!utStop) { await UniTask.NextFrame(); utResumed++; } }
         static async UniTask UtYieldLoop() { while (!utStop) { await UniTask.Yield(); utResumed++; } }
         static async UniTask UtDelayFrameLoop() { while (!utStop) { await UniTask.DelayFrame(1); utResumed++; } }
 
         /// <summary>n UniTask loops of the given kind ("nextframe", "yield", "delayframe"), each
-        /// resumed once per frame; a set runs <paramref name="frames"/> frames. The returned
-        /// action ends the loops and checks that each finished.</summary>
-        static Impl UtFrameLoops(string kind, int n, int frames, out Action stop)
+        /// resumed once per frame; a set runs <paramref name="frames"/> frames (whole: UniTask's
+        /// whole player-loop frames, FrameProtocolBench.cs). The returned action ends the loops
+        /// and checks that each finished.</summary>
+        static Impl UtFrameLoops(string kind, int n, int frames, out Action stop, bool whole = false)
         {
             utStop = false;
             utResumed = 0;
             var tasks = new UniTask[n];
             for (int i = 0; i < n; i++)
                 tasks[i] = kind == "nextframe" ? UtNextFrameLoop() : kind == "yield" ? UtYieldLoop() : UtDelayFrameLoop();
-            UtFrame(); // first resumption of every loop
-            UtFrame();
+            UtFrame(whole); // first resumption of every loop
+            UtFrame(whole);
             stop = () =>
             {
                 utStop = true;
-                for (int f = 0; f < 3; f++) UtFrame();
+                for (int f = 0; f < 3; f++) UtFrame(whole);
                 foreach (var t in tasks)
                 {
                     Check(t.Status == UniTaskStatus.Succeeded, "UniTask " + kind + " loop ended");
                     t.GetAwaiter().GetResult();
                 }
             };
-            string everyOnce = "UniTask " + kind + ": every task resumed once per frame"; // built once, not in a set
+            string everyOnce = "UniTask " + kind + (whole ? " (whole frames)" : "") + ": every task resumed once per frame"; // built once, not in a set
             return new Impl("unitask", () =>
             {
                 long r0 = utResumed;
-                for (int f = 0; f < frames; f++) UtFrame();
+                if (whole) for (int f = 0; f < frames; f++) UtWholeFrame();
+                else for (int f = 0; f < frames; f++) UtFrame();
                 Check(utResumed - r0 == (long)frames * n, everyOnce);
                 return (long)frames * n;
             });
@@ -168,7 +176,7 @@ namespace Onity.Bench
         }
 #else
         static string UniTaskInit() { return null; }
-        static Impl UtFrameLoops(string kind, int n, int frames, out Action stop) { stop = () => { }; return null; }
+        static Impl UtFrameLoops(string kind, int n, int frames, out Action stop, bool whole = false) { stop = () => { }; return null; }
         static Impl UtCompleted(bool typed, int n) { return null; }
         static Impl UtManual(int n) { return null; }
         static Impl UtBuilderCycle(int conc, int rounds) { return null; }

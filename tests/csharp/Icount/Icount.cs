@@ -6,8 +6,8 @@ namespace Onity.Icount
     /// <summary>Workloads for scripts/icount-csharp.sh, which runs this program twice under
     /// callgrind (a short and a long run) and divides the difference in executed instructions by
     /// the difference in operations: instructions per operation, free of the machine's noise.
-    /// Arguments: flow (0|1) workload (nextframe|yield|nextframetask|nextframetoken|manual|completed|whenany32|reactive)
-    /// count.</summary>
+    /// Arguments: flow (0|1) workload (nextframe|yield|nextframetask|nextframetoken|manual|completed|whenany32|reactive|
+    /// idleframe|idleframenoskip) count.</summary>
     public static class Program
     {
         static long resumed;
@@ -56,7 +56,7 @@ namespace Onity.Icount
         {
             if (args.Length != 3)
             {
-                Console.Error.WriteLine("usage: Icount.exe flow(0|1) nextframe|yield|nextframetask|nextframetoken|manual|completed|whenany32|reactive count");
+                Console.Error.WriteLine("usage: Icount.exe flow(0|1) nextframe|yield|nextframetask|nextframetoken|manual|completed|whenany32|reactive|idleframe|idleframenoskip count");
                 return 2;
             }
             OnityContextFlow.Enabled = args[0] == "1";
@@ -82,6 +82,24 @@ namespace Onity.Icount
                     for (int f = 0; f < 20 + count; f++) Frame();
                     if (resumed != 1024L * (20 + count)) throw new Exception("resumed " + resumed);
                     break;
+                case "idleframe":
+                case "idleframenoskip":
+                    {
+                        // count whole frames with nothing pending: BeginFrame, then a Tick of each
+                        // of the 16 timings (idleframenoskip: SkipIdleTicks off, every Tick calls).
+                        // (The first frame's ticks call: the native side has not published idle yet.)
+                        rt.SkipIdleTicks = args[1] == "idleframe";
+                        long s0 = 0;
+                        for (int f = -1; f < count; f++)
+                        {
+                            frame++;
+                            rt.BeginFrame(frame, 1.0 / 60, 1.0 / 60, frame / 60.0);
+                            for (int t = 0; t < 16; t++) rt.Tick((OnityTiming)t);
+                            if (f == -1) s0 = rt.SkippedTicks;
+                        }
+                        if (rt.SkippedTicks - s0 != (rt.SkipIdleTicks ? 16L * count : 0)) throw new Exception("skipped " + (rt.SkippedTicks - s0));
+                        break;
+                    }
                 case "manual":
                     {
                         var t = AwaitSources(count);
