@@ -141,7 +141,6 @@ namespace Onity
             /// completes (UniTask's SourceOnCompleted): no closure; the pair rides a pooled box.</summary>
             public void SourceOnCompleted(Action<object> continuation, object state)
             {
-                if (continuation == null) throw new ArgumentNullException("continuation");
                 UnsafeOnCompleted(OnityStateContinuation.Rent(continuation, state));
             }
 
@@ -234,7 +233,6 @@ namespace Onity
             /// completes (UniTask's SourceOnCompleted): no closure; the pair rides a pooled box.</summary>
             public void SourceOnCompleted(Action<object> continuation, object state)
             {
-                if (continuation == null) throw new ArgumentNullException("continuation");
                 UnsafeOnCompleted(OnityStateContinuation.Rent(continuation, state));
             }
 
@@ -290,21 +288,35 @@ namespace Onity
         }
     }
 
-    /// <summary>Observes a forgotten task (pooled).</summary>
-    /// <summary>A continuation with its state, pooled (Awaiter.SourceOnCompleted).</summary>
+    /// <summary>A continuation with its state, pooled (Awaiter.SourceOnCompleted,
+    /// OnitySynchronizationContext.Post): one of the two callbacks is set.</summary>
     internal sealed class OnityStateContinuation
     {
         static readonly OnityObjectPool<OnityStateContinuation> pool = new OnityObjectPool<OnityStateContinuation>(1024);
         readonly Action run;
         Action<object> continuation;
+        SendOrPostCallback post;
         object state;
 
         OnityStateContinuation() { run = Run; }
 
         internal static Action Rent(Action<object> continuation, object state)
         {
+            if (continuation == null) throw new ArgumentNullException("continuation");
+            return Rent(continuation, null, state);
+        }
+
+        internal static Action Rent(SendOrPostCallback post, object state)
+        {
+            if (post == null) throw new ArgumentNullException("d");
+            return Rent(null, post, state);
+        }
+
+        static Action Rent(Action<object> continuation, SendOrPostCallback post, object state)
+        {
             var c = pool.TryRent() ?? new OnityStateContinuation();
             c.continuation = continuation;
+            c.post = post;
             c.state = state;
             return c.run;
         }
@@ -312,14 +324,18 @@ namespace Onity
         void Run()
         {
             var k = continuation;
+            var p = post;
             var s = state;
             continuation = null;
+            post = null;
             state = null;
             pool.Return(this);
-            k(s);
+            if (k != null) k(s);
+            else p(s);
         }
     }
 
+    /// <summary>Observes a forgotten task (pooled).</summary>
     internal sealed class ForgetObserver
     {
         static readonly OnityObjectPool<ForgetObserver> pool = new OnityObjectPool<ForgetObserver>(256);

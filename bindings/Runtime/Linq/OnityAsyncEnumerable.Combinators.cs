@@ -15,8 +15,7 @@ namespace Onity
         /// <summary>The elements of <paramref name="first"/>, then those of <paramref name="second"/>.</summary>
         public static IOnityAsyncEnumerable<T> Concat<T>(this IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second)
         {
-            if (first == null) throw new ArgumentNullException("first");
-            if (second == null) throw new ArgumentNullException("second");
+            CheckPair(first, second, second, "second");
             return Create<T>((w, ct) => ConcatProducer(first, second, w, ct));
         }
 
@@ -82,9 +81,7 @@ namespace Onity
 
         public static IOnityAsyncEnumerable<T> Union<T>(this IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second, IEqualityComparer<T> comparer)
         {
-            if (first == null) throw new ArgumentNullException("first");
-            if (second == null) throw new ArgumentNullException("second");
-            if (comparer == null) throw new ArgumentNullException("comparer");
+            CheckPair(first, second, comparer, "comparer");
             return Create<T>((w, ct) => UnionProducer(first, second, comparer, w, ct));
         }
 
@@ -97,9 +94,7 @@ namespace Onity
 
         public static IOnityAsyncEnumerable<T> Except<T>(this IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second, IEqualityComparer<T> comparer)
         {
-            if (first == null) throw new ArgumentNullException("first");
-            if (second == null) throw new ArgumentNullException("second");
-            if (comparer == null) throw new ArgumentNullException("comparer");
+            CheckPair(first, second, comparer, "comparer");
             return Create<T>((w, ct) => ExceptProducer(first, second, comparer, w, ct));
         }
 
@@ -112,9 +107,7 @@ namespace Onity
 
         public static IOnityAsyncEnumerable<T> Intersect<T>(this IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second, IEqualityComparer<T> comparer)
         {
-            if (first == null) throw new ArgumentNullException("first");
-            if (second == null) throw new ArgumentNullException("second");
-            if (comparer == null) throw new ArgumentNullException("comparer");
+            CheckPair(first, second, comparer, "comparer");
             return Create<T>((w, ct) => IntersectProducer(first, second, comparer, w, ct));
         }
 
@@ -173,9 +166,7 @@ namespace Onity
         /// <summary>The elements at the same position combined by <paramref name="resultSelector"/>.</summary>
         public static IOnityAsyncEnumerable<TResult> Zip<TFirst, TSecond, TResult>(this IOnityAsyncEnumerable<TFirst> first, IOnityAsyncEnumerable<TSecond> second, Func<TFirst, TSecond, TResult> resultSelector)
         {
-            if (first == null) throw new ArgumentNullException("first");
-            if (second == null) throw new ArgumentNullException("second");
-            if (resultSelector == null) throw new ArgumentNullException("resultSelector");
+            CheckPair(first, second, resultSelector, "resultSelector");
             return Create<TResult>((w, ct) => ZipProducer(first, second, resultSelector, w, ct));
         }
 

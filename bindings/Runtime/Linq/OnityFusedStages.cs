@@ -63,19 +63,9 @@ namespace Onity.Linq
         internal static OnityStage<TSource> Create(OnityStage<TResult> d, Func<TSource, TResult> selector)
         {
             var w = d as WhereStage<TResult>;
-            if (w != null)
-            {
-                var sw = SelectWhereStage<TSource, TResult>.Rent(w.next).With(selector, w.predicate);
-                w.ReleaseOne();
-                return sw;
-            }
+            if (w != null) return SelectFilterStage<TSource, TResult>.Replace(w, w.next, selector, w.predicate, Skip);
             var t = d as TakeWhileStage<TResult>;
-            if (t != null)
-            {
-                var st = SelectTakeWhileStage<TSource, TResult>.Rent(t.next).With(selector, t.predicate);
-                t.ReleaseOne();
-                return st;
-            }
+            if (t != null) return SelectFilterStage<TSource, TResult>.Replace(t, t.next, selector, t.predicate, Stop);
             return Rent(d).With(selector);
         }
 
@@ -165,49 +155,30 @@ namespace Onity.Linq
         }
     }
 
-    /// <summary>Select(selector).Where(predicate).</summary>
-    sealed class SelectWhereStage<TSource, TResult> : OnityStage<SelectWhereStage<TSource, TResult>, TSource, TResult>
+    /// <summary>Select(selector).Where(predicate) (a miss skips the element) or
+    /// Select(selector).TakeWhile(predicate) (a miss stops the stream).</summary>
+    sealed class SelectFilterStage<TSource, TResult> : OnityStage<SelectFilterStage<TSource, TResult>, TSource, TResult>
     {
         Func<TSource, TResult> selector;
         Func<TResult, bool> predicate;
+        int miss;
 
-        internal SelectWhereStage<TSource, TResult> With(Func<TSource, TResult> s, Func<TResult, bool> p)
+        /// <summary>Fuses the Select before <paramref name="filter"/> (a Where's or a TakeWhile's
+        /// stage, pushing into <paramref name="after"/>) into one stage; the filter's goes back to its pool.</summary>
+        internal static SelectFilterStage<TSource, TResult> Replace(OnityStage filter, OnityStage<TResult> after, Func<TSource, TResult> s, Func<TResult, bool> p, int miss)
         {
-            selector = s;
-            predicate = p;
-            return this;
+            var f = Rent(after);
+            f.selector = s;
+            f.predicate = p;
+            f.miss = miss;
+            filter.ReleaseOne();
+            return f;
         }
 
         internal override int Push(TSource item)
         {
             var v = selector(item);
-            return predicate(v) ? next.Push(v) : Skip;
-        }
-
-        protected override void Clear()
-        {
-            selector = null;
-            predicate = null;
-        }
-    }
-
-    /// <summary>Select(selector).TakeWhile(predicate).</summary>
-    sealed class SelectTakeWhileStage<TSource, TResult> : OnityStage<SelectTakeWhileStage<TSource, TResult>, TSource, TResult>
-    {
-        Func<TSource, TResult> selector;
-        Func<TResult, bool> predicate;
-
-        internal SelectTakeWhileStage<TSource, TResult> With(Func<TSource, TResult> s, Func<TResult, bool> p)
-        {
-            selector = s;
-            predicate = p;
-            return this;
-        }
-
-        internal override int Push(TSource item)
-        {
-            var v = selector(item);
-            return predicate(v) ? next.Push(v) : Stop;
+            return predicate(v) ? next.Push(v) : miss;
         }
 
         protected override void Clear()
