@@ -64,21 +64,33 @@ namespace Onity
 #if !ENABLE_IL2CPP
         // Reflection.Emit: JIT only (Mono in the editor and in Mono players). Under IL2CPP this
         // whole section is left out and the checks stay null.
+        /// <summary>A method of Thread taking the thread (owned by Thread, not by this class: calling
+        /// it must not wait for this type initializer).</summary>
+        static System.Reflection.Emit.DynamicMethod ThreadMethod(string name, Type result)
+        {
+            return new System.Reflection.Emit.DynamicMethod(name, result, new[] { typeof(Thread) }, typeof(Thread), true);
+        }
+
+        /// <summary>The delegate of <paramref name="dm"/>, called once on this thread (it must not throw).</summary>
+        static Func<Thread, TResult> Bind<TResult>(System.Reflection.Emit.DynamicMethod dm)
+        {
+            var d = (Func<Thread, TResult>)dm.CreateDelegate(typeof(Func<Thread, TResult>));
+            d(Thread.CurrentThread);
+            return d;
+        }
+
         static Func<Thread, ExecutionContext> BindThreadContext()
         {
             try
             {
                 var f = typeof(Thread).GetField("m_ExecutionContext", BindingFlags.NonPublic | BindingFlags.Instance);
                 if (f == null || f.FieldType != typeof(ExecutionContext)) return null;
-                // Owned by Thread (not by this class: calling it must not wait for this type initializer).
-                var dm = new System.Reflection.Emit.DynamicMethod("OnityThreadContext", typeof(ExecutionContext), new[] { typeof(Thread) }, typeof(Thread), true);
+                var dm = ThreadMethod("OnityThreadContext", typeof(ExecutionContext));
                 var il = dm.GetILGenerator();
                 il.Emit(System.Reflection.Emit.OpCodes.Ldarg_0);
                 il.Emit(System.Reflection.Emit.OpCodes.Ldfld, f);
                 il.Emit(System.Reflection.Emit.OpCodes.Ret);
-                var d = (Func<Thread, ExecutionContext>)dm.CreateDelegate(typeof(Func<Thread, ExecutionContext>));
-                d(Thread.CurrentThread); // must not throw
-                return d;
+                return Bind<ExecutionContext>(dm);
             }
             catch (Exception)
             {
@@ -109,7 +121,7 @@ namespace Onity
                 if (ecField == null || ecField.FieldType != t || values == null || notifications == null || logical == null || illogical == null
                     || isDefault == null || isDefault.ReturnType != typeof(bool))
                     return null;
-                var dm = new System.Reflection.Emit.DynamicMethod("OnityNothingToFlow", typeof(bool), new[] { typeof(Thread) }, typeof(Thread), true);
+                var dm = ThreadMethod("OnityNothingToFlow", typeof(bool));
                 var il = dm.GetILGenerator();
                 var ec = il.DeclareLocal(t);
                 var notNull = il.DefineLabel();
@@ -166,9 +178,7 @@ namespace Onity
                 il.MarkLabel(no);
                 il.Emit(System.Reflection.Emit.OpCodes.Ldc_I4_0);
                 il.Emit(System.Reflection.Emit.OpCodes.Ret);
-                var d = (Func<Thread, bool>)dm.CreateDelegate(typeof(Func<Thread, bool>));
-                d(Thread.CurrentThread); // must not throw
-                return d;
+                return Bind<bool>(dm);
             }
             catch (Exception)
             {
