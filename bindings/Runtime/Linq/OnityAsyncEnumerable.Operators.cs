@@ -30,7 +30,7 @@ namespace Onity
         public static IOnityAsyncEnumerable<T> Where<T>(this IOnityAsyncEnumerable<T> source, Func<T, bool> predicate)
         {
             Check(source, predicate, "predicate");
-            return new OnityFusedOp<T, T>(source, d => WhereStage<T>.Create(d, predicate));
+            return new OnityFusedOp<T, T>(source, d => FilterStage<T>.Where(d, predicate));
         }
 
         /// <summary>The elements for which <paramref name="predicate"/> (element, index in the
@@ -77,7 +77,7 @@ namespace Onity
         public static IOnityAsyncEnumerable<T> TakeWhile<T>(this IOnityAsyncEnumerable<T> source, Func<T, bool> predicate)
         {
             Check(source, predicate, "predicate");
-            return new OnityFusedOp<T, T>(source, d => TakeWhileStage<T>.Rent(d).With(predicate));
+            return new OnityFusedOp<T, T>(source, d => FilterStage<T>.TakeWhile(d, predicate));
         }
 
         /// <summary>TakeWhile with the element's index.</summary>
