@@ -79,6 +79,15 @@ namespace Onity
             return d;
         }
 
+        /// <summary>Emits: to <paramref name="target"/> when field <paramref name="f"/> of local
+        /// <paramref name="obj"/> is not null (nor 0).</summary>
+        static void BranchIfSet(System.Reflection.Emit.ILGenerator il, System.Reflection.Emit.LocalBuilder obj, FieldInfo f, System.Reflection.Emit.Label target)
+        {
+            il.Emit(System.Reflection.Emit.OpCodes.Ldloc, obj);
+            il.Emit(System.Reflection.Emit.OpCodes.Ldfld, f);
+            il.Emit(System.Reflection.Emit.OpCodes.Brtrue_S, target);
+        }
+
         static Func<Thread, ExecutionContext> BindThreadContext()
         {
             try
@@ -134,12 +143,8 @@ namespace Onity
                 il.Emit(System.Reflection.Emit.OpCodes.Ldc_I4_1);
                 il.Emit(System.Reflection.Emit.OpCodes.Ret);
                 il.MarkLabel(notNull);
-                il.Emit(System.Reflection.Emit.OpCodes.Ldloc, ec);
-                il.Emit(System.Reflection.Emit.OpCodes.Ldfld, values);
-                il.Emit(System.Reflection.Emit.OpCodes.Brtrue_S, no);
-                il.Emit(System.Reflection.Emit.OpCodes.Ldloc, ec);
-                il.Emit(System.Reflection.Emit.OpCodes.Ldfld, notifications);
-                il.Emit(System.Reflection.Emit.OpCodes.Brtrue_S, no);
+                BranchIfSet(il, ec, values, no);
+                BranchIfSet(il, ec, notifications, no);
                 // No call context with anything in it (Unity's main thread: the
                 // SynchronizationContext, perhaps an empty logical call context left by a Task's
                 // continuation): nothing to flow, without the call below. Anything else takes it.
@@ -159,15 +164,11 @@ namespace Onity
                 {
                     foreach (var f in lccFields)
                     {
-                        il.Emit(System.Reflection.Emit.OpCodes.Ldloc, lcc);
-                        il.Emit(System.Reflection.Emit.OpCodes.Ldfld, f);
-                        il.Emit(System.Reflection.Emit.OpCodes.Brtrue_S, check);
+                        BranchIfSet(il, lcc, f, check);
                     }
                 }
                 il.MarkLabel(noLogical);
-                il.Emit(System.Reflection.Emit.OpCodes.Ldloc, ec);
-                il.Emit(System.Reflection.Emit.OpCodes.Ldfld, illogical);
-                il.Emit(System.Reflection.Emit.OpCodes.Brtrue_S, check);
+                BranchIfSet(il, ec, illogical, check);
                 il.Emit(System.Reflection.Emit.OpCodes.Ldc_I4_1);
                 il.Emit(System.Reflection.Emit.OpCodes.Ret);
                 il.MarkLabel(check);

@@ -288,14 +288,13 @@ namespace Onity
         }
     }
 
-    /// <summary>A continuation with its state, pooled (Awaiter.SourceOnCompleted,
-    /// OnitySynchronizationContext.Post): one of the two callbacks is set.</summary>
+    /// <summary>A continuation with its state, pooled (Awaiter.SourceOnCompleted: an
+    /// Action&lt;object&gt;; OnitySynchronizationContext.Post: a SendOrPostCallback).</summary>
     internal sealed class OnityStateContinuation
     {
         static readonly OnityObjectPool<OnityStateContinuation> pool = new OnityObjectPool<OnityStateContinuation>(1024);
         readonly Action run;
-        Action<object> continuation;
-        SendOrPostCallback post;
+        Delegate callback;
         object state;
 
         OnityStateContinuation() { run = Run; }
@@ -303,35 +302,33 @@ namespace Onity
         internal static Action Rent(Action<object> continuation, object state)
         {
             if (continuation == null) throw new ArgumentNullException("continuation");
-            return Rent(continuation, null, state);
+            return Rent((Delegate)continuation, state);
         }
 
         internal static Action Rent(SendOrPostCallback post, object state)
         {
             if (post == null) throw new ArgumentNullException("d");
-            return Rent(null, post, state);
+            return Rent((Delegate)post, state);
         }
 
-        static Action Rent(Action<object> continuation, SendOrPostCallback post, object state)
+        static Action Rent(Delegate callback, object state)
         {
             var c = pool.TryRent() ?? new OnityStateContinuation();
-            c.continuation = continuation;
-            c.post = post;
+            c.callback = callback;
             c.state = state;
             return c.run;
         }
 
         void Run()
         {
-            var k = continuation;
-            var p = post;
+            var d = callback;
             var s = state;
-            continuation = null;
-            post = null;
+            callback = null;
             state = null;
             pool.Return(this);
+            var k = d as Action<object>;
             if (k != null) k(s);
-            else p(s);
+            else ((SendOrPostCallback)d)(s);
         }
     }
 
