@@ -9,7 +9,9 @@ AwaitTerminals, Terminals, Sum, Average, Min, Max, CombineLatest): the repetitiv
   and with a predicate (Any/All/Count also with an awaited one), and ToDictionary / ToLookup with and without an element selector and a comparer (Terminals),
   over the ...Core methods of OnityAsyncEnumerable.Terminals.cs / Consumers.cs;
 - First/FirstOrDefault/Last/LastOrDefault/Single/SingleOrDefault/LongCount with an awaited
-  predicate (...AwaitAsync, ...AwaitWithCancellationAsync): the terminal over WhereAwait;
+  predicate (...AwaitAsync, ...AwaitWithCancellationAsync): the terminal over WhereAwait; and
+  ToDictionaryAwaitAsync / ToLookupAwaitAsync (and ...AwaitWithCancellationAsync), over the
+  cores of OnityAsyncEnumerable.Join.cs (AwaitTerminals);
 - the numeric aggregates SumAsync, AverageAsync, MinAsync, MaxAsync for int, long, float,
   double, decimal and their nullable forms, each with a selector, an awaited selector
   (...AwaitAsync) and one taking the token (...AwaitWithCancellationAsync); the generic
@@ -325,12 +327,47 @@ def keyed_terminals():
             w()
 
 
+# ToDictionaryAwait / ToLookupAwait (and ...WithCancellation): (name, result type, doc), over
+# ToDictionaryAwaitCore / ToLookupAwaitCore of OnityAsyncEnumerable.Join.cs, whose selectors take
+# the token (Wrap adapts the token-less ones).
+KEYED_AWAIT = [
+    ("ToDictionary", "Dictionary<TKey, {E}>", "A dictionary keyed by the awaited <paramref name=\"keySelector\"/> (a duplicate key\n        /// faults the task with ArgumentException)."),
+    ("ToLookup", "System.Linq.ILookup<TKey, {E}>", "An ILookup of the elements by the awaited <paramref name=\"keySelector\"/>."),
+]
+
+
+def keyed_await_terminals():
+    for name, result, doc in KEYED_AWAIT:
+        w("        /// <summary>%s</summary>" % doc)
+        for suffix, tok in (("Await", ""), ("AwaitWithCancellation", "CancellationToken, ")):
+            for gen, E, elem in (("T, TKey", "T", False), ("T, TKey, TElement", "TElement", True)):
+                sel = "Func<T, %sOnityTask<TElement>> elementSelector, " % tok if elem else ""
+                head = "        public static OnityTask<%s> %s%sAsync<%s>(this IOnityAsyncEnumerable<T> source, Func<T, %sOnityTask<TKey>> keySelector, %s" % (
+                    result.format(E=E), name, suffix, gen, tok, sel)
+                w(head + "CancellationToken cancellationToken = default(CancellationToken))")
+                w("        {")
+                w("            return %s%sAsync(source, keySelector, %sEqualityComparer<TKey>.Default, cancellationToken);" % (name, suffix, "elementSelector, " if elem else ""))
+                w("        }")
+                w()
+                if tok:
+                    key, el = "keySelector", ("NotNull(elementSelector, \"elementSelector\")" if elem else "Sel<T>.Identity")
+                else:
+                    key, el = "Wrap(keySelector, \"keySelector\")", ("Wrap(elementSelector, \"elementSelector\")" if elem else "Sel<T>.Identity")
+                w(head + "IEqualityComparer<TKey> comparer, CancellationToken cancellationToken = default(CancellationToken))")
+                w("        {")
+                w("            Check(source, keySelector, \"keySelector\");")
+                w("            return %sAwaitCore(source, %s, %s, NotNull(comparer), cancellationToken);" % (name, key, el))
+                w("        }")
+                w()
+
+
 def terminals():
     predicated_terminals()
     keyed_terminals()
 
 
 def await_terminals():
+    keyed_await_terminals()
     for name, r, call, doc in TERMINALS:
         for suffix, pred, via in (("Await", "Func<T, OnityTask<bool>>", "WhereAwait"),
                                   ("AwaitWithCancellation", "Func<T, CancellationToken, OnityTask<bool>>", "WhereAwaitWithCancellation")):
