@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Generates bindings/Runtime/Linq/OnityAsyncEnumerable.<Group>.g.cs (AwaitOperators,
-AwaitTerminals, Terminals, Sum, Average, Min, Max, CombineLatest): the repetitive overload families of the async LINQ operators (UniTask's UniTaskAsyncEnumerable names, Onity types):
+AwaitTerminals, Terminals, Sum, Average, Min, Max, CombineLatest, OrderByAwait): the repetitive overload families of the async LINQ operators (UniTask's UniTaskAsyncEnumerable names, Onity types):
 
 - the asynchronous operator forms: WhereAwait, SelectAwait, TakeWhileAwait, SkipWhileAwait
   (each: element / element+index, and ...AwaitWithCancellation with the token) and
@@ -16,7 +16,9 @@ AwaitTerminals, Terminals, Sum, Average, Min, Max, CombineLatest): the repetitiv
   double, decimal and their nullable forms, each with a selector, an awaited selector
   (...AwaitAsync) and one taking the token (...AwaitWithCancellationAsync); the generic
   MinAsync/MaxAsync (Comparer<T>.Default);
-- CombineLatest of 3 to 15 sources, composed from the two-source CombineLatest.
+- CombineLatest of 3 to 15 sources, composed from the two-source CombineLatest;
+- OrderByAwait, OrderByDescendingAwait, ThenByAwait, ThenByDescendingAwait and their
+  WithCancellation forms, with and without a comparer (OrderByAwait).
 
 Semantics are UniTask's (read from its documented behaviour): Sum adds unchecked; Average adds
 checked in the element type and divides by the count (an empty int/long/float/double stream gives
@@ -366,6 +368,38 @@ def terminals():
     keyed_terminals()
 
 
+def order_by_await():
+    """OrderByAwait, OrderByDescendingAwait, ThenByAwait, ThenByDescendingAwait and their
+    WithCancellation forms, each with and without a comparer, over OrderedStream's key stages
+    (OrderBy*) and ThenByAwaitCore (ThenBy*) of OnityAsyncEnumerable.OrderByAwait.cs."""
+    verbs = [("OrderBy", "IOnityAsyncEnumerable<T>", "The elements sorted by an awaited key{desc} (stable)",
+              "new OrderedStream<T>(source, new KeyStage<T, TKey>(null, null, {key}, comparer ?? Comparer<TKey>.Default, {d}))"),
+             ("ThenBy", "IOnityOrderedAsyncEnumerable<T>", "Refines the order by an awaited key{desc}",
+              "ThenByAwaitCore(source, {key}, comparer, {d})")]
+    for verb, src, doc, core in verbs:
+        for desc in (False, True):
+            for suffix, tok in (("Await", ""), ("AwaitWithCancellation", "CancellationToken, ")):
+                name = verb + ("Descending" if desc else "") + suffix
+                text = doc.format(desc=", descending" if desc else "")
+                if verb == "ThenBy" and not desc:
+                    text += " (on an ordering made by this package's OrderBy* / ThenBy*)"
+                text += "; the selector is handed the enumeration's token." if tok else "."
+                sel = "Func<T, %sOnityTask<TKey>> keySelector" % tok
+                w("        /// <summary>%s</summary>" % text)
+                w("        public static IOnityOrderedAsyncEnumerable<T> %s<T, TKey>(this %s source, %s)" % (name, src, sel))
+                w("        {")
+                w("            return %s(source, keySelector, Comparer<TKey>.Default);" % name)
+                w("        }")
+                w()
+                w("        public static IOnityOrderedAsyncEnumerable<T> %s<T, TKey>(this %s source, %s, IComparer<TKey> comparer)" % (name, src, sel))
+                w("        {")
+                w("            Check(source, keySelector, \"keySelector\");")
+                key = "keySelector" if tok else "Wrap(keySelector, \"keySelector\")"
+                w("            return %s;" % core.format(key=key, d="true" if desc else "false"))
+                w("        }")
+                w()
+
+
 def await_terminals():
     keyed_await_terminals()
     for name, r, call, doc in TERMINALS:
@@ -442,7 +476,8 @@ def numeric(op):
 
 
 def main():
-    files = {"AwaitOperators": await_ops, "AwaitTerminals": await_terminals, "Terminals": terminals, "CombineLatest": combine_latest}
+    files = {"AwaitOperators": await_ops, "AwaitTerminals": await_terminals, "Terminals": terminals, "CombineLatest": combine_latest,
+             "OrderByAwait": order_by_await}
     for op in ("Sum", "Average", "Min", "Max"):
         files[op] = numeric(op)
     stale = []
