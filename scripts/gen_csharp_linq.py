@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Generates bindings/Runtime/Linq/OnityAsyncEnumerable.<Group>.g.cs (AwaitOperators,
-AwaitTerminals, Terminals, Sum, Average, Min, Max, CombineLatest, OrderByAwait): the repetitive overload families of the async LINQ operators (UniTask's UniTaskAsyncEnumerable names, Onity types):
+AwaitTerminals, Terminals, Sum, Average, Min, Max, CombineLatest, OrderByAwait, Combinators): the repetitive overload families of the async LINQ operators (UniTask's UniTaskAsyncEnumerable names, Onity types):
 
 - the asynchronous operator forms: WhereAwait, SelectAwait, TakeWhileAwait, SkipWhileAwait
   (each: element / element+index, and ...AwaitWithCancellation with the token) and
@@ -18,7 +18,9 @@ AwaitTerminals, Terminals, Sum, Average, Min, Max, CombineLatest, OrderByAwait):
   MinAsync/MaxAsync (Comparer<T>.Default);
 - CombineLatest of 3 to 15 sources, composed from the two-source CombineLatest;
 - OrderByAwait, OrderByDescendingAwait, ThenByAwait, ThenByDescendingAwait and their
-  WithCancellation forms, with and without a comparer (OrderByAwait).
+  WithCancellation forms, with and without a comparer (OrderByAwait);
+- Union, Except, Intersect (with and without a comparer) and TakeUntil(Canceled),
+  SkipUntil(Canceled) (Combinators).
 
 Semantics are UniTask's (read from its documented behaviour): Sum adds unchecked; Average adds
 checked in the element type and divides by the count (an empty int/long/float/double stream gives
@@ -400,6 +402,56 @@ def order_by_await():
                 w()
 
 
+# Union / Except / Intersect: (name, doc), each over its NameProducer of OnityAsyncEnumerable.Combinators.cs.
+SET_OPERATORS = [
+    ("Union", "The distinct elements of <paramref name=\"first\"/>, then those of <paramref name=\"second\"/> not seen."),
+    ("Except", "The distinct elements of <paramref name=\"first\"/> not in <paramref name=\"second\"/>\n        /// (which is enumerated whole first)."),
+    ("Intersect", "The distinct elements of <paramref name=\"first\"/> that are in <paramref name=\"second\"/>\n        /// (enumerated whole first)."),
+]
+# TakeUntil / SkipUntil forms: (name, take, docs of the token, task and task-factory forms), over
+# UntilStream of OnityAsyncEnumerable.Until.cs.
+UNTIL = [
+    ("Take", "true", [
+        "The elements until <paramref name=\"cancellationToken\"/> is canceled: then the\n        /// stream ends (MoveNextAsync gives false), at once even while a MoveNextAsync waits for the\n        /// source (its late element is dropped).",
+        "The elements until <paramref name=\"other\"/> completes (in any way): then the\n        /// stream ends, at once even while a MoveNextAsync waits. The task is awaited once: enumerate\n        /// such a stream once.",
+        "TakeUntil with the task made, at the enumeration's start, by <paramref name=\"other\"/>\n        /// from the enumeration's token."]),
+    ("Skip", "false", [
+        "The elements from the cancellation of <paramref name=\"cancellationToken\"/> on\n        /// (those before it are dropped).",
+        "The elements from the completion of <paramref name=\"other\"/> on.",
+        None]),
+]
+
+
+def combinators():
+    for name, doc in SET_OPERATORS:
+        pair = "this IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second"
+        w("        /// <summary>%s</summary>" % doc)
+        w("        public static IOnityAsyncEnumerable<T> %s<T>(%s)" % (name, pair))
+        w("        {")
+        w("            return %s(first, second, EqualityComparer<T>.Default);" % name)
+        w("        }")
+        w()
+        w("        public static IOnityAsyncEnumerable<T> %s<T>(%s, IEqualityComparer<T> comparer)" % (name, pair))
+        w("        {")
+        w("            CheckPair(first, second, comparer, \"comparer\");")
+        w("            return Create<T>((w, ct) => %sProducer(first, second, comparer, w, ct));" % name)
+        w("        }")
+        w()
+    for verb, take, docs in UNTIL:
+        forms = [("UntilCanceled", "CancellationToken cancellationToken", "CheckSource(source);", "cancellationToken, null"),
+                 ("Until", "OnityTask other", "CheckSource(source);", "default(CancellationToken), _ => other"),
+                 ("Until", "Func<CancellationToken, OnityTask> other", "Check(source, other, \"other\");", "default(CancellationToken), other")]
+        for (suffix, param, check, args), doc in zip(forms, docs):
+            if doc:
+                w("        /// <summary>%s</summary>" % doc)
+            w("        public static IOnityAsyncEnumerable<T> %s%s<T>(this IOnityAsyncEnumerable<T> source, %s)" % (verb, suffix, param))
+            w("        {")
+            w("            " + check)
+            w("            return new UntilStream<T>(source, %s, %s);" % (take, args))
+            w("        }")
+            w()
+
+
 def await_terminals():
     keyed_await_terminals()
     for name, r, call, doc in TERMINALS:
@@ -477,7 +529,7 @@ def numeric(op):
 
 def main():
     files = {"AwaitOperators": await_ops, "AwaitTerminals": await_terminals, "Terminals": terminals, "CombineLatest": combine_latest,
-             "OrderByAwait": order_by_await}
+             "OrderByAwait": order_by_await, "Combinators": combinators}
     for op in ("Sum", "Average", "Min", "Max"):
         files[op] = numeric(op)
     stale = []

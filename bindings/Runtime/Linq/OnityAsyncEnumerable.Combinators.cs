@@ -73,43 +73,7 @@ namespace Onity
             return Create<T>((w, ct) => DistinctByProducer(source, keySelector, comparer, w, ct));
         }
 
-        /// <summary>The distinct elements of <paramref name="first"/>, then those of <paramref name="second"/> not seen.</summary>
-        public static IOnityAsyncEnumerable<T> Union<T>(this IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second)
-        {
-            return Union(first, second, EqualityComparer<T>.Default);
-        }
-
-        public static IOnityAsyncEnumerable<T> Union<T>(this IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second, IEqualityComparer<T> comparer)
-        {
-            CheckPair(first, second, comparer, "comparer");
-            return Create<T>((w, ct) => UnionProducer(first, second, comparer, w, ct));
-        }
-
-        /// <summary>The distinct elements of <paramref name="first"/> not in <paramref name="second"/>
-        /// (which is enumerated whole first).</summary>
-        public static IOnityAsyncEnumerable<T> Except<T>(this IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second)
-        {
-            return Except(first, second, EqualityComparer<T>.Default);
-        }
-
-        public static IOnityAsyncEnumerable<T> Except<T>(this IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second, IEqualityComparer<T> comparer)
-        {
-            CheckPair(first, second, comparer, "comparer");
-            return Create<T>((w, ct) => ExceptProducer(first, second, comparer, w, ct));
-        }
-
-        /// <summary>The distinct elements of <paramref name="first"/> that are in <paramref name="second"/>
-        /// (enumerated whole first).</summary>
-        public static IOnityAsyncEnumerable<T> Intersect<T>(this IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second)
-        {
-            return Intersect(first, second, EqualityComparer<T>.Default);
-        }
-
-        public static IOnityAsyncEnumerable<T> Intersect<T>(this IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second, IEqualityComparer<T> comparer)
-        {
-            CheckPair(first, second, comparer, "comparer");
-            return Create<T>((w, ct) => IntersectProducer(first, second, comparer, w, ct));
-        }
+        // Union, Except, Intersect: OnityAsyncEnumerable.Combinators.g.cs (over the producers below).
 
         /// <summary>All but the last <paramref name="count"/> elements.</summary>
         public static IOnityAsyncEnumerable<T> SkipLast<T>(this IOnityAsyncEnumerable<T> source, int count)
