@@ -49,6 +49,25 @@ def arg_check(names):
         w("            if (%s == null) throw new ArgumentNullException(\"%s\");" % (n, n))
 
 
+def with_default(head, default_tail, forward, comparer_tail, body):
+    """An overload family's pair: `head + default_tail` forwarding to `forward` (the default
+    comparer), then `head + comparer_tail` with the lines of `body` (arg_check calls or strings)."""
+    w(head + default_tail)
+    w("        {")
+    w("            return %s;" % forward)
+    w("        }")
+    w()
+    w(head + comparer_tail)
+    w("        {")
+    for line in body:
+        if callable(line):
+            line()
+        else:
+            w(line)
+    w("        }")
+    w()
+
+
 # ---- asynchronous operator forms ------------------------------------------------------------
 SHAPES = [  # (method suffix, parameter types before the result task, lambda call)
     ("Await", "{T}", "(x, i, ct) => {f}(x)"),
@@ -306,63 +325,47 @@ def predicated_terminals():
             w()
 
 
-# ToDictionary / ToLookup: (name, result type with {E} the element type, doc).
+# ToDictionary / ToLookup: (name, result type with {E} the element type, doc, doc of the Await
+# forms). The Await forms (ToDictionaryAwait, ...WithCancellation) run on ToDictionaryAwaitCore /
+# ToLookupAwaitCore of OnityAsyncEnumerable.Join.cs, whose selectors take the token (Wrap adapts
+# the token-less ones).
 KEYED = [
-    ("ToDictionary", "Dictionary<TKey, {E}>", "A Dictionary of the elements by key; ArgumentException on a duplicate key."),
-    ("ToLookup", "System.Linq.ILookup<TKey, {E}>", "An ILookup of the elements by key (System.Linq's lookup over the gathered elements)."),
+    ("ToDictionary", "Dictionary<TKey, {E}>", "A Dictionary of the elements by key; ArgumentException on a duplicate key.",
+     "A dictionary keyed by the awaited <paramref name=\"keySelector\"/> (a duplicate key\n        /// faults the task with ArgumentException)."),
+    ("ToLookup", "System.Linq.ILookup<TKey, {E}>", "An ILookup of the elements by key (System.Linq's lookup over the gathered elements).",
+     "An ILookup of the elements by the awaited <paramref name=\"keySelector\"/>."),
 ]
 
 
 def keyed_terminals():
-    for name, result, doc in KEYED:
+    for name, result, doc, _ in KEYED:
         w("        /// <summary>%s</summary>" % doc)
         for gen, E, sel, selarg in (("T, TKey", "T", "", "x => x"), ("T, TKey, TElement", "TElement", "Func<T, TElement> elementSelector, ", "elementSelector")):
             head = "        public static OnityTask<%s> %sAsync<%s>(this IOnityAsyncEnumerable<T> source, Func<T, TKey> keySelector, %s" % (result.format(E=E), name, gen, sel)
-            w(head + "CancellationToken cancellationToken = default(CancellationToken))")
-            w("        {")
-            w("            return %sAsync(source, keySelector, %sEqualityComparer<TKey>.Default, cancellationToken);" % (name, "elementSelector, " if sel else ""))
-            w("        }")
-            w()
-            w(head + "IEqualityComparer<TKey> comparer, CancellationToken cancellationToken = default(CancellationToken))")
-            w("        {")
-            arg_check(["keySelector"] + (["elementSelector"] if sel else []) + ["comparer"])
-            w("            return %sCore(source, keySelector, %s, comparer, cancellationToken);" % (name, selarg))
-            w("        }")
-            w()
-
-
-# ToDictionaryAwait / ToLookupAwait (and ...WithCancellation): (name, result type, doc), over
-# ToDictionaryAwaitCore / ToLookupAwaitCore of OnityAsyncEnumerable.Join.cs, whose selectors take
-# the token (Wrap adapts the token-less ones).
-KEYED_AWAIT = [
-    ("ToDictionary", "Dictionary<TKey, {E}>", "A dictionary keyed by the awaited <paramref name=\"keySelector\"/> (a duplicate key\n        /// faults the task with ArgumentException)."),
-    ("ToLookup", "System.Linq.ILookup<TKey, {E}>", "An ILookup of the elements by the awaited <paramref name=\"keySelector\"/>."),
-]
+            with_default(head, "CancellationToken cancellationToken = default(CancellationToken))",
+                         "%sAsync(source, keySelector, %sEqualityComparer<TKey>.Default, cancellationToken)" % (name, "elementSelector, " if sel else ""),
+                         "IEqualityComparer<TKey> comparer, CancellationToken cancellationToken = default(CancellationToken))",
+                         [lambda: arg_check(["keySelector"] + (["elementSelector"] if sel else []) + ["comparer"]),
+                          "            return %sCore(source, keySelector, %s, comparer, cancellationToken);" % (name, selarg)])
 
 
 def keyed_await_terminals():
-    for name, result, doc in KEYED_AWAIT:
+    for name, result, _, doc in KEYED:
         w("        /// <summary>%s</summary>" % doc)
         for suffix, tok in (("Await", ""), ("AwaitWithCancellation", "CancellationToken, ")):
             for gen, E, elem in (("T, TKey", "T", False), ("T, TKey, TElement", "TElement", True)):
                 sel = "Func<T, %sOnityTask<TElement>> elementSelector, " % tok if elem else ""
                 head = "        public static OnityTask<%s> %s%sAsync<%s>(this IOnityAsyncEnumerable<T> source, Func<T, %sOnityTask<TKey>> keySelector, %s" % (
                     result.format(E=E), name, suffix, gen, tok, sel)
-                w(head + "CancellationToken cancellationToken = default(CancellationToken))")
-                w("        {")
-                w("            return %s%sAsync(source, keySelector, %sEqualityComparer<TKey>.Default, cancellationToken);" % (name, suffix, "elementSelector, " if elem else ""))
-                w("        }")
-                w()
                 if tok:
                     key, el = "keySelector", ("NotNull(elementSelector, \"elementSelector\")" if elem else "Sel<T>.Identity")
                 else:
                     key, el = "Wrap(keySelector, \"keySelector\")", ("Wrap(elementSelector, \"elementSelector\")" if elem else "Sel<T>.Identity")
-                w(head + "IEqualityComparer<TKey> comparer, CancellationToken cancellationToken = default(CancellationToken))")
-                w("        {")
-                w("            Check(source, keySelector, \"keySelector\");")
-                w("            return %sAwaitCore(source, %s, %s, NotNull(comparer), cancellationToken);" % (name, key, el))
-                w("        }")
-                w()
+                with_default(head, "CancellationToken cancellationToken = default(CancellationToken))",
+                             "%s%sAsync(source, keySelector, %sEqualityComparer<TKey>.Default, cancellationToken)" % (name, suffix, "elementSelector, " if elem else ""),
+                             "IEqualityComparer<TKey> comparer, CancellationToken cancellationToken = default(CancellationToken))",
+                             ["            Check(source, keySelector, \"keySelector\");",
+                              "            return %sAwaitCore(source, %s, %s, NotNull(comparer), cancellationToken);" % (name, key, el)])
 
 
 def terminals():
@@ -388,18 +391,11 @@ def order_by_await():
                 text += "; the selector is handed the enumeration's token." if tok else "."
                 sel = "Func<T, %sOnityTask<TKey>> keySelector" % tok
                 w("        /// <summary>%s</summary>" % text)
-                w("        public static IOnityOrderedAsyncEnumerable<T> %s<T, TKey>(this %s source, %s)" % (name, src, sel))
-                w("        {")
-                w("            return %s(source, keySelector, Comparer<TKey>.Default);" % name)
-                w("        }")
-                w()
-                w("        public static IOnityOrderedAsyncEnumerable<T> %s<T, TKey>(this %s source, %s, IComparer<TKey> comparer)" % (name, src, sel))
-                w("        {")
-                w("            Check(source, keySelector, \"keySelector\");")
                 key = "keySelector" if tok else "Wrap(keySelector, \"keySelector\")"
-                w("            return %s;" % core.format(key=key, d="true" if desc else "false"))
-                w("        }")
-                w()
+                with_default("        public static IOnityOrderedAsyncEnumerable<T> %s<T, TKey>(this %s source, %s" % (name, src, sel), ")",
+                             "%s(source, keySelector, Comparer<TKey>.Default)" % name, ", IComparer<TKey> comparer)",
+                             ["            Check(source, keySelector, \"keySelector\");",
+                              "            return %s;" % core.format(key=key, d="true" if desc else "false")])
 
 
 # Union / Except / Intersect: (name, doc), each over its NameProducer of OnityAsyncEnumerable.Combinators.cs.
@@ -426,17 +422,10 @@ def combinators():
     for name, doc in SET_OPERATORS:
         pair = "this IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second"
         w("        /// <summary>%s</summary>" % doc)
-        w("        public static IOnityAsyncEnumerable<T> %s<T>(%s)" % (name, pair))
-        w("        {")
-        w("            return %s(first, second, EqualityComparer<T>.Default);" % name)
-        w("        }")
-        w()
-        w("        public static IOnityAsyncEnumerable<T> %s<T>(%s, IEqualityComparer<T> comparer)" % (name, pair))
-        w("        {")
-        w("            CheckPair(first, second, comparer, \"comparer\");")
-        w("            return Create<T>((w, ct) => %sProducer(first, second, comparer, w, ct));" % name)
-        w("        }")
-        w()
+        with_default("        public static IOnityAsyncEnumerable<T> %s<T>(%s" % (name, pair), ")",
+                     "%s(first, second, EqualityComparer<T>.Default)" % name, ", IEqualityComparer<T> comparer)",
+                     ["            CheckPair(first, second, comparer, \"comparer\");",
+                      "            return Create<T>((w, ct) => %sProducer(first, second, comparer, w, ct));" % name])
     for verb, take, docs in UNTIL:
         forms = [("UntilCanceled", "CancellationToken cancellationToken", "CheckSource(source);", "cancellationToken, null"),
                  ("Until", "OnityTask other", "CheckSource(source);", "default(CancellationToken), _ => other"),
