@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Generates bindings/Runtime/Linq/OnityAsyncEnumerable.<Group>.g.cs (AwaitOperators,
-AwaitTerminals, Terminals, Sum, Average, Min, Max, CombineLatest): the repetitive overload families of the async LINQ operators (UniTask's UniTaskAsyncEnumerable names, Onity types):
+AwaitTerminals, Terminals, Sum, Average, Min, Max, CombineLatest, OrderByAwait, Combinators): the repetitive overload families of the async LINQ operators (UniTask's UniTaskAsyncEnumerable names, Onity types):
 
 - the asynchronous operator forms: WhereAwait, SelectAwait, TakeWhileAwait, SkipWhileAwait
   (each: element / element+index, and ...AwaitWithCancellation with the token) and
@@ -9,12 +9,18 @@ AwaitTerminals, Terminals, Sum, Average, Min, Max, CombineLatest): the repetitiv
   and with a predicate (Any/All/Count also with an awaited one), and ToDictionary / ToLookup with and without an element selector and a comparer (Terminals),
   over the ...Core methods of OnityAsyncEnumerable.Terminals.cs / Consumers.cs;
 - First/FirstOrDefault/Last/LastOrDefault/Single/SingleOrDefault/LongCount with an awaited
-  predicate (...AwaitAsync, ...AwaitWithCancellationAsync): the terminal over WhereAwait;
+  predicate (...AwaitAsync, ...AwaitWithCancellationAsync): the terminal over WhereAwait; and
+  ToDictionaryAwaitAsync / ToLookupAwaitAsync (and ...AwaitWithCancellationAsync), over the
+  cores of OnityAsyncEnumerable.Join.cs (AwaitTerminals);
 - the numeric aggregates SumAsync, AverageAsync, MinAsync, MaxAsync for int, long, float,
   double, decimal and their nullable forms, each with a selector, an awaited selector
   (...AwaitAsync) and one taking the token (...AwaitWithCancellationAsync); the generic
   MinAsync/MaxAsync (Comparer<T>.Default);
-- CombineLatest of 3 to 15 sources, composed from the two-source CombineLatest.
+- CombineLatest of 3 to 15 sources, composed from the two-source CombineLatest;
+- OrderByAwait, OrderByDescendingAwait, ThenByAwait, ThenByDescendingAwait and their
+  WithCancellation forms, with and without a comparer (OrderByAwait);
+- Union, Except, Intersect (with and without a comparer) and TakeUntil(Canceled),
+  SkipUntil(Canceled) (Combinators).
 
 Semantics are UniTask's (read from its documented behaviour): Sum adds unchecked; Average adds
 checked in the element type and divides by the count (an empty int/long/float/double stream gives
@@ -41,6 +47,25 @@ def arg_check(names):
     w("            if (source == null) throw new ArgumentNullException(\"source\");")
     for n in names:
         w("            if (%s == null) throw new ArgumentNullException(\"%s\");" % (n, n))
+
+
+def with_default(head, default_tail, forward, comparer_tail, body):
+    """An overload family's pair: `head + default_tail` forwarding to `forward` (the default
+    comparer), then `head + comparer_tail` with the lines of `body` (arg_check calls or strings)."""
+    w(head + default_tail)
+    w("        {")
+    w("            return %s;" % forward)
+    w("        }")
+    w()
+    w(head + comparer_tail)
+    w("        {")
+    for line in body:
+        if callable(line):
+            line()
+        else:
+            w(line)
+    w("        }")
+    w()
 
 
 # ---- asynchronous operator forms ------------------------------------------------------------
@@ -300,29 +325,47 @@ def predicated_terminals():
             w()
 
 
-# ToDictionary / ToLookup: (name, result type with {E} the element type, doc).
+# ToDictionary / ToLookup: (name, result type with {E} the element type, doc, doc of the Await
+# forms). The Await forms (ToDictionaryAwait, ...WithCancellation) run on ToDictionaryAwaitCore /
+# ToLookupAwaitCore of OnityAsyncEnumerable.Join.cs, whose selectors take the token (Wrap adapts
+# the token-less ones).
 KEYED = [
-    ("ToDictionary", "Dictionary<TKey, {E}>", "A Dictionary of the elements by key; ArgumentException on a duplicate key."),
-    ("ToLookup", "System.Linq.ILookup<TKey, {E}>", "An ILookup of the elements by key (System.Linq's lookup over the gathered elements)."),
+    ("ToDictionary", "Dictionary<TKey, {E}>", "A Dictionary of the elements by key; ArgumentException on a duplicate key.",
+     "A dictionary keyed by the awaited <paramref name=\"keySelector\"/> (a duplicate key\n        /// faults the task with ArgumentException)."),
+    ("ToLookup", "System.Linq.ILookup<TKey, {E}>", "An ILookup of the elements by key (System.Linq's lookup over the gathered elements).",
+     "An ILookup of the elements by the awaited <paramref name=\"keySelector\"/>."),
 ]
 
 
 def keyed_terminals():
-    for name, result, doc in KEYED:
+    for name, result, doc, _ in KEYED:
         w("        /// <summary>%s</summary>" % doc)
         for gen, E, sel, selarg in (("T, TKey", "T", "", "x => x"), ("T, TKey, TElement", "TElement", "Func<T, TElement> elementSelector, ", "elementSelector")):
             head = "        public static OnityTask<%s> %sAsync<%s>(this IOnityAsyncEnumerable<T> source, Func<T, TKey> keySelector, %s" % (result.format(E=E), name, gen, sel)
-            w(head + "CancellationToken cancellationToken = default(CancellationToken))")
-            w("        {")
-            w("            return %sAsync(source, keySelector, %sEqualityComparer<TKey>.Default, cancellationToken);" % (name, "elementSelector, " if sel else ""))
-            w("        }")
-            w()
-            w(head + "IEqualityComparer<TKey> comparer, CancellationToken cancellationToken = default(CancellationToken))")
-            w("        {")
-            arg_check(["keySelector"] + (["elementSelector"] if sel else []) + ["comparer"])
-            w("            return %sCore(source, keySelector, %s, comparer, cancellationToken);" % (name, selarg))
-            w("        }")
-            w()
+            with_default(head, "CancellationToken cancellationToken = default(CancellationToken))",
+                         "%sAsync(source, keySelector, %sEqualityComparer<TKey>.Default, cancellationToken)" % (name, "elementSelector, " if sel else ""),
+                         "IEqualityComparer<TKey> comparer, CancellationToken cancellationToken = default(CancellationToken))",
+                         [lambda: arg_check(["keySelector"] + (["elementSelector"] if sel else []) + ["comparer"]),
+                          "            return %sCore(source, keySelector, %s, comparer, cancellationToken);" % (name, selarg)])
+
+
+def keyed_await_terminals():
+    for name, result, _, doc in KEYED:
+        w("        /// <summary>%s</summary>" % doc)
+        for suffix, tok in (("Await", ""), ("AwaitWithCancellation", "CancellationToken, ")):
+            for gen, E, elem in (("T, TKey", "T", False), ("T, TKey, TElement", "TElement", True)):
+                sel = "Func<T, %sOnityTask<TElement>> elementSelector, " % tok if elem else ""
+                head = "        public static OnityTask<%s> %s%sAsync<%s>(this IOnityAsyncEnumerable<T> source, Func<T, %sOnityTask<TKey>> keySelector, %s" % (
+                    result.format(E=E), name, suffix, gen, tok, sel)
+                if tok:
+                    key, el = "keySelector", ("NotNull(elementSelector, \"elementSelector\")" if elem else "Sel<T>.Identity")
+                else:
+                    key, el = "Wrap(keySelector, \"keySelector\")", ("Wrap(elementSelector, \"elementSelector\")" if elem else "Sel<T>.Identity")
+                with_default(head, "CancellationToken cancellationToken = default(CancellationToken))",
+                             "%s%sAsync(source, keySelector, %sEqualityComparer<TKey>.Default, cancellationToken)" % (name, suffix, "elementSelector, " if elem else ""),
+                             "IEqualityComparer<TKey> comparer, CancellationToken cancellationToken = default(CancellationToken))",
+                             ["            Check(source, keySelector, \"keySelector\");",
+                              "            return %sAwaitCore(source, %s, %s, NotNull(comparer), cancellationToken);" % (name, key, el)])
 
 
 def terminals():
@@ -330,7 +373,76 @@ def terminals():
     keyed_terminals()
 
 
+def order_by_await():
+    """OrderByAwait, OrderByDescendingAwait, ThenByAwait, ThenByDescendingAwait and their
+    WithCancellation forms, each with and without a comparer, over OrderedStream's key stages
+    (OrderBy*) and ThenByAwaitCore (ThenBy*) of OnityAsyncEnumerable.OrderByAwait.cs."""
+    verbs = [("OrderBy", "IOnityAsyncEnumerable<T>", "The elements sorted by an awaited key{desc} (stable)",
+              "new OrderedStream<T>(source, new KeyStage<T, TKey>(null, null, {key}, comparer ?? Comparer<TKey>.Default, {d}))"),
+             ("ThenBy", "IOnityOrderedAsyncEnumerable<T>", "Refines the order by an awaited key{desc}",
+              "ThenByAwaitCore(source, {key}, comparer, {d})")]
+    for verb, src, doc, core in verbs:
+        for desc in (False, True):
+            for suffix, tok in (("Await", ""), ("AwaitWithCancellation", "CancellationToken, ")):
+                name = verb + ("Descending" if desc else "") + suffix
+                text = doc.format(desc=", descending" if desc else "")
+                if verb == "ThenBy" and not desc:
+                    text += " (on an ordering made by this package's OrderBy* / ThenBy*)"
+                text += "; the selector is handed the enumeration's token." if tok else "."
+                sel = "Func<T, %sOnityTask<TKey>> keySelector" % tok
+                w("        /// <summary>%s</summary>" % text)
+                key = "keySelector" if tok else "Wrap(keySelector, \"keySelector\")"
+                with_default("        public static IOnityOrderedAsyncEnumerable<T> %s<T, TKey>(this %s source, %s" % (name, src, sel), ")",
+                             "%s(source, keySelector, Comparer<TKey>.Default)" % name, ", IComparer<TKey> comparer)",
+                             ["            Check(source, keySelector, \"keySelector\");",
+                              "            return %s;" % core.format(key=key, d="true" if desc else "false")])
+
+
+# Union / Except / Intersect: (name, doc), each over its NameProducer of OnityAsyncEnumerable.Combinators.cs.
+SET_OPERATORS = [
+    ("Union", "The distinct elements of <paramref name=\"first\"/>, then those of <paramref name=\"second\"/> not seen."),
+    ("Except", "The distinct elements of <paramref name=\"first\"/> not in <paramref name=\"second\"/>\n        /// (which is enumerated whole first)."),
+    ("Intersect", "The distinct elements of <paramref name=\"first\"/> that are in <paramref name=\"second\"/>\n        /// (enumerated whole first)."),
+]
+# TakeUntil / SkipUntil forms: (name, take, docs of the token, task and task-factory forms), over
+# UntilStream of OnityAsyncEnumerable.Until.cs.
+UNTIL = [
+    ("Take", "true", [
+        "The elements until <paramref name=\"cancellationToken\"/> is canceled: then the\n        /// stream ends (MoveNextAsync gives false), at once even while a MoveNextAsync waits for the\n        /// source (its late element is dropped).",
+        "The elements until <paramref name=\"other\"/> completes (in any way): then the\n        /// stream ends, at once even while a MoveNextAsync waits. The task is awaited once: enumerate\n        /// such a stream once.",
+        "TakeUntil with the task made, at the enumeration's start, by <paramref name=\"other\"/>\n        /// from the enumeration's token."]),
+    ("Skip", "false", [
+        "The elements from the cancellation of <paramref name=\"cancellationToken\"/> on\n        /// (those before it are dropped).",
+        "The elements from the completion of <paramref name=\"other\"/> on.",
+        None]),
+]
+
+
+def combinators():
+    for name, doc in SET_OPERATORS:
+        pair = "this IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second"
+        w("        /// <summary>%s</summary>" % doc)
+        with_default("        public static IOnityAsyncEnumerable<T> %s<T>(%s" % (name, pair), ")",
+                     "%s(first, second, EqualityComparer<T>.Default)" % name, ", IEqualityComparer<T> comparer)",
+                     ["            CheckPair(first, second, comparer, \"comparer\");",
+                      "            return Create<T>((w, ct) => %sProducer(first, second, comparer, w, ct));" % name])
+    for verb, take, docs in UNTIL:
+        forms = [("UntilCanceled", "CancellationToken cancellationToken", "CheckSource(source);", "cancellationToken, null"),
+                 ("Until", "OnityTask other", "CheckSource(source);", "default(CancellationToken), _ => other"),
+                 ("Until", "Func<CancellationToken, OnityTask> other", "Check(source, other, \"other\");", "default(CancellationToken), other")]
+        for (suffix, param, check, args), doc in zip(forms, docs):
+            if doc:
+                w("        /// <summary>%s</summary>" % doc)
+            w("        public static IOnityAsyncEnumerable<T> %s%s<T>(this IOnityAsyncEnumerable<T> source, %s)" % (verb, suffix, param))
+            w("        {")
+            w("            " + check)
+            w("            return new UntilStream<T>(source, %s, %s);" % (take, args))
+            w("        }")
+            w()
+
+
 def await_terminals():
+    keyed_await_terminals()
     for name, r, call, doc in TERMINALS:
         for suffix, pred, via in (("Await", "Func<T, OnityTask<bool>>", "WhereAwait"),
                                   ("AwaitWithCancellation", "Func<T, CancellationToken, OnityTask<bool>>", "WhereAwaitWithCancellation")):
@@ -405,7 +517,8 @@ def numeric(op):
 
 
 def main():
-    files = {"AwaitOperators": await_ops, "AwaitTerminals": await_terminals, "Terminals": terminals, "CombineLatest": combine_latest}
+    files = {"AwaitOperators": await_ops, "AwaitTerminals": await_terminals, "Terminals": terminals, "CombineLatest": combine_latest,
+             "OrderByAwait": order_by_await, "Combinators": combinators}
     for op in ("Sum", "Average", "Min", "Max"):
         files[op] = numeric(op)
     stale = []

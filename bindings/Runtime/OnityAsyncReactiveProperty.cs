@@ -50,20 +50,10 @@ namespace Onity
             }
         }
 
-        public IOnityAsyncEnumerable<T> WithoutCurrent()
-        {
-            return withoutCurrent ?? (withoutCurrent = new ReactiveStream<T>(changed));
-        }
-
-        public IOnityAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
-        {
-            return new CurrentFirstEnumerator<T>(changed.GetAsyncEnumerator(cancellationToken), latest, cancellationToken);
-        }
-
-        public OnityTask<T> WaitAsync(CancellationToken cancellationToken = default(CancellationToken))
-        {
-            return changed.NextAsync(cancellationToken);
-        }
+        // The members both reactive properties share: ReactiveStream's.
+        public IOnityAsyncEnumerable<T> WithoutCurrent() { return ReactiveStream<T>.Of(changed, ref withoutCurrent); }
+        public IOnityAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken)) { return ReactiveStream<T>.CurrentFirst(changed, latest, cancellationToken); }
+        public OnityTask<T> WaitAsync(CancellationToken cancellationToken = default(CancellationToken)) { return changed.NextAsync(cancellationToken); }
 
         /// <summary>Ends the enumerations and cancels the waits; later ones end / cancel at once.</summary>
         public void Dispose() { changed.Complete(); }
@@ -118,20 +108,10 @@ namespace Onity
             finally { await e.DisposeAsync(); }
         }
 
-        public IOnityAsyncEnumerable<T> WithoutCurrent()
-        {
-            return withoutCurrent ?? (withoutCurrent = new ReactiveStream<T>(changed));
-        }
-
-        public IOnityAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
-        {
-            return new CurrentFirstEnumerator<T>(changed.GetAsyncEnumerator(cancellationToken), latest, cancellationToken);
-        }
-
-        public OnityTask<T> WaitAsync(CancellationToken cancellationToken = default(CancellationToken))
-        {
-            return changed.NextAsync(cancellationToken);
-        }
+        // The members both reactive properties share: ReactiveStream's.
+        public IOnityAsyncEnumerable<T> WithoutCurrent() { return ReactiveStream<T>.Of(changed, ref withoutCurrent); }
+        public IOnityAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken)) { return ReactiveStream<T>.CurrentFirst(changed, latest, cancellationToken); }
+        public OnityTask<T> WaitAsync(CancellationToken cancellationToken = default(CancellationToken)) { return changed.NextAsync(cancellationToken); }
 
         public void Dispose()
         {
@@ -173,6 +153,18 @@ namespace Onity
         readonly OnityAsyncEvent<T> changed;
 
         internal ReactiveStream(OnityAsyncEvent<T> changed) { this.changed = changed; }
+
+        /// <summary>A property's WithoutCurrent stream, made once into <paramref name="slot"/>.</summary>
+        internal static ReactiveStream<T> Of(OnityAsyncEvent<T> changed, ref ReactiveStream<T> slot)
+        {
+            return slot ?? (slot = new ReactiveStream<T>(changed));
+        }
+
+        /// <summary>A property's enumerator: <paramref name="current"/> first, then the changes.</summary>
+        internal static IOnityAsyncEnumerator<T> CurrentFirst(OnityAsyncEvent<T> changed, T current, CancellationToken ct)
+        {
+            return new CurrentFirstEnumerator<T>(changed.GetAsyncEnumerator(ct), current, ct);
+        }
 
         public IOnityAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
         {

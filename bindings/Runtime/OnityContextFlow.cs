@@ -64,21 +64,42 @@ namespace Onity
 #if !ENABLE_IL2CPP
         // Reflection.Emit: JIT only (Mono in the editor and in Mono players). Under IL2CPP this
         // whole section is left out and the checks stay null.
+        /// <summary>A method of Thread taking the thread (owned by Thread, not by this class: calling
+        /// it must not wait for this type initializer).</summary>
+        static System.Reflection.Emit.DynamicMethod ThreadMethod(string name, Type result)
+        {
+            return new System.Reflection.Emit.DynamicMethod(name, result, new[] { typeof(Thread) }, typeof(Thread), true);
+        }
+
+        /// <summary>The delegate of <paramref name="dm"/>, called once on this thread (it must not throw).</summary>
+        static Func<Thread, TResult> Bind<TResult>(System.Reflection.Emit.DynamicMethod dm)
+        {
+            var d = (Func<Thread, TResult>)dm.CreateDelegate(typeof(Func<Thread, TResult>));
+            d(Thread.CurrentThread);
+            return d;
+        }
+
+        /// <summary>Emits: to <paramref name="target"/> when field <paramref name="f"/> of local
+        /// <paramref name="obj"/> is not null (nor 0).</summary>
+        static void BranchIfSet(System.Reflection.Emit.ILGenerator il, System.Reflection.Emit.LocalBuilder obj, FieldInfo f, System.Reflection.Emit.Label target)
+        {
+            il.Emit(System.Reflection.Emit.OpCodes.Ldloc, obj);
+            il.Emit(System.Reflection.Emit.OpCodes.Ldfld, f);
+            il.Emit(System.Reflection.Emit.OpCodes.Brtrue_S, target);
+        }
+
         static Func<Thread, ExecutionContext> BindThreadContext()
         {
             try
             {
                 var f = typeof(Thread).GetField("m_ExecutionContext", BindingFlags.NonPublic | BindingFlags.Instance);
                 if (f == null || f.FieldType != typeof(ExecutionContext)) return null;
-                // Owned by Thread (not by this class: calling it must not wait for this type initializer).
-                var dm = new System.Reflection.Emit.DynamicMethod("OnityThreadContext", typeof(ExecutionContext), new[] { typeof(Thread) }, typeof(Thread), true);
+                var dm = ThreadMethod("OnityThreadContext", typeof(ExecutionContext));
                 var il = dm.GetILGenerator();
                 il.Emit(System.Reflection.Emit.OpCodes.Ldarg_0);
                 il.Emit(System.Reflection.Emit.OpCodes.Ldfld, f);
                 il.Emit(System.Reflection.Emit.OpCodes.Ret);
-                var d = (Func<Thread, ExecutionContext>)dm.CreateDelegate(typeof(Func<Thread, ExecutionContext>));
-                d(Thread.CurrentThread); // must not throw
-                return d;
+                return Bind<ExecutionContext>(dm);
             }
             catch (Exception)
             {
@@ -109,7 +130,7 @@ namespace Onity
                 if (ecField == null || ecField.FieldType != t || values == null || notifications == null || logical == null || illogical == null
                     || isDefault == null || isDefault.ReturnType != typeof(bool))
                     return null;
-                var dm = new System.Reflection.Emit.DynamicMethod("OnityNothingToFlow", typeof(bool), new[] { typeof(Thread) }, typeof(Thread), true);
+                var dm = ThreadMethod("OnityNothingToFlow", typeof(bool));
                 var il = dm.GetILGenerator();
                 var ec = il.DeclareLocal(t);
                 var notNull = il.DefineLabel();
@@ -122,12 +143,8 @@ namespace Onity
                 il.Emit(System.Reflection.Emit.OpCodes.Ldc_I4_1);
                 il.Emit(System.Reflection.Emit.OpCodes.Ret);
                 il.MarkLabel(notNull);
-                il.Emit(System.Reflection.Emit.OpCodes.Ldloc, ec);
-                il.Emit(System.Reflection.Emit.OpCodes.Ldfld, values);
-                il.Emit(System.Reflection.Emit.OpCodes.Brtrue_S, no);
-                il.Emit(System.Reflection.Emit.OpCodes.Ldloc, ec);
-                il.Emit(System.Reflection.Emit.OpCodes.Ldfld, notifications);
-                il.Emit(System.Reflection.Emit.OpCodes.Brtrue_S, no);
+                BranchIfSet(il, ec, values, no);
+                BranchIfSet(il, ec, notifications, no);
                 // No call context with anything in it (Unity's main thread: the
                 // SynchronizationContext, perhaps an empty logical call context left by a Task's
                 // continuation): nothing to flow, without the call below. Anything else takes it.
@@ -147,15 +164,11 @@ namespace Onity
                 {
                     foreach (var f in lccFields)
                     {
-                        il.Emit(System.Reflection.Emit.OpCodes.Ldloc, lcc);
-                        il.Emit(System.Reflection.Emit.OpCodes.Ldfld, f);
-                        il.Emit(System.Reflection.Emit.OpCodes.Brtrue_S, check);
+                        BranchIfSet(il, lcc, f, check);
                     }
                 }
                 il.MarkLabel(noLogical);
-                il.Emit(System.Reflection.Emit.OpCodes.Ldloc, ec);
-                il.Emit(System.Reflection.Emit.OpCodes.Ldfld, illogical);
-                il.Emit(System.Reflection.Emit.OpCodes.Brtrue_S, check);
+                BranchIfSet(il, ec, illogical, check);
                 il.Emit(System.Reflection.Emit.OpCodes.Ldc_I4_1);
                 il.Emit(System.Reflection.Emit.OpCodes.Ret);
                 il.MarkLabel(check);
@@ -166,9 +179,7 @@ namespace Onity
                 il.MarkLabel(no);
                 il.Emit(System.Reflection.Emit.OpCodes.Ldc_I4_0);
                 il.Emit(System.Reflection.Emit.OpCodes.Ret);
-                var d = (Func<Thread, bool>)dm.CreateDelegate(typeof(Func<Thread, bool>));
-                d(Thread.CurrentThread); // must not throw
-                return d;
+                return Bind<bool>(dm);
             }
             catch (Exception)
             {

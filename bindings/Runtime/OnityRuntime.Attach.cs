@@ -77,6 +77,17 @@ namespace Onity
                 OnityNativeCalls.onity_batch_destroy(rt, batch);
         }
 
+        /// <summary>The native runtime is gone (abandoned or released): drops the pointers into it.</summary>
+        void ForgetNative()
+        {
+            rt = IntPtr.Zero;
+            batch = null;
+            deferred = null;
+            idleTimings = null;
+            crossThreadHead = null;
+            frameMemory = null;
+        }
+
         /// <summary>Dispose: destroys the native runtime it owns; of an attached one, destroys its
         /// batch, then cancels and consumes the native tasks C# was still awaiting (its handles:
         /// the batch only watched them).</summary>

@@ -161,12 +161,7 @@ namespace Onity
                 catch
                 {
                     AbandonNative();
-                    rt = IntPtr.Zero;
-                    batch = null;
-                    deferred = null;
-                    idleTimings = null;
-                    crossThreadHead = null;
-                    frameMemory = null;
+                    ForgetNative();
                     disposed = true;
                     throw;
                 }
@@ -296,12 +291,7 @@ namespace Onity
             // Native code may have destroyed it already (IsNativeAlive): then only the managed side
             // is left to cancel.
             if (IsNativeAlive) ReleaseNative();
-            rt = IntPtr.Zero;
-            batch = null;
-            deferred = null;
-            idleTimings = null;
-            crossThreadHead = null;
-            frameMemory = null;
+            ForgetNative();
             var conts = new List<Action>();
             CancelPendingSlots(conts);
             CancelFastWaits(conts);

@@ -47,19 +47,20 @@ namespace Onity
 
         ExternalCancellationSource() { onInner = OnInner; }
 
-        static ExternalCancellationSource<T> Rent(CancellationToken ct)
+        static ExternalCancellationSource<T> Rent(CancellationToken ct, OnityTask.Awaiter untyped, OnityTask<T>.Awaiter typed, bool isTyped)
         {
             OnityRuntime.Require().CheckOwner("AttachExternalCancellation");
             var s = pool.TryRent() ?? new ExternalCancellationSource<T>();
             s.ct = ct;
+            s.untyped = untyped;
+            s.typed = typed;
+            s.isTyped = isTyped;
             return s;
         }
 
         internal static OnityTask Start(OnityTask task, CancellationToken ct)
         {
-            var s = Rent(ct);
-            s.untyped = task.GetAwaiter();
-            s.isTyped = false;
+            var s = Rent(ct, task.GetAwaiter(), default(OnityTask<T>.Awaiter), false);
             var result = s.UntypedTask;
             s.Begin();
             return result;
@@ -67,9 +68,7 @@ namespace Onity
 
         internal static OnityTask<T> Start(OnityTask<T> task, CancellationToken ct)
         {
-            var s = Rent(ct);
-            s.typed = task.GetAwaiter();
-            s.isTyped = true;
+            var s = Rent(ct, default(OnityTask.Awaiter), task.GetAwaiter(), true);
             var result = s.Task;
             s.Begin();
             return result;

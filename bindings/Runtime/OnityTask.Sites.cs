@@ -14,32 +14,36 @@ namespace Onity
     // (scripts/check-csharp-api-parity.sh), the caller info ignored.
     public partial struct OnityTask
     {
+        /// <summary>A frame wait of the current runtime, with its creation site while SiteCapture is on.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        static OnityFrameWait SitedFrameWait(int delay, OnityTiming timing, string callerFile, int callerLine)
+        {
+            var r = OnityRuntime.Require();
+            return r.siteCapture ? r.FrameWaitAt(delay, timing, callerFile, callerLine) : r.FrameWait(delay, timing);
+        }
+
         /// <summary>Completes at the next run of Update (possibly later in this frame).</summary>
         public static OnityFrameWait Yield([CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
-            var r = OnityRuntime.Require();
-            return r.siteCapture ? r.FrameWaitAt(0, OnityTiming.Update, callerFile, callerLine) : r.FrameWait(0, OnityTiming.Update);
+            return SitedFrameWait(0, OnityTiming.Update, callerFile, callerLine);
         }
 
         /// <summary>Completes at the next run of <paramref name="timing"/> (possibly later in this frame).</summary>
         public static OnityFrameWait Yield(OnityTiming timing, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
-            var r = OnityRuntime.Require();
-            return r.siteCapture ? r.FrameWaitAt(0, timing, callerFile, callerLine) : r.FrameWait(0, timing);
+            return SitedFrameWait(0, timing, callerFile, callerLine);
         }
 
         /// <summary>Completes at the first run of Update in a later frame.</summary>
         public static OnityFrameWait NextFrame([CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
-            var r = OnityRuntime.Require();
-            return r.siteCapture ? r.FrameWaitAt(1, OnityTiming.Update, callerFile, callerLine) : r.FrameWait(1, OnityTiming.Update);
+            return SitedFrameWait(1, OnityTiming.Update, callerFile, callerLine);
         }
 
         /// <summary>Completes at the first run of <paramref name="timing"/> in a later frame.</summary>
         public static OnityFrameWait NextFrame(OnityTiming timing, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
-            var r = OnityRuntime.Require();
-            return r.siteCapture ? r.FrameWaitAt(1, timing, callerFile, callerLine) : r.FrameWait(1, timing);
+            return SitedFrameWait(1, timing, callerFile, callerLine);
         }
 
         /// <summary>Completes at the first run of Update in a frame at least
@@ -53,8 +57,7 @@ namespace Onity
         public static OnityFrameWait DelayFrame(int delayFrameCount, OnityTiming timing, [CallerFilePath] string callerFile = "", [CallerLineNumber] int callerLine = 0)
         {
             int n = OnityFrameWait.CheckDelay(delayFrameCount);
-            var r = OnityRuntime.Require();
-            return r.siteCapture ? r.FrameWaitAt(n, timing, callerFile, callerLine) : r.FrameWait(n, timing);
+            return SitedFrameWait(n, timing, callerFile, callerLine);
         }
 
         /// <summary>Completes at the next run of <paramref name="timing"/> (possibly later in the

@@ -187,11 +187,10 @@ namespace Onity
 
         public override void Post(SendOrPostCallback d, object state)
         {
-            if (d == null) throw new ArgumentNullException("d");
-            var item = PostItem.Rent(d, state);
+            var run = OnityStateContinuation.Rent(d, state);
             var r = OnityRuntime.Current;
-            if (r == null) OnityRuntime.RunWithoutRuntime(item.run);
-            else r.Post(item.run);
+            if (r == null) OnityRuntime.RunWithoutRuntime(run);
+            else r.Post(run);
         }
 
         public override void OperationStarted() { Interlocked.Increment(ref operationCount); }
@@ -199,33 +198,5 @@ namespace Onity
         public override void OperationCompleted() { Interlocked.Decrement(ref operationCount); }
 
         public override SynchronizationContext CreateCopy() { return this; }
-
-        sealed class PostItem
-        {
-            static readonly OnityObjectPool<PostItem> pool = new OnityObjectPool<PostItem>(1024);
-            internal readonly Action run;
-            SendOrPostCallback callback;
-            object state;
-
-            PostItem() { run = Run; }
-
-            internal static PostItem Rent(SendOrPostCallback d, object state)
-            {
-                var item = pool.TryRent() ?? new PostItem();
-                item.callback = d;
-                item.state = state;
-                return item;
-            }
-
-            void Run()
-            {
-                var d = callback;
-                var s = state;
-                callback = null;
-                state = null;
-                pool.Return(this);
-                d(s);
-            }
-        }
     }
 }

@@ -141,7 +141,6 @@ namespace Onity
             /// completes (UniTask's SourceOnCompleted): no closure; the pair rides a pooled box.</summary>
             public void SourceOnCompleted(Action<object> continuation, object state)
             {
-                if (continuation == null) throw new ArgumentNullException("continuation");
                 UnsafeOnCompleted(OnityStateContinuation.Rent(continuation, state));
             }
 
@@ -234,7 +233,6 @@ namespace Onity
             /// completes (UniTask's SourceOnCompleted): no closure; the pair rides a pooled box.</summary>
             public void SourceOnCompleted(Action<object> continuation, object state)
             {
-                if (continuation == null) throw new ArgumentNullException("continuation");
                 UnsafeOnCompleted(OnityStateContinuation.Rent(continuation, state));
             }
 
@@ -290,36 +288,51 @@ namespace Onity
         }
     }
 
-    /// <summary>Observes a forgotten task (pooled).</summary>
-    /// <summary>A continuation with its state, pooled (Awaiter.SourceOnCompleted).</summary>
+    /// <summary>A continuation with its state, pooled (Awaiter.SourceOnCompleted: an
+    /// Action&lt;object&gt;; OnitySynchronizationContext.Post: a SendOrPostCallback).</summary>
     internal sealed class OnityStateContinuation
     {
         static readonly OnityObjectPool<OnityStateContinuation> pool = new OnityObjectPool<OnityStateContinuation>(1024);
         readonly Action run;
-        Action<object> continuation;
+        Delegate callback;
         object state;
 
         OnityStateContinuation() { run = Run; }
 
         internal static Action Rent(Action<object> continuation, object state)
         {
+            if (continuation == null) throw new ArgumentNullException("continuation");
+            return Rent((Delegate)continuation, state);
+        }
+
+        internal static Action Rent(SendOrPostCallback post, object state)
+        {
+            if (post == null) throw new ArgumentNullException("d");
+            return Rent((Delegate)post, state);
+        }
+
+        static Action Rent(Delegate callback, object state)
+        {
             var c = pool.TryRent() ?? new OnityStateContinuation();
-            c.continuation = continuation;
+            c.callback = callback;
             c.state = state;
             return c.run;
         }
 
         void Run()
         {
-            var k = continuation;
+            var d = callback;
             var s = state;
-            continuation = null;
+            callback = null;
             state = null;
             pool.Return(this);
-            k(s);
+            var k = d as Action<object>;
+            if (k != null) k(s);
+            else ((SendOrPostCallback)d)(s);
         }
     }
 
+    /// <summary>Observes a forgotten task (pooled).</summary>
     internal sealed class ForgetObserver
     {
         static readonly OnityObjectPool<ForgetObserver> pool = new OnityObjectPool<ForgetObserver>(256);

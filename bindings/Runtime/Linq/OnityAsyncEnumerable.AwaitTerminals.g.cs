@@ -9,6 +9,97 @@ namespace Onity
 {
     public static partial class OnityAsyncEnumerable
     {
+        /// <summary>A dictionary keyed by the awaited <paramref name="keySelector"/> (a duplicate key
+        /// faults the task with ArgumentException).</summary>
+        public static OnityTask<Dictionary<TKey, T>> ToDictionaryAwaitAsync<T, TKey>(this IOnityAsyncEnumerable<T> source, Func<T, OnityTask<TKey>> keySelector, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return ToDictionaryAwaitAsync(source, keySelector, EqualityComparer<TKey>.Default, cancellationToken);
+        }
+
+        public static OnityTask<Dictionary<TKey, T>> ToDictionaryAwaitAsync<T, TKey>(this IOnityAsyncEnumerable<T> source, Func<T, OnityTask<TKey>> keySelector, IEqualityComparer<TKey> comparer, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            Check(source, keySelector, "keySelector");
+            return ToDictionaryAwaitCore(source, Wrap(keySelector, "keySelector"), Sel<T>.Identity, NotNull(comparer), cancellationToken);
+        }
+
+        public static OnityTask<Dictionary<TKey, TElement>> ToDictionaryAwaitAsync<T, TKey, TElement>(this IOnityAsyncEnumerable<T> source, Func<T, OnityTask<TKey>> keySelector, Func<T, OnityTask<TElement>> elementSelector, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return ToDictionaryAwaitAsync(source, keySelector, elementSelector, EqualityComparer<TKey>.Default, cancellationToken);
+        }
+
+        public static OnityTask<Dictionary<TKey, TElement>> ToDictionaryAwaitAsync<T, TKey, TElement>(this IOnityAsyncEnumerable<T> source, Func<T, OnityTask<TKey>> keySelector, Func<T, OnityTask<TElement>> elementSelector, IEqualityComparer<TKey> comparer, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            Check(source, keySelector, "keySelector");
+            return ToDictionaryAwaitCore(source, Wrap(keySelector, "keySelector"), Wrap(elementSelector, "elementSelector"), NotNull(comparer), cancellationToken);
+        }
+
+        public static OnityTask<Dictionary<TKey, T>> ToDictionaryAwaitWithCancellationAsync<T, TKey>(this IOnityAsyncEnumerable<T> source, Func<T, CancellationToken, OnityTask<TKey>> keySelector, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return ToDictionaryAwaitWithCancellationAsync(source, keySelector, EqualityComparer<TKey>.Default, cancellationToken);
+        }
+
+        public static OnityTask<Dictionary<TKey, T>> ToDictionaryAwaitWithCancellationAsync<T, TKey>(this IOnityAsyncEnumerable<T> source, Func<T, CancellationToken, OnityTask<TKey>> keySelector, IEqualityComparer<TKey> comparer, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            Check(source, keySelector, "keySelector");
+            return ToDictionaryAwaitCore(source, keySelector, Sel<T>.Identity, NotNull(comparer), cancellationToken);
+        }
+
+        public static OnityTask<Dictionary<TKey, TElement>> ToDictionaryAwaitWithCancellationAsync<T, TKey, TElement>(this IOnityAsyncEnumerable<T> source, Func<T, CancellationToken, OnityTask<TKey>> keySelector, Func<T, CancellationToken, OnityTask<TElement>> elementSelector, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return ToDictionaryAwaitWithCancellationAsync(source, keySelector, elementSelector, EqualityComparer<TKey>.Default, cancellationToken);
+        }
+
+        public static OnityTask<Dictionary<TKey, TElement>> ToDictionaryAwaitWithCancellationAsync<T, TKey, TElement>(this IOnityAsyncEnumerable<T> source, Func<T, CancellationToken, OnityTask<TKey>> keySelector, Func<T, CancellationToken, OnityTask<TElement>> elementSelector, IEqualityComparer<TKey> comparer, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            Check(source, keySelector, "keySelector");
+            return ToDictionaryAwaitCore(source, keySelector, NotNull(elementSelector, "elementSelector"), NotNull(comparer), cancellationToken);
+        }
+
+        /// <summary>An ILookup of the elements by the awaited <paramref name="keySelector"/>.</summary>
+        public static OnityTask<System.Linq.ILookup<TKey, T>> ToLookupAwaitAsync<T, TKey>(this IOnityAsyncEnumerable<T> source, Func<T, OnityTask<TKey>> keySelector, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return ToLookupAwaitAsync(source, keySelector, EqualityComparer<TKey>.Default, cancellationToken);
+        }
+
+        public static OnityTask<System.Linq.ILookup<TKey, T>> ToLookupAwaitAsync<T, TKey>(this IOnityAsyncEnumerable<T> source, Func<T, OnityTask<TKey>> keySelector, IEqualityComparer<TKey> comparer, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            Check(source, keySelector, "keySelector");
+            return ToLookupAwaitCore(source, Wrap(keySelector, "keySelector"), Sel<T>.Identity, NotNull(comparer), cancellationToken);
+        }
+
+        public static OnityTask<System.Linq.ILookup<TKey, TElement>> ToLookupAwaitAsync<T, TKey, TElement>(this IOnityAsyncEnumerable<T> source, Func<T, OnityTask<TKey>> keySelector, Func<T, OnityTask<TElement>> elementSelector, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return ToLookupAwaitAsync(source, keySelector, elementSelector, EqualityComparer<TKey>.Default, cancellationToken);
+        }
+
+        public static OnityTask<System.Linq.ILookup<TKey, TElement>> ToLookupAwaitAsync<T, TKey, TElement>(this IOnityAsyncEnumerable<T> source, Func<T, OnityTask<TKey>> keySelector, Func<T, OnityTask<TElement>> elementSelector, IEqualityComparer<TKey> comparer, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            Check(source, keySelector, "keySelector");
+            return ToLookupAwaitCore(source, Wrap(keySelector, "keySelector"), Wrap(elementSelector, "elementSelector"), NotNull(comparer), cancellationToken);
+        }
+
+        public static OnityTask<System.Linq.ILookup<TKey, T>> ToLookupAwaitWithCancellationAsync<T, TKey>(this IOnityAsyncEnumerable<T> source, Func<T, CancellationToken, OnityTask<TKey>> keySelector, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return ToLookupAwaitWithCancellationAsync(source, keySelector, EqualityComparer<TKey>.Default, cancellationToken);
+        }
+
+        public static OnityTask<System.Linq.ILookup<TKey, T>> ToLookupAwaitWithCancellationAsync<T, TKey>(this IOnityAsyncEnumerable<T> source, Func<T, CancellationToken, OnityTask<TKey>> keySelector, IEqualityComparer<TKey> comparer, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            Check(source, keySelector, "keySelector");
+            return ToLookupAwaitCore(source, keySelector, Sel<T>.Identity, NotNull(comparer), cancellationToken);
+        }
+
+        public static OnityTask<System.Linq.ILookup<TKey, TElement>> ToLookupAwaitWithCancellationAsync<T, TKey, TElement>(this IOnityAsyncEnumerable<T> source, Func<T, CancellationToken, OnityTask<TKey>> keySelector, Func<T, CancellationToken, OnityTask<TElement>> elementSelector, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return ToLookupAwaitWithCancellationAsync(source, keySelector, elementSelector, EqualityComparer<TKey>.Default, cancellationToken);
+        }
+
+        public static OnityTask<System.Linq.ILookup<TKey, TElement>> ToLookupAwaitWithCancellationAsync<T, TKey, TElement>(this IOnityAsyncEnumerable<T> source, Func<T, CancellationToken, OnityTask<TKey>> keySelector, Func<T, CancellationToken, OnityTask<TElement>> elementSelector, IEqualityComparer<TKey> comparer, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            Check(source, keySelector, "keySelector");
+            return ToLookupAwaitCore(source, keySelector, NotNull(elementSelector, "elementSelector"), NotNull(comparer), cancellationToken);
+        }
+
         /// <summary>The first element matching the awaited predicate (each awaited in turn).</summary>
         public static OnityTask<T> FirstAwaitAsync<T>(this IOnityAsyncEnumerable<T> source, Func<T, OnityTask<bool>> predicate, CancellationToken cancellationToken = default(CancellationToken))
         {

@@ -15,8 +15,7 @@ namespace Onity
         /// <summary>The elements of <paramref name="first"/>, then those of <paramref name="second"/>.</summary>
         public static IOnityAsyncEnumerable<T> Concat<T>(this IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second)
         {
-            if (first == null) throw new ArgumentNullException("first");
-            if (second == null) throw new ArgumentNullException("second");
+            CheckPair(first, second, second, "second");
             return Create<T>((w, ct) => ConcatProducer(first, second, w, ct));
         }
 
@@ -74,49 +73,7 @@ namespace Onity
             return Create<T>((w, ct) => DistinctByProducer(source, keySelector, comparer, w, ct));
         }
 
-        /// <summary>The distinct elements of <paramref name="first"/>, then those of <paramref name="second"/> not seen.</summary>
-        public static IOnityAsyncEnumerable<T> Union<T>(this IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second)
-        {
-            return Union(first, second, EqualityComparer<T>.Default);
-        }
-
-        public static IOnityAsyncEnumerable<T> Union<T>(this IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second, IEqualityComparer<T> comparer)
-        {
-            if (first == null) throw new ArgumentNullException("first");
-            if (second == null) throw new ArgumentNullException("second");
-            if (comparer == null) throw new ArgumentNullException("comparer");
-            return Create<T>((w, ct) => UnionProducer(first, second, comparer, w, ct));
-        }
-
-        /// <summary>The distinct elements of <paramref name="first"/> not in <paramref name="second"/>
-        /// (which is enumerated whole first).</summary>
-        public static IOnityAsyncEnumerable<T> Except<T>(this IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second)
-        {
-            return Except(first, second, EqualityComparer<T>.Default);
-        }
-
-        public static IOnityAsyncEnumerable<T> Except<T>(this IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second, IEqualityComparer<T> comparer)
-        {
-            if (first == null) throw new ArgumentNullException("first");
-            if (second == null) throw new ArgumentNullException("second");
-            if (comparer == null) throw new ArgumentNullException("comparer");
-            return Create<T>((w, ct) => ExceptProducer(first, second, comparer, w, ct));
-        }
-
-        /// <summary>The distinct elements of <paramref name="first"/> that are in <paramref name="second"/>
-        /// (enumerated whole first).</summary>
-        public static IOnityAsyncEnumerable<T> Intersect<T>(this IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second)
-        {
-            return Intersect(first, second, EqualityComparer<T>.Default);
-        }
-
-        public static IOnityAsyncEnumerable<T> Intersect<T>(this IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second, IEqualityComparer<T> comparer)
-        {
-            if (first == null) throw new ArgumentNullException("first");
-            if (second == null) throw new ArgumentNullException("second");
-            if (comparer == null) throw new ArgumentNullException("comparer");
-            return Create<T>((w, ct) => IntersectProducer(first, second, comparer, w, ct));
-        }
+        // Union, Except, Intersect: OnityAsyncEnumerable.Combinators.g.cs (over the producers below).
 
         /// <summary>All but the last <paramref name="count"/> elements.</summary>
         public static IOnityAsyncEnumerable<T> SkipLast<T>(this IOnityAsyncEnumerable<T> source, int count)
@@ -173,9 +130,7 @@ namespace Onity
         /// <summary>The elements at the same position combined by <paramref name="resultSelector"/>.</summary>
         public static IOnityAsyncEnumerable<TResult> Zip<TFirst, TSecond, TResult>(this IOnityAsyncEnumerable<TFirst> first, IOnityAsyncEnumerable<TSecond> second, Func<TFirst, TSecond, TResult> resultSelector)
         {
-            if (first == null) throw new ArgumentNullException("first");
-            if (second == null) throw new ArgumentNullException("second");
-            if (resultSelector == null) throw new ArgumentNullException("resultSelector");
+            CheckPair(first, second, resultSelector, "resultSelector");
             return Create<TResult>((w, ct) => ZipProducer(first, second, resultSelector, w, ct));
         }
 

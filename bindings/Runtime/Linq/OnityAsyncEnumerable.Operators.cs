@@ -18,11 +18,19 @@ namespace Onity
             if (arg == null) throw new ArgumentNullException(argName);
         }
 
+        /// <summary>The null checks of a two-source operator (first, second, then its argument).</summary>
+        static void CheckPair(object first, object second, object arg, string argName)
+        {
+            if (first == null) throw new ArgumentNullException("first");
+            if (second == null) throw new ArgumentNullException("second");
+            if (arg == null) throw new ArgumentNullException(argName);
+        }
+
         /// <summary>The elements for which <paramref name="predicate"/> is true.</summary>
         public static IOnityAsyncEnumerable<T> Where<T>(this IOnityAsyncEnumerable<T> source, Func<T, bool> predicate)
         {
             Check(source, predicate, "predicate");
-            return new OnityFusedOp<T, T>(source, d => WhereStage<T>.Create(d, predicate));
+            return new OnityFusedOp<T, T>(source, d => FilterStage<T>.Where(d, predicate));
         }
 
         /// <summary>The elements for which <paramref name="predicate"/> (element, index in the
@@ -69,7 +77,7 @@ namespace Onity
         public static IOnityAsyncEnumerable<T> TakeWhile<T>(this IOnityAsyncEnumerable<T> source, Func<T, bool> predicate)
         {
             Check(source, predicate, "predicate");
-            return new OnityFusedOp<T, T>(source, d => TakeWhileStage<T>.Rent(d).With(predicate));
+            return new OnityFusedOp<T, T>(source, d => FilterStage<T>.TakeWhile(d, predicate));
         }
 
         /// <summary>TakeWhile with the element's index.</summary>
@@ -353,63 +361,68 @@ namespace Onity.Linq
         protected override void Clear() { }
     }
 
-    sealed class DistinctStage<T> : OnityStage<DistinctStage<T>, T, T>
+    /// <summary>DistinctUntilChanged's memory: the last key, and whether there is one.</summary>
+    struct LastKey<TKey>
     {
-        IEqualityComparer<T> comparer;
-        T last;
+        IEqualityComparer<TKey> comparer;
+        TKey last;
         bool any;
 
-        internal DistinctStage<T> With(IEqualityComparer<T> c)
+        internal void Start(IEqualityComparer<TKey> c)
         {
             comparer = c;
             any = false;
+        }
+
+        /// <summary>False when <paramref name="key"/> equals the last key; else remembers it.</summary>
+        internal bool Changed(TKey key)
+        {
+            if (any && comparer.Equals(last, key)) return false;
+            any = true;
+            last = key;
+            return true;
+        }
+
+        internal void Clear()
+        {
+            comparer = null;
+            last = default(TKey);
+        }
+    }
+
+    sealed class DistinctStage<T> : OnityStage<DistinctStage<T>, T, T>
+    {
+        LastKey<T> last;
+
+        internal DistinctStage<T> With(IEqualityComparer<T> c)
+        {
+            last.Start(c);
             return this;
         }
 
-        internal override int Push(T item)
-        {
-            if (any && comparer.Equals(last, item)) return Skip;
-            any = true;
-            last = item;
-            return next.Push(item);
-        }
+        internal override int Push(T item) { return last.Changed(item) ? next.Push(item) : Skip; }
 
-        protected override void Clear()
-        {
-            comparer = null;
-            last = default(T);
-        }
+        protected override void Clear() { last.Clear(); }
     }
 
     sealed class DistinctStage<T, TKey> : OnityStage<DistinctStage<T, TKey>, T, T>
     {
         Func<T, TKey> keySelector;
-        IEqualityComparer<TKey> comparer;
-        TKey last;
-        bool any;
+        LastKey<TKey> last;
 
         internal DistinctStage<T, TKey> With(Func<T, TKey> k, IEqualityComparer<TKey> c)
         {
             keySelector = k;
-            comparer = c;
-            any = false;
+            last.Start(c);
             return this;
         }
 
-        internal override int Push(T item)
-        {
-            TKey key = keySelector(item);
-            if (any && comparer.Equals(last, key)) return Skip;
-            any = true;
-            last = key;
-            return next.Push(item);
-        }
+        internal override int Push(T item) { return last.Changed(keySelector(item)) ? next.Push(item) : Skip; }
 
         protected override void Clear()
         {
             keySelector = null;
-            comparer = null;
-            last = default(TKey);
+            last.Clear();
         }
     }
 }

@@ -319,34 +319,31 @@ namespace Onity
 
         // ToDictionary / ToLookup: OnityAsyncEnumerable.Terminals.g.cs.
 
-        static async OnityTask<List<T>> ToListCore<T>(IOnityAsyncEnumerable<T> source, CancellationToken ct)
+        static OnityTask<List<T>> ToListCore<T>(IOnityAsyncEnumerable<T> source, CancellationToken ct)
         {
-            var list = new List<T>();
-            var e = source.GetAsyncEnumerator(ct);
-            try
-            {
-                while (await e.MoveNextAsync()) list.Add(e.Current);
-            }
-            finally
-            {
-                await e.DisposeAsync();
-            }
-            return list;
+            return FillCore(source, new List<T>(), ct);
         }
 
-        static async OnityTask<HashSet<T>> ToHashSetCore<T>(IOnityAsyncEnumerable<T> source, IEqualityComparer<T> comparer, CancellationToken ct)
+        static OnityTask<HashSet<T>> ToHashSetCore<T>(IOnityAsyncEnumerable<T> source, IEqualityComparer<T> comparer, CancellationToken ct)
         {
-            var set = new HashSet<T>(comparer);
+            return FillCore(source, new HashSet<T>(comparer), ct);
+        }
+
+        /// <summary>Adds every element to <paramref name="target"/> (a class: no constrained call
+        /// over a value type for full AOT), then gives it.</summary>
+        static async OnityTask<TCollection> FillCore<T, TCollection>(IOnityAsyncEnumerable<T> source, TCollection target, CancellationToken ct)
+            where TCollection : class, ICollection<T>
+        {
             var e = source.GetAsyncEnumerator(ct);
             try
             {
-                while (await e.MoveNextAsync()) set.Add(e.Current);
+                while (await e.MoveNextAsync()) target.Add(e.Current);
             }
             finally
             {
                 await e.DisposeAsync();
             }
-            return set;
+            return target;
         }
 
         static async OnityTask<Dictionary<TKey, TElement>> ToDictionaryCore<T, TKey, TElement>(IOnityAsyncEnumerable<T> source, Func<T, TKey> key, Func<T, TElement> element, IEqualityComparer<TKey> comparer, CancellationToken ct)

@@ -1,60 +1,7 @@
 using System;
 using System.Threading;
-using Onity.Linq;
 
-namespace Onity
-{
-    public static partial class OnityAsyncEnumerable
-    {
-        /// <summary>The elements until <paramref name="cancellationToken"/> is canceled: then the
-        /// stream ends (MoveNextAsync gives false), at once even while a MoveNextAsync waits for the
-        /// source (its late element is dropped).</summary>
-        public static IOnityAsyncEnumerable<T> TakeUntilCanceled<T>(this IOnityAsyncEnumerable<T> source, CancellationToken cancellationToken)
-        {
-            CheckSource(source);
-            return new UntilStream<T>(source, true, cancellationToken, null);
-        }
-
-        /// <summary>The elements until <paramref name="other"/> completes (in any way): then the
-        /// stream ends, at once even while a MoveNextAsync waits. The task is awaited once: enumerate
-        /// such a stream once.</summary>
-        public static IOnityAsyncEnumerable<T> TakeUntil<T>(this IOnityAsyncEnumerable<T> source, OnityTask other)
-        {
-            CheckSource(source);
-            return new UntilStream<T>(source, true, default(CancellationToken), _ => other);
-        }
-
-        /// <summary>TakeUntil with the task made, at the enumeration's start, by <paramref name="other"/>
-        /// from the enumeration's token.</summary>
-        public static IOnityAsyncEnumerable<T> TakeUntil<T>(this IOnityAsyncEnumerable<T> source, Func<CancellationToken, OnityTask> other)
-        {
-            Check(source, other, "other");
-            return new UntilStream<T>(source, true, default(CancellationToken), other);
-        }
-
-        /// <summary>The elements from the cancellation of <paramref name="cancellationToken"/> on
-        /// (those before it are dropped).</summary>
-        public static IOnityAsyncEnumerable<T> SkipUntilCanceled<T>(this IOnityAsyncEnumerable<T> source, CancellationToken cancellationToken)
-        {
-            CheckSource(source);
-            return new UntilStream<T>(source, false, cancellationToken, null);
-        }
-
-        /// <summary>The elements from the completion of <paramref name="other"/> on.</summary>
-        public static IOnityAsyncEnumerable<T> SkipUntil<T>(this IOnityAsyncEnumerable<T> source, OnityTask other)
-        {
-            CheckSource(source);
-            return new UntilStream<T>(source, false, default(CancellationToken), _ => other);
-        }
-
-        public static IOnityAsyncEnumerable<T> SkipUntil<T>(this IOnityAsyncEnumerable<T> source, Func<CancellationToken, OnityTask> other)
-        {
-            Check(source, other, "other");
-            return new UntilStream<T>(source, false, default(CancellationToken), other);
-        }
-    }
-}
-
+// TakeUntil(Canceled) / SkipUntil(Canceled): their overloads are in OnityAsyncEnumerable.Combinators.g.cs.
 namespace Onity.Linq
 {
     sealed class UntilStream<T> : IOnityAsyncEnumerable<T>

@@ -9,26 +9,35 @@ namespace Onity.Linq
     // Select then Where, Select then TakeWhile. The delegates run in the same order, with the same
     // outcomes (an exception of either faults the stream as before).
 
-    sealed class WhereStage<T> : OnityStage<WhereStage<T>, T, T>
+    /// <summary>Where(predicate) (a miss skips the element) or TakeWhile(predicate) (a miss ends
+    /// the stream).</summary>
+    sealed class FilterStage<T> : OnityStage<FilterStage<T>, T, T>
     {
         internal Func<T, bool> predicate;
+        internal int miss;
 
         /// <summary>The stage of Where(predicate) before <paramref name="d"/>: fused with it when
         /// that is a Select's.</summary>
-        internal static OnityStage<T> Create(OnityStage<T> d, Func<T, bool> predicate)
+        internal static OnityStage<T> Where(OnityStage<T> d, Func<T, bool> predicate)
         {
-            return d.FuseWhere(predicate) ?? Rent(d).With(predicate);
+            return d.FuseWhere(predicate) ?? Rent(d).With(predicate, Skip);
         }
 
-        internal WhereStage<T> With(Func<T, bool> p)
+        internal static OnityStage<T> TakeWhile(OnityStage<T> d, Func<T, bool> predicate)
+        {
+            return Rent(d).With(predicate, Stop);
+        }
+
+        FilterStage<T> With(Func<T, bool> p, int m)
         {
             predicate = p;
+            miss = m;
             return this;
         }
 
         internal override int Push(T item)
         {
-            return predicate(item) ? next.Push(item) : Skip;
+            return predicate(item) ? next.Push(item) : miss;
         }
 
         protected override void Clear() { predicate = null; }
@@ -59,23 +68,11 @@ namespace Onity.Linq
         Func<TSource, TResult> selector;
 
         /// <summary>The stage of Select(selector) before <paramref name="d"/>: fused with it when
-        /// that is a Where's or a TakeWhile's (whose stage goes back to its pool).</summary>
+        /// that is a Where's or a TakeWhile's (FilterStage, which goes back to its pool).</summary>
         internal static OnityStage<TSource> Create(OnityStage<TResult> d, Func<TSource, TResult> selector)
         {
-            var w = d as WhereStage<TResult>;
-            if (w != null)
-            {
-                var sw = SelectWhereStage<TSource, TResult>.Rent(w.next).With(selector, w.predicate);
-                w.ReleaseOne();
-                return sw;
-            }
-            var t = d as TakeWhileStage<TResult>;
-            if (t != null)
-            {
-                var st = SelectTakeWhileStage<TSource, TResult>.Rent(t.next).With(selector, t.predicate);
-                t.ReleaseOne();
-                return st;
-            }
+            var f = d as FilterStage<TResult>;
+            if (f != null) return SelectFilterStage<TSource, TResult>.Replace(f, f.next, selector, f.predicate, f.miss);
             return Rent(d).With(selector);
         }
 
@@ -121,25 +118,6 @@ namespace Onity.Linq
         protected override void Clear() { selector = null; }
     }
 
-    /// <summary>TakeWhile(predicate): the end at the first element for which it is false.</summary>
-    sealed class TakeWhileStage<T> : OnityStage<TakeWhileStage<T>, T, T>
-    {
-        internal Func<T, bool> predicate;
-
-        internal TakeWhileStage<T> With(Func<T, bool> p)
-        {
-            predicate = p;
-            return this;
-        }
-
-        internal override int Push(T item)
-        {
-            return predicate(item) ? next.Push(item) : Stop;
-        }
-
-        protected override void Clear() { predicate = null; }
-    }
-
     /// <summary>Where(predicate).Select(selector).</summary>
     sealed class WhereSelectStage<TSource, TResult> : OnityStage<WhereSelectStage<TSource, TResult>, TSource, TResult>
     {
@@ -165,49 +143,30 @@ namespace Onity.Linq
         }
     }
 
-    /// <summary>Select(selector).Where(predicate).</summary>
-    sealed class SelectWhereStage<TSource, TResult> : OnityStage<SelectWhereStage<TSource, TResult>, TSource, TResult>
+    /// <summary>Select(selector).Where(predicate) (a miss skips the element) or
+    /// Select(selector).TakeWhile(predicate) (a miss stops the stream).</summary>
+    sealed class SelectFilterStage<TSource, TResult> : OnityStage<SelectFilterStage<TSource, TResult>, TSource, TResult>
     {
         Func<TSource, TResult> selector;
         Func<TResult, bool> predicate;
+        int miss;
 
-        internal SelectWhereStage<TSource, TResult> With(Func<TSource, TResult> s, Func<TResult, bool> p)
+        /// <summary>Fuses the Select before <paramref name="filter"/> (pushing into
+        /// <paramref name="after"/>) into one stage; the filter's goes back to its pool.</summary>
+        internal static SelectFilterStage<TSource, TResult> Replace(OnityStage filter, OnityStage<TResult> after, Func<TSource, TResult> s, Func<TResult, bool> p, int miss)
         {
-            selector = s;
-            predicate = p;
-            return this;
+            var f = Rent(after);
+            f.selector = s;
+            f.predicate = p;
+            f.miss = miss;
+            filter.ReleaseOne();
+            return f;
         }
 
         internal override int Push(TSource item)
         {
             var v = selector(item);
-            return predicate(v) ? next.Push(v) : Skip;
-        }
-
-        protected override void Clear()
-        {
-            selector = null;
-            predicate = null;
-        }
-    }
-
-    /// <summary>Select(selector).TakeWhile(predicate).</summary>
-    sealed class SelectTakeWhileStage<TSource, TResult> : OnityStage<SelectTakeWhileStage<TSource, TResult>, TSource, TResult>
-    {
-        Func<TSource, TResult> selector;
-        Func<TResult, bool> predicate;
-
-        internal SelectTakeWhileStage<TSource, TResult> With(Func<TSource, TResult> s, Func<TResult, bool> p)
-        {
-            selector = s;
-            predicate = p;
-            return this;
-        }
-
-        internal override int Push(TSource item)
-        {
-            var v = selector(item);
-            return predicate(v) ? next.Push(v) : Stop;
+            return predicate(v) ? next.Push(v) : miss;
         }
 
         protected override void Clear()

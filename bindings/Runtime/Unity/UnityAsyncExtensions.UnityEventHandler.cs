@@ -72,15 +72,30 @@ namespace Onity
         OnityTask<T> IOnitySubmitEventHandler<T>.OnSubmitAsync() { return NextAsync(); }
     }
 
+    /// <summary>What an OnityUnityEventAsyncEnumerable (typed or not) enumerates: the event, its
+    /// owner (null: none) and the stream's own token.</summary>
+    internal struct OnityUnityEventSubscription<TEvent> where TEvent : UnityEventBase
+    {
+        internal readonly TEvent unityEvent;
+        internal readonly MonoBehaviour owner;
+        internal readonly CancellationToken cancellationToken;
+
+        internal OnityUnityEventSubscription(TEvent unityEvent, MonoBehaviour owner, CancellationToken cancellationToken)
+        {
+            if (unityEvent == null) throw new ArgumentNullException("unityEvent");
+            this.unityEvent = unityEvent;
+            this.owner = owner;
+            this.cancellationToken = cancellationToken;
+        }
+    }
+
     /// <summary>A UnityEvent's invocations as a stream with its own token (UniTask's
     /// <c>UnityEventHandlerAsyncEnumerable</c>): each enumeration ends when that token or the
     /// enumeration's token is canceled (the exception carries the canceled one). Pulled: an
     /// invocation while the consumer is busy is not kept.</summary>
     public sealed class OnityUnityEventAsyncEnumerable : IOnityAsyncEnumerable<AsyncUnit>
     {
-        readonly UnityEvent unityEvent;
-        readonly MonoBehaviour owner;
-        readonly CancellationToken cancellationToken;
+        readonly OnityUnityEventSubscription<UnityEvent> of;
 
         public OnityUnityEventAsyncEnumerable(UnityEvent unityEvent, CancellationToken cancellationToken)
             : this(unityEvent, null, cancellationToken) { }
@@ -90,24 +105,19 @@ namespace Onity
         /// (<c>MoveNextAsync</c> false) when the owner is destroyed, and the listener stays until then.</summary>
         public OnityUnityEventAsyncEnumerable(UnityEvent unityEvent, MonoBehaviour owner, CancellationToken cancellationToken)
         {
-            if (unityEvent == null) throw new ArgumentNullException("unityEvent");
-            this.unityEvent = unityEvent;
-            this.owner = owner;
-            this.cancellationToken = cancellationToken;
+            of = new OnityUnityEventSubscription<UnityEvent>(unityEvent, owner, cancellationToken);
         }
 
         public IOnityAsyncEnumerator<AsyncUnit> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
         {
-            return OnityUnityEventHub<AsyncUnit>.ForOrEnded(unityEvent, owner).GetAsyncEnumerator(this.cancellationToken, cancellationToken);
+            return OnityUnityEventHub<AsyncUnit>.ForOrEnded(of.unityEvent, of.owner).GetAsyncEnumerator(of.cancellationToken, cancellationToken);
         }
     }
 
     /// <summary>As <see cref="OnityUnityEventAsyncEnumerable"/> for a <see cref="UnityEvent{T0}"/>.</summary>
     public sealed class OnityUnityEventAsyncEnumerable<T> : IOnityAsyncEnumerable<T>
     {
-        readonly UnityEvent<T> unityEvent;
-        readonly MonoBehaviour owner;
-        readonly CancellationToken cancellationToken;
+        readonly OnityUnityEventSubscription<UnityEvent<T>> of;
 
         public OnityUnityEventAsyncEnumerable(UnityEvent<T> unityEvent, CancellationToken cancellationToken)
             : this(unityEvent, null, cancellationToken) { }
@@ -115,15 +125,12 @@ namespace Onity
         /// <summary>For the event of <paramref name="owner"/>: also ends when the owner is destroyed.</summary>
         public OnityUnityEventAsyncEnumerable(UnityEvent<T> unityEvent, MonoBehaviour owner, CancellationToken cancellationToken)
         {
-            if (unityEvent == null) throw new ArgumentNullException("unityEvent");
-            this.unityEvent = unityEvent;
-            this.owner = owner;
-            this.cancellationToken = cancellationToken;
+            of = new OnityUnityEventSubscription<UnityEvent<T>>(unityEvent, owner, cancellationToken);
         }
 
         public IOnityAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
         {
-            return OnityUnityEventHub<T>.ForOrEnded(unityEvent, owner).GetAsyncEnumerator(this.cancellationToken, cancellationToken);
+            return OnityUnityEventHub<T>.ForOrEnded(of.unityEvent, of.owner).GetAsyncEnumerator(of.cancellationToken, cancellationToken);
         }
     }
 
