@@ -67,23 +67,34 @@ fn check_file(name: &str) {
     let file = root().join("tests/cpp_compile_fail").join(name);
     let src = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     let (stds, cases) = parse(&src, &file);
+    // One thread per compiler and standard (each builds its cases in turn).
+    let builds: Vec<(String, String)> =
+        compilers().into_iter().flat_map(|cxx| stds.iter().map(move |std| (cxx.clone(), std.clone()))).collect();
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> =
+            builds.iter().map(|(cxx, std)| s.spawn(|| check_build(name, &file, cxx, std, &cases))).collect();
+        handles.into_iter().flat_map(|h| h.join().expect("a build thread panicked")).collect()
+    });
+    assert!(failures.is_empty(), "{} misuse(s) not refused:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// The control and every case with one compiler and standard: the failures.
+fn check_build(name: &str, file: &Path, cxx: &str, std: &str, cases: &[(u32, usize)]) -> Vec<String> {
+    let (ok, err) = compile(cxx, std, 0, file);
+    if !ok {
+        return vec![format!("{name} ({cxx} -std={std}): the correct uses do not compile cleanly:\n{err}")];
+    }
     let mut failures = Vec::new();
-    for cxx in compilers() {
-        for std in &stds {
-            let (ok, err) = compile(&cxx, std, 0, &file);
-            assert!(ok, "{name} ({cxx} -std={std}): the correct uses do not compile cleanly:\n{err}");
-            for &(case, line) in &cases {
-                let (ok, err) = compile(&cxx, std, case, &file);
-                let at = format!("{name}:{line}:");
-                let on_line = err.lines().any(|l| l.contains(&at) && l.contains("error"));
-                if ok || !on_line {
-                    let what = if ok { "compiled" } else { "failed, but not on its line" };
-                    failures.push(format!("{name} case {case} ({cxx} -std={std}) {what}:\n{err}"));
-                }
-            }
+    for &(case, line) in cases {
+        let (ok, err) = compile(cxx, std, case, file);
+        let at = format!("{name}:{line}:");
+        let on_line = err.lines().any(|l| l.contains(&at) && l.contains("error"));
+        if ok || !on_line {
+            let what = if ok { "compiled" } else { "failed, but not on its line" };
+            failures.push(format!("{name} case {case} ({cxx} -std={std}) {what}:\n{err}"));
         }
     }
-    assert!(failures.is_empty(), "{} misuse(s) not refused:\n{}", failures.len(), failures.join("\n"));
+    failures
 }
 
 /// A `Runtime` (owner) is not a `RuntimeRef` (view): no view reference,
