@@ -28,7 +28,7 @@
  *   binding's): copyable, destroys nothing. An lvalue Runtime converts to
  *   it (a copy), but a Runtime is not a RuntimeRef: take views by value or
  *   const reference; a `RuntimeRef &` / `RuntimeRef *` cannot designate an
- *   owner, nor can a view be made of a temporary or moved-from owner (all
+ *   owner, nor can a view be made of a temporary or expiring owner (all
  *   refused at compile time: no view assigned over an owner, no owner
  *   deleted through a view pointer). Views stay valid when the owner is
  *   moved and dangle once it destroys the runtime.
@@ -409,7 +409,6 @@ class CancelSource {
 /* ---- RuntimeRef / Runtime -------------------------------------------------------- */
 
 class Runtime;
-class RuntimeRef;
 
 namespace detail {
 /* Every operation of Runtime and RuntimeRef, over a pointer it neither owns
