@@ -130,7 +130,7 @@ pub(super) unsafe fn file_first(
         (*b).fast_count = (nf_all - k) as u32;
         (*b).submit_count = n_all as u32;
         if held.is_some() {
-            super::deferred::filed_before_frames(r, k, 0);
+            super::deferred::filed_before_frames(r, (k, nf_all), (0, n_all));
         }
         return Err(e.into());
     }
@@ -143,7 +143,7 @@ pub(super) unsafe fn file_first(
         std::ptr::copy(records.add(n), records, n_all - n);
     }
     if held.is_some() {
-        super::deferred::filed_before_frames(r, nf, n);
+        super::deferred::filed_before_frames(r, (nf, nf_all), (n, n_all));
     }
     Ok(())
 }

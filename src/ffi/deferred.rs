@@ -167,17 +167,23 @@ pub(super) fn filable_now(r: &RuntimeObject, b: *mut OnityBatch) -> Option<(usiz
     Some((e.fast_split as usize, e.submit_split as usize))
 }
 
-/// The bound batch's first `fast` / `requests` records were filed while
-/// frames wait (after [`filable_now`]): the rest moved to the front of the
-/// buffers, so every waiting frame's splits move down with them.
-pub(super) fn filed_before_frames(r: &RuntimeObject, fast: usize, requests: usize) {
+/// The bound batch's first `fast` / `requests` records (of `fast_all` /
+/// `requests_all`) were filed while frames wait (after [`filable_now`]):
+/// the rest moved to the front of the buffers, so every waiting frame's
+/// splits (read as at most the count, as when applied) move down with them.
+pub(super) fn filed_before_frames(
+    r: &RuntimeObject,
+    (fast, fast_all): (usize, usize),
+    (requests, requests_all): (usize, usize),
+) {
     let ring = r.deferred();
     let n = (r.deferred_pending().load(Ordering::Relaxed) as usize).min(RING);
+    let moved = |split: u32, filed: usize, all: usize| (split as usize).min(all).saturating_sub(filed) as u32;
     for i in 0..n {
         // SAFETY: owner thread, between the host's writes; `i` < the ring's length.
         let e = unsafe { &mut *ring.add(i) };
-        e.fast_split = e.fast_split.saturating_sub(fast as u32);
-        e.submit_split = e.submit_split.saturating_sub(requests as u32);
+        e.fast_split = moved(e.fast_split, fast, fast_all);
+        e.submit_split = moved(e.submit_split, requests, requests_all);
     }
 }
 
