@@ -263,7 +263,7 @@ namespace Onity.Native
     /// `REENTRANT`): waits made there count from the current frame, and the
     /// frames apply at the first such call after the tick; a call there that
     /// files records (`onity_runtime_drain`, `onity_batch_flush`) files the
-    /// bound batch's only up to entry 0's split (until 2026-12: applied
+    /// bound batch's only up to entry 0's split (until 2026-12-06: applied
     /// there, each refused `REENTRANT` and dropped). A frame still deferred when
     /// the runtime is destroyed is dropped. Owner thread only. Its memory is freed with the
     /// runtime: a host whose runtime other code may destroy checks
