@@ -465,7 +465,14 @@ typedef struct OnityFrameInfo {
 // frame exactly as `onity_runtime_frame_begin` would, then files the bound
 // batch's later records. ABI 1.6: the frame ring (`onity_batch_frame_ring`)
 // is an array of these; the frames written there are applied in order, as
-// begun one by one (docs/frame-protocol.md). A frame still deferred when
+// begun one by one (docs/frame-protocol.md). Inside a tick (a
+// continuation, C code it calls) those calls leave written frames as they
+// are (`pending` and `status` unchanged; a begin there would be
+// `REENTRANT`): waits made there count from the current frame, and the
+// frames apply at the first such call after the tick; a call there that
+// files records (`onity_runtime_drain`, `onity_batch_flush`) files the
+// bound batch's only up to entry 0's split (until 2026-12-06: applied
+// there, each refused `REENTRANT` and dropped). A frame still deferred when
 // the runtime is destroyed is dropped. Owner thread only. Its memory is freed with the
 // runtime: a host whose runtime other code may destroy checks
 // `onity_runtime_live_word` before it reads or writes it.
@@ -492,7 +499,7 @@ typedef struct OnityDeferredFrame {
   uint32_t fast_split;
   // In entry 0: `ONITY_STATUS_OK`, or the status the first refused
   // frame got (what `onity_runtime_frame_begin` returns for it:
-  // `SIZE_MISMATCH`, `INVALID_ARGUMENT`, `FRAME_ORDER`, `REENTRANT`), or
+  // `SIZE_MISMATCH`, `INVALID_ARGUMENT`, `FRAME_ORDER`), or
   // `COUNT_OUT_OF_RANGE` (`pending` above the capacity, no frame
   // refused); a refused frame is dropped, the later ones still apply. Written only on
   // refusal, when it is 0: the host reads it after its calls and resets

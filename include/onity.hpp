@@ -25,7 +25,13 @@
  *   the runtime instead (call `destroy()` to see the status). Move-only.
  * - `onity::RuntimeRef` (`Runtime::borrow(raw)`) has every operation of
  *   Runtime over a runtime it does not own (another plugin's, the C#
- *   binding's): copyable, destroys nothing. A Runtime converts to it.
+ *   binding's): copyable, destroys nothing. An lvalue Runtime converts to
+ *   it (a copy), but a Runtime is not a RuntimeRef: take views by value or
+ *   const reference; a `RuntimeRef &` / `RuntimeRef *` cannot designate an
+ *   owner, nor can a view be made of a temporary or expiring owner (all
+ *   refused at compile time: no view assigned over an owner, no owner
+ *   deleted through a view pointer). Views stay valid when the owner is
+ *   moved and dangle once it destroys the runtime.
  * - `onity::CancelSource` owns a cancellation source and destroys it in its
  *   destructor. It must not outlive its runtime, and must be destroyed on the
  *   owner thread. Move-only. Its `token()` is passed to waits and combinators.
@@ -402,24 +408,15 @@ class CancelSource {
 
 /* ---- RuntimeRef / Runtime -------------------------------------------------------- */
 
-/* A runtime's operations over a pointer it does not own: copyable, destroys
- * nothing. Runtime::borrow(raw) (or RuntimeRef(raw)) wraps a runtime
- * another plugin or the C# binding created; an owning Runtime converts to
- * it, so functions taking a RuntimeRef take both. The owner keeps the
- * runtime alive while any RuntimeRef to it is used. */
 class Runtime;
-class RuntimeRef {
-  public:
-    RuntimeRef() noexcept : raw_(nullptr) {}
-    /* Borrows `raw` (may be null: every call then returns NullPointer). */
-    explicit RuntimeRef(OnityRuntime *raw) noexcept : raw_(raw) {}
-    /* Not from a temporary owner: it destroys the runtime at the end of
-     * the statement, leaving the view dangling. */
-    RuntimeRef(Runtime &&) = delete;
-    RuntimeRef &operator=(Runtime &&) = delete;
-    RuntimeRef(const RuntimeRef &) = default;
-    RuntimeRef &operator=(const RuntimeRef &) = default;
 
+namespace detail {
+/* Every operation of Runtime and RuntimeRef, over a pointer it neither owns
+ * nor borrows: the two classes add ownership. It is not a type of its own
+ * (construction, copy, assignment and destruction are protected), so an
+ * owner cannot be viewed, assigned over, copied or deleted through it. */
+class runtime_ops {
+  public:
     OnityRuntime *raw() const noexcept { return raw_; }
     explicit operator bool() const noexcept { return raw_ != nullptr; }
 
@@ -593,6 +590,12 @@ class RuntimeRef {
     }
 
   protected:
+    runtime_ops() noexcept : raw_(nullptr) {}
+    explicit runtime_ops(OnityRuntime *raw) noexcept : raw_(raw) {}
+    runtime_ops(const runtime_ops &) = default;
+    runtime_ops &operator=(const runtime_ops &) = default;
+    ~runtime_ops() = default;
+
     static Result<Task> task_out(OnityStatus s, uint64_t h) noexcept {
         if (s != ONITY_STATUS_OK) return detail::to_status(s);
         return Task(h);
@@ -600,17 +603,49 @@ class RuntimeRef {
 
     OnityRuntime *raw_;
 };
+}  // namespace detail
+
+/* A runtime's operations over a pointer it does not own: copyable, destroys
+ * nothing. Runtime::borrow(raw) (or RuntimeRef(raw)) wraps a runtime
+ * another plugin or the C# binding created; an lvalue owning Runtime
+ * converts to it (a copy of the pointer), so functions taking a RuntimeRef
+ * (by value or const reference) take both. The owner keeps the runtime alive
+ * while any RuntimeRef to it is used; moving the owner does not invalidate
+ * its views (they hold the runtime, not the Runtime), destroying the runtime
+ * does (later calls return InvalidRuntime, onity.h).
+ *
+ * A Runtime is NOT a RuntimeRef (no common public base): a `RuntimeRef &` or
+ * `RuntimeRef *` cannot designate an owner, so no view can be assigned over
+ * an owner (which would then destroy a runtime it does not own) and no owner
+ * is deleted through a view pointer. Refused at compile time, with a view of
+ * a temporary or expiring owner (tests/cpp_compile_fail). */
+class RuntimeRef : public detail::runtime_ops {
+  public:
+    RuntimeRef() noexcept {}
+    /* Borrows `raw` (may be null: every call then returns NullPointer). */
+    explicit RuntimeRef(OnityRuntime *raw) noexcept : runtime_ops(raw) {}
+    /* A view of an owner (implicit: a Runtime passes where a RuntimeRef is
+     * taken). Defined after Runtime. */
+    RuntimeRef(const Runtime &owner) noexcept;  // NOLINT: implicit on purpose
+    /* Not from a temporary or expiring owner: it destroys the runtime at the
+     * end of the statement (or when moved from), leaving the view dangling. */
+    RuntimeRef(const Runtime &&) = delete;
+    RuntimeRef &operator=(const Runtime &&) = delete;
+    RuntimeRef(const RuntimeRef &) = default;
+    RuntimeRef &operator=(const RuntimeRef &) = default;
+};
 
 /* Owns its runtime: destroys it in its destructor (see the top of this
- * file). Move-only; every operation is RuntimeRef's. */
-class Runtime : public RuntimeRef {
+ * file). Move-only; every operation is RuntimeRef's (the shared
+ * detail::runtime_ops), but it is not a RuntimeRef: see RuntimeRef. */
+class Runtime : public detail::runtime_ops {
   public:
     Runtime() noexcept {}
     /* Adopts a runtime created with onity_runtime_create (destroys it). To
      * use one you do not own, borrow it instead. */
-    explicit Runtime(OnityRuntime *raw) noexcept : RuntimeRef(raw) {}
+    explicit Runtime(OnityRuntime *raw) noexcept : runtime_ops(raw) {}
     ~Runtime() { reset(); }
-    Runtime(Runtime &&o) noexcept : RuntimeRef(o.raw_) { o.raw_ = nullptr; }
+    Runtime(Runtime &&o) noexcept : runtime_ops(o.raw_) { o.raw_ = nullptr; }
     Runtime &operator=(Runtime &&o) noexcept {
         if (this != &o) {
             reset();
@@ -656,6 +691,8 @@ class Runtime : public RuntimeRef {
         return Runtime(r);
     }
 };
+
+inline RuntimeRef::RuntimeRef(const Runtime &owner) noexcept : runtime_ops(owner.raw()) {}
 
 }  // namespace onity
 

@@ -70,6 +70,29 @@ impl Rt {
         }
     }
 
+    /// A DelayFrame(`frames`) request record on UPDATE.
+    fn request(&self, id: u64, frames: u64) {
+        // SAFETY: live batch; the host's plain writes.
+        unsafe {
+            let bb = &mut *self.b;
+            let kind = OnityWaitKind::DelayFrame as u8;
+            let rec =
+                OnityBatchRecord { id, token: 0, arg: frames, kind, timing: UPDATE as u8, clock: 0, reserved: [0; 5] };
+            *bb.submit.add(bb.submit_count as usize) = rec;
+            bb.submit_count += 1;
+        }
+    }
+
+    /// The request ids resumed since the last call (consumed).
+    fn resumed(&self) -> Vec<u64> {
+        // SAFETY: live batch, between calls.
+        unsafe {
+            let bb = &mut *self.b;
+            bb.resumed_consumed = bb.resumed_count;
+            (0..bb.resumed_count as usize).map(|i| (*bb.resumed.add(i)).id).collect()
+        }
+    }
+
     fn tick(&self, t: u32) -> Vec<u32> {
         assert_eq!(onity_batch_tick(self.rt, self.b, t), OnityStatus::Ok);
         // SAFETY: live batch; the report is valid until the next tick.
@@ -288,4 +311,102 @@ fn a_refused_destroy_keeps_every_written_frame() {
     assert_eq!(st, OnityStatus::Reentrant as u32);
     assert_eq!(rt.count(), 3, "nothing changes on a refused destroy");
     assert_eq!((rt.frame(), rt.take_status()), (4, 0));
+}
+
+thread_local!(static SEEN: RefCell<Vec<(u32, u32)>> = const { RefCell::new(Vec::new()) });
+
+/// 200 Delays on LATE of many lengths and clocks (ids from `first`),
+/// scheduled through the C ABI.
+fn delays(rt: *mut OnityRuntime, first: usize) {
+    for i in first..first + 200 {
+        let clock = [OnityClock::Scaled, OnityClock::Unscaled, OnityClock::Realtime][i % 3] as u32;
+        let s = (i - first) as f64 * 0.004 + [0.0, 1e-16, -1e-16, 2e-16][i % 4];
+        assert_eq!(onity_delay_then(rt, s, clock, LATE, 0, Some(done), i as *mut c_void), OnityStatus::Ok);
+    }
+}
+
+/// A continuation run by frame 1's Update tick: C code that schedules
+/// waits (and drains) inside the tick. A ring host has written frames 2 to
+/// 4 there, with fast records between them; a host that begins by call
+/// begins them after the tick (`after_the_tick`). Records the ring's
+/// (count, status) after each call.
+unsafe extern "C" fn waits_inside_a_tick(user: *mut c_void, _task: u64, _state: u32) {
+    let rt = &*(user as *const Rt);
+    let seen = || SEEN.with(|s| s.borrow_mut().push((rt.count(), (*rt.ring).status)));
+    rt.fast(10, 4); // frame 1: due in frame 5
+    rt.request(20, 4);
+    delays(rt.rt, 0);
+    seen();
+    if rt.ring_host {
+        write_frames(rt);
+    }
+    delays(rt.rt, 1000);
+    seen();
+    // A drain files the bound batch's records: only those written before the
+    // first waiting frame (10); the later ones wait for their frames.
+    assert_eq!(onity_runtime_drain(rt.rt), OnityStatus::Ok);
+    let mut t = 0;
+    assert_eq!(onity_next_frame(rt.rt, UPDATE, 0, &mut t), OnityStatus::Ok);
+    seen();
+    assert_eq!(onity_task_cancel(rt.rt, t), OnityStatus::Ok);
+}
+
+/// Frames 2 to 4 with a fast record and a request after each (due in
+/// frames 5, 6, 6; one filed with frame 1 would be due in 4, 4, 3).
+fn write_frames(rt: &Rt) {
+    rt.begin(info(2));
+    rt.fast(11, 3);
+    rt.request(21, 3);
+    rt.begin(info(3));
+    rt.fast(12, 3);
+    rt.request(22, 3);
+    rt.begin(info(4));
+    rt.fast(13, 2);
+    rt.request(23, 2);
+}
+
+/// The fast ids each Update tick of frames 1 (the continuation's), 4, 5 and
+/// 6 reports (and the request ids resumed since the previous), the Delays
+/// frame 4's LATE tick completes, the last frame and the ring's final status.
+type Schedule = (Vec<(Vec<u32>, Vec<u64>)>, Vec<usize>, u64, u32);
+
+fn waits_in_a_tick_schedule(ring_host: bool) -> Schedule {
+    DONE.with(|d| d.borrow_mut().clear());
+    SEEN.with(|s| s.borrow_mut().clear());
+    let rt = Rt::new(ring_host);
+    rt.begin(info(1));
+    let user = &rt as *const Rt as *mut c_void;
+    assert_eq!(onity_yield_then(rt.rt, UPDATE, 0, Some(waits_inside_a_tick), user), OnityStatus::Ok);
+    let mut ticks = vec![(rt.tick(UPDATE), rt.resumed())];
+    if !ring_host {
+        write_frames(&rt);
+    }
+    ticks.push((rt.tick(UPDATE), rt.resumed()));
+    rt.tick(LATE);
+    for f in 5..=6 {
+        rt.begin(info(f));
+        ticks.push((rt.tick(UPDATE), rt.resumed()));
+    }
+    let seen = SEEN.with(|s| s.take());
+    let waiting = if ring_host { 3 } else { 0 };
+    assert_eq!(seen, vec![(0, 0), (waiting, 0), (waiting, 0)], "the ring is left as written inside the tick");
+    assert_eq!(rt.count(), 0);
+    (ticks, DONE.with(|d| d.take()), rt.frame(), rt.take_status())
+}
+
+/// Frames written before C code inside a tick schedules a wait (which
+/// applies the ring outside a tick) wait, untouched, for the first call
+/// after the tick, then apply in order as frames begun one by one: same
+/// clocks, records filed with their frames, nothing dropped, no status.
+#[test]
+fn frames_written_when_a_tick_schedules_waits_apply_after_it() {
+    let by_call = waits_in_a_tick_schedule(false);
+    let (ticks, delays_done, frame, status) = &by_call;
+    let (none, no) = (Vec::<u32>::new(), Vec::<u64>::new());
+    let expected =
+        vec![(none.clone(), no.clone()), (none, no), (vec![10, 11], vec![20, 21]), (vec![12, 13], vec![22, 23])];
+    assert_eq!(ticks, &expected);
+    assert!(!delays_done.is_empty() && delays_done.len() < 400, "{} Delays done", delays_done.len());
+    assert_eq!((*frame, *status), (6, 0));
+    assert_eq!(waits_in_a_tick_schedule(true), by_call);
 }

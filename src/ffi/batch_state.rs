@@ -85,6 +85,11 @@ pub(super) unsafe fn file_first(
     fast_max: usize,
     requests_max: usize,
 ) -> Result<(), OnityStatus> {
+    // Frames waiting in the ring (inside a tick): the bound batch's records
+    // after the first one are left for it.
+    let held = super::deferred::filable_now(r, b);
+    let (fast_max, requests_max) =
+        held.map_or((fast_max, requests_max), |(f, q)| (fast_max.min(f), requests_max.min(q)));
     let st = state(b);
     let (records, fast_records, capacity, lane) = (st.records, st.fast_records, st.capacity, st.lane);
     // The buffers and their lengths come from the runtime's own state, not
@@ -124,6 +129,9 @@ pub(super) unsafe fn file_first(
         std::ptr::copy(fast_records.add(k), fast_records, nf_all - k);
         (*b).fast_count = (nf_all - k) as u32;
         (*b).submit_count = n_all as u32;
+        if held.is_some() {
+            super::deferred::filed_before_frames(r, (k, nf_all), (0, n_all));
+        }
         return Err(e.into());
     }
     // The records after the split move to the front (filed ones were
@@ -133,6 +141,9 @@ pub(super) unsafe fn file_first(
     }
     if n < n_all {
         std::ptr::copy(records.add(n), records, n_all - n);
+    }
+    if held.is_some() {
+        super::deferred::filed_before_frames(r, (nf, nf_all), (n, n_all));
     }
     Ok(())
 }

@@ -16,7 +16,10 @@
 //! applied or not, and pays nothing. The check is one load of the count
 //! word (entry 0's `pending`, next to the runtime's magic, on the line the
 //! pointer check reads) and one branch; applying is out of line
-//! ([`apply`]).
+//! ([`apply`]). Inside a tick the frames wait, untouched (the core's
+//! `can_apply_frames`); a call there that files the bound batch's records
+//! files only those before the first waiting frame
+//! ([`filable_now`], [`filed_before_frames`]).
 
 use std::sync::atomic::Ordering;
 
@@ -99,7 +102,8 @@ impl core::frame::Filing for Filer<'_> {
 #[cold]
 #[inline(never)]
 fn apply(r: &RuntimeObject) {
-    if !r.rt.is_owner_thread() {
+    // Off the owner thread, or inside a tick: left as written (the core's rule).
+    if !r.rt.can_apply_frames() {
         return;
     }
     let pending = r.deferred_pending();
@@ -146,6 +150,40 @@ fn apply(r: &RuntimeObject) {
                 (*ring).status = e as u32;
             }
         }
+    }
+}
+
+/// The bound batch's records that may be filed now, with the current frame,
+/// when frames wait in the ring (inside a tick, see [`apply`]): those
+/// written before the first waiting frame, entry 0's splits (fast,
+/// requests). `None` for another batch, or no waiting frame (filing then
+/// comes after the ring was applied, or is part of applying it).
+pub(super) fn filable_now(r: &RuntimeObject, b: *mut OnityBatch) -> Option<(usize, usize)> {
+    if !frame_pending(r) || r.deferred_batch().get() != b {
+        return None;
+    }
+    // SAFETY: owner thread (the filing caller checked); entry 0.
+    let e = unsafe { &*r.deferred() };
+    Some((e.fast_split as usize, e.submit_split as usize))
+}
+
+/// The bound batch's first `fast` / `requests` records (of `fast_all` /
+/// `requests_all`) were filed while frames wait (after [`filable_now`]):
+/// the rest moved to the front of the buffers, so every waiting frame's
+/// splits (read as at most the count, as when applied) move down with them.
+pub(super) fn filed_before_frames(
+    r: &RuntimeObject,
+    (fast, fast_all): (usize, usize),
+    (requests, requests_all): (usize, usize),
+) {
+    let ring = r.deferred();
+    let n = (r.deferred_pending().load(Ordering::Relaxed) as usize).min(RING);
+    let moved = |split: u32, filed: usize, all: usize| (split as usize).min(all).saturating_sub(filed) as u32;
+    for i in 0..n {
+        // SAFETY: owner thread, between the host's writes; `i` < the ring's length.
+        let e = unsafe { &mut *ring.add(i) };
+        e.fast_split = moved(e.fast_split, fast, fast_all);
+        e.submit_split = moved(e.submit_split, requests, requests_all);
     }
 }
 

@@ -160,7 +160,7 @@ int main() {
     CHECK(!empty.create_task());
     CHECK(empty.destroy().ok());  // nothing to destroy
 
-    exercise(rt);  // an owning Runtime is a RuntimeRef
+    exercise(rt);  // an owning Runtime passes as a RuntimeRef (a view of it)
     const uint64_t owned_frames = g_frame;
 
     // A runtime someone else created (another plugin, C#): borrowed, every
@@ -184,9 +184,14 @@ int main() {
         CHECK(none.tick(onity::Timing::Update).status() == onity::Status::NullPointer);
     }
 
-    // Ownership moves; nothing is left behind.
+    // Ownership moves; nothing is left behind. A view of the owner follows
+    // the runtime, not the Runtime object: valid after the move, refused
+    // (InvalidRuntime) once the new owner destroyed the runtime.
+    const onity::RuntimeRef view = rt;
     onity::Runtime moved = std::move(rt);
     CHECK(!rt);
+    CHECK(view.raw() == moved.raw());
+    CHECK(view.stats().unwrap().frame() == owned_frames);
     onity::Stats st = moved.stats().unwrap();
     CHECK(st.live_tasks() == 0);
     CHECK(st.completed_unconsumed() == 0);
@@ -196,6 +201,7 @@ int main() {
     CHECK(moved.live_task_count().unwrap() == 0);
     CHECK(moved.destroy().ok());
     CHECK(!moved);
+    CHECK(view.stats().status() == onity::Status::InvalidRuntime);
 
     if (failures) {
         std::fprintf(stderr, "%d check(s) failed\n", failures);

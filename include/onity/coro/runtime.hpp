@@ -122,7 +122,7 @@ class coro_runtime {
     static Result<coro_runtime> attach(const RuntimeRef &rt) noexcept { return attach(rt.raw()); }
     /* Not a temporary owner: it destroys the runtime at the end of the
      * statement, leaving the layer on a freed runtime. */
-    static Result<coro_runtime> attach(Runtime &&) = delete;
+    static Result<coro_runtime> attach(const Runtime &&) = delete;
 
     explicit operator bool() const noexcept { return k_ != nullptr; }
     /* The runtime (null once destroyed). */

@@ -10,6 +10,7 @@
 //! | the first frame rebases the waits made before it (queues and batch lanes) | [`Runtime::begin_frame`] |
 //! | written frames apply in order, each as one begin; the bound batch's records between two splits file with the frame before the later split | [`Runtime::apply_frames`] |
 //! | a refused written frame is dropped; the later ones still apply | [`Runtime::apply_frames`] |
+//! | inside a tick written frames wait, untouched, for the next call after it | [`Runtime::can_apply_frames`] |
 //! | idle bytes: a run publishes whether the next would do nothing | `idle.rs` |
 //!
 //! There is no merge: frames a host begins while it skips its ticks wait
@@ -81,6 +82,17 @@ impl Runtime {
         self.trace_frame();
         super::tracy::frame(|| self.frame_plot());
         Ok(())
+    }
+
+    /// Whether the frames a host wrote can be applied now: on the owner
+    /// thread, outside a tick. Inside a tick a begin is `Reentrant`, so
+    /// applying would drop them: they wait, untouched, for the next call
+    /// after the tick (a wait a continuation makes there counts from the
+    /// current frame, as it would had the host begun the frames by call
+    /// after the tick).
+    pub fn can_apply_frames(&self) -> bool {
+        // SAFETY: owner thread (checked first), short borrow.
+        self.is_owner_thread() && !unsafe { self.inner() }.ticking
     }
 
     /// Applies the frames a host wrote, in order: first every other
