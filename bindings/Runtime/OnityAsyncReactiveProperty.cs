@@ -57,7 +57,7 @@ namespace Onity
 
         public IOnityAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
         {
-            return new CurrentFirstEnumerator<T>(changed.GetAsyncEnumerator(cancellationToken), latest, cancellationToken);
+            return new CurrentFirstEnumerator<T>(changed, changed.GetAsyncEnumerator(cancellationToken), latest, cancellationToken);
         }
 
         public OnityTask<T> WaitAsync(CancellationToken cancellationToken = default(CancellationToken))
@@ -125,7 +125,7 @@ namespace Onity
 
         public IOnityAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
         {
-            return new CurrentFirstEnumerator<T>(changed.GetAsyncEnumerator(cancellationToken), latest, cancellationToken);
+            return new CurrentFirstEnumerator<T>(changed, changed.GetAsyncEnumerator(cancellationToken), latest, cancellationToken);
         }
 
         public OnityTask<T> WaitAsync(CancellationToken cancellationToken = default(CancellationToken))
@@ -184,13 +184,15 @@ namespace Onity
     /// the event's stream (subscribed from creation).</summary>
     internal sealed class CurrentFirstEnumerator<T> : IOnityAsyncEnumerator<T>
     {
+        readonly OnityAsyncEvent<T> ev;
         readonly IOnityAsyncEnumerator<T> inner;
         readonly CancellationToken ct;
         T first;
         int stage; // 0: the current value not yet given, 1: it is Current, 2: the stream's
 
-        internal CurrentFirstEnumerator(IOnityAsyncEnumerator<T> inner, T current, CancellationToken ct)
+        internal CurrentFirstEnumerator(OnityAsyncEvent<T> ev, IOnityAsyncEnumerator<T> inner, T current, CancellationToken ct)
         {
+            this.ev = ev;
             this.inner = inner;
             this.ct = ct;
             first = current;
@@ -210,6 +212,7 @@ namespace Onity
                 return inner.MoveNextAsync();
             }
             if (ct.IsCancellationRequested) return inner.MoveNextAsync(); // cancels as the stream does
+            ev.CheckThread(); // as the stream's MoveNextAsync
             stage = 1;
             return new OnityTask<bool>(true);
         }
