@@ -88,8 +88,22 @@ namespace Onity
         public void Raise(T value)
         {
             CheckThread();
-            if (completed || count == 0) return;
-            Dispatch(value, false);
+            int n = count;
+            if (completed || n == 0) return;
+            if (n == 1) DeliverToOne(value);
+            else Dispatch(value, false);
+        }
+
+        /// <summary>One subscriber, read now (so current: no stamp to check): no snapshot, since
+        /// what it does to the list during the call cannot reach this delivery.</summary>
+        void DeliverToOne(T value)
+        {
+            var only = subs[0].sub;
+            try
+            {
+                only.OnNext(value);
+            }
+            catch (Exception ex) { OnityTask.PublishUnobserved(ex); }
         }
 
         /// <summary>Ends the event: pending waiters complete canceled, streams end. Idempotent.</summary>
@@ -188,19 +202,7 @@ namespace Onity
 
         void Dispatch(T value, bool end)
         {
-            int n = count;
-            if (n == 1 && !end)
-            {
-                // One subscriber, read now (so current: no stamp to check): no snapshot, since
-                // what it does to the list during the call cannot reach this delivery.
-                var only = subs[0].sub;
-                try
-                {
-                    only.OnNext(value);
-                }
-                catch (Exception ex) { OnityTask.PublishUnobserved(ex); }
-                return;
-            }
+            int n = count; // a Raise to one subscriber takes DeliverToOne
             if (depth == buffers.Length) Array.Resize(ref buffers, depth * 2);
             var buf = buffers[depth];
             if (buf == null || buf.Length < n) buf = buffers[depth] = new Entry[Math.Max(n, 4) * 2];
