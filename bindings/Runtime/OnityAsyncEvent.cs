@@ -31,8 +31,10 @@ namespace Onity
     /// <item>After warm-up <see cref="NextAsync"/> and every delivery allocate nothing (waiters
     /// are pooled); <see cref="GetAsyncEnumerator"/> allocates its enumerator (about 100 B).</item>
     /// </list>
-    /// Owner thread only (the thread of <see cref="OnityRuntime.Current"/>; any one thread when no
-    /// runtime exists).</summary>
+    /// Owner thread only (the thread of <see cref="OnityRuntime.Current"/>; while no runtime exists,
+    /// the first thread that used the event): every member but the two properties, the enumerator's
+    /// <c>MoveNextAsync</c> and <c>DisposeAsync</c> included, throws
+    /// <see cref="InvalidOperationException"/> on another thread.</summary>
     public sealed class OnityAsyncEvent<T> : IOnityAsyncEnumerable<T>
     {
         struct Entry
@@ -58,6 +60,7 @@ namespace Onity
         static Waiter aotWaiter;
 #pragma warning restore 169
         bool completed;
+        int noRuntimeThread; // ManagedThreadId of the thread using the event while no runtime exists (0: none yet)
         readonly Action onFirstSubscriber, onLastUnsubscribed;
 
         /// <summary>An event.</summary>
@@ -85,8 +88,22 @@ namespace Onity
         public void Raise(T value)
         {
             CheckThread();
-            if (completed || count == 0) return;
-            Dispatch(value, false);
+            int n = count;
+            if (completed || n == 0) return;
+            if (n == 1) DeliverToOne(value);
+            else Dispatch(value, false);
+        }
+
+        /// <summary>One subscriber, read now (so current: no stamp to check): no snapshot, since
+        /// what it does to the list during the call cannot reach this delivery.</summary>
+        void DeliverToOne(T value)
+        {
+            var only = subs[0].sub;
+            try
+            {
+                only.OnNext(value);
+            }
+            catch (Exception ex) { OnityTask.PublishUnobserved(ex); }
         }
 
         /// <summary>Ends the event: pending waiters complete canceled, streams end. Idempotent.</summary>
@@ -127,17 +144,29 @@ namespace Onity
             return new Enumerator(this, cancellationToken, otherCancellationToken);
         }
 
+        /// <summary>Throws unless called on the event's thread: the runtime's owner thread, or
+        /// while no runtime exists the first thread that used the event (claimed here). Every
+        /// entry point calls it before changing anything, so deliveries, ends and disposals of one
+        /// event never run on two threads at once (its stream completes without a claim).</summary>
         [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
-        internal static void CheckThread()
+        internal void CheckThread()
         {
             var r = OnityRuntime.Current;
-            if (r != null && !OnityRuntime.OwnedHere(r)) CheckThreadSlow(r);
+            if (r == null || !OnityRuntime.OwnedHere(r)) CheckThreadSlow(r);
         }
 
-        static void CheckThreadSlow(OnityRuntime r)
+        void CheckThreadSlow(OnityRuntime r)
         {
-            if (!r.IsOwnerThread)
-                throw new InvalidOperationException("Onity: an OnityAsyncEvent is raised and awaited on the runtime's owner thread (the main thread); this is thread " + Thread.CurrentThread.ManagedThreadId + ".");
+            if (r != null)
+            {
+                if (!r.IsOwnerThread)
+                    throw new InvalidOperationException("Onity: an OnityAsyncEvent is raised and awaited on the runtime's owner thread (the main thread); this is thread " + Thread.CurrentThread.ManagedThreadId + ".");
+                return;
+            }
+            int me = Thread.CurrentThread.ManagedThreadId;
+            int owner = Volatile.Read(ref noRuntimeThread);
+            if (owner == me || (owner == 0 && Interlocked.CompareExchange(ref noRuntimeThread, me, 0) == 0)) return;
+            throw new InvalidOperationException("Onity: an OnityAsyncEvent is used on one thread: without a runtime, the first thread that used it (thread " + Volatile.Read(ref noRuntimeThread) + "); this is thread " + me + ".");
         }
 
         internal void Subscribe(IOnityEventSubscriber<T> s)
@@ -173,19 +202,7 @@ namespace Onity
 
         void Dispatch(T value, bool end)
         {
-            int n = count;
-            if (n == 1 && !end)
-            {
-                // One subscriber, read now (so current: no stamp to check): no snapshot, since
-                // what it does to the list during the call cannot reach this delivery.
-                var only = subs[0].sub;
-                try
-                {
-                    only.OnNext(value);
-                }
-                catch (Exception ex) { OnityTask.PublishUnobserved(ex); }
-                return;
-            }
+            int n = count; // a Raise to one subscriber takes DeliverToOne
             if (depth == buffers.Length) Array.Resize(ref buffers, depth * 2);
             var buf = buffers[depth];
             if (buf == null || buf.Length < n) buf = buffers[depth] = new Entry[Math.Max(n, 4) * 2];
@@ -315,6 +332,7 @@ namespace Onity
 
             public OnityTask<bool> MoveNextAsync()
             {
+                ev.CheckThread(); // before anything changes: Raise / DisposeAsync run on that thread
                 if (disposed) throw new ObjectDisposedException("IOnityAsyncEnumerator", "Onity: MoveNextAsync after DisposeAsync.");
                 if (pending) throw new InvalidOperationException("Onity: MoveNextAsync called while the previous MoveNextAsync is pending; await it first.");
                 if (ended) return new OnityTask<bool>(false);
@@ -377,7 +395,7 @@ namespace Onity
             public OnityTask DisposeAsync()
             {
                 if (disposed) return OnityTask.CompletedTask;
-                CheckThread();
+                ev.CheckThread();
                 disposed = true;
                 End();
                 if (pending)

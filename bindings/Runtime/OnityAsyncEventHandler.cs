@@ -36,7 +36,7 @@ namespace Onity
         public OnityAsyncEventHandler(OnityAsyncEvent<T> asyncEvent, CancellationToken cancellationToken, bool callOnce)
         {
             if (asyncEvent == null) throw new ArgumentNullException("asyncEvent");
-            OnityAsyncEvent<T>.CheckThread();
+            asyncEvent.CheckThread();
             ev = asyncEvent;
             this.cancellationToken = cancellationToken;
             this.callOnce = callOnce;
@@ -81,7 +81,7 @@ namespace Onity
         long Begin()
         {
             if (pending) throw new InvalidOperationException("Onity: the handler's previous wait is pending; await it before the next one.");
-            OnityAsyncEvent<T>.CheckThread();
+            ev.CheckThread();
             core.Reset();
             if (cancellationToken.IsCancellationRequested)
             {
@@ -135,7 +135,7 @@ namespace Onity
         public void Dispose()
         {
             if (disposed && !pending) return;
-            OnityAsyncEvent<T>.CheckThread();
+            ev.CheckThread();
             disposed = true;
             ev.Unsubscribe(this);
             if (!pending) return;

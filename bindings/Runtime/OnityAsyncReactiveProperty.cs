@@ -163,7 +163,7 @@ namespace Onity
         /// <summary>A property's enumerator: <paramref name="current"/> first, then the changes.</summary>
         internal static IOnityAsyncEnumerator<T> CurrentFirst(OnityAsyncEvent<T> changed, T current, CancellationToken ct)
         {
-            return new CurrentFirstEnumerator<T>(changed.GetAsyncEnumerator(ct), current, ct);
+            return new CurrentFirstEnumerator<T>(changed, changed.GetAsyncEnumerator(ct), current, ct);
         }
 
         public IOnityAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken = default(CancellationToken))
@@ -176,13 +176,15 @@ namespace Onity
     /// the event's stream (subscribed from creation).</summary>
     internal sealed class CurrentFirstEnumerator<T> : IOnityAsyncEnumerator<T>
     {
+        readonly OnityAsyncEvent<T> ev;
         readonly IOnityAsyncEnumerator<T> inner;
         readonly CancellationToken ct;
         T first;
         int stage; // 0: the current value not yet given, 1: it is Current, 2: the stream's
 
-        internal CurrentFirstEnumerator(IOnityAsyncEnumerator<T> inner, T current, CancellationToken ct)
+        internal CurrentFirstEnumerator(OnityAsyncEvent<T> ev, IOnityAsyncEnumerator<T> inner, T current, CancellationToken ct)
         {
+            this.ev = ev;
             this.inner = inner;
             this.ct = ct;
             first = current;
@@ -202,6 +204,7 @@ namespace Onity
                 return inner.MoveNextAsync();
             }
             if (ct.IsCancellationRequested) return inner.MoveNextAsync(); // cancels as the stream does
+            ev.CheckThread(); // as the stream's MoveNextAsync
             stage = 1;
             return new OnityTask<bool>(true);
         }

@@ -23,8 +23,9 @@ namespace Onity
         }
 
         /// <summary>With <paramref name="cancelImmediately"/>: canceled at the token's Cancel call
-        /// (a registration of the token; the continuation runs on the canceling thread) instead of
-        /// at the next run of Update.</summary>
+        /// (a registration of the token: the task completes on the canceling thread, its
+        /// continuation runs on the owner thread, queued when Cancel runs elsewhere) instead of at
+        /// the next run of Update.</summary>
         public static OnityTask<AsyncGPUReadbackRequest> WithCancellation(this AsyncGPUReadbackRequest asyncOperation, CancellationToken cancellationToken, bool cancelImmediately)
         {
             return ToOnityTask(asyncOperation, OnityTiming.Update, cancellationToken, cancelImmediately);
@@ -49,14 +50,11 @@ namespace Onity
             return GpuReadbackSource.Start(asyncOperation, timing, cancellationToken, cancelImmediately);
         }
 
-        sealed class GpuReadbackSource : OnityLoopSource<AsyncGPUReadbackRequest>
+        /// <summary>The polled wait (see <see cref="OnityCancelableLoopSource{T}"/> for the token).</summary>
+        sealed class GpuReadbackSource : OnityCancelableLoopSource<AsyncGPUReadbackRequest>
         {
             static readonly OnityObjectPool<GpuReadbackSource> pool = new OnityObjectPool<GpuReadbackSource>(256);
-            static readonly Action<object> onCancel = o => ((GpuReadbackSource)o).CancelNow();
             AsyncGPUReadbackRequest request;
-            CancellationToken ct;
-            CancellationTokenRegistration registration;
-            volatile bool canceledNow; // by the registration: the loop's next step only ends it
 
             internal static Exception Error()
             {
@@ -67,46 +65,20 @@ namespace Onity
             {
                 var s = pool.TryRent() ?? new GpuReadbackSource();
                 s.request = request;
-                s.ct = ct;
-                var task = s.Task;
-                s.StartLoopOrRelease(timing);
-                if (cancelImmediately && ct.CanBeCanceled) s.registration = ct.Register(onCancel, s);
-                return task;
+                return s.Begin(ct, timing, cancelImmediately);
             }
 
-            void CancelNow()
+            protected override bool Poll()
             {
-                canceledNow = true;
-                if (!IsCompleted) TrySetCanceled(ct);
-            }
-
-            protected override bool MoveNext()
-            {
-                if (canceledNow) return false;
-                if (ct.IsCancellationRequested)
-                {
-                    TrySetCanceled(ct);
-                    return false;
-                }
-                if (request.hasError)
-                {
-                    TrySetException(Error());
-                    return false;
-                }
-                if (!request.done) return true;
-                TrySetResult(request);
+                if (request.hasError) Fail(Error());
+                else if (!request.done) return true;
+                else Succeed(request);
                 return false;
             }
 
-            protected override void OnLoopCanceled() { TrySetCanceled(); }
-
-            protected override void Release()
+            protected override void Recycle()
             {
-                registration.Dispose();
-                registration = default(CancellationTokenRegistration);
-                canceledNow = false;
                 request = default(AsyncGPUReadbackRequest);
-                ct = default(CancellationToken);
                 pool.Return(this);
             }
         }

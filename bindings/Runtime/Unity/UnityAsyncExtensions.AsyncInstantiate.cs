@@ -75,10 +75,10 @@ namespace Onity
 
         protected override T[] Result() { return typed != null ? typed.Result : (T[])(object)((AsyncInstantiateOperation)Operation).Result; }
 
-        protected override void Release()
+        protected override void Recycle()
         {
             typed = null;
-            base.Release();
+            base.Recycle();
         }
     }
 }

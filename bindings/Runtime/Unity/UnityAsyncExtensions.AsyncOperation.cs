@@ -165,24 +165,101 @@ namespace Onity
     /// raises the event once, on the main thread, and then drops its handlers.</summary>
     internal sealed class OnityCompletedCallback : OnityEventContinuation<OnityCompletedCallback, AsyncOperation> { }
 
+    /// <summary>A polled wait that its token cancels at the next step, or with cancelImmediately
+    /// at the token's Cancel call (a registration of the token, allocated as UniTask's), which
+    /// may run on any thread while the owner thread runs a step. Exactly one side decides a use:
+    /// a step's outcome, the registration and the runtime's disposal each take
+    /// <see cref="decided"/> (one atomic exchange per use) before completing, and the side that
+    /// does not get it does nothing. <see cref="Release"/> disposes the registration (which waits
+    /// for a callback already running) before the next use can start, so a late callback never
+    /// reaches that use. The continuation goes where every completion goes (inline on the owner
+    /// thread, queued to it from any other thread).</summary>
+    internal abstract class OnityCancelableLoopSource<T> : OnityLoopSource<T>
+    {
+        static readonly Action<object> onCancel = o => ((OnityCancelableLoopSource<T>)o).Cancel(true);
+        CancellationToken ct;
+        CancellationTokenRegistration registration;
+        int decided; // 1 once this use's outcome is decided (see the class)
+
+        /// <summary>Starts the use: the loop on <paramref name="timing"/>, then with
+        /// <paramref name="cancelImmediately"/> the registration of <paramref name="token"/>.</summary>
+        protected OnityTask<T> Begin(CancellationToken token, OnityTiming timing, bool cancelImmediately)
+        {
+            ct = token;
+            var task = Task;
+            StartLoopOrRelease(timing);
+            if (cancelImmediately && token.CanBeCanceled) registration = token.Register(onCancel, this);
+            return task;
+        }
+
+        /// <summary>One step of an undecided use whose token is not canceled: true to poll again;
+        /// to end the use call <see cref="Succeed"/> or <see cref="Fail"/> and return false.</summary>
+        protected abstract bool Poll();
+
+        /// <summary>The use is being canceled (token or runtime disposal), by the side that decided
+        /// it, before the task completes: a request that can be stopped is stopped here.</summary>
+        protected virtual void OnCanceled() { }
+
+        protected void Succeed(T value)
+        {
+            if (TryDecide()) TrySetResult(value);
+        }
+
+        protected void Fail(Exception error)
+        {
+            if (TryDecide()) TrySetException(error);
+        }
+
+        bool TryDecide() { return Interlocked.Exchange(ref decided, 1) == 0; }
+
+        void Cancel(bool withToken)
+        {
+            if (!TryDecide()) return; // the other side decided: this use may already be over
+            OnCanceled();
+            if (withToken) TrySetCanceled(ct);
+            else TrySetCanceled();
+        }
+
+        protected sealed override bool MoveNext()
+        {
+            if (Volatile.Read(ref decided) != 0) return false; // decided by the registration
+            if (ct.IsCancellationRequested)
+            {
+                Cancel(true);
+                return false;
+            }
+            return Poll();
+        }
+
+        protected sealed override void OnLoopCanceled() { Cancel(false); }
+
+        /// <summary>Clears the derived fields and returns the source to its pool (the registration
+        /// is already disposed).</summary>
+        protected abstract void Recycle();
+
+        protected sealed override void Release()
+        {
+            registration.Dispose(); // waits for a callback running on another thread; none runs after
+            registration = default(CancellationTokenRegistration);
+            ct = default(CancellationToken);
+            Volatile.Write(ref decided, 0);
+            Recycle();
+        }
+    }
+
     /// <summary>The polled form of an async operation (pooled per result type): at each run of the
     /// timing it reports progress and completes when the operation is done, or cancels.</summary>
-    internal abstract class OnityAsyncOperationSource<TSelf, TResult> : OnityLoopSource<TResult>
+    internal abstract class OnityAsyncOperationSource<TSelf, TResult> : OnityCancelableLoopSource<TResult>
         where TSelf : OnityAsyncOperationSource<TSelf, TResult>, new()
     {
         static readonly OnityObjectPool<TSelf> pool = new OnityObjectPool<TSelf>(256);
-        static readonly Action<object> onCancel = o => ((TSelf)o).CancelNow();
         AsyncOperation op;
         IProgress<float> progress;
-        CancellationToken ct;
-        CancellationTokenRegistration registration;
-        volatile bool canceledNow; // by the registration: the loop's next step only ends it
 
         protected AsyncOperation Operation { get { return op; } }
 
         /// <summary>With <paramref name="cancelImmediately"/>, the task is canceled at the token's
-        /// Cancel call (a registration of the token, allocated as UniTask's; the continuation runs
-        /// on the canceling thread) instead of at the timing's next run.</summary>
+        /// Cancel call instead of at the timing's next run (see <see cref="OnityCancelableLoopSource{T}"/>).</summary>
         internal static OnityTask<TResult> Start(AsyncOperation op, IProgress<float> progress, OnityTiming timing, CancellationToken ct, bool cancelImmediately = false)
         {
             return Start(Rent(), op, progress, timing, ct, cancelImmediately);
@@ -196,37 +273,14 @@ namespace Onity
         {
             s.op = op;
             s.progress = progress;
-            s.ct = ct;
-            var task = s.Task;
-            s.StartLoopOrRelease(timing);
-            if (cancelImmediately && ct.CanBeCanceled) s.registration = ct.Register(onCancel, s);
-            return task;
-        }
-
-        void CancelNow()
-        {
-            canceledNow = true;
-            if (IsCompleted) return;
-            OnCanceled(); // as the polled path: the request is stopped before the continuation runs
-            TrySetCanceled(ct);
+            return s.Begin(ct, timing, cancelImmediately);
         }
 
         /// <summary>The result once the operation is done (may throw: the task's failure).</summary>
         protected abstract TResult Result();
 
-        /// <summary>The task is canceled (token or runtime disposal): a request that can be stopped
-        /// is stopped here.</summary>
-        protected virtual void OnCanceled() { }
-
-        protected override bool MoveNext()
+        protected override bool Poll()
         {
-            if (canceledNow) return false;
-            if (ct.IsCancellationRequested)
-            {
-                OnCanceled();
-                TrySetCanceled(ct);
-                return false;
-            }
             TResult value;
             try
             {
@@ -236,32 +290,17 @@ namespace Onity
             }
             catch (Exception ex)
             {
-                TrySetException(ex);
+                Fail(ex);
                 return false;
             }
-            TrySetResult(value);
+            Succeed(value);
             return false;
         }
 
-        protected override void OnLoopCanceled()
+        protected override void Recycle()
         {
-            OnCanceled();
-            TrySetCanceled();
-        }
-
-        void Clear()
-        {
-            registration.Dispose();
-            registration = default(CancellationTokenRegistration);
-            canceledNow = false;
             op = null;
             progress = null;
-            ct = default(CancellationToken);
-        }
-
-        protected override void Release()
-        {
-            Clear();
             pool.Return((TSelf)this);
         }
     }
