@@ -72,6 +72,14 @@ impl<T> Out<T> {
         (!p.is_null()).then_some(Out(p))
     }
 
+    /// Writes `v` to an output the caller may omit: nothing when `p` is null.
+    #[inline(always)]
+    pub fn put_optional(p: *mut T, v: T) {
+        if let Some(out) = Out::optional(p) {
+            out.put(v);
+        }
+    }
+
     /// Writes the success value; the export then returns `OK`.
     #[inline(always)]
     pub fn set(self, v: T) -> Result<(), OnityStatus> {

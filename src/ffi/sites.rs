@@ -166,15 +166,9 @@ pub extern "C" fn onity_task_site(
             Some((f, l, fr)) => (f.as_ptr(), l, fr),
             None => (std::ptr::null(), 0, 0),
         };
-        if let Some(o) = Out::optional(out_file) {
-            o.put(file);
-        }
-        if let Some(o) = Out::optional(out_line) {
-            o.put(line);
-        }
-        if let Some(o) = Out::optional(out_frame) {
-            o.put(frame);
-        }
+        Out::put_optional(out_file, file);
+        Out::put_optional(out_line, line);
+        Out::put_optional(out_frame, frame);
         Ok(())
     })
 }

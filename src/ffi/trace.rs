@@ -56,12 +56,8 @@ pub extern "C" fn onity_trace_counts(
 ) -> OnityStatus {
     crate::ffi!({
         let (held, dropped) = core_at_frame(runtime)?.trace_counts()?;
-        if let Some(o) = Out::optional(out_events) {
-            o.put(held);
-        }
-        if let Some(o) = Out::optional(out_dropped) {
-            o.put(dropped);
-        }
+        Out::put_optional(out_events, held);
+        Out::put_optional(out_dropped, dropped);
         Ok(())
     })
 }
