@@ -97,6 +97,24 @@ impl<T> Out<T> {
     }
 }
 
+impl Out<u32> {
+    /// Writes a count that may exceed `u32::MAX` (saturated there).
+    #[inline(always)]
+    pub fn set_count(self, n: usize) -> Result<(), OnityStatus> {
+        self.set(n.min(u32::MAX as usize) as u32)
+    }
+}
+
+/// An array of `capacity` elements the caller provides: `NullPointer` when
+/// it is null with a non-zero capacity (it may be null when it is 0).
+#[inline(always)]
+pub(crate) fn array_arg<T>(p: *const T, capacity: usize) -> Result<(), OnityStatus> {
+    if capacity != 0 && p.is_null() {
+        return Err(OnityStatus::NullPointer);
+    }
+    Ok(())
+}
+
 /// An enum-valued input: `InvalidArgument` when it is out of range. The
 /// error is made out of line, so that a hot export does not load the status
 /// before its check (one instruction on every wait).
