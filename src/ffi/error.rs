@@ -97,14 +97,6 @@ impl<T> Out<T> {
     }
 }
 
-impl Out<u32> {
-    /// Writes a count that may exceed `u32::MAX` (saturated there).
-    #[inline(always)]
-    pub fn set_count(self, n: usize) -> Result<(), OnityStatus> {
-        self.set(n.min(u32::MAX as usize) as u32)
-    }
-}
-
 /// An array of `capacity` elements the caller provides: `NullPointer` when
 /// it is null with a non-zero capacity (it may be null when it is 0).
 #[inline(always)]
@@ -113,6 +105,22 @@ pub(crate) fn array_arg<T>(p: *const T, capacity: usize) -> Result<(), OnityStat
         return Err(OnityStatus::NullPointer);
     }
     Ok(())
+}
+
+/// The exports that write up to `capacity` elements to the caller's array
+/// `p` and the total to `*out_count` (which may exceed `capacity`): both
+/// checked ([`array_arg`]), then `fill(capacity)` writes the elements and
+/// returns the total (saturated at `u32::MAX`).
+#[inline(always)]
+pub(crate) fn fill_array<T>(
+    p: *mut T,
+    capacity: u32,
+    out_count: *mut u32,
+    fill: impl FnOnce(usize) -> Result<usize, OnityStatus>,
+) -> Result<(), OnityStatus> {
+    let out = Out::new(out_count)?;
+    array_arg(p, capacity as usize)?;
+    out.set(fill(capacity as usize)?.min(u32::MAX as usize) as u32)
 }
 
 /// An enum-valued input: `InvalidArgument` when it is out of range. The

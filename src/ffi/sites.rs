@@ -25,7 +25,7 @@ use std::ffi::{c_char, c_void};
 
 use super::combinator::combine;
 use super::deferred::core_at_frame;
-use super::error::{array_arg, Out};
+use super::error::{fill_array, Out};
 use super::object::{core_of, OnityRuntime};
 use super::status::OnityStatus;
 use super::types::OnityCallback;
@@ -131,14 +131,13 @@ pub extern "C" fn onity_runtime_site_report(
 ) -> OnityStatus {
     crate::ffi!({
         let rt = core_at_frame(runtime)?;
-        let out = Out::new(out_count)?;
-        array_arg(out_lines, capacity as usize)?;
-        let n = rt.site_report(min_age_frames, capacity as usize, |i, c| {
-            // SAFETY: non-null, the caller provides `capacity` writable
-            // lines, and `i < capacity`.
-            unsafe { out_lines.add(i).write(c.into()) }
-        })?;
-        out.set_count(n)
+        fill_array(out_lines, capacity, out_count, |capacity| {
+            Ok(rt.site_report(min_age_frames, capacity, |i, c| {
+                // SAFETY: non-null, the caller provides `capacity` writable
+                // lines, and `i < capacity`.
+                unsafe { out_lines.add(i).write(c.into()) }
+            })?)
+        })
     })
 }
 
