@@ -57,13 +57,7 @@ impl Runtime {
 
     /// [`Runtime::create_task_with`] at `site`.
     pub fn create_task_at(&self, site: Option<SiteRef>, take: impl FnOnce(u64)) -> Result<()> {
-        if !self.capturing(&site) {
-            return self.create_task_with(take);
-        }
-        let h = self.create_task()?;
-        self.record_site(h, site);
-        take(h);
-        Ok(())
+        self.made_at(site, take, |take| self.create_task_with(take), || self.create_task())
     }
 
     /// [`Runtime::create_completed_with`] at `site`.
@@ -75,27 +69,43 @@ impl Runtime {
         site: Option<SiteRef>,
         take: impl FnOnce(u64),
     ) -> Result<()> {
+        let plain = |take| self.create_completed_with(state, value, error, take);
+        self.made_at(site, take, plain, || self.create_completed(state, value, error))
+    }
+
+    /// A task made at `site`: by `plain` (its `_with` form) when nothing is
+    /// recorded, else by `make`, its site recorded before `take` gets it.
+    #[inline(always)]
+    fn made_at<T: FnOnce(u64)>(
+        &self,
+        site: Option<SiteRef>,
+        take: T,
+        plain: impl FnOnce(T) -> Result<()>,
+        make: impl FnOnce() -> Result<u64>,
+    ) -> Result<()> {
         if !self.capturing(&site) {
-            return self.create_completed_with(state, value, error, take);
+            return plain(take);
         }
-        let h = self.create_completed(state, value, error)?;
-        self.record_site(h, site);
-        take(h);
+        take(self.recorded(make(), site)?);
         Ok(())
+    }
+
+    /// A task just made (or the error making it), its site recorded.
+    #[inline(always)]
+    fn recorded(&self, h: Result<u64>, site: Option<SiteRef>) -> Result<u64> {
+        let h = h?;
+        self.record_site(h, site);
+        Ok(h)
     }
 
     /// [`Runtime::when_any`] at `site`.
     pub fn when_any_at(&self, inputs: &[u64], token: u64, site: Option<SiteRef>) -> Result<u64> {
-        let h = self.when_any(inputs, token)?;
-        self.record_site(h, site);
-        Ok(h)
+        self.recorded(self.when_any(inputs, token), site)
     }
 
     /// [`Runtime::when_all`] at `site`.
     pub fn when_all_at(&self, inputs: &[u64], token: u64, site: Option<SiteRef>) -> Result<u64> {
-        let h = self.when_all(inputs, token)?;
-        self.record_site(h, site);
-        Ok(h)
+        self.recorded(self.when_all(inputs, token), site)
     }
 
     /// [`Runtime::wait_with`] at `site`. A callback wait made while capture

@@ -233,27 +233,22 @@ pub trait Linked: Default {
     fn word(&self) -> &AtomicU64;
 }
 
-impl Linked for TaskSlot {
-    #[inline(always)]
-    fn link(&self) -> &Cell<u32> {
-        &self.next_free
-    }
-    #[inline(always)]
-    fn word(&self) -> &AtomicU64 {
-        &self.state
-    }
+/// Both slot kinds link through `next_free` and keep their word in `state`.
+macro_rules! linked {
+    ($($slot:ty),*) => {$(
+        impl Linked for $slot {
+            #[inline(always)]
+            fn link(&self) -> &Cell<u32> {
+                &self.next_free
+            }
+            #[inline(always)]
+            fn word(&self) -> &AtomicU64 {
+                &self.state
+            }
+        }
+    )*};
 }
-
-impl Linked for CancelSlot {
-    #[inline(always)]
-    fn link(&self) -> &Cell<u32> {
-        &self.next_free
-    }
-    #[inline(always)]
-    fn word(&self) -> &AtomicU64 {
-        &self.state
-    }
-}
+linked!(TaskSlot, CancelSlot);
 
 /// The owner's bookkeeping of one slot table: a LIFO list of free slots
 /// (through their links, `index + 1`, 0 ends it), the slots never used yet

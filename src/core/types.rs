@@ -10,6 +10,41 @@
 
 use std::ffi::{c_void, CStr};
 
+/// `ALL` (every value, in value order) and `from_u32` (`None` out of range)
+/// of a boundary enum whose values are `0..$count`, `$last` the greatest.
+macro_rules! dense_values {
+    ($t:ident, $count:expr, $last:ident) => {
+        const _: () = assert!($t::$last as usize + 1 == $count);
+
+        impl $t {
+            /// Every value, in value order.
+            pub const ALL: [$t; $count] = {
+                let mut all = [$t::nth(0); $count];
+                let mut i = 0;
+                while i < $count {
+                    all[i] = $t::nth(i as u32);
+                    i += 1;
+                }
+                all
+            };
+
+            /// The value `v`, or `None` out of range.
+            #[inline(always)]
+            pub fn from_u32(v: u32) -> Option<$t> {
+                (v < $count as u32).then(|| $t::nth(v))
+            }
+
+            /// The value `v`, which is below `$count`.
+            #[inline(always)]
+            const fn nth(v: u32) -> $t {
+                // SAFETY: `repr(u32)` with the values `0..$count` (written
+                // out, the last asserted above), and `v < $count`.
+                unsafe { std::mem::transmute::<u32, $t>(v) }
+            }
+        }
+    };
+}
+
 /// Player-loop timings, in the order Unity runs them in a frame (UniTask's
 /// `PlayerLoopTiming`). Functions take them as `uint32_t`; other values are
 /// rejected with `ONITY_STATUS_INVALID_ARGUMENT`.
@@ -36,22 +71,9 @@ pub enum Timing {
 
 /// Number of timings.
 pub const TIMING_COUNT: usize = 16;
+dense_values!(Timing, TIMING_COUNT, LastTimeUpdate);
 
 impl Timing {
-    /// Every timing, in value order.
-    ///
-    /// cbindgen:ignore
-    pub const ALL: [Timing; TIMING_COUNT] = {
-        let mut all = [Timing::Initialization; TIMING_COUNT];
-        let mut i = 0;
-        while i < TIMING_COUNT {
-            // SAFETY: `Timing` is `repr(u32)` with the values 0..16.
-            all[i] = unsafe { std::mem::transmute::<u32, Timing>(i as u32) };
-            i += 1;
-        }
-        all
-    };
-
     const NAMES: [&'static CStr; TIMING_COUNT] = [
         c"Initialization",
         c"LastInitialization",
@@ -71,12 +93,6 @@ impl Timing {
         c"LastTimeUpdate",
     ];
 
-    #[inline(always)]
-    pub fn from_u32(v: u32) -> Option<Timing> {
-        // SAFETY: `Timing` is `repr(u32)` with the values 0..16.
-        (v < TIMING_COUNT as u32).then(|| unsafe { std::mem::transmute::<u32, Timing>(v) })
-    }
-
     /// The timing's name ("Update", ...).
     pub fn name(self) -> &'static CStr {
         Self::NAMES[self as usize]
@@ -95,23 +111,7 @@ pub enum Clock {
     /// (of the first frame, for a delay created before any frame began).
     Realtime = 2,
 }
-
-impl Clock {
-    /// Every clock, in value order.
-    ///
-    /// cbindgen:ignore
-    pub const ALL: [Clock; 3] = [Clock::Scaled, Clock::Unscaled, Clock::Realtime];
-
-    #[inline(always)]
-    pub fn from_u32(v: u32) -> Option<Clock> {
-        match v {
-            0 => Some(Clock::Scaled),
-            1 => Some(Clock::Unscaled),
-            2 => Some(Clock::Realtime),
-            _ => None,
-        }
-    }
-}
+dense_values!(Clock, 3, Realtime);
 
 /// State of a task, as returned by `onity_task_state` and given to
 /// continuations. Passed as `uint32_t`.
@@ -136,20 +136,7 @@ pub enum WaitKind {
 
 /// Number of wait kinds.
 pub const WAIT_KIND_COUNT: usize = 4;
-
-impl WaitKind {
-    /// Every wait kind, in value order.
-    ///
-    /// cbindgen:ignore
-    pub const ALL: [WaitKind; WAIT_KIND_COUNT] =
-        [WaitKind::Yield, WaitKind::NextFrame, WaitKind::DelayFrame, WaitKind::Delay];
-
-    #[inline(always)]
-    pub fn from_u32(v: u32) -> Option<WaitKind> {
-        // SAFETY: `WaitKind` is `repr(u32)` with the values 0..4.
-        (v < WAIT_KIND_COUNT as u32).then(|| unsafe { std::mem::transmute::<u32, WaitKind>(v) })
-    }
-}
+dense_values!(WaitKind, WAIT_KIND_COUNT, Delay);
 
 /// Indices into `OnityStats::pools`.
 #[repr(u32)]
@@ -215,17 +202,7 @@ pub enum Lifetime {
     /// Valid until the second rewind from now.
     TwoFrames = 1,
 }
-
-impl Lifetime {
-    #[inline]
-    pub fn from_u32(v: u32) -> Option<Lifetime> {
-        match v {
-            0 => Some(Lifetime::Frame),
-            1 => Some(Lifetime::TwoFrames),
-            _ => None,
-        }
-    }
-}
+dense_values!(Lifetime, 2, TwoFrames);
 
 /// What a consumed task produced.
 ///

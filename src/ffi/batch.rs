@@ -35,7 +35,7 @@ use std::ffi::c_void;
 use super::batch_state::{batch_emit, compact, file, file_all, free, lookup, state, BatchState};
 use super::deferred::{sync_frame, unbind};
 use super::error::{arg, Out};
-use super::object::{runtime_ref, OnityRuntime};
+use super::object::{runtime_ref, OnityRuntime, RuntimeObject};
 use super::status::OnityStatus;
 use super::types::{OnityBatch, OnityBatchRecord};
 use crate::core::timing::lane;
@@ -173,12 +173,7 @@ pub extern "C" fn onity_batch_flush(runtime: *mut OnityRuntime, batch: *mut Onit
 #[no_mangle]
 pub extern "C" fn onity_batch_tick(runtime: *mut OnityRuntime, batch: *mut OnityBatch, timing: u32) -> OnityStatus {
     crate::ffi_host!({
-        let r = lookup(runtime, batch)?;
-        sync_frame(r);
-        // SAFETY: live batch, owner thread.
-        unsafe { compact(batch) };
-        let t = arg(Timing::from_u32(timing))?;
-        file_all(r);
+        let (r, t) = run_start(runtime, batch, timing)?;
         // SAFETY: live batch, owner thread.
         let lane = unsafe { state(batch) }.lane;
         // The fast lane's due waits are reported before the timing runs
@@ -213,12 +208,7 @@ pub extern "C" fn onity_batch_cancel_pass(
     timing: u32,
 ) -> OnityStatus {
     crate::ffi_host!({
-        let r = lookup(runtime, batch)?;
-        sync_frame(r);
-        // SAFETY: live batch, owner thread.
-        unsafe { compact(batch) };
-        let t = arg(Timing::from_u32(timing))?;
-        file_all(r);
+        let (r, t) = run_start(runtime, batch, timing)?;
         Ok(r.rt.cancel_pass(t)?)
     })
 }
@@ -229,13 +219,36 @@ pub extern "C" fn onity_batch_cancel_pass(
 #[no_mangle]
 pub extern "C" fn onity_batch_drain(runtime: *mut OnityRuntime, batch: *mut OnityBatch) -> OnityStatus {
     crate::ffi_host!({
-        let r = lookup(runtime, batch)?;
-        sync_frame(r);
-        // SAFETY: live batch, owner thread.
-        unsafe { compact(batch) };
+        let r = report_start(runtime, batch)?;
         file_all(r);
         Ok(r.rt.drain()?)
     })
+}
+
+/// The start of the calls that report resumptions (tick, cancel pass,
+/// drain): the batch checked, the deferred frame applied, and the
+/// resumptions the host consumed dropped.
+#[inline(always)]
+fn report_start<'a>(runtime: *mut OnityRuntime, batch: *mut OnityBatch) -> Result<&'a RuntimeObject, OnityStatus> {
+    let r = lookup(runtime, batch)?;
+    sync_frame(r);
+    // SAFETY: live batch, owner thread.
+    unsafe { compact(batch) };
+    Ok(r)
+}
+
+/// [`report_start`] of a call that runs `timing` (tick, cancel pass): then
+/// the timing checked and every batch's pending records filed.
+#[inline(always)]
+fn run_start<'a>(
+    runtime: *mut OnityRuntime,
+    batch: *mut OnityBatch,
+    timing: u32,
+) -> Result<(&'a RuntimeObject, Timing), OnityStatus> {
+    let r = report_start(runtime, batch)?;
+    let t = arg(Timing::from_u32(timing))?;
+    file_all(r);
+    Ok((r, t))
 }
 
 /// Destroys a batch. Waits it filed that are still pending are canceled

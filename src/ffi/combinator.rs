@@ -29,17 +29,26 @@ pub(super) fn combine<const AT_FRAME: bool>(
     out.set(make(rt, inputs(tasks, count)?, token)?)
 }
 
-/// The inputs of a combinator as a slice: `NullPointer`, or
-/// `CountOutOfRange` before a slice of a bad length is ever made.
+/// The inputs of a combinator as a slice, checked by [`array`] before a
+/// slice of a bad length is ever made.
 fn inputs<'a>(tasks: *const u64, count: u32) -> Result<&'a [u64], OnityStatus> {
-    if tasks.is_null() {
+    let n = array(tasks, count)?;
+    // SAFETY: non-null; the caller provides `count` readable handles.
+    Ok(unsafe { std::slice::from_raw_parts(tasks, n) })
+}
+
+/// A combinator's array (its inputs, a WhenAll's outcomes) and its length:
+/// `NullPointer`, or `CountOutOfRange` (0 or more than
+/// `ONITY_MAX_COMBINATOR_INPUTS`).
+#[inline(always)]
+fn array<T>(p: *const T, count: u32) -> Result<usize, OnityStatus> {
+    if p.is_null() {
         return Err(OnityStatus::NullPointer);
     }
     if count == 0 || count > ONITY_MAX_COMBINATOR_INPUTS {
         return Err(OnityStatus::CountOutOfRange);
     }
-    // SAFETY: non-null; the caller provides `count` readable handles.
-    Ok(unsafe { std::slice::from_raw_parts(tasks, count as usize) })
+    Ok(count as usize)
 }
 
 /// WhenAny: writes to `*out_task` a task that completes like the first input
@@ -102,13 +111,7 @@ pub extern "C" fn onity_when_all_results(
 ) -> OnityStatus {
     crate::ffi!({
         let rt = core_of(runtime)?;
-        if out_outcomes.is_null() {
-            return Err(OnityStatus::NullPointer);
-        }
-        if count == 0 || count > ONITY_MAX_COMBINATOR_INPUTS {
-            return Err(OnityStatus::CountOutOfRange);
-        }
-        rt.when_all_results_with(task, count as usize, |outcomes| {
+        rt.when_all_results_with(task, array(out_outcomes, count)?, |outcomes| {
             // SAFETY: non-null, the caller provides `count` writable outcomes
             // (`outcomes` has `count` entries); the layouts are the same
             // (asserted in types.rs) and a core state is a valid u32.

@@ -72,6 +72,14 @@ impl<T> Out<T> {
         (!p.is_null()).then_some(Out(p))
     }
 
+    /// Writes `v` to an output the caller may omit: nothing when `p` is null.
+    #[inline(always)]
+    pub fn put_optional(p: *mut T, v: T) {
+        if let Some(out) = Out::optional(p) {
+            out.put(v);
+        }
+    }
+
     /// Writes the success value; the export then returns `OK`.
     #[inline(always)]
     pub fn set(self, v: T) -> Result<(), OnityStatus> {
@@ -87,6 +95,32 @@ impl<T> Out<T> {
         // writable `T` (the documented contract of every output).
         unsafe { self.0.write(v) };
     }
+}
+
+/// An array of `capacity` elements the caller provides: `NullPointer` when
+/// it is null with a non-zero capacity (it may be null when it is 0).
+#[inline(always)]
+pub(crate) fn array_arg<T>(p: *const T, capacity: usize) -> Result<(), OnityStatus> {
+    if capacity != 0 && p.is_null() {
+        return Err(OnityStatus::NullPointer);
+    }
+    Ok(())
+}
+
+/// The exports that write up to `capacity` elements to the caller's array
+/// `p` and the total to `*out_count` (which may exceed `capacity`): both
+/// checked ([`array_arg`]), then `fill(capacity)` writes the elements and
+/// returns the total (saturated at `u32::MAX`).
+#[inline(always)]
+pub(crate) fn fill_array<T>(
+    p: *mut T,
+    capacity: u32,
+    out_count: *mut u32,
+    fill: impl FnOnce(usize) -> Result<usize, OnityStatus>,
+) -> Result<(), OnityStatus> {
+    let out = Out::new(out_count)?;
+    array_arg(p, capacity as usize)?;
+    out.set(fill(capacity as usize)?.min(u32::MAX as usize) as u32)
 }
 
 /// An enum-valued input: `InvalidArgument` when it is out of range. The

@@ -145,33 +145,33 @@ pub use wait::*;
 mod tests {
     use super::OnityStatus;
 
+    /// What a boundary macro (`ffi` or `ffi_host`) returns for a panic, an
+    /// error and a success.
+    macro_rules! statuses_behind {
+        ($boundary:ident) => {{
+            let status = crate::$boundary!({
+                if std::hint::black_box(true) {
+                    panic!("a panic the boundary catches (expected in this test)");
+                }
+                Ok(())
+            });
+            assert_eq!(status, OnityStatus::Panic);
+            assert_eq!(crate::$boundary!({ Err(OnityStatus::Reentrant) }), OnityStatus::Reentrant);
+            assert_eq!(crate::$boundary!({ Ok(()) }), OnityStatus::Ok);
+        }};
+    }
+
     /// The boundary turns a panic into `OnityStatus::Panic` (its drop is out
     /// of line, see `panicked`).
     #[test]
     fn a_panic_becomes_the_panic_status() {
-        let status = crate::ffi!({
-            if std::hint::black_box(true) {
-                panic!("a panic the boundary catches (expected in this test)");
-            }
-            Ok(())
-        });
-        assert_eq!(status, OnityStatus::Panic);
-        assert_eq!(crate::ffi!({ Err(OnityStatus::Reentrant) }), OnityStatus::Reentrant);
-        assert_eq!(crate::ffi!({ Ok(()) }), OnityStatus::Ok);
+        statuses_behind!(ffi);
     }
 
     /// Behind [`ffi_host!`]'s unwind guard a Rust panic still reaches the
     /// boundary (`PANIC`, no abort), and early returns pass the guard.
     #[test]
     fn a_panic_behind_the_host_unwind_guard_becomes_the_panic_status() {
-        let status = crate::ffi_host!({
-            if std::hint::black_box(true) {
-                panic!("a panic the boundary catches (expected in this test)");
-            }
-            Ok(())
-        });
-        assert_eq!(status, OnityStatus::Panic);
-        assert_eq!(crate::ffi_host!({ Err(OnityStatus::Reentrant) }), OnityStatus::Reentrant);
-        assert_eq!(crate::ffi_host!({ Ok(()) }), OnityStatus::Ok);
+        statuses_behind!(ffi_host);
     }
 }

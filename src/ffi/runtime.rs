@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 
 use super::batch_state;
 use super::deferred::{core_at_frame, frame_ref};
-use super::error::{arg, Out};
+use super::error::{arg, fill_array, Out};
 use super::object::{self, core_of, runtime_ref, OnityRuntime, RuntimeObject};
 use super::status::OnityStatus;
 use super::types::*;
@@ -305,17 +305,15 @@ pub extern "C" fn onity_runtime_live_tasks(
 ) -> OnityStatus {
     crate::ffi!({
         let rt = core_of(runtime)?;
-        let out = Out::new(out_count)?;
-        let buf: &mut [u64] = if capacity == 0 {
-            &mut []
-        } else if out_tasks.is_null() {
-            return Err(OnityStatus::NullPointer);
-        } else {
-            // SAFETY: non-null, the caller provides `capacity` writable slots.
-            unsafe { std::slice::from_raw_parts_mut(out_tasks, capacity as usize) }
-        };
-        let n = rt.live_tasks(buf)?;
-        out.set(n.min(u32::MAX as usize) as u32)
+        fill_array(out_tasks, capacity, out_count, |capacity| {
+            let buf: &mut [u64] = if capacity == 0 {
+                &mut []
+            } else {
+                // SAFETY: non-null, the caller provides `capacity` writable slots.
+                unsafe { std::slice::from_raw_parts_mut(out_tasks, capacity) }
+            };
+            Ok(rt.live_tasks(buf)?)
+        })
     })
 }
 

@@ -25,7 +25,7 @@ use std::ffi::{c_char, c_void};
 
 use super::combinator::combine;
 use super::deferred::core_at_frame;
-use super::error::Out;
+use super::error::{fill_array, Out};
 use super::object::{core_of, OnityRuntime};
 use super::status::OnityStatus;
 use super::types::OnityCallback;
@@ -131,16 +131,13 @@ pub extern "C" fn onity_runtime_site_report(
 ) -> OnityStatus {
     crate::ffi!({
         let rt = core_at_frame(runtime)?;
-        let out = Out::new(out_count)?;
-        if capacity != 0 && out_lines.is_null() {
-            return Err(OnityStatus::NullPointer);
-        }
-        let n = rt.site_report(min_age_frames, capacity as usize, |i, c| {
-            // SAFETY: non-null, the caller provides `capacity` writable
-            // lines, and `i < capacity`.
-            unsafe { out_lines.add(i).write(c.into()) }
-        })?;
-        out.set(n.min(u32::MAX as usize) as u32)
+        fill_array(out_lines, capacity, out_count, |capacity| {
+            Ok(rt.site_report(min_age_frames, capacity, |i, c| {
+                // SAFETY: non-null, the caller provides `capacity` writable
+                // lines, and `i < capacity`.
+                unsafe { out_lines.add(i).write(c.into()) }
+            })?)
+        })
     })
 }
 
@@ -166,15 +163,9 @@ pub extern "C" fn onity_task_site(
             Some((f, l, fr)) => (f.as_ptr(), l, fr),
             None => (std::ptr::null(), 0, 0),
         };
-        if let Some(o) = Out::optional(out_file) {
-            o.put(file);
-        }
-        if let Some(o) = Out::optional(out_line) {
-            o.put(line);
-        }
-        if let Some(o) = Out::optional(out_frame) {
-            o.put(frame);
-        }
+        Out::put_optional(out_file, file);
+        Out::put_optional(out_line, line);
+        Out::put_optional(out_frame, frame);
         Ok(())
     })
 }

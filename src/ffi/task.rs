@@ -96,13 +96,7 @@ pub extern "C" fn onity_task_consume(
     task: u64,
     out_outcome: *mut OnityOutcome,
 ) -> OnityStatus {
-    crate::ffi!({
-        Ok(core_of(runtime)?.consume_with(task, move |o| {
-            if let Some(out) = Out::optional(out_outcome) {
-                out.put(o.into());
-            }
-        })?)
-    })
+    crate::ffi!({ Ok(core_of(runtime)?.consume_with(task, move |o| Out::put_optional(out_outcome, o.into()))?) })
 }
 
 /// Registers the task's one continuation. Owner thread. It runs on the owner

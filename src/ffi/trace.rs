@@ -6,7 +6,7 @@
 use std::ffi::c_char;
 
 use super::deferred::core_at_frame;
-use super::error::Out;
+use super::error::{array_arg, Out};
 use super::object::OnityRuntime;
 use super::status::OnityStatus;
 use crate::core::trace;
@@ -56,12 +56,8 @@ pub extern "C" fn onity_trace_counts(
 ) -> OnityStatus {
     crate::ffi!({
         let (held, dropped) = core_at_frame(runtime)?.trace_counts()?;
-        if let Some(o) = Out::optional(out_events) {
-            o.put(held);
-        }
-        if let Some(o) = Out::optional(out_dropped) {
-            o.put(dropped);
-        }
+        Out::put_optional(out_events, held);
+        Out::put_optional(out_dropped, dropped);
         Ok(())
     })
 }
@@ -86,9 +82,7 @@ pub extern "C" fn onity_trace_dump(
     crate::ffi!({
         let rt = core_at_frame(runtime)?;
         let out = Out::new(out_len)?;
-        if capacity != 0 && buf.is_null() {
-            return Err(OnityStatus::NullPointer);
-        }
+        array_arg(buf, capacity)?;
         let len = rt.trace_json(|json| {
             if json.len() <= capacity {
                 // SAFETY: non-null (checked when capacity > 0; a 0-byte copy
