@@ -18,7 +18,9 @@ namespace Onity
         /// MoveNextAsync with a writer and the enumeration's token; each <c>YieldAsync</c> gives an
         /// element and resumes when the next is asked for; the stream ends when the returned task
         /// completes (faults with its exception). Disposing the enumeration while the producer waits
-        /// in YieldAsync completes that wait canceled. One enumerator object per enumeration (the
+        /// in YieldAsync completes that wait canceled; disposing it while a MoveNextAsync waits ends
+        /// that MoveNextAsync with false and cancels the producer's token (a token linked to the
+        /// enumeration's: an enumeration allocates it). One enumerator object per enumeration (the
         /// producer may outlive it); nothing per element.</summary>
         public static IOnityAsyncEnumerable<T> Create<T>(Func<IOnityAsyncWriter<T>, CancellationToken, OnityTask> create)
         {
@@ -57,6 +59,9 @@ namespace Onity.Linq
         readonly YieldSource yielded = new YieldSource();
         bool started, yielding;
         OnityTask producer;
+        // The producer's token: the enumeration's, also canceled by a DisposeAsync that comes while
+        // a MoveNextAsync waits (the producer then awaits its sources: they stop and are disposed).
+        CancellationTokenSource stop;
         readonly Action onProducerDone;
 
         internal CreateEnumerator(Func<IOnityAsyncWriter<T>, CancellationToken, OnityTask> create, CancellationToken ct)
@@ -78,7 +83,9 @@ namespace Onity.Linq
             started = true;
             try
             {
-                producer = create(this, cancellationToken);
+                var ct = cancellationToken;
+                stop = ct.CanBeCanceled ? CancellationTokenSource.CreateLinkedTokenSource(ct) : new CancellationTokenSource();
+                producer = create(this, stop.Token);
                 var aw = producer.GetAwaiter();
                 if (aw.IsCompleted) OnProducerDone();
                 else aw.UnsafeOnCompleted(onProducerDone);
@@ -101,10 +108,15 @@ namespace Onity.Linq
         {
             var p = producer;
             producer = default(OnityTask);
+            var s = Interlocked.Exchange(ref stop, null);
+            if (s != null) s.Dispose();
             try { p.GetAwaiter().GetResult(); }
             catch (Exception ex)
             {
-                Fail(ex);
+                if (IsDisposed) Finish(); // stopped by the disposal: a waiting MoveNextAsync ends with false
+                // The enumeration's token canceled: the exception carries it (not the linked one).
+                else if (ex is OperationCanceledException && cancellationToken.IsCancellationRequested) Cancel();
+                else Fail(ex);
                 return;
             }
             Finish();
@@ -116,6 +128,16 @@ namespace Onity.Linq
             {
                 yielding = false;
                 yielded.core.TrySetCanceled(new CancellationToken(true));
+            }
+            else if (IsPendingAtDispose)
+            {
+                Finish(); // the waiting MoveNextAsync ends with false, whatever the sources do
+                var s = Interlocked.Exchange(ref stop, null);
+                if (s != null)
+                {
+                    s.Cancel(); // the producer's sources stop (their registrations run here)
+                    s.Dispose();
+                }
             }
             return OnityTask.CompletedTask;
         }

@@ -1,0 +1,147 @@
+using System;
+using System.Collections.Generic;
+using System.Threading;
+
+namespace Onity.Tests
+{
+    /// <summary>Second-reader findings (review6) on the UniTask-parity surface: each test failed
+    /// before its fix.</summary>
+    public class Review6Tests
+    {
+        /// <summary>A source whose MoveNextAsync waits for Push / End / its token's cancellation;
+        /// counts its enumerations and disposals.</summary>
+        sealed class Probe : IOnityAsyncEnumerable<int>
+        {
+            public int Disposed, Enumerations;
+            public OnityCompletionSource<bool> Pending;
+            public int Value;
+
+            public IOnityAsyncEnumerator<int> GetAsyncEnumerator(CancellationToken ct = default(CancellationToken))
+            {
+                Enumerations++;
+                return new E(this, ct);
+            }
+
+            public void Push(int v)
+            {
+                var p = Pending;
+                Pending = null;
+                Value = v;
+                p.TrySetResult(true);
+            }
+
+            sealed class E : IOnityAsyncEnumerator<int>
+            {
+                readonly Probe o;
+                readonly CancellationToken ct;
+                public E(Probe o, CancellationToken ct) { this.o = o; this.ct = ct; }
+                public int Current { get { return o.Value; } }
+
+                public OnityTask<bool> MoveNextAsync()
+                {
+                    if (o.Pending != null) throw new InvalidOperationException("probe: two MoveNextAsync at once");
+                    if (ct.IsCancellationRequested) return OnityTask.FromCanceled<bool>(ct);
+                    var p = o.Pending = new OnityCompletionSource<bool>();
+                    ct.Register(() => { if (o.Pending == p) { o.Pending = null; p.TrySetCanceled(ct); } });
+                    return p.Task;
+                }
+
+                public OnityTask DisposeAsync()
+                {
+                    o.Disposed++;
+                    return OnityTask.CompletedTask;
+                }
+            }
+        }
+
+        static readonly KeyValuePair<string, Func<IOnityAsyncEnumerable<int>, IOnityAsyncEnumerable<int>>>[] createBased =
+        {
+            Op("Concat", s => s.Concat(OnityAsyncEnumerable.Range(0, 2))),
+            Op("Zip", s => s.Zip(OnityAsyncEnumerable.Range(0, 5), (a, b) => a)),
+            Op("Buffer", s => s.Buffer(2).Select(l => l[0])),
+            Op("Distinct", s => s.Distinct()),
+            Op("Pairwise", s => s.Pairwise().Select(p => p.Item2)),
+            Op("Merge", s => s.Merge(OnityAsyncEnumerable.Never<int>())),
+            Op("CombineLatest", s => s.CombineLatest(OnityAsyncEnumerable.Return(1), (a, b) => a)),
+            Op("Queue", s => s.Queue()),
+            Op("TakeLast", s => s.TakeLast(1)),
+            Op("Join", s => s.Join(OnityAsyncEnumerable.Range(0, 5), x => x, y => y, (a, b) => a)),
+        };
+
+        static KeyValuePair<string, Func<IOnityAsyncEnumerable<int>, IOnityAsyncEnumerable<int>>> Op(string name, Func<IOnityAsyncEnumerable<int>, IOnityAsyncEnumerable<int>> f)
+        {
+            return new KeyValuePair<string, Func<IOnityAsyncEnumerable<int>, IOnityAsyncEnumerable<int>>>(name, f);
+        }
+
+        [Test]
+        public void CreateBasedOperatorDisposedWhileMoveNextPendingReleasesItsSource()
+        {
+            using (var h = new TestHost())
+            {
+                foreach (var op in createBased)
+                {
+                    // DisposeAsync while a MoveNextAsync waits for the source (an abandoned wait,
+                    // TakeUntil's signal, a timeout): as the fused operators do, the source's
+                    // enumeration stops and is disposed, and the pending MoveNextAsync ends with false.
+                    var p = new Probe();
+                    var e = op.Value(p).GetAsyncEnumerator();
+                    var next = e.MoveNextAsync();
+                    Assert.Equal(OnityTaskStatus.Pending, next.Status, op.Key + ": MoveNextAsync waits");
+                    e.DisposeAsync().GetAwaiter().GetResult();
+                    Assert.Equal(OnityTaskStatus.Succeeded, next.Status, op.Key + ": the pending MoveNextAsync ended");
+                    Assert.False(next.GetAwaiter().GetResult(), op.Key + ": with false");
+                    Assert.Equal(p.Enumerations, p.Disposed, op.Key + ": every source enumeration disposed");
+                    Assert.True(p.Pending == null, op.Key + ": no source MoveNextAsync left waiting");
+                }
+                Assert.Equal(0, h.Unobserved.Count, "nothing unobserved");
+            }
+        }
+
+        [Test]
+        public void ChannelUnderConcatIsReadableAgainAfterTakeUntilCanceledEndsTheStream()
+        {
+            using (var h = new TestHost())
+            {
+                // The game-side form of the above: a channel read through Concat, cut by
+                // TakeUntilCanceled. The channel's single reader was left claimed by the orphaned
+                // producer: a second ReadAllAsync threw "already being enumerated".
+                var ch = OnityChannel.CreateSingleConsumerUnbounded<int>();
+                var cts = new CancellationTokenSource();
+                var stream = ch.Reader.ReadAllAsync().Concat(OnityAsyncEnumerable.Empty<int>()).TakeUntilCanceled(cts.Token);
+                var got = new List<int>();
+                var run = stream.ForEachAsync(x => got.Add(x));
+                ch.Writer.TryWrite(1);
+                cts.Cancel();
+                Assert.Equal(OnityTaskStatus.Succeeded, run.Status, "TakeUntilCanceled ended the stream");
+                var e = ch.Reader.ReadAllAsync().GetAsyncEnumerator();
+                ch.Writer.TryWrite(2);
+                Assert.True(e.MoveNextAsync().GetAwaiter().GetResult(), "the channel is read again");
+                Assert.Equal(2, e.Current, "its next item");
+                e.DisposeAsync().GetAwaiter().GetResult();
+                Assert.Equal(1, got.Count, "one element before the cut");
+                Assert.Equal(0, h.Unobserved.Count, "nothing unobserved");
+            }
+        }
+
+        [Test]
+        public void CreateBasedOperatorCanceledCarriesTheEnumerationToken()
+        {
+            using (new TestHost())
+            {
+                foreach (var op in createBased)
+                {
+                    var p = new Probe();
+                    var cts = new CancellationTokenSource();
+                    var e = op.Value(p).GetAsyncEnumerator(cts.Token);
+                    var next = e.MoveNextAsync();
+                    cts.Cancel();
+                    Assert.Equal(OnityTaskStatus.Canceled, next.Status, op.Key + ": canceled");
+                    var oce = Assert.Throws<OperationCanceledException>(() => next.GetAwaiter().GetResult(), op.Key);
+                    Assert.True(oce.CancellationToken == cts.Token, op.Key + ": the exception carries the enumeration's token");
+                    e.DisposeAsync().GetAwaiter().GetResult();
+                    Assert.Equal(p.Enumerations, p.Disposed, op.Key + ": every source enumeration disposed");
+                }
+            }
+        }
+    }
+}
