@@ -19,9 +19,10 @@ namespace Onity
         /// element and resumes when the next is asked for; the stream ends when the returned task
         /// completes (faults with its exception). Disposing the enumeration while the producer waits
         /// in YieldAsync completes that wait canceled; disposing it while a MoveNextAsync waits ends
-        /// that MoveNextAsync with false and cancels the producer's token (a token linked to the
-        /// enumeration's: an enumeration allocates it). One enumerator object per enumeration (the
-        /// producer may outlive it); nothing per element.</summary>
+        /// that MoveNextAsync with false and, when the enumeration has no token (CanBeCanceled
+        /// false), cancels the token the producer was given instead (a source of its own, allocated
+        /// per such enumeration). One enumerator object per enumeration (the producer may outlive
+        /// it); nothing per element.</summary>
         public static IOnityAsyncEnumerable<T> Create<T>(Func<IOnityAsyncWriter<T>, CancellationToken, OnityTask> create)
         {
             if (create == null) throw new ArgumentNullException("create");
@@ -59,8 +60,10 @@ namespace Onity.Linq
         readonly YieldSource yielded = new YieldSource();
         bool started, yielding;
         OnityTask producer;
-        // The producer's token: the enumeration's, also canceled by a DisposeAsync that comes while
-        // a MoveNextAsync waits (the producer then awaits its sources: they stop and are disposed).
+        // Without a token of the enumeration's, the producer's: canceled by a DisposeAsync that
+        // comes while a MoveNextAsync waits (the producer then awaits its sources: they stop and
+        // are disposed). With one, the producer gets it as it is (its selectors are handed the
+        // enumeration's token, as UniTask's): canceling it stops the sources.
         CancellationTokenSource stop;
         readonly Action onProducerDone;
 
@@ -84,8 +87,12 @@ namespace Onity.Linq
             try
             {
                 var ct = cancellationToken;
-                stop = ct.CanBeCanceled ? CancellationTokenSource.CreateLinkedTokenSource(ct) : new CancellationTokenSource();
-                producer = create(this, stop.Token);
+                if (!ct.CanBeCanceled)
+                {
+                    stop = new CancellationTokenSource();
+                    ct = stop.Token;
+                }
+                producer = create(this, ct);
                 var aw = producer.GetAwaiter();
                 if (aw.IsCompleted) OnProducerDone();
                 else aw.UnsafeOnCompleted(onProducerDone);
@@ -114,8 +121,6 @@ namespace Onity.Linq
             catch (Exception ex)
             {
                 if (IsDisposed) Finish(); // stopped by the disposal: a waiting MoveNextAsync ends with false
-                // The enumeration's token canceled: the exception carries it (not the linked one).
-                else if (ex is OperationCanceledException && cancellationToken.IsCancellationRequested) Cancel();
                 else Fail(ex);
                 return;
             }

@@ -81,8 +81,8 @@ namespace Onity.Tests
                 foreach (var op in createBased)
                 {
                     // DisposeAsync while a MoveNextAsync waits for the source (an abandoned wait,
-                    // TakeUntil's signal, a timeout): as the fused operators do, the source's
-                    // enumeration stops and is disposed, and the pending MoveNextAsync ends with false.
+                    // TakeUntil's signal, a timeout): as the fused operators do, the pending
+                    // MoveNextAsync ends with false and the source's enumeration stops and is disposed.
                     var p = new Probe();
                     var e = op.Value(p).GetAsyncEnumerator();
                     var next = e.MoveNextAsync();
@@ -92,6 +92,18 @@ namespace Onity.Tests
                     Assert.False(next.GetAwaiter().GetResult(), op.Key + ": with false");
                     Assert.Equal(p.Enumerations, p.Disposed, op.Key + ": every source enumeration disposed");
                     Assert.True(p.Pending == null, op.Key + ": no source MoveNextAsync left waiting");
+                    // With a token of the enumeration's, handed as it is to the producer (its
+                    // selectors see that token): the MoveNextAsync ends at the disposal all the
+                    // same, and canceling the token stops the sources.
+                    p = new Probe();
+                    var cts = new CancellationTokenSource();
+                    e = op.Value(p).GetAsyncEnumerator(cts.Token);
+                    next = e.MoveNextAsync();
+                    e.DisposeAsync().GetAwaiter().GetResult();
+                    Assert.Equal(OnityTaskStatus.Succeeded, next.Status, op.Key + " (token): the pending MoveNextAsync ended");
+                    Assert.False(next.GetAwaiter().GetResult(), op.Key + " (token): with false");
+                    cts.Cancel();
+                    Assert.Equal(p.Enumerations, p.Disposed, op.Key + " (token): every source enumeration disposed once canceled");
                 }
                 Assert.Equal(0, h.Unobserved.Count, "nothing unobserved");
             }
@@ -141,6 +153,48 @@ namespace Onity.Tests
                     e.DisposeAsync().GetAwaiter().GetResult();
                     Assert.Equal(p.Enumerations, p.Disposed, op.Key + ": every source enumeration disposed");
                 }
+            }
+        }
+
+        [Test]
+        public void TimeoutControllerDisposeCancelsTheTokenItGave()
+        {
+            using (var h = new TestHost())
+            {
+                // UniTask's TimeoutController cancels its source at Dispose: work guarded by the
+                // token of a controller disposed (OnDestroy) ends instead of waiting for ever on a
+                // source nobody can cancel any more.
+                var tc = new OnityTimeoutController();
+                var ct = tc.Timeout(TimeSpan.FromSeconds(10));
+                var wait = OnityTask.Delay(TimeSpan.FromSeconds(60), cancellationToken: ct);
+                tc.Dispose();
+                Assert.True(ct.IsCancellationRequested, "the token is canceled by Dispose");
+                h.RunFrame();
+                Assert.Equal(OnityTaskStatus.Canceled, wait.Status, "the guarded wait ends canceled");
+                tc.Dispose(); // twice: nothing
+                var link = new CancellationTokenSource();
+                var tc2 = new OnityTimeoutController(link);
+                var ct2 = tc2.Timeout(TimeSpan.FromSeconds(10));
+                tc2.Dispose();
+                Assert.True(ct2.IsCancellationRequested, "with a linked source too");
+                Assert.False(link.IsCancellationRequested, "the linked source itself is not canceled");
+            }
+        }
+
+        [Test]
+        public void TimeoutControllerCanceledByItsLinkIsNoTimeoutWhenTheTimerComesLater()
+        {
+            using (var h = new TestHost())
+            using (var link = new CancellationTokenSource())
+            using (var tc = new OnityTimeoutController(link))
+            {
+                var ct = tc.Timeout(TimeSpan.FromSeconds(0.04));
+                h.RunFrame();
+                link.Cancel();
+                Assert.True(ct.IsCancellationRequested, "canceled by the link");
+                Assert.False(tc.IsTimeout(), "not a timeout");
+                for (int i = 0; i < 5; i++) h.RunFrame(); // the timer's due time passes
+                Assert.False(tc.IsTimeout(), "still not a timeout once the timer's time has passed");
             }
         }
     }
