@@ -197,5 +197,34 @@ namespace Onity.Tests
                 Assert.False(tc.IsTimeout(), "still not a timeout once the timer's time has passed");
             }
         }
+
+        [Test]
+        public void WhenEachPendingMoveNextIsCanceledByItsToken()
+        {
+            using (var h = new TestHost())
+            {
+                // UniTask's WhenEach reads a channel with the enumeration's token: a MoveNextAsync
+                // waiting for the next task is canceled at once. It stayed pending until another
+                // task completed (for ever with a task that never does).
+                var never = AutoResetOnityCompletionSource<int>.Create();
+                var cts = new CancellationTokenSource();
+                var e = OnityTask.WhenEach(OnityTask.FromResult(1), never.Task).GetAsyncEnumerator(cts.Token);
+                Assert.True(e.MoveNextAsync().GetAwaiter().GetResult(), "the completed task's outcome");
+                var next = e.MoveNextAsync();
+                Assert.Equal(OnityTaskStatus.Pending, next.Status, "waits for the other task");
+                cts.Cancel();
+                Assert.Equal(OnityTaskStatus.Canceled, next.Status, "canceled by the token");
+                var oce = Assert.Throws<OperationCanceledException>(() => next.GetAwaiter().GetResult(), "GetResult");
+                Assert.True(oce.CancellationToken == cts.Token, "the exception carries the token");
+                Assert.False(e.MoveNextAsync().GetAwaiter().GetResult(), "ended");
+                e.DisposeAsync().GetAwaiter().GetResult();
+                never.TrySetResult(2); // late: goes nowhere
+                // The same enumerator type again, without a token, after the late completion.
+                var e2 = OnityTask.WhenEach(OnityTask.FromResult(7)).GetAsyncEnumerator();
+                Assert.True(e2.MoveNextAsync().GetAwaiter().GetResult() && e2.Current.Result == 7, "a later enumeration");
+                e2.DisposeAsync().GetAwaiter().GetResult();
+                Assert.Equal(0, h.Unobserved.Count, "nothing unobserved");
+            }
+        }
     }
 }
