@@ -226,5 +226,41 @@ namespace Onity.Tests
                 Assert.Equal(0, h.Unobserved.Count, "nothing unobserved");
             }
         }
+
+        sealed class Subject : IObservable<int>
+        {
+            public readonly List<IObserver<int>> Observers = new List<IObserver<int>>();
+            public IDisposable Subscribe(IObserver<int> o)
+            {
+                Observers.Add(o);
+                return new Unsub(this, o);
+            }
+            sealed class Unsub : IDisposable
+            {
+                readonly Subject s;
+                readonly IObserver<int> o;
+                public Unsub(Subject s, IObserver<int> o) { this.s = s; this.o = o; }
+                public void Dispose() { s.Observers.Remove(o); }
+            }
+        }
+
+        [Test]
+        public void ObservableStreamDisposedWhileWaitingUnsubscribes()
+        {
+            using (var h = new TestHost())
+            {
+                // "Disposing the enumeration unsubscribes": also while a MoveNextAsync waits for the
+                // next value (the subscription stayed until the observable pushed again).
+                var subject = new Subject();
+                var e = subject.ToOnityAsyncEnumerable().GetAsyncEnumerator();
+                var next = e.MoveNextAsync();
+                Assert.Equal(1, subject.Observers.Count, "subscribed at the first MoveNextAsync");
+                e.DisposeAsync().GetAwaiter().GetResult();
+                Assert.Equal(0, subject.Observers.Count, "unsubscribed by the disposal");
+                Assert.Equal(OnityTaskStatus.Succeeded, next.Status, "the waiting MoveNextAsync ended");
+                Assert.False(next.GetAwaiter().GetResult(), "with false");
+                Assert.Equal(0, h.Unobserved.Count, "nothing unobserved");
+            }
+        }
     }
 }
