@@ -136,12 +136,17 @@ namespace Onity.Linq
             }
             else if (IsPendingAtDispose)
             {
-                Finish(); // the waiting MoveNextAsync ends with false, whatever the sources do
                 var s = Interlocked.Exchange(ref stop, null);
-                if (s != null)
+                try
                 {
-                    s.Cancel(); // the producer's sources stop (their registrations run here)
-                    s.Dispose();
+                    if (s != null) s.Cancel(); // the producer's sources stop (their registrations run here)
+                }
+                finally
+                {
+                    if (s != null) s.Dispose();
+                    // The waiting MoveNextAsync ends with false, whatever the sources do (after they
+                    // were released: its continuation may run here and use them again).
+                    Finish();
                 }
             }
             return OnityTask.CompletedTask;

@@ -131,6 +131,22 @@ namespace Onity.Tests
                 Assert.Equal(2, e.Current, "its next item");
                 e.DisposeAsync().GetAwaiter().GetResult();
                 Assert.Equal(1, got.Count, "one element before the cut");
+                // The pending MoveNextAsync's continuation, run by the disposal, finds the channel
+                // released already.
+                var concat = ch.Reader.ReadAllAsync().Concat(OnityAsyncEnumerable.Empty<int>()).GetAsyncEnumerator();
+                var pending = concat.MoveNextAsync();
+                string reopened = null;
+                pending.GetAwaiter().OnCompleted(() =>
+                {
+                    try
+                    {
+                        ch.Reader.ReadAllAsync().GetAsyncEnumerator().DisposeAsync();
+                        reopened = "ok";
+                    }
+                    catch (Exception ex) { reopened = ex.Message; }
+                });
+                concat.DisposeAsync().GetAwaiter().GetResult();
+                Assert.Equal("ok", reopened, "the channel read again from the continuation");
                 Assert.Equal(0, h.Unobserved.Count, "nothing unobserved");
             }
         }
