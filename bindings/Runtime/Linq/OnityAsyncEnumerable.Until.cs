@@ -15,9 +15,10 @@ namespace Onity
             return new UntilStream<T>(source, true, cancellationToken, null);
         }
 
-        /// <summary>The elements until <paramref name="other"/> completes (in any way): then the
-        /// stream ends, at once even while a MoveNextAsync waits. The task is awaited once: enumerate
-        /// such a stream once.</summary>
+        /// <summary>The elements until <paramref name="other"/> completes: then the stream ends, at
+        /// once even while a MoveNextAsync waits; a failed or canceled task faults or cancels it with
+        /// its exception instead (as UniTask's). The task is awaited once: enumerate such a stream
+        /// once.</summary>
         public static IOnityAsyncEnumerable<T> TakeUntil<T>(this IOnityAsyncEnumerable<T> source, OnityTask other)
         {
             CheckSource(source);
@@ -40,7 +41,8 @@ namespace Onity
             return new UntilStream<T>(source, false, cancellationToken, null);
         }
 
-        /// <summary>The elements from the completion of <paramref name="other"/> on.</summary>
+        /// <summary>The elements from the completion of <paramref name="other"/> on (a failed or
+        /// canceled task faults or cancels the stream with its exception).</summary>
         public static IOnityAsyncEnumerable<T> SkipUntil<T>(this IOnityAsyncEnumerable<T> source, OnityTask other)
         {
             CheckSource(source);
@@ -87,6 +89,8 @@ namespace Onity.Linq
         readonly bool take;
         int signaled;      // 1 once the signal came
         int pulling;       // 1 while a source MoveNextAsync is pending (the signal may end it: take)
+        Exception signalError; // the signal task's exception (written before signaled)
+        OnityTask.Awaiter signalAwaiter;
         CancellationTokenRegistration registration;
         OnityTask<bool>.Awaiter awaiter;
         readonly Action onSource;
@@ -101,23 +105,49 @@ namespace Onity.Linq
             if (signalTask != null)
             {
                 var aw = signalTask(ct).GetAwaiter();
-                if (aw.IsCompleted) Signal();
-                else aw.UnsafeOnCompleted(Signal);
+                if (aw.IsCompleted) TakeSignal(aw);
+                else
+                {
+                    signalAwaiter = aw;
+                    aw.UnsafeOnCompleted(() => TakeSignal(signalAwaiter));
+                }
             }
+        }
+
+        /// <summary>The signal task completed: consumed (its exception kept to fault the stream, as
+        /// UniTask's; it was dropped unobserved), then the signal.</summary>
+        void TakeSignal(OnityTask.Awaiter aw)
+        {
+            signalAwaiter = default(OnityTask.Awaiter);
+            try { aw.GetResult(); }
+            catch (Exception ex) { signalError = ex; }
+            Signal();
         }
 
         void Signal()
         {
             Volatile.Write(ref signaled, 1);
-            // Take: a waiting MoveNextAsync ends now, if the source's completion does not take it first.
-            if (take && Interlocked.CompareExchange(ref pulling, 0, 1) == 1) Finish();
+            // A waiting MoveNextAsync ends now (take) or faults (a failed task), if the source's
+            // completion does not take it first.
+            if ((take || signalError != null) && Interlocked.CompareExchange(ref pulling, 0, 1) == 1) End();
         }
+
+        /// <summary>The stream ends at the signal: with false, or the signal task's exception.</summary>
+        void End()
+        {
+            var ex = signalError;
+            if (ex == null) Finish();
+            else Fail(ex);
+        }
+
+        /// <summary>True when the signal ends the stream now (take, or a failed signal task).</summary>
+        bool Ended { get { return Volatile.Read(ref signaled) == 1 && (take || signalError != null); } }
 
         protected override void MoveNextCore()
         {
-            if (take && Volatile.Read(ref signaled) == 1)
+            if (Ended)
             {
-                Finish();
+                End();
                 return;
             }
             Pull();
@@ -136,7 +166,7 @@ namespace Onity.Linq
                         awaiter = aw;
                         Volatile.Write(ref pulling, 1);
                         aw.UnsafeOnCompleted(onSource);
-                        if (take && Volatile.Read(ref signaled) == 1 && Interlocked.CompareExchange(ref pulling, 0, 1) == 1) Finish();
+                        if (Ended && Interlocked.CompareExchange(ref pulling, 0, 1) == 1) End();
                         return;
                     }
                 }
@@ -175,12 +205,12 @@ namespace Onity.Linq
                 Fail(ex);
                 return false;
             }
-            bool open = Volatile.Read(ref signaled) == 1;
-            if (take && open)
+            if (Ended)
             {
-                Finish();
+                End();
                 return false;
             }
+            bool open = Volatile.Read(ref signaled) == 1;
             if (!take && !open) return true;
             Yield(x);
             return false;

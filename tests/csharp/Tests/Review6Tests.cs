@@ -278,5 +278,47 @@ namespace Onity.Tests
                 Assert.Equal(0, h.Unobserved.Count, "nothing unobserved");
             }
         }
+
+        static async OnityTask FailNextFrame()
+        {
+            await OnityTask.NextFrame();
+            throw new FormatException("other failed");
+        }
+
+        [Test]
+        public void TakeUntilAndSkipUntilFaultWithTheirTasksException()
+        {
+            using (var h = new TestHost())
+            {
+                // UniTask's TakeUntil/SkipUntil await the other task: its exception faults the
+                // stream. It was dropped: the stream ended as if the task had succeeded, and the
+                // exception was observed nowhere (not even as unobserved).
+                var ch = OnityChannel.CreateSingleConsumerUnbounded<int>();
+                var take = ch.Reader.ReadAllAsync().TakeUntil(FailNextFrame()).ToArrayAsync();
+                h.RunFrame();
+                Assert.Equal(OnityTaskStatus.Faulted, take.Status, "TakeUntil: the waiting MoveNextAsync faults");
+                Assert.Throws<FormatException>(() => take.GetAwaiter().GetResult(), "with the task's exception");
+                var ch2 = OnityChannel.CreateSingleConsumerUnbounded<int>();
+                var skip = ch2.Reader.ReadAllAsync().SkipUntil(ct => FailNextFrame()).ToArrayAsync();
+                ch2.Writer.TryWrite(1);
+                h.RunFrame();
+                Assert.Equal(OnityTaskStatus.Faulted, skip.Status, "SkipUntil: faults too");
+                Assert.Throws<FormatException>(() => skip.GetAwaiter().GetResult(), "with the task's exception");
+                // A canceled task cancels the stream (UniTask awaits it: its OperationCanceledException).
+                var src = new OnityCompletionSource();
+                var ch3 = OnityChannel.CreateSingleConsumerUnbounded<int>();
+                var canceled = ch3.Reader.ReadAllAsync().TakeUntil(src.Task).ToArrayAsync();
+                src.TrySetCanceled();
+                Assert.Equal(OnityTaskStatus.Canceled, canceled.Status, "TakeUntil a canceled task: canceled");
+                // A task that succeeds still ends the stream quietly.
+                var ok = new OnityCompletionSource();
+                var ch4 = OnityChannel.CreateSingleConsumerUnbounded<int>();
+                var ended = ch4.Reader.ReadAllAsync().TakeUntil(ok.Task).ToArrayAsync();
+                ch4.Writer.TryWrite(5);
+                ok.TrySetResult();
+                Assert.Equal("5", string.Join(",", ended.GetAwaiter().GetResult()), "the elements before the signal");
+                Assert.Equal(0, h.Unobserved.Count, "nothing unobserved");
+            }
+        }
     }
 }
