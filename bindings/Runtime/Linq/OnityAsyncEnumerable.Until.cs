@@ -104,7 +104,15 @@ namespace Onity.Linq
             if (signalToken.CanBeCanceled) registration = signalToken.Register(s => ((UntilEnumerator<T>)s).Signal(), this);
             if (signalTask != null)
             {
-                var aw = signalTask(ct).GetAwaiter();
+                OnityTask.Awaiter aw;
+                try { aw = signalTask(ct).GetAwaiter(); }
+                catch
+                {
+                    // The factory threw: no enumeration; what it opened is released.
+                    registration.Dispose();
+                    source.DisposeAsync().Forget();
+                    throw;
+                }
                 if (aw.IsCompleted) TakeSignal(aw);
                 else
                 {

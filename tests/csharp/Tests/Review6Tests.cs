@@ -320,5 +320,23 @@ namespace Onity.Tests
                 Assert.Equal(0, h.Unobserved.Count, "nothing unobserved");
             }
         }
+
+        [Test]
+        public void TakeUntilWhoseSignalFactoryThrowsReleasesTheSource()
+        {
+            using (var h = new TestHost())
+            {
+                // The factory of TakeUntil(Func<CancellationToken, OnityTask>) throws at
+                // GetAsyncEnumerator: the source's enumerator, opened already, was left undisposed
+                // (a channel under it stayed claimed for ever).
+                var ch = OnityChannel.CreateSingleConsumerUnbounded<int>();
+                var stream = ch.Reader.ReadAllAsync().TakeUntil(ct => { throw new FormatException("factory"); });
+                Assert.Throws<FormatException>(() => stream.GetAsyncEnumerator(), "the factory's exception");
+                var e = ch.Reader.ReadAllAsync().GetAsyncEnumerator();
+                ch.Writer.TryWrite(3);
+                Assert.True(e.MoveNextAsync().GetAwaiter().GetResult() && e.Current == 3, "the channel is read again");
+                e.DisposeAsync().GetAwaiter().GetResult();
+            }
+        }
     }
 }
