@@ -409,11 +409,11 @@ SET_OPERATORS = [
 UNTIL = [
     ("Take", "true", [
         "The elements until <paramref name=\"cancellationToken\"/> is canceled: then the\n        /// stream ends (MoveNextAsync gives false), at once even while a MoveNextAsync waits for the\n        /// source (its late element is dropped).",
-        "The elements until <paramref name=\"other\"/> completes (in any way): then the\n        /// stream ends, at once even while a MoveNextAsync waits. The task is awaited once: enumerate\n        /// such a stream once.",
+        "The elements until <paramref name=\"other\"/> completes: then the stream ends, at\n        /// once even while a MoveNextAsync waits; a failed or canceled task faults or cancels it with\n        /// its exception instead (as UniTask's). The task is awaited once: enumerate such a stream\n        /// once.",
         "TakeUntil with the task made, at the enumeration's start, by <paramref name=\"other\"/>\n        /// from the enumeration's token."]),
     ("Skip", "false", [
         "The elements from the cancellation of <paramref name=\"cancellationToken\"/> on\n        /// (those before it are dropped).",
-        "The elements from the completion of <paramref name=\"other\"/> on.",
+        "The elements from the completion of <paramref name=\"other\"/> on (a failed or\n        /// canceled task faults or cancels the stream with its exception).",
         None]),
 ]
 

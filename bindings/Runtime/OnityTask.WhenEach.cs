@@ -10,8 +10,8 @@ namespace Onity
         /// <summary>The tasks' outcomes as a stream, in completion order (UniTask's <c>WhenEach</c>):
         /// each element holds the result or the exception (a canceled task's
         /// <see cref="OperationCanceledException"/>); the stream ends after the last task. Every task is
-        /// awaited once, by the first enumeration (enumerate once). The token is checked at each
-        /// <c>MoveNextAsync</c>. Allocates the stream per call; its enumerator and watchers are pooled.</summary>
+        /// awaited once, by the first enumeration (enumerate once). The token cancels a waiting
+        /// <c>MoveNextAsync</c> at once (as UniTask's). Allocates the stream per call; its enumerator and watchers are pooled.</summary>
         public static IOnityAsyncEnumerable<WhenEachResult<T>> WhenEach<T>(params OnityTask<T>[] tasks)
         {
             if (tasks == null) throw new ArgumentNullException("tasks");
@@ -103,6 +103,8 @@ namespace Onity
         int yielded, total;  // consumer side: outcomes given; tasks
         int references;      // watchers not fired + 1 for the consumer
         bool waiting;        // under gate: a MoveNext waits for an outcome
+        CancellationTokenRegistration registration; // the token cancels a waiting MoveNext (UniTask's)
+        static readonly Action<object> onCanceled = s => ((WhenEachEnumerator<T>)s).OnCanceled();
 
         internal static WhenEachEnumerator<T> Rent(OnityTask<T>[] tasks, CancellationToken ct)
         {
@@ -121,6 +123,7 @@ namespace Onity
             e.references = n + 1;
             e.waiting = false;
             e.Begin(ct);
+            if (ct.CanBeCanceled) e.registration = ct.Register(onCanceled, e);
             for (int i = 0; i < n; i++)
             {
                 var w = e.watchers[i];
@@ -174,8 +177,20 @@ namespace Onity
             Yield(next);
         }
 
+        void OnCanceled()
+        {
+            lock (gate)
+            {
+                if (!waiting) return;
+                waiting = false;
+            }
+            Cancel();
+        }
+
         protected override OnityTask OnDispose()
         {
+            registration.Dispose();
+            registration = default(CancellationTokenRegistration);
             bool wasWaiting;
             lock (gate)
             {

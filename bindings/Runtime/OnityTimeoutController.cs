@@ -65,16 +65,20 @@ namespace Onity
             if (timer != null) timer.Stop();
         }
 
+        /// <summary>Stops the timer and cancels the last token (as UniTask's: the work it guards
+        /// ends rather than waiting for ever on a source nobody can cancel any more).</summary>
         public void Dispose()
         {
             if (disposed) return;
             disposed = true;
             if (timer != null) timer.Dispose();
-            timeoutSource.Dispose();
+            try { timeoutSource.Cancel(); } // registrations run here
+            finally { timeoutSource.Dispose(); }
         }
 
         void Fire()
         {
+            if (timeoutSource.IsCancellationRequested) return; // the linked source canceled it first: no timeout
             timedOut = true;
             timeoutSource.Cancel(); // registrations run here; one that throws reaches UnobservedTaskException
         }

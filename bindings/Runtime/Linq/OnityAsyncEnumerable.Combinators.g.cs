@@ -56,9 +56,10 @@ namespace Onity
             return new UntilStream<T>(source, true, cancellationToken, null);
         }
 
-        /// <summary>The elements until <paramref name="other"/> completes (in any way): then the
-        /// stream ends, at once even while a MoveNextAsync waits. The task is awaited once: enumerate
-        /// such a stream once.</summary>
+        /// <summary>The elements until <paramref name="other"/> completes: then the stream ends, at
+        /// once even while a MoveNextAsync waits; a failed or canceled task faults or cancels it with
+        /// its exception instead (as UniTask's). The task is awaited once: enumerate such a stream
+        /// once.</summary>
         public static IOnityAsyncEnumerable<T> TakeUntil<T>(this IOnityAsyncEnumerable<T> source, OnityTask other)
         {
             CheckSource(source);
@@ -81,7 +82,8 @@ namespace Onity
             return new UntilStream<T>(source, false, cancellationToken, null);
         }
 
-        /// <summary>The elements from the completion of <paramref name="other"/> on.</summary>
+        /// <summary>The elements from the completion of <paramref name="other"/> on (a failed or
+        /// canceled task faults or cancels the stream with its exception).</summary>
         public static IOnityAsyncEnumerable<T> SkipUntil<T>(this IOnityAsyncEnumerable<T> source, OnityTask other)
         {
             CheckSource(source);

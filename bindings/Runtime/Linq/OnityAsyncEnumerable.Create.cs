@@ -18,8 +18,11 @@ namespace Onity
         /// MoveNextAsync with a writer and the enumeration's token; each <c>YieldAsync</c> gives an
         /// element and resumes when the next is asked for; the stream ends when the returned task
         /// completes (faults with its exception). Disposing the enumeration while the producer waits
-        /// in YieldAsync completes that wait canceled. One enumerator object per enumeration (the
-        /// producer may outlive it); nothing per element.</summary>
+        /// in YieldAsync completes that wait canceled; disposing it while a MoveNextAsync waits ends
+        /// that MoveNextAsync with false and, when the enumeration has no token (CanBeCanceled
+        /// false), cancels the token the producer was given instead (a source of its own, allocated
+        /// per such enumeration). One enumerator object per enumeration (the producer may outlive
+        /// it); nothing per element.</summary>
         public static IOnityAsyncEnumerable<T> Create<T>(Func<IOnityAsyncWriter<T>, CancellationToken, OnityTask> create)
         {
             if (create == null) throw new ArgumentNullException("create");
@@ -57,6 +60,11 @@ namespace Onity.Linq
         readonly YieldSource yielded = new YieldSource();
         bool started, yielding;
         OnityTask producer;
+        // Without a token of the enumeration's, the producer's: canceled by a DisposeAsync that
+        // comes while a MoveNextAsync waits (the producer then awaits its sources: they stop and
+        // are disposed). With one, the producer gets it as it is (its selectors are handed the
+        // enumeration's token, as UniTask's): canceling it stops the sources.
+        CancellationTokenSource stop;
         readonly Action onProducerDone;
 
         internal CreateEnumerator(Func<IOnityAsyncWriter<T>, CancellationToken, OnityTask> create, CancellationToken ct)
@@ -78,7 +86,13 @@ namespace Onity.Linq
             started = true;
             try
             {
-                producer = create(this, cancellationToken);
+                var ct = cancellationToken;
+                if (!ct.CanBeCanceled)
+                {
+                    stop = new CancellationTokenSource();
+                    ct = stop.Token;
+                }
+                producer = create(this, ct);
                 var aw = producer.GetAwaiter();
                 if (aw.IsCompleted) OnProducerDone();
                 else aw.UnsafeOnCompleted(onProducerDone);
@@ -101,10 +115,13 @@ namespace Onity.Linq
         {
             var p = producer;
             producer = default(OnityTask);
+            var s = Interlocked.Exchange(ref stop, null);
+            if (s != null) s.Dispose();
             try { p.GetAwaiter().GetResult(); }
             catch (Exception ex)
             {
-                Fail(ex);
+                if (IsDisposed) Finish(); // stopped by the disposal: a waiting MoveNextAsync ends with false
+                else Fail(ex);
                 return;
             }
             Finish();
@@ -116,6 +133,21 @@ namespace Onity.Linq
             {
                 yielding = false;
                 yielded.core.TrySetCanceled(new CancellationToken(true));
+            }
+            else if (IsPendingAtDispose)
+            {
+                var s = Interlocked.Exchange(ref stop, null);
+                try
+                {
+                    if (s != null) s.Cancel(); // the producer's sources stop (their registrations run here)
+                }
+                finally
+                {
+                    if (s != null) s.Dispose();
+                    // The waiting MoveNextAsync ends with false, whatever the sources do (after they
+                    // were released: its continuation may run here and use them again).
+                    Finish();
+                }
             }
             return OnityTask.CompletedTask;
         }

@@ -34,6 +34,8 @@ namespace Onity.Linq
         readonly bool take;
         int signaled;      // 1 once the signal came
         int pulling;       // 1 while a source MoveNextAsync is pending (the signal may end it: take)
+        Exception signalError; // the signal task's exception (written before signaled)
+        OnityTask.Awaiter signalAwaiter;
         CancellationTokenRegistration registration;
         OnityTask<bool>.Awaiter awaiter;
         readonly Action onSource;
@@ -47,24 +49,58 @@ namespace Onity.Linq
             if (signalToken.CanBeCanceled) registration = signalToken.Register(s => ((UntilEnumerator<T>)s).Signal(), this);
             if (signalTask != null)
             {
-                var aw = signalTask(ct).GetAwaiter();
-                if (aw.IsCompleted) Signal();
-                else aw.UnsafeOnCompleted(Signal);
+                OnityTask.Awaiter aw;
+                try { aw = signalTask(ct).GetAwaiter(); }
+                catch
+                {
+                    // The factory threw: no enumeration; what it opened is released.
+                    registration.Dispose();
+                    source.DisposeAsync().Forget();
+                    throw;
+                }
+                if (aw.IsCompleted) TakeSignal(aw);
+                else
+                {
+                    signalAwaiter = aw;
+                    aw.UnsafeOnCompleted(() => TakeSignal(signalAwaiter));
+                }
             }
+        }
+
+        /// <summary>The signal task completed: consumed (its exception kept to fault the stream, as
+        /// UniTask's; it was dropped unobserved), then the signal.</summary>
+        void TakeSignal(OnityTask.Awaiter aw)
+        {
+            signalAwaiter = default(OnityTask.Awaiter);
+            try { aw.GetResult(); }
+            catch (Exception ex) { signalError = ex; }
+            Signal();
         }
 
         void Signal()
         {
             Volatile.Write(ref signaled, 1);
-            // Take: a waiting MoveNextAsync ends now, if the source's completion does not take it first.
-            if (take && Interlocked.CompareExchange(ref pulling, 0, 1) == 1) Finish();
+            // A waiting MoveNextAsync ends now (take) or faults (a failed task), if the source's
+            // completion does not take it first.
+            if ((take || signalError != null) && Interlocked.CompareExchange(ref pulling, 0, 1) == 1) End();
         }
+
+        /// <summary>The stream ends at the signal: with false, or the signal task's exception.</summary>
+        void End()
+        {
+            var ex = signalError;
+            if (ex == null) Finish();
+            else Fail(ex);
+        }
+
+        /// <summary>True when the signal ends the stream now (take, or a failed signal task).</summary>
+        bool Ended { get { return Volatile.Read(ref signaled) == 1 && (take || signalError != null); } }
 
         protected override void MoveNextCore()
         {
-            if (take && Volatile.Read(ref signaled) == 1)
+            if (Ended)
             {
-                Finish();
+                End();
                 return;
             }
             Pull();
@@ -83,7 +119,7 @@ namespace Onity.Linq
                         awaiter = aw;
                         Volatile.Write(ref pulling, 1);
                         aw.UnsafeOnCompleted(onSource);
-                        if (take && Volatile.Read(ref signaled) == 1 && Interlocked.CompareExchange(ref pulling, 0, 1) == 1) Finish();
+                        if (Ended && Interlocked.CompareExchange(ref pulling, 0, 1) == 1) End();
                         return;
                     }
                 }
@@ -122,12 +158,12 @@ namespace Onity.Linq
                 Fail(ex);
                 return false;
             }
-            bool open = Volatile.Read(ref signaled) == 1;
-            if (take && open)
+            if (Ended)
             {
-                Finish();
+                End();
                 return false;
             }
+            bool open = Volatile.Read(ref signaled) == 1;
             if (!take && !open) return true;
             Yield(x);
             return false;

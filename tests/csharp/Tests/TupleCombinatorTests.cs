@@ -204,7 +204,7 @@ namespace Onity.Tests
                 {
                     var pending = Collect(OnityTask.WhenEach(new List<OnityTask<int>> { OnityTask.FromResult(1), Never<int>() }), cts.Token);
                     cts.Cancel();
-                    Assert.Equal(OnityTaskStatus.Pending, pending.Status, "the token is checked at the next MoveNextAsync");
+                    Assert.Equal(OnityTaskStatus.Canceled, pending.Status, "the token cancels the waiting MoveNextAsync (review6: was checked at the next one only)");
                 }
                 Assert.Equal("", string.Join(",", Collect(OnityTask.WhenEach(new OnityTask<int>[0]), default(CancellationToken)).GetAwaiter().GetResult()), "no task: ends at once");
             }
