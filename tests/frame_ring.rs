@@ -385,7 +385,7 @@ fn the_frame_clock_publishes_every_begin_by_call_or_ring() {
 
 /// `Rt::begin` asserts the call's status: a refused frame by call here.
 #[test]
-fn a_refused_first_frame_publishes_nothing_and_frame_0_wraps_the_origin() {
+fn the_frame_clock_skips_a_refused_first_frame_and_frame_0_wraps_the_origin() {
     let rt = Rt::new(false);
     let c = rt.clock();
     let mut bad = info(7);
