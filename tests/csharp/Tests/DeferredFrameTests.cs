@@ -181,6 +181,29 @@ namespace Onity.Tests
                     BadLaterFrame(path, kind, paths[path] + ", " + kinds[kind]);
         }
 
+        /// <summary>C code applied the ring (with a refused frame) and C# wrote another frame before a
+        /// Tick that skips its call reports the refusal: the report applies that frame first, so the
+        /// state taken is the native side's after every frame written.</summary>
+        [Test]
+        public void AReportAppliesTheFramesWrittenAfterTheRefusal()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame(OnityTiming.Update); // 1
+                h.Runtime.BeginFrame(2, double.NaN, 0, 0);
+                Assert.Equal(1UL, helper_c_frame(h.Runtime.rt), "C code applied the ring: frame 2 refused");
+                h.Begin(); // frame 2 again, written
+                Assert.Equal(1u, h.Runtime.FramesInRing, "written");
+                long skipped = h.Runtime.SkippedTicks;
+                var e = Assert.Throws<OnityException>(() => h.Runtime.Tick(OnityTiming.Update), "an idle tick reports it");
+                Assert.Equal(OnityStatus.InvalidArgument, e.Status, "status");
+                Assert.Equal(skipped + 1, h.Runtime.SkippedTicks, "the tick skipped its call");
+                Assert.Equal(0u, h.Runtime.FramesInRing, "the report applied the ring");
+                Assert.Equal(2UL, h.Runtime.Frame, "frame 2 (the second one) begun");
+                AssertFrameStateIsTheCores(h.Runtime, "after the report");
+            }
+        }
+
         static void BadLaterFrame(int path, int kind, string what)
         {
             using (var h = new TestHost())
