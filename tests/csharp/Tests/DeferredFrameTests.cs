@@ -108,8 +108,8 @@ namespace Onity.Tests
             {
                 var log = new List<string>();
                 h.RunFrame(OnityTiming.Update);
-                // C code drives the same runtime to frame 10: C#'s frame 2 passes its own checks
-                // but not the native side's.
+                // C code drives the same runtime to frame 10: C#'s frame 2, written unchecked, is
+                // refused when the tick applies it.
                 Assert.Equal(0u, helper_c_begin(h.Runtime.rt, 10), "C host's begin");
                 var y = Log(OnityTask.Yield(), h.Runtime, log, "yield");
                 h.Begin();
