@@ -447,7 +447,7 @@ typedef struct OnityFrameInfo {
 // `onity_runtime_tick`, `onity_runtime_drain`, `onity_runtime_stats`,
 // `onity_runtime_site_report`, `onity_batch_tick`, `onity_batch_drain`,
 // `onity_batch_flush`, `onity_batch_cancel_pass`,
-// `onity_batch_deferred_frame`, `onity_batch_create` (the new batch's
+// `onity_batch_deferred_frame`, `onity_batch_frame_ring`, `onity_runtime_frame_clock`, `onity_batch_create` (the new batch's
 // records are written in the new frame), every wait (`onity_yield`,
 // `onity_next_frame`, `onity_delay_frame`, `onity_delay`, their `_then`,
 // `_then_id` and `_at` forms), `onity_task_create_at`, `onity_task_from_result_at`,
