@@ -138,6 +138,7 @@ namespace Onity
                 throw new OnityException(st, "onity_runtime_frame_clock");
             }
             frameClock = fc;
+            SyncFrame(); // attached to a runtime whose host began frames: count as it does
             ulong* word;
             ulong id;
             st = OnityNativeCalls.onity_runtime_live_word(rt, &word, &id);
