@@ -58,7 +58,7 @@
 // ABI version of this header: `major << 16 | minor`. The major changes on
 // any incompatible change; the minor when functions or enum values are added.
 // Compare with `onity_abi_version()` at startup.
-#define ONITY_ABI_VERSION 65542
+#define ONITY_ABI_VERSION 65543
 
 // ABI 1.6. Entries of the frame ring (`onity_batch_frame_ring`): frames a
 // host may write before a call applies them.
@@ -447,7 +447,7 @@ typedef struct OnityFrameInfo {
 // `onity_runtime_tick`, `onity_runtime_drain`, `onity_runtime_stats`,
 // `onity_runtime_site_report`, `onity_batch_tick`, `onity_batch_drain`,
 // `onity_batch_flush`, `onity_batch_cancel_pass`,
-// `onity_batch_deferred_frame`, `onity_batch_create` (the new batch's
+// `onity_batch_deferred_frame`, `onity_batch_frame_ring`, `onity_runtime_frame_clock`, `onity_batch_create` (the new batch's
 // records are written in the new frame), every wait (`onity_yield`,
 // `onity_next_frame`, `onity_delay_frame`, `onity_delay`, their `_then`,
 // `_then_id` and `_at` forms), `onity_task_create_at`, `onity_task_from_result_at`,
@@ -509,6 +509,34 @@ typedef struct OnityDeferredFrame {
   // `sizeof(OnityFrameInfo)`).
   struct OnityFrameInfo info;
 } OnityDeferredFrame;
+
+// ABI 1.7. The frame state the runtime publishes at every frame begin (by
+// `onity_runtime_frame_begin` or from the frame ring), from
+// `onity_runtime_frame_clock`; a host that begins frames without a call
+// (the ring) reads it instead of keeping its own copy of the runtime's
+// rules. Valid until the runtime is destroyed; read it on the owner
+// thread, between calls; never write. Frames still in the ring are not
+// in it until a call applies them; a refused frame leaves it unchanged.
+typedef struct OnityFrameClock {
+  // The newest frame's number (0 before the first frame).
+  uint64_t frame;
+  // The first frame's number minus 1, wrapping (`UINT64_MAX` when the
+  // first frame is 0; 0 before the first frame). The frame count
+  // `frame - origin` (mod 2^64) is 0 before the first frame and 1 at it;
+  // a frame wait made at count `c` for `n` frames is due in the frame
+  // whose count is `c + n` (waits made before the first frame count from
+  // the frame before it). A host writing frame `f` into the ring counts
+  // it `f - origin`, once the first frame has begun.
+  uint64_t origin;
+  // Frames begun (refused frames are not counted): 0 until the first.
+  uint64_t frames_begun;
+  // The sum of the frames' `delta_time`, added in turn.
+  double scaled_time;
+  // The sum of the frames' `unscaled_delta_time`, added in turn.
+  double unscaled_time;
+  // The newest frame's `realtime` (0 before the first frame).
+  double realtime;
+} OnityFrameClock;
 
 // ABI 1.4. Where a batch host reads whether a timing's run has anything
 // to do, to skip its `onity_batch_tick` when it has not (C# on Mono, where
@@ -918,6 +946,15 @@ OnityStatus onity_batch_frame_ring(struct OnityRuntime *runtime,
                                    struct OnityBatch *batch,
                                    struct OnityDeferredFrame **out_ring,
                                    uint32_t *out_capacity);
+
+// ABI 1.7. Writes to `*out_clock` the address of the frame state the
+// runtime publishes at every frame begin (`OnityFrameClock`: the newest
+// frame, the first frame's origin, the clocks). Applies frames still
+// written in the ring first. The address is valid until the runtime is
+// destroyed. Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
+// `WRONG_THREAD`.
+OnityStatus onity_runtime_frame_clock(struct OnityRuntime *runtime,
+                                      const struct OnityFrameClock **out_clock);
 
 // Allocates `size` bytes aligned to `align` (a power of two up to 4096)
 // with an `OnityLifetime`, and writes the address to `*out_ptr`. Any thread;

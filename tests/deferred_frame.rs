@@ -324,6 +324,13 @@ fn exactly_the_exports_that_depend_on_the_frame_apply_it() {
         ("batch_deferred_frame", Box::new(|| onity_batch_deferred_frame(r, rt.b, dp))),
         ("batch_frame_ring", Box::new(|| onity_batch_frame_ring(r, rt.b, dp, np))),
         (
+            "runtime_frame_clock",
+            Box::new(|| {
+                let mut c = ptr::null();
+                onity_runtime_frame_clock(r, &mut c)
+            }),
+        ),
+        (
             "batch_create",
             Box::new(|| {
                 let mut b = ptr::null_mut();

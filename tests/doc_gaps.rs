@@ -292,6 +292,7 @@ fn every_runtime_function(rt: *mut OnityRuntime) -> Vec<(&'static str, S)> {
     let mut fake_batch = [0u64; 16];
     let fb = fake_batch.as_mut_ptr() as *mut OnityBatch;
     let mut d: *mut OnityDeferredFrame = ptr::null_mut();
+    let mut clock: *const OnityFrameClock = ptr::null();
     let mut idle = OnityTickIdle {
         timings: ptr::null(),
         cross_thread: ptr::null(),
@@ -336,6 +337,7 @@ fn every_runtime_function(rt: *mut OnityRuntime) -> Vec<(&'static str, S)> {
         ("batch_destroy", onity_batch_destroy(rt, fb)),
         ("batch_deferred_frame", onity_batch_deferred_frame(rt, fb, &mut d)),
         ("batch_idle", onity_batch_idle(rt, fb, &mut idle)),
+        ("runtime_frame_clock", onity_runtime_frame_clock(rt, &mut clock)),
         ("frame_alloc", onity_frame_alloc(rt, 16, 8, 0, &mut p)),
         ("frame_alloc_rewind", onity_frame_alloc_rewind(rt)),
     ]
@@ -353,7 +355,7 @@ fn gap13_null_and_invalid_runtime_everywhere() {
             assert_eq!(s, want, "onity_{f} with a {what} runtime");
         }
     }
-    assert_eq!(every_runtime_function(ptr::null_mut()).len(), 38, "every export taking a runtime");
+    assert_eq!(every_runtime_function(ptr::null_mut()).len(), 39, "every export taking a runtime");
 }
 
 /// Gap 14: frame allocator statistics: `blocks` is the blocks held now

@@ -409,4 +409,140 @@ fn frames_written_when_a_tick_schedules_waits_apply_after_it() {
     assert!(!delays_done.is_empty() && delays_done.len() < 400, "{} Delays done", delays_done.len());
     assert_eq!((*frame, *status), (6, 0));
     assert_eq!(waits_in_a_tick_schedule(true), by_call);
+
+impl Rt {
+    /// The published frame state (`onity_runtime_frame_clock`), read
+    /// without a call after the first.
+    fn clock(&self) -> *const OnityFrameClock {
+        let mut c = ptr::null();
+        assert_eq!(onity_runtime_frame_clock(self.rt, &mut c), OnityStatus::Ok);
+        assert!(!c.is_null());
+        c
+    }
+
+    fn task_done(&self, t: u64) -> bool {
+        let mut s = 0;
+        assert_eq!(onity_task_state(self.rt, t, &mut s), OnityStatus::Ok);
+        s == OnityTaskState::Succeeded as u32
+    }
+}
+
+/// The clock the frames `frames` leave, added in turn.
+fn expected_clock(frames: &[u64]) -> (u64, u64, [f64; 3]) {
+    let mut c = [0.0; 3];
+    for &f in frames {
+        let i = info(f);
+        c[0] += i.delta_time;
+        c[1] += i.unscaled_delta_time;
+        c[2] = i.realtime;
+    }
+    (*frames.last().unwrap_or(&0), frames.len() as u64, c)
+}
+
+fn read_clock(c: *const OnityFrameClock) -> (u64, u64, [f64; 3]) {
+    // SAFETY: the runtime's published state; owner thread, between calls.
+    let c = unsafe { *c };
+    (c.frame, c.frames_begun, [c.scaled_time, c.unscaled_time, c.realtime])
+}
+
+#[test]
+fn the_frame_clock_publishes_every_begin_by_call_or_ring() {
+    for ring_host in [false, true] {
+        let rt = Rt::new(ring_host);
+        let c = rt.clock();
+        // SAFETY (every read below): as in `read_clock`.
+        assert_eq!(unsafe { *c }.origin, 0);
+        assert_eq!(read_clock(c), expected_clock(&[]), "before the first frame");
+        // Waits made before the first frame count from the frame before it.
+        let (mut early, mut late) = (0u64, 0u64);
+        assert_eq!(onity_delay_frame(rt.rt, 3, UPDATE, 0, &mut early), OnityStatus::Ok);
+        rt.begin(info(41));
+        rt.tick(UPDATE);
+        let origin = unsafe { *c }.origin;
+        assert_eq!(origin, 40, "ring {ring_host}: the first frame's number minus 1");
+        assert_eq!(read_clock(c), expected_clock(&[41]));
+        let mut frames = vec![41];
+        for f in [42, 45, 46, 50] {
+            rt.begin(info(f));
+            frames.push(f);
+            if ring_host {
+                assert_eq!(read_clock(c), expected_clock(&frames[..frames.len() - 1]), "ring: not applied yet");
+            }
+            if f == 45 {
+                // Made at count 45 - origin: a DelayFrame(2) is due at count + 2 (frame 47: none; 50).
+                assert_eq!(onity_delay_frame(rt.rt, 2, UPDATE, 0, &mut late), OnityStatus::Ok);
+            }
+            rt.tick(UPDATE);
+            assert_eq!(read_clock(c), expected_clock(&frames), "ring {ring_host}: frame {f}");
+            assert_eq!(unsafe { *c }.origin, origin, "the origin stays");
+            // DelayFrame(3) made before the first frame: due at count 3 (frame 43: done by 45).
+            assert_eq!(rt.task_done(early), f - origin >= 3, "ring {ring_host}: early wait at frame {f}");
+            if late != 0 {
+                assert_eq!(rt.task_done(late), f - origin >= 45 - origin + 2, "late wait at frame {f}");
+            }
+        }
+        // A refused frame leaves it unchanged.
+        if ring_host {
+            rt.begin(info(50)); // FRAME_ORDER, reported by the call that applies it
+            rt.tick(UPDATE);
+            assert_eq!(rt.take_status(), OnityStatus::FrameOrder as u32);
+        } else {
+            assert_eq!(onity_runtime_frame_begin(rt.rt, &info(50)), OnityStatus::FrameOrder);
+        }
+        let mut nan = info(51);
+        nan.delta_time = f64::NAN;
+        if ring_host {
+            rt.begin(nan);
+            rt.begin(info(52));
+            rt.tick(UPDATE);
+            assert_eq!(rt.take_status(), OnityStatus::InvalidArgument as u32);
+            frames.push(52);
+        }
+        assert_eq!(read_clock(c), expected_clock(&frames), "ring {ring_host}: after refusals");
+        assert_eq!(rt.clock(), c, "one address for the runtime's life");
+    }
+}
+
+/// `Rt::begin` asserts the call's status: a refused frame by call here.
+#[test]
+fn the_frame_clock_skips_a_refused_first_frame_and_frame_0_wraps_the_origin() {
+    let rt = Rt::new(false);
+    let c = rt.clock();
+    let mut bad = info(7);
+    bad.realtime = f64::INFINITY;
+    assert_eq!(onity_runtime_frame_begin(rt.rt, &bad), OnityStatus::InvalidArgument);
+    assert_eq!((unsafe { *c }.origin, read_clock(c)), (0, expected_clock(&[])));
+    rt.begin(info(0));
+    // SAFETY: as in `read_clock`.
+    let origin = unsafe { *c }.origin;
+    assert_eq!((origin, 0u64.wrapping_sub(origin)), (u64::MAX, 1), "frame 0 counts 1");
+    rt.begin(info(1));
+    assert_eq!((read_clock(c), 1u64.wrapping_sub(origin)), (expected_clock(&[0, 1]), 2));
+}
+
+#[test]
+fn the_frame_clock_export_checks_its_arguments() {
+    let rt = Rt::new(true);
+    let mut c: *const OnityFrameClock = ptr::null();
+    assert_eq!(onity_runtime_frame_clock(ptr::null_mut(), &mut c), OnityStatus::NullPointer);
+    assert_eq!(onity_runtime_frame_clock(rt.rt, ptr::null_mut()), OnityStatus::NullPointer);
+    let mut dead = ptr::null_mut();
+    assert_eq!(onity_runtime_create(ptr::null(), &mut dead), OnityStatus::Ok);
+    assert_eq!(onity_runtime_destroy(dead), OnityStatus::Ok);
+    assert_eq!(onity_runtime_frame_clock(dead, &mut c), OnityStatus::InvalidRuntime);
+    assert_eq!(onity_runtime_frame_clock(dead, ptr::null_mut()), OnityStatus::InvalidRuntime, "the runtime first");
+    let p = rt.rt as usize;
+    std::thread::spawn(move || {
+        let mut c: *const OnityFrameClock = ptr::null();
+        assert_eq!(onity_runtime_frame_clock(p as *mut OnityRuntime, &mut c), OnityStatus::WrongThread);
+        assert!(c.is_null(), "nothing written on error");
+    })
+    .join()
+    .unwrap();
+    assert!(c.is_null(), "nothing written on error");
+    // It applies the ring first.
+    rt.begin(info(3));
+    assert_eq!(rt.count(), 1);
+    let c = rt.clock();
+    assert_eq!((rt.count(), read_clock(c)), (0, expected_clock(&[3])));
 }

@@ -83,6 +83,7 @@ namespace Onity
             rt = IntPtr.Zero;
             batch = null;
             deferred = null;
+            frameClock = null;
             idleTimings = null;
             crossThreadHead = null;
             frameMemory = null;

@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using System.Threading;
 using Onity.Native;
 
@@ -52,28 +53,31 @@ namespace Onity
         public long SkippedTicks { get { return skippedTicks; } }
         long skippedTicks;
 
-        // Frames counted from the first one (1; 0 before it): frame waits made before the first
-        // frame count from the frame before it, whatever the host's first frame number (the
-        // native side rebases its waits the same way). Only differences of it cross to native.
+        // Frames counted from the first one (1; 0 before it): frame number - the origin the native
+        // side publishes (OnityFrameClock), so that frame waits made before the first frame count
+        // from the frame before it, as the native side rebases its waits. Only differences of it
+        // cross to native.
         ulong fcount;
-        ulong fbase;
         // [t]: runs of timing t (batch ticks); [16 + t]: fcount at t's last run. After Dispose
         // every entry is ulong.MaxValue, so every frame wait reads as done (and GetResult throws).
         readonly ulong[] runs = new ulong[32];
 
         /// <summary>Begins a frame: frame number (strictly increasing), scaled and unscaled delta
         /// times and the absolute realtime clock, in seconds. Owner thread.
-        /// <para>No call: the frame is written into the runtime's frame ring (native memory,
-        /// <c>onity_batch_frame_ring</c>), and the native runtime applies the frames written there,
-        /// in order, at the next call on this thread whose result depends on the frame — a
-        /// <see cref="Tick"/> that has work, or C/C++ code scheduling a wait or reading the frame
-        /// before that, which sees the new frame as with a call. Waits written before this begin
-        /// are filed with the previous frame. A frame the native side refuses although it passed
-        /// the checks here (another host began a later frame on the same runtime) is reported by
-        /// the next Tick or Drain, which throws after running its continuations. A frame that
-        /// fails the checks here, or a begin while the ring is full, takes the call
-        /// (<c>onity_runtime_frame_begin</c>, which applies the ring first), so its error is thrown
-        /// here.</para></summary>
+        /// <para>Once the native side has begun a frame, no call: the frame is written into the
+        /// runtime's frame ring (native memory, <c>onity_batch_frame_ring</c>), unchecked, and the
+        /// native runtime applies the frames written there, in order, at the next call on this
+        /// thread whose result depends on the frame — a <see cref="Tick"/> that has work, or C/C++
+        /// code scheduling a wait or reading the frame before that, which sees the new frame as with
+        /// a call. Waits written before this begin are filed with the previous frame. The first
+        /// frame, and a begin while the ring is full, take the call (<c>onity_runtime_frame_begin</c>,
+        /// which applies the ring first), so a bad first frame is thrown here. A later frame the
+        /// native side refuses (frame number not increasing or from 2^59, negative or non-finite
+        /// delta, non-finite realtime) is dropped and thrown by the next call that applies the
+        /// ring: a Tick that calls (after running its continuations), <see cref="Drain"/>, or the
+        /// BeginFrame that finds the ring full. Until then this side counts the refused frame (frame
+        /// waits made or polled meanwhile count it); when it is thrown, the frame, frame counter
+        /// and clocks are first reset to the native side's (<c>OnityFrameClock</c>).</para></summary>
         public void BeginFrame(ulong frameNumber, double deltaTime, double unscaledDeltaTime, double realtime)
         {
             CheckOwner("BeginFrame");
@@ -88,24 +92,24 @@ namespace Onity
             info.unscaled_delta_time = unscaledDeltaTime;
             info.realtime = realtime;
             OnityDeferredFrame* d = deferred;
-            OnityBatch* b = batch;
+            OnityFrameClock* c = frameClock;
             uint n = d->pending;
-            if (n < ringSize && Deferrable(frameNumber, deltaTime, unscaledDeltaTime, realtime))
+            if (n < ringSize && c->frames_begun != 0)
             {
+                OnityBatch* b = batch;
                 OnityDeferredFrame* e = d + n;
                 e->info = info;
                 e->submit_split = b->submit_count;
                 e->fast_split = b->fast_count;
                 d->pending = n + 1; // read by the native side only in later calls on this thread
+                scaledClock += deltaTime;
+                unscaledClock += unscaledDeltaTime;
+                realtimeClock = realtime;
+                frame = frameNumber;
+                fcount = frameNumber - c->origin;
             }
             else
-                Check(OnityNativeCalls.onity_runtime_frame_begin(rt, &info), "BeginFrame");
-            scaledClock += deltaTime;
-            unscaledClock += unscaledDeltaTime;
-            realtimeClock = realtime;
-            frame = frameNumber;
-            if (fcount == 0) fbase = frameNumber;
-            fcount = frameNumber + 1 - fbase;
+                BeginFrameByCall(&info);
             if (tokens.HasIdle) tokens.Sweep(frame);
             inTick = true;
             try
@@ -116,28 +120,50 @@ namespace Onity
             finally { inTick = false; }
         }
 
+        /// <summary>The first frame, or a begin with the ring full: <c>onity_runtime_frame_begin</c>
+        /// (it applies the ring first), then the frame state as the native side published it.</summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        void BeginFrameByCall(OnityFrameInfo* info)
+        {
+            var st = OnityNativeCalls.onity_runtime_frame_begin(rt, info);
+            if (st != OnityStatus.Ok || deferred->status != 0) ThrowRefusedFrame(st);
+            SyncFrame();
+        }
+
         /// <summary>Frames written into the native frame ring and not applied yet.</summary>
         internal uint FramesInRing { get { return deferred->pending; } }
 
-        /// <summary>Whether the native side will accept this frame as far as this runtime knows
-        /// (onity_runtime_frame_begin's rules: increasing frame number below 2^59, finite
-        /// non-negative deltas, finite realtime). A frame that fails goes through the call, so the
-        /// native side stays the one judge and its error is thrown by BeginFrame.</summary>
-        bool Deferrable(ulong frameNumber, double deltaTime, double unscaledDeltaTime, double realtime)
+        /// <summary>Takes the frame, frame counter and clocks from the native side's published state
+        /// (after a call applied every frame written).</summary>
+        void SyncFrame()
         {
-            return (fcount == 0 || frameNumber > frame) && frameNumber < 1UL << 59
-                && deltaTime >= 0 && deltaTime <= double.MaxValue
-                && unscaledDeltaTime >= 0 && unscaledDeltaTime <= double.MaxValue
-                && realtime >= -double.MaxValue && realtime <= double.MaxValue;
+            OnityFrameClock* c = frameClock;
+            frame = c->frame;
+            fcount = c->frame - c->origin;
+            scaledClock = c->scaled_time;
+            unscaledClock = c->unscaled_time;
+            realtimeClock = c->realtime;
         }
 
-        /// <summary>Throws what the native side reported for a deferred frame it refused (the
-        /// frame was dropped); called after a Tick or Drain has run its continuations.</summary>
-        void ThrowRefusedFrame()
+        /// <summary>Throws what the native side reported for a frame it refused (the frame was dropped;
+        /// the first refusal in frame order: a ring frame's, else <paramref name="call"/>'s), after
+        /// taking its frame state: the frames this side counted are replaced by the ones the native
+        /// side began, and run marks counted past them are brought back to its frame.</summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        void ThrowRefusedFrame(OnityStatus call)
         {
+            OnityFrameClock* c;
+            // Frames written after the ring was applied by C code (a Tick that skipped its call):
+            // this call applies them too, so that the state taken is the native side's last word.
+            if (deferred->pending != 0) OnityNativeCalls.onity_runtime_frame_clock(rt, &c);
             var st = (OnityStatus)deferred->status;
             deferred->status = 0;
-            throw new OnityException(st, "BeginFrame (applied by the next call)");
+            SyncFrame();
+            var rc = runs;
+            for (int t = 16; t < 32; t++)
+                if (rc[t] > fcount) rc[t] = fcount;
+            if (st != OnityStatus.Ok) throw new OnityException(st, "BeginFrame (applied by a later call)");
+            throw new OnityException(call, "BeginFrame");
         }
 
         /// <summary>Runs one timing: continuations posted from other threads, then one
@@ -198,7 +224,7 @@ namespace Onity
             finally { inTick = false; }
             // Not disposed here: Dispose refuses during a tick (native code may have destroyed it).
             CheckNative();
-            if (deferred->status != 0) ThrowRefusedFrame();
+            if (deferred->status != 0) ThrowRefusedFrame(OnityStatus.Ok);
         }
 
         /// <summary>Runs continuations completed from other threads (managed and native) without
@@ -218,7 +244,7 @@ namespace Onity
             }
             finally { inTick = false; }
             CheckNative();
-            if (deferred->status != 0) ThrowRefusedFrame();
+            if (deferred->status != 0) ThrowRefusedFrame(OnityStatus.Ok);
         }
 
         /// <summary>Dispose: every frame wait then reads as done (its GetResult throws canceled).</summary>

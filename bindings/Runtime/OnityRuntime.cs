@@ -49,6 +49,7 @@ namespace Onity
         internal OnityBatch* batch;
         OnityDeferredFrame* deferred; // the frame ring: frames written instead of begun by a call (FrameDriver.cs)
         uint ringSize;
+        OnityFrameClock* frameClock; // the frame state the native side publishes (ABI 1.7, FrameDriver.cs)
         // The native runtime's live word (ABI 1.5, onity_runtime_live_word): static, holds liveId
         // while the native runtime lives. Checked before the memory it shares (batch, deferred
         // frame, idle bytes) is touched without a call: native code may have destroyed it.
@@ -129,6 +130,15 @@ namespace Onity
             }
             deferred = d;
             ringSize = ringCapacity;
+            OnityFrameClock* fc;
+            st = OnityNativeCalls.onity_runtime_frame_clock(rt, &fc);
+            if (st != OnityStatus.Ok)
+            {
+                AbandonNative();
+                throw new OnityException(st, "onity_runtime_frame_clock");
+            }
+            frameClock = fc;
+            SyncFrame(); // attached to a runtime whose host began frames: count as it does
             ulong* word;
             ulong id;
             st = OnityNativeCalls.onity_runtime_live_word(rt, &word, &id);

@@ -45,6 +45,8 @@ pub(super) struct Inner {
     pub tasks: FreeList,
     pub cancels: FreeList,
     pub timings: Timings,
+    /// The frame state published for hosts (`frame/mod.rs`).
+    pub frame_clock: super::frame::FrameClock,
     pub lanes: Lanes,
     pub comb: Combinators,
     pub ticking: bool,
@@ -149,6 +151,7 @@ impl Runtime {
             tasks: FreeList::new(cfg.task_capacity, floors[0]),
             cancels: FreeList::new(cfg.cancel_capacity, floors[1]),
             timings,
+            frame_clock: Default::default(),
             lanes: Lanes::default(),
             comb,
             ticking: false,

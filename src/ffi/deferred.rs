@@ -27,7 +27,7 @@ use super::batch_state::{file, file_first, lookup};
 use super::error::Out;
 use super::object::{runtime_ref, OnityRuntime, RuntimeObject};
 use super::status::OnityStatus;
-use super::types::{OnityBatch, OnityDeferredFrame, OnityFrameInfo, ONITY_FRAME_RING_CAPACITY};
+use super::types::{OnityBatch, OnityDeferredFrame, OnityFrameClock, OnityFrameInfo, ONITY_FRAME_RING_CAPACITY};
 use crate::core::frame::WrittenFrame;
 use crate::core::{self, FrameInfo};
 
@@ -238,6 +238,25 @@ pub extern "C" fn onity_batch_frame_ring(
         let (out, cap) = (Out::new(out_ring)?, Out::new(out_capacity)?);
         out.put(bind(runtime, batch)?);
         cap.set(ONITY_FRAME_RING_CAPACITY)
+    })
+}
+
+/// ABI 1.7. Writes to `*out_clock` the address of the frame state the
+/// runtime publishes at every frame begin (`OnityFrameClock`: the newest
+/// frame, the first frame's origin, the clocks). Applies frames still
+/// written in the ring first. The address is valid until the runtime is
+/// destroyed. Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
+/// `WRONG_THREAD`.
+#[no_mangle]
+pub extern "C" fn onity_runtime_frame_clock(
+    runtime: *mut OnityRuntime,
+    out_clock: *mut *const OnityFrameClock,
+) -> OnityStatus {
+    crate::ffi!({
+        let rt = core_at_frame(runtime)?;
+        let out = Out::new(out_clock)?;
+        // The same layout (asserted in types.rs).
+        out.set(rt.frame_clock()?.cast())
     })
 }
 

@@ -128,7 +128,7 @@ pub mod wait;
 pub use batch::*;
 pub use cancel::*;
 pub use combinator::*;
-pub use deferred::{onity_batch_deferred_frame, onity_batch_frame_ring};
+pub use deferred::{onity_batch_deferred_frame, onity_batch_frame_ring, onity_runtime_frame_clock};
 pub use frame_alloc::*;
 pub use idle::{onity_batch_idle, onity_runtime_live_word};
 pub use object::OnityRuntime;

@@ -17,7 +17,7 @@ pub use crate::core::{
 /// ABI version of this header: `major << 16 | minor`. The major changes on
 /// any incompatible change; the minor when functions or enum values are added.
 /// Compare with `onity_abi_version()` at startup.
-pub const ONITY_ABI_VERSION: u32 = 0x0001_0006;
+pub const ONITY_ABI_VERSION: u32 = 0x0001_0007;
 
 /// ABI 1.6. Entries of the frame ring (`onity_batch_frame_ring`): frames a
 /// host may write before a call applies them.
@@ -194,7 +194,7 @@ impl From<OnityFrameInfo> for core::FrameInfo {
 /// `onity_runtime_tick`, `onity_runtime_drain`, `onity_runtime_stats`,
 /// `onity_runtime_site_report`, `onity_batch_tick`, `onity_batch_drain`,
 /// `onity_batch_flush`, `onity_batch_cancel_pass`,
-/// `onity_batch_deferred_frame`, `onity_batch_create` (the new batch's
+/// `onity_batch_deferred_frame`, `onity_batch_frame_ring`, `onity_runtime_frame_clock`, `onity_batch_create` (the new batch's
 /// records are written in the new frame), every wait (`onity_yield`,
 /// `onity_next_frame`, `onity_delay_frame`, `onity_delay`, their `_then`,
 /// `_then_id` and `_at` forms), `onity_task_create_at`, `onity_task_from_result_at`,
@@ -260,6 +260,52 @@ pub struct OnityDeferredFrame {
 }
 
 const _: () = assert!(std::mem::size_of::<OnityDeferredFrame>() == 56);
+
+/// ABI 1.7. The frame state the runtime publishes at every frame begin (by
+/// `onity_runtime_frame_begin` or from the frame ring), from
+/// `onity_runtime_frame_clock`; a host that begins frames without a call
+/// (the ring) reads it instead of keeping its own copy of the runtime's
+/// rules. Valid until the runtime is destroyed; read it on the owner
+/// thread, between calls; never write. Frames still in the ring are not
+/// in it until a call applies them; a refused frame leaves it unchanged.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OnityFrameClock {
+    /// The newest frame's number (0 before the first frame).
+    pub frame: u64,
+    /// The first frame's number minus 1, wrapping (`UINT64_MAX` when the
+    /// first frame is 0; 0 before the first frame). The frame count
+    /// `frame - origin` (mod 2^64) is 0 before the first frame and 1 at it;
+    /// a frame wait made at count `c` for `n` frames is due in the frame
+    /// whose count is `c + n` (waits made before the first frame count from
+    /// the frame before it). A host writing frame `f` into the ring counts
+    /// it `f - origin`, once the first frame has begun.
+    pub origin: u64,
+    /// Frames begun (refused frames are not counted): 0 until the first.
+    pub frames_begun: u64,
+    /// The sum of the frames' `delta_time`, added in turn.
+    pub scaled_time: f64,
+    /// The sum of the frames' `unscaled_delta_time`, added in turn.
+    pub unscaled_time: f64,
+    /// The newest frame's `realtime` (0 before the first frame).
+    pub realtime: f64,
+}
+
+// The core's published frame state has this layout: its address is handed
+// out as is (`onity_runtime_frame_clock`).
+const _: () = {
+    use crate::core::frame::FrameClock;
+    use std::mem::{offset_of, size_of};
+    assert!(size_of::<OnityFrameClock>() == size_of::<FrameClock>());
+    assert!(offset_of!(OnityFrameClock, frame) == offset_of!(FrameClock, frame));
+    assert!(offset_of!(OnityFrameClock, origin) == offset_of!(FrameClock, origin));
+    assert!(offset_of!(OnityFrameClock, frames_begun) == offset_of!(FrameClock, frames_begun));
+    assert!(offset_of!(OnityFrameClock, scaled_time) == offset_of!(FrameClock, clocks));
+    assert!(offset_of!(OnityFrameClock, unscaled_time) == offset_of!(FrameClock, clocks) + 8);
+    assert!(offset_of!(OnityFrameClock, realtime) == offset_of!(FrameClock, clocks) + 16);
+    assert!(core::Clock::Scaled as usize == 0 && core::Clock::Unscaled as usize == 1);
+    assert!(core::Clock::Realtime as usize == 2);
+};
 
 /// ABI 1.4. Where a batch host reads whether a timing's run has anything
 /// to do, to skip its `onity_batch_tick` when it has not (C# on Mono, where

@@ -3,7 +3,7 @@
 // Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// The header has 73 functions, 13 structs, 7 enums, 13 constants.
+// The header has 74 functions, 14 structs, 7 enums, 13 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -239,7 +239,7 @@ namespace Onity.Native
     /// `onity_runtime_tick`, `onity_runtime_drain`, `onity_runtime_stats`,
     /// `onity_runtime_site_report`, `onity_batch_tick`, `onity_batch_drain`,
     /// `onity_batch_flush`, `onity_batch_cancel_pass`,
-    /// `onity_batch_deferred_frame`, `onity_batch_create` (the new batch's
+    /// `onity_batch_deferred_frame`, `onity_batch_frame_ring`, `onity_runtime_frame_clock`, `onity_batch_create` (the new batch's
     /// records are written in the new frame), every wait (`onity_yield`,
     /// `onity_next_frame`, `onity_delay_frame`, `onity_delay`, their `_then`,
     /// `_then_id` and `_at` forms), `onity_task_create_at`, `onity_task_from_result_at`,
@@ -313,6 +313,50 @@ namespace Onity.Native
         /// `sizeof(OnityFrameInfo)`).
         /// </summary>
         public OnityFrameInfo info;
+    }
+
+    /// <summary>
+    /// ABI 1.7. The frame state the runtime publishes at every frame begin (by
+    /// `onity_runtime_frame_begin` or from the frame ring), from
+    /// `onity_runtime_frame_clock`; a host that begins frames without a call
+    /// (the ring) reads it instead of keeping its own copy of the runtime's
+    /// rules. Valid until the runtime is destroyed; read it on the owner
+    /// thread, between calls; never write. Frames still in the ring are not
+    /// in it until a call applies them; a refused frame leaves it unchanged.
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe struct OnityFrameClock
+    {
+        /// <summary>
+        /// The newest frame's number (0 before the first frame).
+        /// </summary>
+        public ulong frame;
+        /// <summary>
+        /// The first frame's number minus 1, wrapping (`UINT64_MAX` when the
+        /// first frame is 0; 0 before the first frame). The frame count
+        /// `frame - origin` (mod 2^64) is 0 before the first frame and 1 at it;
+        /// a frame wait made at count `c` for `n` frames is due in the frame
+        /// whose count is `c + n` (waits made before the first frame count from
+        /// the frame before it). A host writing frame `f` into the ring counts
+        /// it `f - origin`, once the first frame has begun.
+        /// </summary>
+        public ulong origin;
+        /// <summary>
+        /// Frames begun (refused frames are not counted): 0 until the first.
+        /// </summary>
+        public ulong frames_begun;
+        /// <summary>
+        /// The sum of the frames' `delta_time`, added in turn.
+        /// </summary>
+        public double scaled_time;
+        /// <summary>
+        /// The sum of the frames' `unscaled_delta_time`, added in turn.
+        /// </summary>
+        public double unscaled_time;
+        /// <summary>
+        /// The newest frame's `realtime` (0 before the first frame).
+        /// </summary>
+        public double realtime;
     }
 
     /// <summary>

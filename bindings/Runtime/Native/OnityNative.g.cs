@@ -3,7 +3,7 @@
 // Do not edit by hand; run `python3 scripts/gen_csharp_native.py` after the header changes
 // (`--check` fails when this file is stale).
 // </auto-generated>
-// The header has 73 functions, 13 structs, 7 enums, 13 constants.
+// The header has 74 functions, 14 structs, 7 enums, 13 constants.
 #pragma warning disable 1591, 0649, 0169
 using System;
 using System.Runtime.InteropServices;
@@ -52,7 +52,7 @@ namespace Onity.Native
         /// any incompatible change; the minor when functions or enum values are added.
         /// Compare with `onity_abi_version()` at startup.
         /// </summary>
-        public const uint ONITY_ABI_VERSION = 65542;
+        public const uint ONITY_ABI_VERSION = 65543;
         /// <summary>
         /// ABI 1.6. Entries of the frame ring (`onity_batch_frame_ring`): frames a
         /// host may write before a call applies them.
@@ -503,6 +503,17 @@ namespace Onity.Native
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_runtime_frame_begin", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_runtime_frame_begin(IntPtr runtime, OnityFrameInfo* frame);
+
+        /// <summary>
+        /// ABI 1.7. Writes to `*out_clock` the address of the frame state the
+        /// runtime publishes at every frame begin (`OnityFrameClock`: the newest
+        /// frame, the first frame's origin, the clocks). Applies frames still
+        /// written in the ring first. The address is valid until the runtime is
+        /// destroyed. Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
+        /// `WRONG_THREAD`.
+        /// </summary>
+        [DllImport(Lib, EntryPoint = "onity_runtime_frame_clock", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern OnityStatus onity_runtime_frame_clock(IntPtr runtime, OnityFrameClock** out_clock);
 
         /// <summary>
         /// Writes up to `capacity` handles of live (created, not consumed) tasks to

@@ -12,6 +12,7 @@
 //! | a refused written frame is dropped; the later ones still apply | [`Runtime::apply_frames`] |
 //! | inside a tick written frames wait, untouched, for the next call after it | [`Runtime::can_apply_frames`] |
 //! | idle bytes: a run publishes whether the next would do nothing | `idle.rs` |
+//! | every begin publishes the frame, the first frame's origin and the clocks | [`FrameClock`] |
 //!
 //! There is no merge: frames a host begins while it skips its ticks wait
 //! in its ring and are applied one by one at the next call, so the clocks
@@ -31,6 +32,28 @@ pub struct WrittenFrame {
     pub info: FrameInfo,
     pub fast_split: u32,
     pub submit_split: u32,
+}
+
+/// The frame state the core publishes at every frame begin (by call or
+/// from a host's ring), for a host that reads it without a call: C# counts
+/// its frames from `origin` and resyncs its clocks from it. `repr(C)`: a
+/// layer above hands out its address (it asserts the layout on its side).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct FrameClock {
+    /// The newest frame's host number (0 before the first frame).
+    pub frame: u64,
+    /// The first frame's number minus 1, wrapping (0 before the first
+    /// frame): the host's frame count `frame - origin` (mod 2^64) is 1 at
+    /// the first frame, 0 before it, and grows with the frame numbers;
+    /// differences of it are the core's due arithmetic (`timing/due.rs`:
+    /// waits made before the first frame count from the frame before it).
+    pub origin: u64,
+    /// Frames begun (refused ones not counted).
+    pub frames_begun: u64,
+    /// The scaled, unscaled and real-time clocks (`Clock` order): the
+    /// deltas added in turn, the newest realtime.
+    pub clocks: [f64; 3],
 }
 
 /// Filing the batches' records while frames are applied (the batches'
@@ -77,8 +100,11 @@ impl Runtime {
             inner.timings.rebase(info.frame, info.realtime);
             // The batches' fast lanes were filed with the same counter.
             inner.lanes.rebase(info.frame);
+            inner.frame_clock.origin = info.frame.wrapping_sub(1);
         }
         inner.timings.begin_frame(info);
+        let c = &mut inner.frame_clock;
+        (c.frame, c.frames_begun, c.clocks) = (info.frame, c.frames_begun + 1, inner.timings.now.clocks);
         self.trace_frame();
         super::tracy::frame(|| self.frame_plot());
         Ok(())
@@ -93,6 +119,16 @@ impl Runtime {
     pub fn can_apply_frames(&self) -> bool {
         // SAFETY: owner thread (checked first), short borrow.
         self.is_owner_thread() && !unsafe { self.inner() }.ticking
+    }
+
+    /// The address of the published [`FrameClock`]: valid while the
+    /// runtime lives and does not move; the owner writes it at every frame
+    /// begin, so read it on the owner thread between calls. Owner thread
+    /// (`WrongThread`).
+    pub fn frame_clock(&self) -> Result<*const FrameClock> {
+        self.check_owner()?;
+        // SAFETY: the runtime's own state, live; no reference is made.
+        Ok(unsafe { std::ptr::addr_of!((*self.inner_raw()).frame_clock) })
     }
 
     /// Applies the frames a host wrote, in order: first every other

@@ -44,6 +44,39 @@ namespace Onity.Tests
         [DllImport(Helper, CallingConvention = CallingConvention.Cdecl)]
         static extern uint helper_c_on_complete(IntPtr rt, ulong task);
 
+        [DllImport(Helper, CallingConvention = CallingConvention.Cdecl)]
+        static extern uint helper_c_begin(IntPtr rt, ulong frame);
+
+        /// <summary>Attached (driving) after C began frames: C# takes the native side's frame and
+        /// counts as it does, so a frame wait made before C#'s first BeginFrame is due when the
+        /// native side's is (before ABI 1.7 C# counted from its own first frame).</summary>
+        [Test]
+        public void CSharpDrivingAfterCBeganFramesCountsAsTheNativeSide()
+        {
+            IntPtr raw = COwned();
+            try
+            {
+                Assert.Equal(0u, helper_c_begin(raw, 50), "C's first frame");
+                var rt = OnityRuntime.Attach(raw, true);
+                using (var cts = new CancellationTokenSource())
+                {
+                    Assert.Equal(50UL, rt.Frame, "the native side's frame");
+                    var direct = OnityTask.DelayFrame(2, OnityTiming.EarlyUpdate);
+                    var core = OnityTask.DelayFrame(2, OnityTiming.Update, cts.Token);
+                    for (ulong f = 51; f <= 53; f++)
+                    {
+                        rt.BeginFrame(f, 1.0 / 60, 1.0 / 60, f / 60.0);
+                        rt.Tick(OnityTiming.EarlyUpdate);
+                        rt.Tick(OnityTiming.Update);
+                        Assert.Equal(f >= 52, core.Status == OnityTaskStatus.Succeeded, "native DelayFrame(2) at frame " + f);
+                        Assert.Equal(f >= 52, direct.IsCompleted, "direct DelayFrame(2) at frame " + f);
+                    }
+                }
+                rt.Dispose();
+            }
+            finally { Assert.Equal(0u, helper_owner_destroy(raw), "C destroys its runtime"); }
+        }
+
         static IntPtr COwned()
         {
             TestHost.Cleanup();

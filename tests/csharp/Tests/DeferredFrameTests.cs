@@ -108,8 +108,8 @@ namespace Onity.Tests
             {
                 var log = new List<string>();
                 h.RunFrame(OnityTiming.Update);
-                // C code drives the same runtime to frame 10: C#'s frame 2 passes its own checks
-                // but not the native side's.
+                // C code drives the same runtime to frame 10: C#'s frame 2, written unchecked, is
+                // refused when the tick applies it.
                 Assert.Equal(0u, helper_c_begin(h.Runtime.rt, 10), "C host's begin");
                 var y = Log(OnityTask.Yield(), h.Runtime, log, "yield");
                 h.Begin();
@@ -117,6 +117,7 @@ namespace Onity.Tests
                 Assert.Equal(OnityStatus.FrameOrder, e.Status, "status");
                 Assert.Equal("yield@2", string.Join(",", log), "the tick ran its continuations");
                 Assert.Equal(10UL, helper_c_frame(h.Runtime.rt), "native frame unchanged");
+                AssertFrameStateIsTheCores(h.Runtime, "after the refusal");
                 h.Frame = 10;
                 h.RunFrame(OnityTiming.Update);
                 Assert.Equal(11UL, helper_c_frame(h.Runtime.rt), "next frame accepted");
@@ -124,21 +125,153 @@ namespace Onity.Tests
             }
         }
 
+        /// <summary>C#'s frame, frame counter and clocks equal the native side's published state.</summary>
+        static unsafe void AssertFrameStateIsTheCores(OnityRuntime rt, string what)
+        {
+            OnityFrameClock* c;
+            Assert.Equal(OnityStatus.Ok, OnityNativeCalls.onity_runtime_frame_clock(rt.rt, &c), what + ": frame clock");
+            Assert.Equal(c->frame, rt.Frame, what + ": frame");
+            Assert.Equal(helper_c_frame(rt.rt), rt.Frame, what + ": native frame");
+            Assert.Equal(c->frame - c->origin, rt.MarkNow(1u << 4), what + ": frame counter");
+            Assert.Equal(c->scaled_time, rt.ClockSeconds(DelayType.DeltaTime), what + ": scaled clock");
+            Assert.Equal(c->unscaled_time, rt.ClockSeconds(DelayType.UnscaledDeltaTime), what + ": unscaled clock");
+            Assert.Equal(c->realtime, rt.ClockSeconds(DelayType.Realtime), what + ": realtime");
+        }
+
+        /// <summary>The first frame takes the call (onity_runtime_frame_begin), so a bad one is thrown
+        /// by BeginFrame and counts nothing; the frames after it are written into the ring.</summary>
         [Test]
-        public void AFrameThisSideRefusesThrowsAtBeginFrame()
+        public void ABadFirstFrameThrowsAtBeginFrame()
         {
             using (var h = new TestHost())
             {
-                h.RunFrame(OnityTiming.Update);
-                var e = Assert.Throws<OnityException>(() => h.Runtime.BeginFrame(1, 0, 0, 0), "same frame again");
-                Assert.Equal(OnityStatus.FrameOrder, e.Status, "frame order");
-                e = Assert.Throws<OnityException>(() => h.Runtime.BeginFrame(2, double.NaN, 0, 0), "NaN delta");
+                var e = Assert.Throws<OnityException>(() => h.Runtime.BeginFrame(1, double.NaN, 0, 0), "NaN delta");
                 Assert.Equal(OnityStatus.InvalidArgument, e.Status, "NaN delta");
                 e = Assert.Throws<OnityException>(() => h.Runtime.BeginFrame(1UL << 59, 0, 0, 0), "frame 2^59");
                 Assert.Equal(OnityStatus.InvalidArgument, e.Status, "frame too large");
-                h.Runtime.BeginFrame(2, 0, 0, 0);
+                e = Assert.Throws<OnityException>(() => h.Runtime.BeginFrame(1, 0, 0, double.PositiveInfinity), "infinite realtime");
+                Assert.Equal(OnityStatus.InvalidArgument, e.Status, "infinite realtime");
+                Assert.Equal(0UL, h.Runtime.MarkNow(1u << 4), "nothing counted");
+                AssertFrameStateIsTheCores(h.Runtime, "after the refused first frames");
+                long c0 = OnityNativeCalls.Crossings;
+                h.Runtime.BeginFrame(40, 0.5, 0.25, 9);
+                Assert.Equal(1L, OnityNativeCalls.Crossings - c0, "the first frame is a call");
+                Assert.Equal(1UL, h.Runtime.MarkNow(1u << 4), "the first frame counts 1");
+                AssertFrameStateIsTheCores(h.Runtime, "first frame"); // (a call)
+                c0 = OnityNativeCalls.Crossings;
+                h.Runtime.BeginFrame(43, 0.5, 0.25, 10);
+                Assert.Equal(0L, OnityNativeCalls.Crossings - c0, "a later frame is written");
+                Assert.Equal(4UL, h.Runtime.MarkNow(1u << 4), "counted from the first frame");
                 h.Runtime.Tick(OnityTiming.Update);
-                Assert.Equal(2UL, helper_c_frame(h.Runtime.rt), "native frame");
+                AssertFrameStateIsTheCores(h.Runtime, "after a tick");
+            }
+        }
+
+        /// <summary>A bad later frame is written unchecked and thrown by the next call that applies
+        /// the ring (a Tick that calls, Drain, the BeginFrame that finds the ring full). Then C#'s
+        /// frame, counter and clocks are the native side's, and frame waits polled without a call
+        /// (on a timing whose ticks are skipped) complete when token waits (the core's rule) do.</summary>
+        [Test]
+        public void ABadLaterFrameIsThrownByTheNextCallThatAppliesTheRing()
+        {
+            string[] paths = { "tick", "drain", "ring full" };
+            string[] kinds = { "frame order", "NaN delta", "frame 2^59", "infinite realtime" };
+            for (int path = 0; path < paths.Length; path++)
+                for (int kind = 0; kind < kinds.Length; kind++)
+                    BadLaterFrame(path, kind, paths[path] + ", " + kinds[kind]);
+        }
+
+        /// <summary>C code applied the ring (with a refused frame) and C# wrote another frame before a
+        /// Tick that skips its call reports the refusal: the report applies that frame first, so the
+        /// state taken is the native side's after every frame written.</summary>
+        [Test]
+        public void AReportAppliesTheFramesWrittenAfterTheRefusal()
+        {
+            using (var h = new TestHost())
+            {
+                h.RunFrame(OnityTiming.Update); // 1
+                h.Runtime.BeginFrame(2, double.NaN, 0, 0);
+                Assert.Equal(1UL, helper_c_frame(h.Runtime.rt), "C code applied the ring: frame 2 refused");
+                h.Begin(); // frame 2 again, written
+                Assert.Equal(1u, h.Runtime.FramesInRing, "written");
+                long skipped = h.Runtime.SkippedTicks;
+                var e = Assert.Throws<OnityException>(() => h.Runtime.Tick(OnityTiming.Update), "an idle tick reports it");
+                Assert.Equal(OnityStatus.InvalidArgument, e.Status, "status");
+                Assert.Equal(skipped + 1, h.Runtime.SkippedTicks, "the tick skipped its call");
+                Assert.Equal(0u, h.Runtime.FramesInRing, "the report applied the ring");
+                Assert.Equal(2UL, h.Runtime.Frame, "frame 2 (the second one) begun");
+                AssertFrameStateIsTheCores(h.Runtime, "after the report");
+            }
+        }
+
+        static void BadLaterFrame(int path, int kind, string what)
+        {
+            using (var h = new TestHost())
+            using (var cts = new System.Threading.CancellationTokenSource())
+            {
+                h.Frame = 99;
+                h.Dt = 0.1;
+                h.RunFrame(OnityTiming.EarlyUpdate, OnityTiming.Update); // frame 100, by call
+                var direct = new List<OnityFrameWait>();
+                var core = new List<OnityTask>();
+                foreach (int n in new[] { 0, 1, 2, 3, 5, 9 })
+                {
+                    direct.Add(OnityTask.DelayFrame(n, OnityTiming.EarlyUpdate));
+                    core.Add(OnityTask.DelayFrame(n, OnityTiming.Update, cts.Token));
+                }
+                h.RunFrame(OnityTiming.EarlyUpdate, OnityTiming.Update); // 101
+                long c0 = OnityNativeCalls.Crossings;
+                ulong f = h.Frame;
+                if (kind == 0) h.Runtime.BeginFrame(f, h.Dt, h.UnscaledDt, h.Realtime);
+                else if (kind == 1) h.Runtime.BeginFrame(f + 1, double.NaN, h.UnscaledDt, h.Realtime);
+                else if (kind == 2) h.Runtime.BeginFrame(1UL << 59, h.Dt, h.UnscaledDt, h.Realtime);
+                else h.Runtime.BeginFrame(f + 1, h.Dt, h.UnscaledDt, double.PositiveInfinity);
+                Assert.Equal(0L, OnityNativeCalls.Crossings - c0, what + ": written, no call");
+                var want = kind == 0 ? OnityStatus.FrameOrder : OnityStatus.InvalidArgument;
+                OnityException e;
+                if (path == 0)
+                {
+                    h.Runtime.Tick(OnityTiming.EarlyUpdate); // idle: no call, its run counted in the bad frame
+                    e = Assert.Throws<OnityException>(() => h.Runtime.Tick(OnityTiming.Update), what);
+                }
+                else if (path == 1)
+                    e = Assert.Throws<OnityException>(() => h.Runtime.Drain(), what);
+                else
+                {
+                    h.Runtime.Tick(OnityTiming.EarlyUpdate);
+                    while (h.Runtime.FramesInRing < OnityNative.ONITY_FRAME_RING_CAPACITY)
+                    {
+                        h.Begin();
+                        h.Runtime.Tick(OnityTiming.EarlyUpdate);
+                    }
+                    Assert.Equal(0L, OnityNativeCalls.Crossings - c0, what + ": ring filled without a call");
+                    e = Assert.Throws<OnityException>(() => h.Begin(), what);
+                }
+                Assert.Equal(want, e.Status, what + ": status");
+                Assert.Equal(0u, h.Runtime.FramesInRing, what + ": ring applied");
+                AssertFrameStateIsTheCores(h.Runtime, what + ": after the report");
+                h.Frame = h.Runtime.Frame;
+                if (path != 0)
+                {
+                    h.Runtime.Tick(OnityTiming.EarlyUpdate);
+                    h.Runtime.Tick(OnityTiming.Update);
+                }
+                int done = 0;
+                for (int k = 0; ; k++)
+                {
+                    done = 0;
+                    for (int i = 0; i < direct.Count; i++)
+                    {
+                        bool c = core[i].Status == OnityTaskStatus.Succeeded;
+                        Assert.Equal(c, direct[i].IsCompleted, what + ": DelayFrame #" + i + " at frame " + h.Frame);
+                        if (c) done++;
+                    }
+                    if (done == direct.Count || k == 12) break;
+                    h.RunFrame(OnityTiming.EarlyUpdate, OnityTiming.Update);
+                    AssertFrameStateIsTheCores(h.Runtime, what + ": frame " + h.Frame);
+                }
+                Assert.Equal(direct.Count, done, what + ": every wait completed");
+                Assert.True(h.Runtime.SkippedTicks > 0, what + ": the direct waits' timing was skipped (idle)");
             }
         }
     }

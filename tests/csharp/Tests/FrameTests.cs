@@ -226,9 +226,14 @@ namespace Onity.Tests
             using (var h = new TestHost())
             {
                 h.Runtime.BeginFrame(5, 0, 0, 0);
-                var ex = Assert.Throws<OnityException>(() => h.Runtime.BeginFrame(5, 0, 0, 0));
+                // Written unchecked; refused when a call applies it (DeferredFrameTests).
+                h.Runtime.BeginFrame(5, 0, 0, 0);
+                var ex = Assert.Throws<OnityException>(() => h.Runtime.Tick(OnityTiming.Update));
                 Assert.Equal(OnityStatus.FrameOrder, ex.Status);
-                Assert.Throws<OnityException>(() => h.Runtime.BeginFrame(6, -1, 0, 0));
+                h.Runtime.BeginFrame(6, -1, 0, 0);
+                ex = Assert.Throws<OnityException>(() => h.Runtime.Drain());
+                Assert.Equal(OnityStatus.InvalidArgument, ex.Status);
+                Assert.Equal(5UL, h.Runtime.Frame, "the native side's frame");
             }
         }
 
