@@ -409,6 +409,7 @@ fn frames_written_when_a_tick_schedules_waits_apply_after_it() {
     assert!(!delays_done.is_empty() && delays_done.len() < 400, "{} Delays done", delays_done.len());
     assert_eq!((*frame, *status), (6, 0));
     assert_eq!(waits_in_a_tick_schedule(true), by_call);
+}
 
 impl Rt {
     /// The published frame state (`onity_runtime_frame_clock`), read
