@@ -46,7 +46,7 @@ pub(super) struct Inner {
     pub cancels: FreeList,
     pub timings: Timings,
     /// The frame state published for hosts (`frame/mod.rs`).
-    pub frame_clock: super::frame::FrameClock,
+    pub frame_clock: super::types::FrameClock,
     pub lanes: Lanes,
     pub comb: Combinators,
     pub ticking: bool,

@@ -265,3 +265,25 @@ mod tests {
         }
     }
 }
+
+/// The frame state the core publishes at every frame begin (by call or
+/// from a host's ring), for a host that reads it without a call: C# counts
+/// its frames from `origin` and resyncs its clocks from it. `repr(C)`: a
+/// layer above hands out its address (it asserts the layout on its side).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct FrameClock {
+    /// The newest frame's host number (0 before the first frame).
+    pub frame: u64,
+    /// The first frame's number minus 1, wrapping (0 before the first
+    /// frame): the host's frame count `frame - origin` (mod 2^64) is 1 at
+    /// the first frame, 0 before it, and grows with the frame numbers;
+    /// differences of it are the core's due arithmetic (`timing/due.rs`:
+    /// waits made before the first frame count from the frame before it).
+    pub origin: u64,
+    /// Frames begun (refused ones not counted).
+    pub frames_begun: u64,
+    /// The scaled, unscaled and real-time clocks (`Clock` order): the
+    /// deltas added in turn, the newest realtime.
+    pub clocks: [f64; 3],
+}

@@ -6,9 +6,10 @@
 use super::error::status_code;
 use super::object::{runtime_ref, OnityRuntime, RuntimeObject};
 use super::status::OnityStatus;
-use super::types::{OnityBatch, OnityBatchRecord, OnityResume, OnityTaskState};
+use super::types::{OnityBatch, OnityBatchRecord, OnityResume, OnityTaskState, ONITY_FRAME_RING_CAPACITY};
 use crate::core::LaneId;
 use std::ffi::c_void;
+use std::sync::atomic::Ordering;
 
 /// The runtime-private part of a batch (`OnityBatch::internal`).
 pub(super) struct BatchState {
@@ -87,7 +88,7 @@ pub(super) unsafe fn file_first(
 ) -> Result<(), OnityStatus> {
     // Frames waiting in the ring (inside a tick): the bound batch's records
     // after the first one are left for it.
-    let held = super::deferred::filable_now(r, b);
+    let held = filable_now(r, b);
     let (fast_max, requests_max) =
         held.map_or((fast_max, requests_max), |(f, q)| (fast_max.min(f), requests_max.min(q)));
     let st = state(b);
@@ -130,7 +131,7 @@ pub(super) unsafe fn file_first(
         (*b).fast_count = (nf_all - k) as u32;
         (*b).submit_count = n_all as u32;
         if held.is_some() {
-            super::deferred::filed_before_frames(r, (k, nf_all), (0, n_all));
+            filed_before_frames(r, (k, nf_all), (0, n_all));
         }
         return Err(e.into());
     }
@@ -143,7 +144,7 @@ pub(super) unsafe fn file_first(
         std::ptr::copy(records.add(n), records, n_all - n);
     }
     if held.is_some() {
-        super::deferred::filed_before_frames(r, (nf, nf_all), (n, n_all));
+        filed_before_frames(r, (nf, nf_all), (n, n_all));
     }
     Ok(())
 }
@@ -209,5 +210,39 @@ pub(super) fn lookup<'a>(runtime: *mut OnityRuntime, b: *mut OnityBatch) -> Resu
         Ok(r)
     } else {
         Err(OnityStatus::InvalidHandle)
+    }
+}
+
+/// The bound batch's records that may be filed now, with the current frame,
+/// when frames wait in the ring (inside a tick, see [`apply`]): those
+/// written before the first waiting frame, entry 0's splits (fast,
+/// requests). `None` for another batch, or no waiting frame (filing then
+/// comes after the ring was applied, or is part of applying it).
+pub(super) fn filable_now(r: &RuntimeObject, b: *mut OnityBatch) -> Option<(usize, usize)> {
+    if r.deferred_pending().load(Ordering::Relaxed) == 0 || r.deferred_batch().get() != b {
+        return None;
+    }
+    // SAFETY: owner thread (the filing caller checked); entry 0.
+    let e = unsafe { &*r.deferred() };
+    Some((e.fast_split as usize, e.submit_split as usize))
+}
+
+/// The bound batch's first `fast` / `requests` records (of `fast_all` /
+/// `requests_all`) were filed while frames wait (after [`filable_now`]):
+/// the rest moved to the front of the buffers, so every waiting frame's
+/// splits (read as at most the count, as when applied) move down with them.
+pub(super) fn filed_before_frames(
+    r: &RuntimeObject,
+    (fast, fast_all): (usize, usize),
+    (requests, requests_all): (usize, usize),
+) {
+    let ring = r.deferred();
+    let n = (r.deferred_pending().load(Ordering::Relaxed) as usize).min(ONITY_FRAME_RING_CAPACITY as usize);
+    let moved = |split: u32, filed: usize, all: usize| (split as usize).min(all).saturating_sub(filed) as u32;
+    for i in 0..n {
+        // SAFETY: owner thread, between the host's writes; `i` < the ring's length.
+        let e = unsafe { &mut *ring.add(i) };
+        e.fast_split = moved(e.fast_split, fast, fast_all);
+        e.submit_split = moved(e.submit_split, requests, requests_all);
     }
 }

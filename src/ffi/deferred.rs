@@ -153,40 +153,6 @@ fn apply(r: &RuntimeObject) {
     }
 }
 
-/// The bound batch's records that may be filed now, with the current frame,
-/// when frames wait in the ring (inside a tick, see [`apply`]): those
-/// written before the first waiting frame, entry 0's splits (fast,
-/// requests). `None` for another batch, or no waiting frame (filing then
-/// comes after the ring was applied, or is part of applying it).
-pub(super) fn filable_now(r: &RuntimeObject, b: *mut OnityBatch) -> Option<(usize, usize)> {
-    if !frame_pending(r) || r.deferred_batch().get() != b {
-        return None;
-    }
-    // SAFETY: owner thread (the filing caller checked); entry 0.
-    let e = unsafe { &*r.deferred() };
-    Some((e.fast_split as usize, e.submit_split as usize))
-}
-
-/// The bound batch's first `fast` / `requests` records (of `fast_all` /
-/// `requests_all`) were filed while frames wait (after [`filable_now`]):
-/// the rest moved to the front of the buffers, so every waiting frame's
-/// splits (read as at most the count, as when applied) move down with them.
-pub(super) fn filed_before_frames(
-    r: &RuntimeObject,
-    (fast, fast_all): (usize, usize),
-    (requests, requests_all): (usize, usize),
-) {
-    let ring = r.deferred();
-    let n = (r.deferred_pending().load(Ordering::Relaxed) as usize).min(RING);
-    let moved = |split: u32, filed: usize, all: usize| (split as usize).min(all).saturating_sub(filed) as u32;
-    for i in 0..n {
-        // SAFETY: owner thread, between the host's writes; `i` < the ring's length.
-        let e = unsafe { &mut *ring.add(i) };
-        e.fast_split = moved(e.fast_split, fast, fast_all);
-        e.submit_split = moved(e.submit_split, requests, requests_all);
-    }
-}
-
 const RING: usize = ONITY_FRAME_RING_CAPACITY as usize;
 const ZERO: FrameInfo = FrameInfo { frame: 0, delta_time: 0.0, unscaled_delta_time: 0.0, realtime: 0.0 };
 
