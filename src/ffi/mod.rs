@@ -113,6 +113,8 @@ pub mod cancel;
 pub mod combinator;
 pub mod deferred;
 pub mod error;
+#[path = "families.g.rs"]
+pub mod families;
 pub mod frame_alloc;
 pub mod idle;
 pub mod object;
@@ -129,6 +131,7 @@ pub use batch::*;
 pub use cancel::*;
 pub use combinator::*;
 pub use deferred::{onity_batch_deferred_frame, onity_batch_frame_ring};
+pub use families::*;
 pub use frame_alloc::*;
 pub use idle::{onity_batch_idle, onity_runtime_live_word};
 pub use object::OnityRuntime;
@@ -139,7 +142,6 @@ pub use status::OnityStatus;
 pub use task::*;
 pub use trace::*;
 pub use types::*;
-pub use wait::*;
 
 #[cfg(test)]
 mod tests {
