@@ -1,4 +1,5 @@
-//! WhenAny and WhenAll over task handles.
+//! WhenAny and WhenAll over task handles (the exports, plain and `_at`, are
+//! generated into `families.g.rs` and call [`combine`]).
 //!
 //! Both take ownership of their inputs: from the call on, the inputs are
 //! consumed by the combinator as they complete (losers included), and

@@ -5,7 +5,8 @@
 //! caring about a wait before it is due (a C++20 coroutine finished at that
 //! wait): the slot's memory is the caller's again at once, and the wait
 //! does not stay queued until it is due (a far DelayFrame would keep its
-//! record for its whole delay).
+//! record for its whole delay). The `_then_id` exports are generated
+//! (`families.g.rs`); `onity_wait_retire` is here.
 
 use super::object::{core_of, OnityRuntime};
 use super::status::OnityStatus;

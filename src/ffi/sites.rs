@@ -1,5 +1,6 @@
 //! Creation sites (ABI 1.2): the `_at` forms of the calls that create tasks
-//! and waits, site capture, the live-task report grouped by site.
+//! and waits, site capture, the live-task report grouped by site. The `_at`
+//! forms of the waits and combinators are generated (`families.g.rs`).
 //!
 //! Each `_at` function is its plain function with two more parameters,
 //! `file` and `line`, that the `ONITY_SITE` macro fills with `__FILE__` and

@@ -1,4 +1,6 @@
-//! Frame waits: Yield, NextFrame, DelayFrame, Delay.
+//! Frame waits: Yield, NextFrame, DelayFrame, Delay. Their exports, every
+//! form, are generated into `families.g.rs`; they call [`schedule`] and
+//! [`schedule_at`].
 //!
 //! Each comes in two forms: one that returns a task (consume it after it
 //! completes) and a `_then` form that calls a callback and has no task at all
