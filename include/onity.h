@@ -538,6 +538,15 @@ typedef struct OnityFrameClock {
   double realtime;
 } OnityFrameClock;
 
+// A continuation. `task` is the completed task's handle (0 for callback
+// waits, which have no task); `state` is its `OnityTaskState`. It runs on the
+// owner thread. It may call any `onity_*` function except
+// `onity_runtime_destroy` of its own runtime, which returns
+// `ONITY_STATUS_REENTRANT` while any of that runtime's continuations,
+// callbacks or ticks is running. Destroying another runtime from it is
+// allowed.
+typedef void (*OnityCallback)(void *user, uint64_t task, uint32_t state);
+
 // ABI 1.4. Where a batch host reads whether a timing's run has anything
 // to do, to skip its `onity_batch_tick` when it has not (C# on Mono, where
 // the call is most of a frame's cost when nothing native is pending).
@@ -601,15 +610,6 @@ typedef struct OnityTickIdle {
   // `ONITY_FRAME_ALLOC_REWIND_MANUAL` when it rewinds only on request.
   uint32_t rewind_timing;
 } OnityTickIdle;
-
-// A continuation. `task` is the completed task's handle (0 for callback
-// waits, which have no task); `state` is its `OnityTaskState`. It runs on the
-// owner thread. It may call any `onity_*` function except
-// `onity_runtime_destroy` of its own runtime, which returns
-// `ONITY_STATUS_REENTRANT` while any of that runtime's continuations,
-// callbacks or ticks is running. Destroying another runtime from it is
-// allowed.
-typedef void (*OnityCallback)(void *user, uint64_t task, uint32_t state);
 
 // Runtime configuration. Fill with `onity_runtime_config_init(&c,
 // sizeof c)` (every field) or `onity_runtime_config_default(&c)` (the ABI
@@ -875,42 +875,6 @@ OnityStatus onity_cancel_source_is_canceled(struct OnityRuntime *runtime,
 // `STALE_HANDLE`, `FOREIGN_HANDLE`, `WRONG_THREAD`.
 OnityStatus onity_cancel_source_destroy(struct OnityRuntime *runtime, uint64_t source);
 
-// WhenAny: writes to `*out_task` a task that completes like the first input
-// to complete (succeeded, faulted or canceled, with its value or error);
-// its outcome's `index` is the winner's position. If inputs have already
-// completed (including on other threads, not yet drained), the first of
-// them in array order wins at once. With a token,
-// it completes canceled (index `UINT32_MAX`) if the token is canceled first.
-// An input canceled with `onity_task_cancel` is an input that completed
-// canceled: if it is the first, the WhenAny completes canceled with `index`
-// = its position. Each input is consumed by the combinator when it
-// completes: from then on its handle is `STALE_HANDLE` everywhere (a second
-// `set_result` too). Pending inputs can still be completed, canceled and
-// read with `onity_task_state`. Owner thread. Errors: `NULL_POINTER`, `COUNT_OUT_OF_RANGE` (0 or more than
-// `ONITY_MAX_COMBINATOR_INPUTS`), `DUPLICATE_INPUT`, `ALREADY_AWAITED` (an
-// input has a continuation or belongs to another combinator), handle errors
-// for inputs and token, `WRONG_THREAD`, `REENTRANT`, `EXHAUSTED`,
-// `OUT_OF_MEMORY`. On error nothing changes.
-OnityStatus onity_when_any(struct OnityRuntime *runtime,
-                           const uint64_t *tasks,
-                           uint32_t count,
-                           uint64_t token,
-                           uint64_t *out_task);
-
-// WhenAll: writes to `*out_task` a task that completes once every input has.
-// It succeeds with value = `count` when all succeeded; otherwise it takes the
-// state and error of the first input (in completion order; inputs already
-// complete when the WhenAll is made count in array order) that faulted or
-// was canceled, with `index` = that input. Read every input's outcome with
-// `onity_when_all_results` before consuming it. Owner thread; the inputs
-// belong to the WhenAll from the call on, and are consumed (retired) as they
-// complete, as for `onity_when_any`. Token and errors as `onity_when_any`.
-OnityStatus onity_when_all(struct OnityRuntime *runtime,
-                           const uint64_t *tasks,
-                           uint32_t count,
-                           uint64_t token,
-                           uint64_t *out_task);
-
 // Copies the outcome of each input of a completed, not yet consumed WhenAll
 // task into `out_outcomes` (`count` must equal the input count). Inputs
 // still pending (the WhenAll was canceled) read as `ONITY_TASK_STATE_PENDING`.
@@ -955,6 +919,294 @@ OnityStatus onity_batch_frame_ring(struct OnityRuntime *runtime,
 // `WRONG_THREAD`.
 OnityStatus onity_runtime_frame_clock(struct OnityRuntime *runtime,
                                       const struct OnityFrameClock **out_clock);
+
+// Yield: a task that completes at the next run of `timing`. `token` is a
+// cancellation token (0 for none). The task succeeds with value 0 (index
+// `UINT32_MAX`), or is canceled (the same fields); so do the tasks of the
+// other waits. Owner thread.
+// Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (timing), `INVALID_HANDLE` /
+// `STALE_HANDLE` / `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT`,
+// `EXHAUSTED` (task table full), `OUT_OF_MEMORY` (nothing made).
+OnityStatus onity_yield(struct OnityRuntime *runtime,
+                        uint32_t timing,
+                        uint64_t token,
+                        uint64_t *out_task);
+
+// NextFrame: a task that completes at the first run of `timing` in a later
+// frame (made before the first `onity_runtime_frame_begin`: in the first
+// frame, whatever its number). Owner thread. Errors as `onity_yield`.
+OnityStatus onity_next_frame(struct OnityRuntime *runtime,
+                             uint32_t timing,
+                             uint64_t token,
+                             uint64_t *out_task);
+
+// DelayFrame: a task that completes at the first run of `timing` in a frame
+// at least `frames` frames after the current one (`frames` = 0 behaves as
+// Yield; before the first `onity_runtime_frame_begin`, the first frame
+// counts as frame 1 after it). Owner thread. Errors as `onity_yield`.
+OnityStatus onity_delay_frame(struct OnityRuntime *runtime,
+                              uint32_t frames,
+                              uint32_t timing,
+                              uint64_t token,
+                              uint64_t *out_task);
+
+// Delay: a task that completes at the first run of `timing`, in a later
+// frame, at which `clock` (`OnityClock`) has advanced by at least `seconds`
+// (finite, >= 0). Owner thread. Errors as `onity_yield`, plus
+// `INVALID_ARGUMENT` for a bad clock or seconds.
+OnityStatus onity_delay(struct OnityRuntime *runtime,
+                        double seconds,
+                        uint32_t clock,
+                        uint32_t timing,
+                        uint64_t token,
+                        uint64_t *out_task);
+
+// Callback form of `onity_yield`: `callback(user, 0, state)` runs at the
+// next run of `timing` with `ONITY_TASK_STATE_SUCCEEDED`, or
+// `ONITY_TASK_STATE_CANCELED` if `token` was canceled or the runtime is
+// destroyed first. Nothing to consume. Owner thread.
+OnityStatus onity_yield_then(struct OnityRuntime *runtime,
+                             uint32_t timing,
+                             uint64_t token,
+                             OnityCallback callback,
+                             void *user);
+
+// Callback form of `onity_next_frame` (see `onity_yield_then`). Owner
+// thread; `user` stays the caller's.
+OnityStatus onity_next_frame_then(struct OnityRuntime *runtime,
+                                  uint32_t timing,
+                                  uint64_t token,
+                                  OnityCallback callback,
+                                  void *user);
+
+// Callback form of `onity_delay_frame` (see `onity_yield_then`). Owner
+// thread; `user` stays the caller's.
+OnityStatus onity_delay_frame_then(struct OnityRuntime *runtime,
+                                   uint32_t frames,
+                                   uint32_t timing,
+                                   uint64_t token,
+                                   OnityCallback callback,
+                                   void *user);
+
+// Callback form of `onity_delay` (see `onity_yield_then`). Owner thread;
+// `user` stays the caller's.
+OnityStatus onity_delay_then(struct OnityRuntime *runtime,
+                             double seconds,
+                             uint32_t clock,
+                             uint32_t timing,
+                             uint64_t token,
+                             OnityCallback callback,
+                             void *user);
+
+// Callback form of `onity_yield` that can be retired: `callback(wait, 0,
+// state)` runs as for `onity_yield_then` with `user` = `wait`, a slot the
+// caller keeps until the callback ran or the wait was retired; `*wait`
+// receives the wait's id (on success only; do not change it). Owner thread.
+// ABI 1.3.
+// Errors: `NULL_POINTER` (runtime, callback, wait), `INVALID_RUNTIME`,
+// `INVALID_ARGUMENT` (timing), `INVALID_HANDLE` / `STALE_HANDLE` /
+// `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT` (being destroyed),
+// `OUT_OF_MEMORY`; so do the other `_then_id` forms.
+OnityStatus onity_yield_then_id(struct OnityRuntime *runtime,
+                                uint32_t timing,
+                                uint64_t token,
+                                OnityCallback callback,
+                                uint64_t *wait);
+
+// `onity_next_frame_then` that can be retired (see `onity_yield_then_id`).
+// Owner thread. ABI 1.3.
+OnityStatus onity_next_frame_then_id(struct OnityRuntime *runtime,
+                                     uint32_t timing,
+                                     uint64_t token,
+                                     OnityCallback callback,
+                                     uint64_t *wait);
+
+// `onity_delay_frame_then` that can be retired (see `onity_yield_then_id`).
+// Owner thread. ABI 1.3.
+OnityStatus onity_delay_frame_then_id(struct OnityRuntime *runtime,
+                                      uint32_t frames,
+                                      uint32_t timing,
+                                      uint64_t token,
+                                      OnityCallback callback,
+                                      uint64_t *wait);
+
+// `onity_delay_then` that can be retired (see `onity_yield_then_id`; also
+// `INVALID_ARGUMENT` for a bad clock or seconds). Owner thread. ABI 1.3.
+OnityStatus onity_delay_then_id(struct OnityRuntime *runtime,
+                                double seconds,
+                                uint32_t clock,
+                                uint32_t timing,
+                                uint64_t token,
+                                OnityCallback callback,
+                                uint64_t *wait);
+
+// `onity_yield` with a creation site. ABI 1.2; errors as `onity_yield`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
+OnityStatus onity_yield_at(struct OnityRuntime *runtime,
+                           uint32_t timing,
+                           uint64_t token,
+                           uint64_t *out_task,
+                           const char *file,
+                           uint32_t line);
+
+// `onity_next_frame` with a creation site. ABI 1.2; errors as
+// `onity_next_frame`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
+OnityStatus onity_next_frame_at(struct OnityRuntime *runtime,
+                                uint32_t timing,
+                                uint64_t token,
+                                uint64_t *out_task,
+                                const char *file,
+                                uint32_t line);
+
+// `onity_delay_frame` with a creation site. ABI 1.2; errors as
+// `onity_delay_frame`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
+OnityStatus onity_delay_frame_at(struct OnityRuntime *runtime,
+                                 uint32_t frames,
+                                 uint32_t timing,
+                                 uint64_t token,
+                                 uint64_t *out_task,
+                                 const char *file,
+                                 uint32_t line);
+
+// `onity_delay` with a creation site. ABI 1.2; errors as `onity_delay`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
+OnityStatus onity_delay_at(struct OnityRuntime *runtime,
+                           double seconds,
+                           uint32_t clock,
+                           uint32_t timing,
+                           uint64_t token,
+                           uint64_t *out_task,
+                           const char *file,
+                           uint32_t line);
+
+// `onity_yield_then` with a creation site. ABI 1.2; errors as
+// `onity_yield_then`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
+OnityStatus onity_yield_then_at(struct OnityRuntime *runtime,
+                                uint32_t timing,
+                                uint64_t token,
+                                OnityCallback callback,
+                                void *user,
+                                const char *file,
+                                uint32_t line);
+
+// `onity_next_frame_then` with a creation site. ABI 1.2; errors as
+// `onity_next_frame_then`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
+OnityStatus onity_next_frame_then_at(struct OnityRuntime *runtime,
+                                     uint32_t timing,
+                                     uint64_t token,
+                                     OnityCallback callback,
+                                     void *user,
+                                     const char *file,
+                                     uint32_t line);
+
+// `onity_delay_frame_then` with a creation site. ABI 1.2; errors as
+// `onity_delay_frame_then`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
+OnityStatus onity_delay_frame_then_at(struct OnityRuntime *runtime,
+                                      uint32_t frames,
+                                      uint32_t timing,
+                                      uint64_t token,
+                                      OnityCallback callback,
+                                      void *user,
+                                      const char *file,
+                                      uint32_t line);
+
+// `onity_delay_then` with a creation site. ABI 1.2; errors as
+// `onity_delay_then`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
+OnityStatus onity_delay_then_at(struct OnityRuntime *runtime,
+                                double seconds,
+                                uint32_t clock,
+                                uint32_t timing,
+                                uint64_t token,
+                                OnityCallback callback,
+                                void *user,
+                                const char *file,
+                                uint32_t line);
+
+// WhenAny: writes to `*out_task` a task that completes like the first input
+// to complete (succeeded, faulted or canceled, with its value or error); its
+// outcome's `index` is the winner's position. If inputs have already
+// completed (including on other threads, not yet drained), the first of them
+// in array order wins at once. With a token, it completes canceled (index
+// `UINT32_MAX`) if the token is canceled first. An input canceled with
+// `onity_task_cancel` is an input that completed canceled: if it is the
+// first, the WhenAny completes canceled with `index` = its position. Each
+// input is consumed by the combinator when it completes: from then on its
+// handle is `STALE_HANDLE` everywhere (a second `set_result` too). Pending
+// inputs can still be completed, canceled and read with `onity_task_state`.
+// Owner thread.
+// Errors: `NULL_POINTER`, `COUNT_OUT_OF_RANGE` (0 or more than
+// `ONITY_MAX_COMBINATOR_INPUTS`), `DUPLICATE_INPUT`, `ALREADY_AWAITED` (an
+// input has a continuation or belongs to another combinator), handle errors
+// for inputs and token, `WRONG_THREAD`, `REENTRANT`, `EXHAUSTED`,
+// `OUT_OF_MEMORY`. On error nothing changes.
+OnityStatus onity_when_any(struct OnityRuntime *runtime,
+                           const uint64_t *tasks,
+                           uint32_t count,
+                           uint64_t token,
+                           uint64_t *out_task);
+
+// WhenAll: writes to `*out_task` a task that completes once every input has.
+// It succeeds with value = `count` when all succeeded; otherwise it takes
+// the state and error of the first input (in completion order; inputs
+// already complete when the WhenAll is made count in array order) that
+// faulted or was canceled, with `index` = that input. Read every input's
+// outcome with `onity_when_all_results` before consuming it. Owner thread;
+// the inputs belong to the WhenAll from the call on, and are consumed
+// (retired) as they complete, as for `onity_when_any`. Token and errors as
+// `onity_when_any`.
+OnityStatus onity_when_all(struct OnityRuntime *runtime,
+                           const uint64_t *tasks,
+                           uint32_t count,
+                           uint64_t token,
+                           uint64_t *out_task);
+
+// `onity_when_any` with a creation site. ABI 1.2; errors as
+// `onity_when_any`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
+OnityStatus onity_when_any_at(struct OnityRuntime *runtime,
+                              const uint64_t *tasks,
+                              uint32_t count,
+                              uint64_t token,
+                              uint64_t *out_task,
+                              const char *file,
+                              uint32_t line);
+
+// `onity_when_all` with a creation site. ABI 1.2; errors as
+// `onity_when_all`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
+OnityStatus onity_when_all_at(struct OnityRuntime *runtime,
+                              const uint64_t *tasks,
+                              uint32_t count,
+                              uint64_t token,
+                              uint64_t *out_task,
+                              const char *file,
+                              uint32_t line);
 
 // Allocates `size` bytes aligned to `align` (a power of two up to 4096)
 // with an `OnityLifetime`, and writes the address to `*out_ptr`. Any thread;
@@ -1008,48 +1260,6 @@ OnityStatus onity_batch_idle(struct OnityRuntime *runtime,
 OnityStatus onity_runtime_live_word(struct OnityRuntime *runtime,
                                     const uint64_t **out_word,
                                     uint64_t *out_id);
-
-// Callback form of `onity_yield` that can be retired: `callback(wait, 0,
-// state)` runs as for `onity_yield_then` with `user` = `wait`, a slot the
-// caller keeps until the callback ran or the wait was retired; `*wait`
-// receives the wait's id (on success only; do not change it). Owner
-// thread. ABI 1.3.
-// Errors: `NULL_POINTER` (runtime, callback, wait), `INVALID_RUNTIME`,
-// `INVALID_ARGUMENT` (timing), `INVALID_HANDLE` / `STALE_HANDLE` /
-// `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT` (being
-// destroyed), `OUT_OF_MEMORY`; so do the other `_then_id` forms.
-OnityStatus onity_yield_then_id(struct OnityRuntime *runtime,
-                                uint32_t timing,
-                                uint64_t token,
-                                OnityCallback callback,
-                                uint64_t *wait);
-
-// `onity_next_frame_then` that can be retired (see `onity_yield_then_id`).
-// Owner thread. ABI 1.3.
-OnityStatus onity_next_frame_then_id(struct OnityRuntime *runtime,
-                                     uint32_t timing,
-                                     uint64_t token,
-                                     OnityCallback callback,
-                                     uint64_t *wait);
-
-// `onity_delay_frame_then` that can be retired (see
-// `onity_yield_then_id`). Owner thread. ABI 1.3.
-OnityStatus onity_delay_frame_then_id(struct OnityRuntime *runtime,
-                                      uint32_t frames,
-                                      uint32_t timing,
-                                      uint64_t token,
-                                      OnityCallback callback,
-                                      uint64_t *wait);
-
-// `onity_delay_then` that can be retired (see `onity_yield_then_id`; also
-// `INVALID_ARGUMENT` for a bad clock or seconds). Owner thread. ABI 1.3.
-OnityStatus onity_delay_then_id(struct OnityRuntime *runtime,
-                                double seconds,
-                                uint32_t clock,
-                                uint32_t timing,
-                                uint64_t token,
-                                OnityCallback callback,
-                                uint64_t *wait);
 
 // Retires the pending wait whose slot is `wait` (from a `_then_id` form):
 // its callback is never called, and the slot is the caller's again when
@@ -1249,136 +1459,6 @@ OnityStatus onity_task_from_result_at(struct OnityRuntime *runtime,
                                       const char *file,
                                       uint32_t line);
 
-// `onity_yield` with a creation site. ABI 1.2; errors as `onity_yield`.
-// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-// unchanged while the runtime lives (sites are keyed by its address); at
-// most its first 4,096 bytes are read and kept (one copy per distinct name).
-OnityStatus onity_yield_at(struct OnityRuntime *runtime,
-                           uint32_t timing,
-                           uint64_t token,
-                           uint64_t *out_task,
-                           const char *file,
-                           uint32_t line);
-
-// `onity_next_frame` with a creation site. ABI 1.2; errors as
-// `onity_next_frame`.
-// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-// unchanged while the runtime lives (sites are keyed by its address); at
-// most its first 4,096 bytes are read and kept (one copy per distinct name).
-OnityStatus onity_next_frame_at(struct OnityRuntime *runtime,
-                                uint32_t timing,
-                                uint64_t token,
-                                uint64_t *out_task,
-                                const char *file,
-                                uint32_t line);
-
-// `onity_delay_frame` with a creation site. ABI 1.2; errors as
-// `onity_delay_frame`.
-// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-// unchanged while the runtime lives (sites are keyed by its address); at
-// most its first 4,096 bytes are read and kept (one copy per distinct name).
-OnityStatus onity_delay_frame_at(struct OnityRuntime *runtime,
-                                 uint32_t frames,
-                                 uint32_t timing,
-                                 uint64_t token,
-                                 uint64_t *out_task,
-                                 const char *file,
-                                 uint32_t line);
-
-// `onity_delay` with a creation site. ABI 1.2; errors as `onity_delay`.
-// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-// unchanged while the runtime lives (sites are keyed by its address); at
-// most its first 4,096 bytes are read and kept (one copy per distinct name).
-OnityStatus onity_delay_at(struct OnityRuntime *runtime,
-                           double seconds,
-                           uint32_t clock,
-                           uint32_t timing,
-                           uint64_t token,
-                           uint64_t *out_task,
-                           const char *file,
-                           uint32_t line);
-
-// `onity_yield_then` with a creation site. ABI 1.2; errors as
-// `onity_yield_then`.
-// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-// unchanged while the runtime lives (sites are keyed by its address); at
-// most its first 4,096 bytes are read and kept (one copy per distinct name).
-OnityStatus onity_yield_then_at(struct OnityRuntime *runtime,
-                                uint32_t timing,
-                                uint64_t token,
-                                OnityCallback callback,
-                                void *user,
-                                const char *file,
-                                uint32_t line);
-
-// `onity_next_frame_then` with a creation site. ABI 1.2; errors as
-// `onity_next_frame_then`.
-// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-// unchanged while the runtime lives (sites are keyed by its address); at
-// most its first 4,096 bytes are read and kept (one copy per distinct name).
-OnityStatus onity_next_frame_then_at(struct OnityRuntime *runtime,
-                                     uint32_t timing,
-                                     uint64_t token,
-                                     OnityCallback callback,
-                                     void *user,
-                                     const char *file,
-                                     uint32_t line);
-
-// `onity_delay_frame_then` with a creation site. ABI 1.2; errors as
-// `onity_delay_frame_then`.
-// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-// unchanged while the runtime lives (sites are keyed by its address); at
-// most its first 4,096 bytes are read and kept (one copy per distinct name).
-OnityStatus onity_delay_frame_then_at(struct OnityRuntime *runtime,
-                                      uint32_t frames,
-                                      uint32_t timing,
-                                      uint64_t token,
-                                      OnityCallback callback,
-                                      void *user,
-                                      const char *file,
-                                      uint32_t line);
-
-// `onity_delay_then` with a creation site. ABI 1.2; errors as
-// `onity_delay_then`.
-// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-// unchanged while the runtime lives (sites are keyed by its address); at
-// most its first 4,096 bytes are read and kept (one copy per distinct name).
-OnityStatus onity_delay_then_at(struct OnityRuntime *runtime,
-                                double seconds,
-                                uint32_t clock,
-                                uint32_t timing,
-                                uint64_t token,
-                                OnityCallback callback,
-                                void *user,
-                                const char *file,
-                                uint32_t line);
-
-// `onity_when_any` with a creation site. ABI 1.2; errors as
-// `onity_when_any`.
-// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-// unchanged while the runtime lives (sites are keyed by its address); at
-// most its first 4,096 bytes are read and kept (one copy per distinct name).
-OnityStatus onity_when_any_at(struct OnityRuntime *runtime,
-                              const uint64_t *tasks,
-                              uint32_t count,
-                              uint64_t token,
-                              uint64_t *out_task,
-                              const char *file,
-                              uint32_t line);
-
-// `onity_when_all` with a creation site. ABI 1.2; errors as
-// `onity_when_all`.
-// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-// unchanged while the runtime lives (sites are keyed by its address); at
-// most its first 4,096 bytes are read and kept (one copy per distinct name).
-OnityStatus onity_when_all_at(struct OnityRuntime *runtime,
-                              const uint64_t *tasks,
-                              uint32_t count,
-                              uint64_t token,
-                              uint64_t *out_task,
-                              const char *file,
-                              uint32_t line);
-
 // Creates a manual completion source (a pending task) and writes its handle
 // to `*out_task`. Owner thread. Consume it once it has completed.
 // Errors: `NULL_POINTER`, `WRONG_THREAD`, `EXHAUSTED` (4M live tasks),
@@ -1486,84 +1566,6 @@ OnityStatus onity_trace_dump(struct OnityRuntime *runtime,
                              char *buf,
                              size_t capacity,
                              size_t *out_len);
-
-// Yield: a task that completes at the next run of `timing`. `token` is a
-// cancellation token (0 for none). The task succeeds with value 0 (index
-// `UINT32_MAX`), or is canceled (the same fields); so do the tasks of the
-// other waits. Owner thread.
-// Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (timing), `INVALID_HANDLE` /
-// `STALE_HANDLE` / `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT`,
-// `EXHAUSTED` (task table full), `OUT_OF_MEMORY` (nothing made).
-OnityStatus onity_yield(struct OnityRuntime *runtime,
-                        uint32_t timing,
-                        uint64_t token,
-                        uint64_t *out_task);
-
-// NextFrame: a task that completes at the first run of `timing` in a later
-// frame (made before the first `onity_runtime_frame_begin`: in the first
-// frame, whatever its number). Owner thread. Errors as `onity_yield`.
-OnityStatus onity_next_frame(struct OnityRuntime *runtime,
-                             uint32_t timing,
-                             uint64_t token,
-                             uint64_t *out_task);
-
-// DelayFrame: a task that completes at the first run of `timing` in a frame
-// at least `frames` frames after the current one (`frames` = 0 behaves as
-// Yield; before the first `onity_runtime_frame_begin`, the first frame
-// counts as frame 1 after it). Owner thread. Errors as `onity_yield`.
-OnityStatus onity_delay_frame(struct OnityRuntime *runtime,
-                              uint32_t frames,
-                              uint32_t timing,
-                              uint64_t token,
-                              uint64_t *out_task);
-
-// Delay: a task that completes at the first run of `timing`, in a later
-// frame, at which `clock` (`OnityClock`) has advanced by at least `seconds`
-// (finite, >= 0). Owner thread. Errors as `onity_yield`, plus
-// `INVALID_ARGUMENT` for a bad clock or seconds.
-OnityStatus onity_delay(struct OnityRuntime *runtime,
-                        double seconds,
-                        uint32_t clock,
-                        uint32_t timing,
-                        uint64_t token,
-                        uint64_t *out_task);
-
-// Callback form of `onity_yield`: `callback(user, 0, state)` runs at the
-// next run of `timing` with `ONITY_TASK_STATE_SUCCEEDED`, or
-// `ONITY_TASK_STATE_CANCELED` if `token` was canceled or the runtime is
-// destroyed first. Nothing to consume. Owner thread.
-OnityStatus onity_yield_then(struct OnityRuntime *runtime,
-                             uint32_t timing,
-                             uint64_t token,
-                             OnityCallback callback,
-                             void *user);
-
-// Callback form of `onity_next_frame` (see `onity_yield_then`). Owner thread;
-// `user` stays the caller's.
-OnityStatus onity_next_frame_then(struct OnityRuntime *runtime,
-                                  uint32_t timing,
-                                  uint64_t token,
-                                  OnityCallback callback,
-                                  void *user);
-
-// Callback form of `onity_delay_frame` (see `onity_yield_then`). Owner
-// thread; `user` stays the caller's.
-OnityStatus onity_delay_frame_then(struct OnityRuntime *runtime,
-                                   uint32_t frames,
-                                   uint32_t timing,
-                                   uint64_t token,
-                                   OnityCallback callback,
-                                   void *user);
-
-// Callback form of `onity_delay` (see `onity_yield_then`). Owner thread;
-// `user` stays the caller's.
-OnityStatus onity_delay_then(struct OnityRuntime *runtime,
-                             double seconds,
-                             uint32_t clock,
-                             uint32_t timing,
-                             uint64_t token,
-                             OnityCallback callback,
-                             void *user);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -26,6 +26,9 @@ fi
 
 . "$ROOT/scripts/native-lib.sh" # sets LIB; rebuilds it when older than src
 
+# The Rust exports that come in families (src/ffi/families.g.rs: the waits' and combinators' forms,
+# which cbindgen reads into include/onity.h) must match their generator too.
+python3 scripts/gen_ffi_families.py --check
 python3 scripts/gen_csharp_native.py --check
 # The tuple WhenAll / WhenAny (2-15 types) are generated too ("tuple-combinators: N passed, N failed").
 python3 scripts/gen_csharp_tuple_combinators.py --check

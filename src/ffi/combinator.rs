@@ -1,4 +1,5 @@
-//! WhenAny and WhenAll over task handles.
+//! WhenAny and WhenAll over task handles (the exports, plain and `_at`, are
+//! generated into `families.g.rs` and call [`combine`]).
 //!
 //! Both take ownership of their inputs: from the call on, the inputs are
 //! consumed by the combinator as they complete (losers included), and
@@ -49,52 +50,6 @@ fn array<T>(p: *const T, count: u32) -> Result<usize, OnityStatus> {
         return Err(OnityStatus::CountOutOfRange);
     }
     Ok(count as usize)
-}
-
-/// WhenAny: writes to `*out_task` a task that completes like the first input
-/// to complete (succeeded, faulted or canceled, with its value or error);
-/// its outcome's `index` is the winner's position. If inputs have already
-/// completed (including on other threads, not yet drained), the first of
-/// them in array order wins at once. With a token,
-/// it completes canceled (index `UINT32_MAX`) if the token is canceled first.
-/// An input canceled with `onity_task_cancel` is an input that completed
-/// canceled: if it is the first, the WhenAny completes canceled with `index`
-/// = its position. Each input is consumed by the combinator when it
-/// completes: from then on its handle is `STALE_HANDLE` everywhere (a second
-/// `set_result` too). Pending inputs can still be completed, canceled and
-/// read with `onity_task_state`. Owner thread. Errors: `NULL_POINTER`, `COUNT_OUT_OF_RANGE` (0 or more than
-/// `ONITY_MAX_COMBINATOR_INPUTS`), `DUPLICATE_INPUT`, `ALREADY_AWAITED` (an
-/// input has a continuation or belongs to another combinator), handle errors
-/// for inputs and token, `WRONG_THREAD`, `REENTRANT`, `EXHAUSTED`,
-/// `OUT_OF_MEMORY`. On error nothing changes.
-#[no_mangle]
-pub extern "C" fn onity_when_any(
-    runtime: *mut OnityRuntime,
-    tasks: *const u64,
-    count: u32,
-    token: u64,
-    out_task: *mut u64,
-) -> OnityStatus {
-    crate::ffi!({ combine::<false>(runtime, tasks, count, token, out_task, Runtime::when_any) })
-}
-
-/// WhenAll: writes to `*out_task` a task that completes once every input has.
-/// It succeeds with value = `count` when all succeeded; otherwise it takes the
-/// state and error of the first input (in completion order; inputs already
-/// complete when the WhenAll is made count in array order) that faulted or
-/// was canceled, with `index` = that input. Read every input's outcome with
-/// `onity_when_all_results` before consuming it. Owner thread; the inputs
-/// belong to the WhenAll from the call on, and are consumed (retired) as they
-/// complete, as for `onity_when_any`. Token and errors as `onity_when_any`.
-#[no_mangle]
-pub extern "C" fn onity_when_all(
-    runtime: *mut OnityRuntime,
-    tasks: *const u64,
-    count: u32,
-    token: u64,
-    out_task: *mut u64,
-) -> OnityStatus {
-    crate::ffi!({ combine::<false>(runtime, tasks, count, token, out_task, Runtime::when_all) })
 }
 
 /// Copies the outcome of each input of a completed, not yet consumed WhenAll

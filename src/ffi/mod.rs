@@ -9,6 +9,7 @@
 //! | `types.rs` | every `#[repr(C)]` type, the boundary enums' C names, constants |
 //! | `runtime.rs`, `task.rs`, `wait.rs`, `cancel.rs`, `combinator.rs`, `frame_alloc.rs`, `batch.rs` | the exports, one file per C type or family |
 //! | `retire.rs` | retirable callback waits (`_then_id`, `onity_wait_retire`) |
+//! | `families.g.rs` | generated (`scripts/gen_ffi_families.py`): every form of the waits (task, `_then`, `_then_id`, `_at`, `_then_at`) and of WhenAny / WhenAll (plain, `_at`) |
 //! | `batch_state.rs` | a batch's private state; filing its records, compacting its resumptions |
 //! | `deferred.rs` | the deferred frame begin: which exports apply it, and applying it |
 //! | `idle.rs` | where a batch host reads which timings' ticks it may skip (`OnityTickIdle`), and whether its runtime still lives (`onity_runtime_live_word`) |
@@ -113,6 +114,8 @@ pub mod cancel;
 pub mod combinator;
 pub mod deferred;
 pub mod error;
+#[path = "families.g.rs"]
+pub mod families;
 pub mod frame_alloc;
 pub mod idle;
 pub mod object;
@@ -129,6 +132,7 @@ pub use batch::*;
 pub use cancel::*;
 pub use combinator::*;
 pub use deferred::{onity_batch_deferred_frame, onity_batch_frame_ring, onity_runtime_frame_clock};
+pub use families::*;
 pub use frame_alloc::*;
 pub use idle::{onity_batch_idle, onity_runtime_live_word};
 pub use object::OnityRuntime;
@@ -139,7 +143,6 @@ pub use status::OnityStatus;
 pub use task::*;
 pub use trace::*;
 pub use types::*;
-pub use wait::*;
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,6 @@
 //! Creation sites (ABI 1.2): the `_at` forms of the calls that create tasks
-//! and waits, site capture, the live-task report grouped by site.
+//! and waits, site capture, the live-task report grouped by site. The `_at`
+//! forms of the waits and combinators are generated (`families.g.rs`).
 //!
 //! Each `_at` function is its plain function with two more parameters,
 //! `file` and `line`, that the `ONITY_SITE` macro fills with `__FILE__` and
@@ -21,15 +22,12 @@
 //! `ONITY_SITE_NONE`); a callback wait whose callback cannot be stored is
 //! not made (`OUT_OF_MEMORY`).
 
-use std::ffi::{c_char, c_void};
+use std::ffi::c_char;
 
-use super::combinator::combine;
 use super::deferred::core_at_frame;
 use super::error::{fill_array, Out};
 use super::object::{core_of, OnityRuntime};
 use super::status::OnityStatus;
-use super::types::OnityCallback;
-use super::wait::{schedule_at, Ask, Target};
 use crate::core::sites::{SiteCount, SiteRef};
 
 /// `OnitySiteReport::site` of tasks made without a site (by a plain call,
@@ -93,7 +91,7 @@ impl From<SiteCount> for OnitySiteReport {
 
 /// The site a C caller passes.
 #[inline(always)]
-fn site(file: *const c_char, line: u32) -> Option<SiteRef> {
+pub(super) fn site(file: *const c_char, line: u32) -> Option<SiteRef> {
     // SAFETY: the documented contract of every `_at` function's `file`.
     unsafe { SiteRef::from_raw(file, line) }
 }
@@ -208,195 +206,4 @@ pub extern "C" fn onity_task_from_result_at(
         let state = crate::core::TaskState::Succeeded;
         Ok(rt.create_completed_at(state, value, 0, site(file, line), move |h| out.put(h))?)
     })
-}
-
-/// `onity_yield` with a creation site. ABI 1.2; errors as `onity_yield`.
-/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-/// unchanged while the runtime lives (sites are keyed by its address); at
-/// most its first 4,096 bytes are read and kept (one copy per distinct name).
-#[no_mangle]
-pub extern "C" fn onity_yield_at(
-    runtime: *mut OnityRuntime,
-    timing: u32,
-    token: u64,
-    out_task: *mut u64,
-    file: *const c_char,
-    line: u32,
-) -> OnityStatus {
-    let target = Target::Task(out_task);
-    crate::ffi!({ schedule_at(runtime, Ask::yield_(timing, token), target, file, line) })
-}
-
-/// `onity_next_frame` with a creation site. ABI 1.2; errors as
-/// `onity_next_frame`.
-/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-/// unchanged while the runtime lives (sites are keyed by its address); at
-/// most its first 4,096 bytes are read and kept (one copy per distinct name).
-#[no_mangle]
-pub extern "C" fn onity_next_frame_at(
-    runtime: *mut OnityRuntime,
-    timing: u32,
-    token: u64,
-    out_task: *mut u64,
-    file: *const c_char,
-    line: u32,
-) -> OnityStatus {
-    let target = Target::Task(out_task);
-    crate::ffi!({ schedule_at(runtime, Ask::next_frame(timing, token), target, file, line) })
-}
-
-/// `onity_delay_frame` with a creation site. ABI 1.2; errors as
-/// `onity_delay_frame`.
-/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-/// unchanged while the runtime lives (sites are keyed by its address); at
-/// most its first 4,096 bytes are read and kept (one copy per distinct name).
-#[no_mangle]
-pub extern "C" fn onity_delay_frame_at(
-    runtime: *mut OnityRuntime,
-    frames: u32,
-    timing: u32,
-    token: u64,
-    out_task: *mut u64,
-    file: *const c_char,
-    line: u32,
-) -> OnityStatus {
-    let target = Target::Task(out_task);
-    crate::ffi!({ schedule_at(runtime, Ask::delay_frame(frames, timing, token), target, file, line) })
-}
-
-/// `onity_delay` with a creation site. ABI 1.2; errors as `onity_delay`.
-/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-/// unchanged while the runtime lives (sites are keyed by its address); at
-/// most its first 4,096 bytes are read and kept (one copy per distinct name).
-#[no_mangle]
-pub extern "C" fn onity_delay_at(
-    runtime: *mut OnityRuntime,
-    seconds: f64,
-    clock: u32,
-    timing: u32,
-    token: u64,
-    out_task: *mut u64,
-    file: *const c_char,
-    line: u32,
-) -> OnityStatus {
-    let target = Target::Task(out_task);
-    crate::ffi!({ schedule_at(runtime, Ask::delay(seconds, clock, timing, token), target, file, line) })
-}
-
-/// `onity_yield_then` with a creation site. ABI 1.2; errors as
-/// `onity_yield_then`.
-/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-/// unchanged while the runtime lives (sites are keyed by its address); at
-/// most its first 4,096 bytes are read and kept (one copy per distinct name).
-#[no_mangle]
-pub extern "C" fn onity_yield_then_at(
-    runtime: *mut OnityRuntime,
-    timing: u32,
-    token: u64,
-    callback: OnityCallback,
-    user: *mut c_void,
-    file: *const c_char,
-    line: u32,
-) -> OnityStatus {
-    let target = Target::Callback(callback, user);
-    crate::ffi!({ schedule_at(runtime, Ask::yield_(timing, token), target, file, line) })
-}
-
-/// `onity_next_frame_then` with a creation site. ABI 1.2; errors as
-/// `onity_next_frame_then`.
-/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-/// unchanged while the runtime lives (sites are keyed by its address); at
-/// most its first 4,096 bytes are read and kept (one copy per distinct name).
-#[no_mangle]
-pub extern "C" fn onity_next_frame_then_at(
-    runtime: *mut OnityRuntime,
-    timing: u32,
-    token: u64,
-    callback: OnityCallback,
-    user: *mut c_void,
-    file: *const c_char,
-    line: u32,
-) -> OnityStatus {
-    let target = Target::Callback(callback, user);
-    crate::ffi!({ schedule_at(runtime, Ask::next_frame(timing, token), target, file, line) })
-}
-
-/// `onity_delay_frame_then` with a creation site. ABI 1.2; errors as
-/// `onity_delay_frame_then`.
-/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-/// unchanged while the runtime lives (sites are keyed by its address); at
-/// most its first 4,096 bytes are read and kept (one copy per distinct name).
-#[no_mangle]
-pub extern "C" fn onity_delay_frame_then_at(
-    runtime: *mut OnityRuntime,
-    frames: u32,
-    timing: u32,
-    token: u64,
-    callback: OnityCallback,
-    user: *mut c_void,
-    file: *const c_char,
-    line: u32,
-) -> OnityStatus {
-    let target = Target::Callback(callback, user);
-    crate::ffi!({ schedule_at(runtime, Ask::delay_frame(frames, timing, token), target, file, line) })
-}
-
-/// `onity_delay_then` with a creation site. ABI 1.2; errors as
-/// `onity_delay_then`.
-/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-/// unchanged while the runtime lives (sites are keyed by its address); at
-/// most its first 4,096 bytes are read and kept (one copy per distinct name).
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub extern "C" fn onity_delay_then_at(
-    runtime: *mut OnityRuntime,
-    seconds: f64,
-    clock: u32,
-    timing: u32,
-    token: u64,
-    callback: OnityCallback,
-    user: *mut c_void,
-    file: *const c_char,
-    line: u32,
-) -> OnityStatus {
-    let target = Target::Callback(callback, user);
-    crate::ffi!({ schedule_at(runtime, Ask::delay(seconds, clock, timing, token), target, file, line) })
-}
-
-/// `onity_when_any` with a creation site. ABI 1.2; errors as
-/// `onity_when_any`.
-/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-/// unchanged while the runtime lives (sites are keyed by its address); at
-/// most its first 4,096 bytes are read and kept (one copy per distinct name).
-#[no_mangle]
-pub extern "C" fn onity_when_any_at(
-    runtime: *mut OnityRuntime,
-    tasks: *const u64,
-    count: u32,
-    token: u64,
-    out_task: *mut u64,
-    file: *const c_char,
-    line: u32,
-) -> OnityStatus {
-    let s = site(file, line);
-    crate::ffi!({ combine::<true>(runtime, tasks, count, token, out_task, |rt, ins, tok| rt.when_any_at(ins, tok, s)) })
-}
-
-/// `onity_when_all` with a creation site. ABI 1.2; errors as
-/// `onity_when_all`.
-/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-/// unchanged while the runtime lives (sites are keyed by its address); at
-/// most its first 4,096 bytes are read and kept (one copy per distinct name).
-#[no_mangle]
-pub extern "C" fn onity_when_all_at(
-    runtime: *mut OnityRuntime,
-    tasks: *const u64,
-    count: u32,
-    token: u64,
-    out_task: *mut u64,
-    file: *const c_char,
-    line: u32,
-) -> OnityStatus {
-    let s = site(file, line);
-    crate::ffi!({ combine::<true>(runtime, tasks, count, token, out_task, |rt, ins, tok| rt.when_all_at(ins, tok, s)) })
 }

@@ -309,8 +309,8 @@ namespace Onity.Native
         internal static extern OnityStatus onity_delay_frame_then_at(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line);
 
         /// <summary>
-        /// `onity_delay_frame_then` that can be retired (see
-        /// `onity_yield_then_id`). Owner thread. ABI 1.3.
+        /// `onity_delay_frame_then` that can be retired (see `onity_yield_then_id`).
+        /// Owner thread. ABI 1.3.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_delay_frame_then_id", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern OnityStatus onity_delay_frame_then_id(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, ulong* wait);
@@ -389,8 +389,8 @@ namespace Onity.Native
         public static extern OnityStatus onity_next_frame_at(IntPtr runtime, uint timing, ulong token, ulong* out_task, IntPtr file, uint line);
 
         /// <summary>
-        /// Callback form of `onity_next_frame` (see `onity_yield_then`). Owner thread;
-        /// `user` stays the caller's.
+        /// Callback form of `onity_next_frame` (see `onity_yield_then`). Owner
+        /// thread; `user` stays the caller's.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_next_frame_then", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern OnityStatus onity_next_frame_then(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user);
@@ -798,13 +798,14 @@ namespace Onity.Native
 
         /// <summary>
         /// WhenAll: writes to `*out_task` a task that completes once every input has.
-        /// It succeeds with value = `count` when all succeeded; otherwise it takes the
-        /// state and error of the first input (in completion order; inputs already
-        /// complete when the WhenAll is made count in array order) that faulted or
-        /// was canceled, with `index` = that input. Read every input's outcome with
-        /// `onity_when_all_results` before consuming it. Owner thread; the inputs
-        /// belong to the WhenAll from the call on, and are consumed (retired) as they
-        /// complete, as for `onity_when_any`. Token and errors as `onity_when_any`.
+        /// It succeeds with value = `count` when all succeeded; otherwise it takes
+        /// the state and error of the first input (in completion order; inputs
+        /// already complete when the WhenAll is made count in array order) that
+        /// faulted or was canceled, with `index` = that input. Read every input's
+        /// outcome with `onity_when_all_results` before consuming it. Owner thread;
+        /// the inputs belong to the WhenAll from the call on, and are consumed
+        /// (retired) as they complete, as for `onity_when_any`. Token and errors as
+        /// `onity_when_any`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_when_all", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_when_all(IntPtr runtime, ulong* tasks, uint count, ulong token, ulong* out_task);
@@ -831,17 +832,18 @@ namespace Onity.Native
 
         /// <summary>
         /// WhenAny: writes to `*out_task` a task that completes like the first input
-        /// to complete (succeeded, faulted or canceled, with its value or error);
-        /// its outcome's `index` is the winner's position. If inputs have already
-        /// completed (including on other threads, not yet drained), the first of
-        /// them in array order wins at once. With a token,
-        /// it completes canceled (index `UINT32_MAX`) if the token is canceled first.
-        /// An input canceled with `onity_task_cancel` is an input that completed
-        /// canceled: if it is the first, the WhenAny completes canceled with `index`
-        /// = its position. Each input is consumed by the combinator when it
-        /// completes: from then on its handle is `STALE_HANDLE` everywhere (a second
-        /// `set_result` too). Pending inputs can still be completed, canceled and
-        /// read with `onity_task_state`. Owner thread. Errors: `NULL_POINTER`, `COUNT_OUT_OF_RANGE` (0 or more than
+        /// to complete (succeeded, faulted or canceled, with its value or error); its
+        /// outcome's `index` is the winner's position. If inputs have already
+        /// completed (including on other threads, not yet drained), the first of them
+        /// in array order wins at once. With a token, it completes canceled (index
+        /// `UINT32_MAX`) if the token is canceled first. An input canceled with
+        /// `onity_task_cancel` is an input that completed canceled: if it is the
+        /// first, the WhenAny completes canceled with `index` = its position. Each
+        /// input is consumed by the combinator when it completes: from then on its
+        /// handle is `STALE_HANDLE` everywhere (a second `set_result` too). Pending
+        /// inputs can still be completed, canceled and read with `onity_task_state`.
+        /// Owner thread.
+        /// Errors: `NULL_POINTER`, `COUNT_OUT_OF_RANGE` (0 or more than
         /// `ONITY_MAX_COMBINATOR_INPUTS`), `DUPLICATE_INPUT`, `ALREADY_AWAITED` (an
         /// input has a continuation or belongs to another combinator), handle errors
         /// for inputs and token, `WRONG_THREAD`, `REENTRANT`, `EXHAUSTED`,
@@ -904,12 +906,12 @@ namespace Onity.Native
         /// Callback form of `onity_yield` that can be retired: `callback(wait, 0,
         /// state)` runs as for `onity_yield_then` with `user` = `wait`, a slot the
         /// caller keeps until the callback ran or the wait was retired; `*wait`
-        /// receives the wait's id (on success only; do not change it). Owner
-        /// thread. ABI 1.3.
+        /// receives the wait's id (on success only; do not change it). Owner thread.
+        /// ABI 1.3.
         /// Errors: `NULL_POINTER` (runtime, callback, wait), `INVALID_RUNTIME`,
         /// `INVALID_ARGUMENT` (timing), `INVALID_HANDLE` / `STALE_HANDLE` /
-        /// `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT` (being
-        /// destroyed), `OUT_OF_MEMORY`; so do the other `_then_id` forms.
+        /// `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT` (being destroyed),
+        /// `OUT_OF_MEMORY`; so do the other `_then_id` forms.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_yield_then_id", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern OnityStatus onity_yield_then_id(IntPtr runtime, uint timing, ulong token, OnityCallback callback, ulong* wait);
