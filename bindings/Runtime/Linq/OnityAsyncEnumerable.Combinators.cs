@@ -160,7 +160,7 @@ namespace Onity
         static async OnityTask DistinctByProducer<T, TKey>(IOnityAsyncEnumerable<T> source, Func<T, TKey> keySelector, IEqualityComparer<TKey> comparer, IOnityAsyncWriter<T> w, CancellationToken ct)
         {
             var seen = new HashSet<TKey>(comparer);
-            var e = source.GetAsyncEnumerator(ct);
+            var e = source.GetAsyncEnumerator(Src(w, ct));
             try
             {
                 while (await e.MoveNextAsync())
@@ -181,20 +181,20 @@ namespace Onity
 
         static async OnityTask ExceptProducer<T>(IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second, IEqualityComparer<T> comparer, IOnityAsyncWriter<T> w, CancellationToken ct)
         {
-            var set = new HashSet<T>(await ToListCore(second, ct), comparer);
+            var set = new HashSet<T>(await ToListCore(second, Src(w, ct)), comparer);
             await FilterBySet(first, set, true, w, ct);
         }
 
         static async OnityTask IntersectProducer<T>(IOnityAsyncEnumerable<T> first, IOnityAsyncEnumerable<T> second, IEqualityComparer<T> comparer, IOnityAsyncWriter<T> w, CancellationToken ct)
         {
-            var set = new HashSet<T>(await ToListCore(second, ct), comparer);
+            var set = new HashSet<T>(await ToListCore(second, Src(w, ct)), comparer);
             await FilterBySet(first, set, false, w, ct);
         }
 
         static async OnityTask SkipLastProducer<T>(IOnityAsyncEnumerable<T> source, int count, IOnityAsyncWriter<T> w, CancellationToken ct)
         {
             var q = new Queue<T>(Math.Min(count, 64));
-            var e = source.GetAsyncEnumerator(ct);
+            var e = source.GetAsyncEnumerator(Src(w, ct));
             try
             {
                 while (await e.MoveNextAsync())
@@ -212,7 +212,7 @@ namespace Onity
         static async OnityTask TakeLastProducer<T>(IOnityAsyncEnumerable<T> source, int count, IOnityAsyncWriter<T> w, CancellationToken ct)
         {
             var q = new Queue<T>(Math.Min(count, 64));
-            var e = source.GetAsyncEnumerator(ct);
+            var e = source.GetAsyncEnumerator(Src(w, ct));
             try
             {
                 while (await e.MoveNextAsync())
@@ -230,7 +230,7 @@ namespace Onity
 
         static async OnityTask ReverseProducer<T>(IOnityAsyncEnumerable<T> source, IOnityAsyncWriter<T> w, CancellationToken ct)
         {
-            var list = await ToListCore(source, ct);
+            var list = await ToListCore(source, Src(w, ct));
             for (int i = list.Count - 1; i >= 0; i--) await w.YieldAsync(list[i]);
         }
 
@@ -238,7 +238,7 @@ namespace Onity
         {
             var open = new Queue<List<T>>();
             int index = 0;
-            var e = source.GetAsyncEnumerator(ct);
+            var e = source.GetAsyncEnumerator(Src(w, ct));
             try
             {
                 while (await e.MoveNextAsync())
@@ -261,7 +261,7 @@ namespace Onity
 
         static async OnityTask PairwiseProducer<T>(IOnityAsyncEnumerable<T> source, IOnityAsyncWriter<ValueTuple<T, T>> w, CancellationToken ct)
         {
-            var e = source.GetAsyncEnumerator(ct);
+            var e = source.GetAsyncEnumerator(Src(w, ct));
             try
             {
                 bool any = await e.MoveNextAsync();
@@ -281,10 +281,10 @@ namespace Onity
 
         static async OnityTask ZipProducer<TFirst, TSecond, TResult>(IOnityAsyncEnumerable<TFirst> first, IOnityAsyncEnumerable<TSecond> second, Func<TFirst, TSecond, TResult> resultSelector, IOnityAsyncWriter<TResult> w, CancellationToken ct)
         {
-            var a = first.GetAsyncEnumerator(ct);
+            var a = first.GetAsyncEnumerator(Src(w, ct));
             try
             {
-                var b = second.GetAsyncEnumerator(ct);
+                var b = second.GetAsyncEnumerator(Src(w, ct));
                 try
                 {
                     while (await a.MoveNextAsync() && await b.MoveNextAsync())
@@ -408,7 +408,7 @@ namespace Onity
         static async OnityTask<int> YieldAll<T>(IOnityAsyncEnumerable<T> source, IOnityAsyncWriter<T> w, CancellationToken ct)
         {
             int n = 0;
-            var e = source.GetAsyncEnumerator(ct);
+            var e = source.GetAsyncEnumerator(Src(w, ct));
             try
             {
                 while (await e.MoveNextAsync())
@@ -428,7 +428,7 @@ namespace Onity
         /// holds, once each (removed when given).</summary>
         static async OnityTask FilterBySet<T>(IOnityAsyncEnumerable<T> source, HashSet<T> set, bool addNew, IOnityAsyncWriter<T> w, CancellationToken ct)
         {
-            var e = source.GetAsyncEnumerator(ct);
+            var e = source.GetAsyncEnumerator(Src(w, ct));
             try
             {
                 while (await e.MoveNextAsync())

@@ -21,12 +21,22 @@ namespace Onity
         /// in YieldAsync completes that wait canceled; disposing it while a MoveNextAsync waits ends
         /// that MoveNextAsync with false and, when the enumeration has no token (CanBeCanceled
         /// false), cancels the token the producer was given instead (a source of its own, allocated
-        /// per such enumeration). One enumerator object per enumeration (the producer may outlive
+        /// per enumeration; with a token, a source linked to it that this package's operators
+        /// enumerate their sources with). One enumerator object per enumeration (the producer may outlive
         /// it); nothing per element.</summary>
         public static IOnityAsyncEnumerable<T> Create<T>(Func<IOnityAsyncWriter<T>, CancellationToken, OnityTask> create)
         {
             if (create == null) throw new ArgumentNullException("create");
             return new CreateStream<T>(create);
+        }
+
+        /// <summary>The token a producer of this package's Create-based operators enumerates its
+        /// sources with (<paramref name="ct"/>, the enumeration's, stays what its selectors are
+        /// handed): also canceled by a DisposeAsync that comes while a MoveNextAsync waits.</summary>
+        internal static CancellationToken Src<T>(IOnityAsyncWriter<T> w, CancellationToken ct)
+        {
+            var e = w as CreateEnumerator<T>;
+            return e != null ? e.sourceToken : ct;
         }
     }
 }
@@ -60,11 +70,13 @@ namespace Onity.Linq
         readonly YieldSource yielded = new YieldSource();
         bool started, yielding;
         OnityTask producer;
-        // Without a token of the enumeration's, the producer's: canceled by a DisposeAsync that
-        // comes while a MoveNextAsync waits (the producer then awaits its sources: they stop and
-        // are disposed). With one, the producer gets it as it is (its selectors are handed the
-        // enumeration's token, as UniTask's): canceling it stops the sources.
+        // Canceled by a DisposeAsync that comes while a MoveNextAsync waits (the producer then
+        // awaits its sources: they stop and are disposed). Without a token of the enumeration's,
+        // the producer's token; with one, linked to it, and the producer gets the enumeration's as
+        // it is (its selectors are handed it, as UniTask's) while this package's producers open
+        // their sources with this one (OnityAsyncEnumerable.Src).
         CancellationTokenSource stop;
+        internal CancellationToken sourceToken; // stop's (kept: read after stop's disposal)
         readonly Action onProducerDone;
 
         internal CreateEnumerator(Func<IOnityAsyncWriter<T>, CancellationToken, OnityTask> create, CancellationToken ct)
@@ -87,11 +99,9 @@ namespace Onity.Linq
             try
             {
                 var ct = cancellationToken;
-                if (!ct.CanBeCanceled)
-                {
-                    stop = new CancellationTokenSource();
-                    ct = stop.Token;
-                }
+                stop = ct.CanBeCanceled ? CancellationTokenSource.CreateLinkedTokenSource(ct) : new CancellationTokenSource();
+                sourceToken = stop.Token;
+                if (!ct.CanBeCanceled) ct = sourceToken;
                 producer = create(this, ct);
                 var aw = producer.GetAwaiter();
                 if (aw.IsCompleted) OnProducerDone();
@@ -121,6 +131,8 @@ namespace Onity.Linq
             catch (Exception ex)
             {
                 if (IsDisposed) Finish(); // stopped by the disposal: a waiting MoveNextAsync ends with false
+                // The enumeration's token canceled: the exception carries it (a source's carries the linked one).
+                else if (ex is OperationCanceledException && cancellationToken.IsCancellationRequested) Cancel();
                 else Fail(ex);
                 return;
             }

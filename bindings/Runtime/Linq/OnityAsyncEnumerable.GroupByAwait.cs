@@ -119,7 +119,7 @@ namespace Onity
 
         static async OnityTask GroupByAwaitProducer<T, TKey, TElement>(IOnityAsyncEnumerable<T> source, Func<T, CancellationToken, OnityTask<TKey>> keySelector, Func<T, CancellationToken, OnityTask<TElement>> elementSelector, IEqualityComparer<TKey> comparer, IOnityAsyncWriter<IGrouping<TKey, TElement>> w, CancellationToken ct)
         {
-            var pairs = await GatherAwait(source, keySelector, elementSelector, false, ct);
+            var pairs = await GatherAwait(source, keySelector, elementSelector, false, ct, Src(w, ct));
             foreach (var g in pairs.GroupBy(p => p.Key, p => p.Value, comparer)) await w.YieldAsync(g);
         }
 
@@ -130,7 +130,7 @@ namespace Onity
 
         static async OnityTask GroupByAwaitResultProducer<T, TKey, TElement, TResult>(IOnityAsyncEnumerable<T> source, Func<T, CancellationToken, OnityTask<TKey>> keySelector, Func<T, CancellationToken, OnityTask<TElement>> elementSelector, Func<TKey, IEnumerable<TElement>, CancellationToken, OnityTask<TResult>> resultSelector, IEqualityComparer<TKey> comparer, IOnityAsyncWriter<TResult> w, CancellationToken ct)
         {
-            var pairs = await GatherAwait(source, keySelector, elementSelector, false, ct);
+            var pairs = await GatherAwait(source, keySelector, elementSelector, false, ct, Src(w, ct));
             foreach (var g in pairs.GroupBy(p => p.Key, p => p.Value, comparer)) await w.YieldAsync(await resultSelector(g.Key, g, ct));
         }
     }

@@ -42,10 +42,10 @@ namespace Onity
 
         /// <summary>The (key, element) pairs of the stream, selectors awaited in order; with
         /// <paramref name="skipNullKeys"/> (joins) the elements whose key is null are left out.</summary>
-        static async OnityTask<List<KeyValuePair<TKey, TElement>>> GatherAwait<T, TKey, TElement>(IOnityAsyncEnumerable<T> source, Func<T, CancellationToken, OnityTask<TKey>> keySelector, Func<T, CancellationToken, OnityTask<TElement>> elementSelector, bool skipNullKeys, CancellationToken ct)
+        static async OnityTask<List<KeyValuePair<TKey, TElement>>> GatherAwait<T, TKey, TElement>(IOnityAsyncEnumerable<T> source, Func<T, CancellationToken, OnityTask<TKey>> keySelector, Func<T, CancellationToken, OnityTask<TElement>> elementSelector, bool skipNullKeys, CancellationToken ct, CancellationToken sourceCt)
         {
             var pairs = new List<KeyValuePair<TKey, TElement>>();
-            var e = source.GetAsyncEnumerator(ct);
+            var e = source.GetAsyncEnumerator(sourceCt);
             try
             {
                 while (await e.MoveNextAsync())
@@ -65,7 +65,7 @@ namespace Onity
 
         static async OnityTask<Dictionary<TKey, TElement>> ToDictionaryAwaitCore<T, TKey, TElement>(IOnityAsyncEnumerable<T> source, Func<T, CancellationToken, OnityTask<TKey>> keySelector, Func<T, CancellationToken, OnityTask<TElement>> elementSelector, IEqualityComparer<TKey> comparer, CancellationToken ct)
         {
-            var pairs = await GatherAwait(source, keySelector, elementSelector, false, ct);
+            var pairs = await GatherAwait(source, keySelector, elementSelector, false, ct, ct);
             var d = new Dictionary<TKey, TElement>(pairs.Count, comparer);
             foreach (var p in pairs) d.Add(p.Key, p.Value); // a duplicate or null key throws, as Dictionary.Add
             return d;
@@ -74,7 +74,7 @@ namespace Onity
         // The overloads over these two cores: OnityAsyncEnumerable.AwaitTerminals.g.cs.
         static async OnityTask<ILookup<TKey, TElement>> ToLookupAwaitCore<T, TKey, TElement>(IOnityAsyncEnumerable<T> source, Func<T, CancellationToken, OnityTask<TKey>> keySelector, Func<T, CancellationToken, OnityTask<TElement>> elementSelector, IEqualityComparer<TKey> comparer, CancellationToken ct)
         {
-            var pairs = await GatherAwait(source, keySelector, elementSelector, false, ct);
+            var pairs = await GatherAwait(source, keySelector, elementSelector, false, ct, ct);
             return pairs.ToLookup(p => p.Key, p => p.Value, comparer);
         }
     }

@@ -109,9 +109,9 @@ namespace Onity
 
         static async OnityTask JoinProducer<TOuter, TInner, TKey, TResult>(IOnityAsyncEnumerable<TOuter> outer, IOnityAsyncEnumerable<TInner> inner, Func<TOuter, CancellationToken, OnityTask<TKey>> outerKeySelector, Func<TInner, CancellationToken, OnityTask<TKey>> innerKeySelector, Func<TOuter, TInner, CancellationToken, OnityTask<TResult>> pairSelector, Func<TOuter, IEnumerable<TInner>, CancellationToken, OnityTask<TResult>> groupSelector, IEqualityComparer<TKey> comparer, IOnityAsyncWriter<TResult> w, CancellationToken ct)
         {
-            var pairs = await GatherAwait(inner, innerKeySelector, Sel<TInner>.Identity, true, ct);
+            var pairs = await GatherAwait(inner, innerKeySelector, Sel<TInner>.Identity, true, ct, Src(w, ct));
             var lookup = pairs.ToLookup(p => p.Key, p => p.Value, comparer);
-            var e = outer.GetAsyncEnumerator(ct);
+            var e = outer.GetAsyncEnumerator(Src(w, ct));
             try
             {
                 while (await e.MoveNextAsync())

@@ -121,7 +121,7 @@ namespace Onity
 
         static async OnityTask MergeProducer<T>(IOnityAsyncEnumerable<T>[] sources, IOnityAsyncWriter<T> w, CancellationToken ct)
         {
-            var d = new Drains<T>(sources.Length, ct);
+            var d = new Drains<T>(sources.Length, Src(w, ct));
             try
             {
                 Action<T> write = x => d.channel.Writer.TryWrite(x);
@@ -138,7 +138,7 @@ namespace Onity
 
         static async OnityTask CombineProducer<T1, T2, TResult>(IOnityAsyncEnumerable<T1> first, IOnityAsyncEnumerable<T2> second, Func<T1, T2, TResult> selector, IOnityAsyncWriter<TResult> w, CancellationToken ct)
         {
-            var d = new Drains<TResult>(2, ct);
+            var d = new Drains<TResult>(2, Src(w, ct));
             var latest = new Latest<T1, T2, TResult>(selector, d);
             try
             {

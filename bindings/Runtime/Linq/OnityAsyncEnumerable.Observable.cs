@@ -38,7 +38,7 @@ namespace Onity
             var channel = OnityChannel.CreateSingleConsumerUnbounded<T>();
             using (source.Subscribe(new ChannelObserver<T>(channel)))
             {
-                var e = channel.Reader.ReadAllAsync(ct).GetAsyncEnumerator(ct);
+                var e = channel.Reader.ReadAllAsync(Src(w, ct)).GetAsyncEnumerator(Src(w, ct));
                 try
                 {
                     while (await e.MoveNextAsync()) await w.YieldAsync(e.Current);
@@ -77,10 +77,10 @@ namespace Onity
 
         static async OnityTask ZipAwaitProducer<TFirst, TSecond, TResult>(IOnityAsyncEnumerable<TFirst> first, IOnityAsyncEnumerable<TSecond> second, Func<TFirst, TSecond, CancellationToken, OnityTask<TResult>> selector, IOnityAsyncWriter<TResult> w, CancellationToken ct)
         {
-            var a = first.GetAsyncEnumerator(ct);
+            var a = first.GetAsyncEnumerator(Src(w, ct));
             try
             {
-                var b = second.GetAsyncEnumerator(ct);
+                var b = second.GetAsyncEnumerator(Src(w, ct));
                 try
                 {
                     while (await a.MoveNextAsync() && await b.MoveNextAsync())
@@ -128,7 +128,7 @@ namespace Onity
         static async OnityTask DistinctAwaitProducer<T, TKey>(IOnityAsyncEnumerable<T> source, Func<T, CancellationToken, OnityTask<TKey>> keySelector, IEqualityComparer<TKey> comparer, IOnityAsyncWriter<T> w, CancellationToken ct)
         {
             var seen = new HashSet<TKey>(comparer);
-            var e = source.GetAsyncEnumerator(ct);
+            var e = source.GetAsyncEnumerator(Src(w, ct));
             try
             {
                 while (await e.MoveNextAsync())

@@ -93,19 +93,19 @@ namespace Onity
 
         static async OnityTask GroupProducer<T, TKey, TElement>(IOnityAsyncEnumerable<T> source, Func<T, TKey> key, Func<T, TElement> element, IEqualityComparer<TKey> comparer, IOnityAsyncWriter<IGrouping<TKey, TElement>> w, CancellationToken ct)
         {
-            var list = await ToListCore(source, ct);
+            var list = await ToListCore(source, Src(w, ct));
             foreach (var g in list.GroupBy(key, element, comparer ?? EqualityComparer<TKey>.Default)) await w.YieldAsync(g);
         }
 
         static async OnityTask SelectManyProducer<T, TCollection, TResult>(IOnityAsyncEnumerable<T> source, Func<T, IOnityAsyncEnumerable<TCollection>> selector, Func<T, TCollection, TResult> result, IOnityAsyncWriter<TResult> w, CancellationToken ct)
         {
-            var e = source.GetAsyncEnumerator(ct);
+            var e = source.GetAsyncEnumerator(Src(w, ct));
             try
             {
                 while (await e.MoveNextAsync())
                 {
                     var x = e.Current;
-                    var inner = selector(x).GetAsyncEnumerator(ct);
+                    var inner = selector(x).GetAsyncEnumerator(Src(w, ct));
                     try
                     {
                         while (await inner.MoveNextAsync()) await w.YieldAsync(result(x, inner.Current));
@@ -188,7 +188,7 @@ namespace Onity.Linq
 
         async OnityTask Produce(IOnityAsyncWriter<T> w, CancellationToken ct)
         {
-            var list = await source.ToListAsync(ct);
+            var list = await source.ToListAsync(OnityAsyncEnumerable.Src(w, ct));
             foreach (var i in await last.Apply(list, ct)) await w.YieldAsync(list[i]);
         }
     }

@@ -74,7 +74,7 @@ namespace Onity
 
         static async OnityTask SelectManyAwaitProducer<T, TCollection, TResult>(IOnityAsyncEnumerable<T> source, Func<T, int, CancellationToken, OnityTask<IOnityAsyncEnumerable<TCollection>>> collectionSelector, Func<T, TCollection, CancellationToken, OnityTask<TResult>> resultSelector, IOnityAsyncWriter<TResult> w, CancellationToken ct)
         {
-            var e = source.GetAsyncEnumerator(ct);
+            var e = source.GetAsyncEnumerator(Src(w, ct));
             try
             {
                 int index = 0;
@@ -83,7 +83,7 @@ namespace Onity
                     var x = e.Current;
                     var stream = await collectionSelector(x, checked(index++), ct);
                     if (stream == null) throw new InvalidOperationException("Onity: SelectManyAwait's selector gave a null stream.");
-                    var inner = stream.GetAsyncEnumerator(ct);
+                    var inner = stream.GetAsyncEnumerator(Src(w, ct));
                     try
                     {
                         while (await inner.MoveNextAsync())

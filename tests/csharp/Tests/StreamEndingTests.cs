@@ -152,6 +152,55 @@ namespace Onity.Tests
         }
 
         [Test]
+        public void CreateBasedOperatorWithATokenDisposedWhileMoveNextPendingReleasesItsSource()
+        {
+            using (var h = new TestHost())
+            {
+                foreach (var op in createBased)
+                {
+                    // As without a token (above): the enumeration's token is never canceled (a
+                    // destroyCancellationToken), yet the disposal stops and disposes the sources.
+                    var p = new Probe();
+                    var cts = new CancellationTokenSource();
+                    var e = op.Value(p).GetAsyncEnumerator(cts.Token);
+                    var next = e.MoveNextAsync();
+                    e.DisposeAsync().GetAwaiter().GetResult();
+                    Assert.False(next.GetAwaiter().GetResult(), op.Key + ": the pending MoveNextAsync ended with false");
+                    Assert.Equal(p.Enumerations, p.Disposed, op.Key + ": every source enumeration disposed at the disposal");
+                    Assert.True(p.Pending == null, op.Key + ": no source MoveNextAsync left waiting");
+                    Assert.False(cts.IsCancellationRequested, op.Key + ": the enumeration's token untouched");
+                }
+                Assert.Equal(0, h.Unobserved.Count, "nothing unobserved");
+            }
+        }
+
+        [Test]
+        public void ChannelUnderConcatIsReleasedWhenTakeUntilCanceledEndsAForEachWithAToken()
+        {
+            using (var h = new TestHost())
+            {
+                // ChannelUnderConcatIsReadableAgainAfterTakeUntilCanceledEndsTheStream with the
+                // consumer's token (ForEachAsync(..., destroyCancellationToken)): the orphaned
+                // producer kept the channel claimed and swallowed its next item.
+                var ch = OnityChannel.CreateSingleConsumerUnbounded<int>();
+                var cut = new CancellationTokenSource();
+                var life = new CancellationTokenSource();
+                var got = new List<int>();
+                var run = ch.Reader.ReadAllAsync().Concat(OnityAsyncEnumerable.Empty<int>()).TakeUntilCanceled(cut.Token).ForEachAsync(x => got.Add(x), life.Token);
+                ch.Writer.TryWrite(1);
+                cut.Cancel();
+                Assert.Equal(OnityTaskStatus.Succeeded, run.Status, "TakeUntilCanceled ended the stream");
+                var e = ch.Reader.ReadAllAsync().GetAsyncEnumerator();
+                ch.Writer.TryWrite(2);
+                Assert.True(e.MoveNextAsync().GetAwaiter().GetResult(), "the channel is read again");
+                Assert.Equal(2, e.Current, "its next item, not swallowed");
+                e.DisposeAsync().GetAwaiter().GetResult();
+                Assert.Equal(1, got.Count, "one element before the cut");
+                Assert.Equal(0, h.Unobserved.Count, "nothing unobserved");
+            }
+        }
+
+        [Test]
         public void CreateBasedOperatorCanceledCarriesTheEnumerationToken()
         {
             using (new TestHost())
