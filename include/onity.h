@@ -883,7 +883,8 @@ OnityStatus onity_cancel_source_destroy(struct OnityRuntime *runtime, uint64_t s
 // task into `out_outcomes` (`count` must equal the input count). Inputs
 // still pending (the WhenAll was canceled) read as `ONITY_TASK_STATE_PENDING`.
 // Owner thread. Errors: `NULL_POINTER`, `TASK_PENDING`, `COUNT_OUT_OF_RANGE`,
-// `INVALID_HANDLE` (not a WhenAll task), `STALE_HANDLE`, `WRONG_THREAD`.
+// `INVALID_HANDLE` (not a WhenAll task), `STALE_HANDLE`, `FOREIGN_HANDLE`,
+// `WRONG_THREAD`.
 OnityStatus onity_when_all_results(struct OnityRuntime *runtime,
                                    uint64_t task,
                                    struct OnityOutcome *out_outcomes,

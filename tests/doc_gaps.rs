@@ -600,3 +600,21 @@ fn then_forms_return_their_listed_statuses() {
     assert_eq!(n, 0, "a callback wait takes no task");
     assert_eq!(onity_runtime_destroy(rt), S::Ok);
 }
+
+/// `onity_when_all_results` with another runtime's WhenAll is
+/// FOREIGN_HANDLE (its list named it not), and writes nothing.
+#[test]
+fn when_all_results_of_another_runtime() {
+    let (a, b) = (runtime(), runtime());
+    let ins = [task(a)];
+    let mut all = 0;
+    assert_eq!(onity_when_all(a, ins.as_ptr(), 1, 0, &mut all), S::Ok);
+    assert_eq!(onity_task_set_result(a, ins[0], 3), S::Ok);
+    let mut o = [OnityOutcome { value: 9, error: 9, state: 9, index: 9, reserved: 9 }];
+    assert_eq!(onity_when_all_results(b, all, o.as_mut_ptr(), 1), S::ForeignHandle);
+    assert_eq!(o[0].value, 9, "nothing written");
+    assert_eq!(onity_when_all_results(a, all, o.as_mut_ptr(), 1), S::Ok);
+    assert_eq!((o[0].state, o[0].value), (SUCCEEDED, 3));
+    assert_eq!(onity_runtime_destroy(b), S::Ok);
+    assert_eq!(onity_runtime_destroy(a), S::Ok);
+}

@@ -835,7 +835,8 @@ namespace Onity.Native
         /// task into `out_outcomes` (`count` must equal the input count). Inputs
         /// still pending (the WhenAll was canceled) read as `ONITY_TASK_STATE_PENDING`.
         /// Owner thread. Errors: `NULL_POINTER`, `TASK_PENDING`, `COUNT_OUT_OF_RANGE`,
-        /// `INVALID_HANDLE` (not a WhenAll task), `STALE_HANDLE`, `WRONG_THREAD`.
+        /// `INVALID_HANDLE` (not a WhenAll task), `STALE_HANDLE`, `FOREIGN_HANDLE`,
+        /// `WRONG_THREAD`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_when_all_results", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_when_all_results(IntPtr runtime, ulong task, OnityOutcome* out_outcomes, uint count);
