@@ -619,3 +619,39 @@ fn when_all_results_of_another_runtime() {
     assert_eq!(onity_runtime_destroy(b), S::Ok);
     assert_eq!(onity_runtime_destroy(a), S::Ok);
 }
+
+/// A `_then_at` form made while site capture is on is a task wait: with the
+/// task table full it is EXHAUSTED (its doc: "errors as `onity_x_then`,
+/// plus `EXHAUSTED`"), while the `_then` form and the `_then_at` form with
+/// capture off take no task and succeed.
+#[test]
+fn then_at_forms_with_capture_on_need_a_task() {
+    let rt = runtime_with(|c| c.task_capacity = u32::MAX);
+    let mut made = 0u64;
+    loop {
+        let mut h = 0;
+        match onity_task_create(rt, &mut h) {
+            S::Ok => made += 1,
+            s => {
+                assert_eq!(s, S::Exhausted, "after {made} tasks");
+                break;
+            }
+        }
+    }
+    assert_eq!(made, 1 << 22, "the task table's size");
+    let file = c"doc_gaps.rs".as_ptr();
+    let at = |rt| -> [S; 4] {
+        let u = ptr::null_mut();
+        [
+            onity_yield_then_at(rt, UPDATE, 0, Some(nop), u, file, 1),
+            onity_next_frame_then_at(rt, UPDATE, 0, Some(nop), u, file, 2),
+            onity_delay_frame_then_at(rt, 3, UPDATE, 0, Some(nop), u, file, 3),
+            onity_delay_then_at(rt, 1.0, 0, UPDATE, 0, Some(nop), u, file, 4),
+        ]
+    };
+    assert_eq!(at(rt), [S::Ok; 4], "capture off: callback waits");
+    assert_eq!(onity_runtime_set_site_capture(rt, 1), S::Ok);
+    assert_eq!(at(rt), [S::Exhausted; 4], "capture on: task waits");
+    assert_eq!(onity_yield_then(rt, UPDATE, 0, Some(nop), ptr::null_mut()), S::Ok, "the plain form");
+    assert_eq!(onity_runtime_destroy(rt), S::Ok);
+}
