@@ -21,7 +21,9 @@
  * runtime checks it first: NULL_POINTER when null, INVALID_RUNTIME when it is
  * not a live runtime; the error lists below do not repeat them. Functions
  * that allocate return OUT_OF_MEMORY when the system allocator refuses, and
- * change nothing then.
+ * change nothing then. Every fallible function returns PANIC if Onity itself
+ * panicked (a bug, caught at the boundary: the runtime stays usable, the
+ * operation did not complete); the lists do not repeat it either.
  */
 
 
@@ -837,6 +839,8 @@ OnityStatus onity_batch_cancel_pass(struct OnityRuntime *runtime,
 // Like `onity_batch_tick` without running a timing: files pending records
 // and runs continuations of tasks completed on other threads (as
 // `onity_runtime_drain`), reporting resumptions. Owner thread.
+// Errors: `NULL_POINTER` (batch), `INVALID_HANDLE` (not a live batch of
+// this runtime), `WRONG_THREAD`.
 OnityStatus onity_batch_drain(struct OnityRuntime *runtime, struct OnityBatch *batch);
 
 // Destroys a batch. Waits it filed that are still pending are canceled
@@ -879,7 +883,8 @@ OnityStatus onity_cancel_source_destroy(struct OnityRuntime *runtime, uint64_t s
 // task into `out_outcomes` (`count` must equal the input count). Inputs
 // still pending (the WhenAll was canceled) read as `ONITY_TASK_STATE_PENDING`.
 // Owner thread. Errors: `NULL_POINTER`, `TASK_PENDING`, `COUNT_OUT_OF_RANGE`,
-// `INVALID_HANDLE` (not a WhenAll task), `STALE_HANDLE`, `WRONG_THREAD`.
+// `INVALID_HANDLE` (not a WhenAll task), `STALE_HANDLE`, `FOREIGN_HANDLE`,
+// `WRONG_THREAD`.
 OnityStatus onity_when_all_results(struct OnityRuntime *runtime,
                                    uint64_t task,
                                    struct OnityOutcome *out_outcomes,
@@ -965,6 +970,10 @@ OnityStatus onity_delay(struct OnityRuntime *runtime,
 // next run of `timing` with `ONITY_TASK_STATE_SUCCEEDED`, or
 // `ONITY_TASK_STATE_CANCELED` if `token` was canceled or the runtime is
 // destroyed first. Nothing to consume. Owner thread.
+// Errors: `NULL_POINTER` (callback), `INVALID_ARGUMENT` (timing),
+// `INVALID_HANDLE` / `STALE_HANDLE` / `FOREIGN_HANDLE` (token),
+// `WRONG_THREAD`, `REENTRANT` (being destroyed), `OUT_OF_MEMORY` (nothing
+// made); no `EXHAUSTED`: a callback wait takes no task.
 OnityStatus onity_yield_then(struct OnityRuntime *runtime,
                              uint32_t timing,
                              uint64_t token,
@@ -972,7 +981,7 @@ OnityStatus onity_yield_then(struct OnityRuntime *runtime,
                              void *user);
 
 // Callback form of `onity_next_frame` (see `onity_yield_then`). Owner
-// thread; `user` stays the caller's.
+// thread; `user` stays the caller's. Errors as `onity_yield_then`.
 OnityStatus onity_next_frame_then(struct OnityRuntime *runtime,
                                   uint32_t timing,
                                   uint64_t token,
@@ -980,7 +989,7 @@ OnityStatus onity_next_frame_then(struct OnityRuntime *runtime,
                                   void *user);
 
 // Callback form of `onity_delay_frame` (see `onity_yield_then`). Owner
-// thread; `user` stays the caller's.
+// thread; `user` stays the caller's. Errors as `onity_yield_then`.
 OnityStatus onity_delay_frame_then(struct OnityRuntime *runtime,
                                    uint32_t frames,
                                    uint32_t timing,
@@ -989,7 +998,8 @@ OnityStatus onity_delay_frame_then(struct OnityRuntime *runtime,
                                    void *user);
 
 // Callback form of `onity_delay` (see `onity_yield_then`). Owner thread;
-// `user` stays the caller's.
+// `user` stays the caller's. Errors as `onity_yield_then`, plus
+// `INVALID_ARGUMENT` for a bad clock or seconds.
 OnityStatus onity_delay_then(struct OnityRuntime *runtime,
                              double seconds,
                              uint32_t clock,
@@ -1014,7 +1024,7 @@ OnityStatus onity_yield_then_id(struct OnityRuntime *runtime,
                                 uint64_t *wait);
 
 // `onity_next_frame_then` that can be retired (see `onity_yield_then_id`).
-// Owner thread. ABI 1.3.
+// Owner thread. ABI 1.3. Errors as `onity_yield_then_id`.
 OnityStatus onity_next_frame_then_id(struct OnityRuntime *runtime,
                                      uint32_t timing,
                                      uint64_t token,
@@ -1022,7 +1032,7 @@ OnityStatus onity_next_frame_then_id(struct OnityRuntime *runtime,
                                      uint64_t *wait);
 
 // `onity_delay_frame_then` that can be retired (see `onity_yield_then_id`).
-// Owner thread. ABI 1.3.
+// Owner thread. ABI 1.3. Errors as `onity_yield_then_id`.
 OnityStatus onity_delay_frame_then_id(struct OnityRuntime *runtime,
                                       uint32_t frames,
                                       uint32_t timing,
@@ -1030,8 +1040,9 @@ OnityStatus onity_delay_frame_then_id(struct OnityRuntime *runtime,
                                       OnityCallback callback,
                                       uint64_t *wait);
 
-// `onity_delay_then` that can be retired (see `onity_yield_then_id`; also
-// `INVALID_ARGUMENT` for a bad clock or seconds). Owner thread. ABI 1.3.
+// `onity_delay_then` that can be retired (see `onity_yield_then_id`). Owner
+// thread. ABI 1.3. Errors as `onity_yield_then_id`, plus `INVALID_ARGUMENT`
+// for a bad clock or seconds.
 OnityStatus onity_delay_then_id(struct OnityRuntime *runtime,
                                 double seconds,
                                 uint32_t clock,
@@ -1090,7 +1101,9 @@ OnityStatus onity_delay_at(struct OnityRuntime *runtime,
                            uint32_t line);
 
 // `onity_yield_then` with a creation site. ABI 1.2; errors as
-// `onity_yield_then`.
+// `onity_yield_then`, plus `EXHAUSTED` (task table full) while site capture
+// is on: the wait is then made as a task wait
+// (`onity_runtime_set_site_capture`).
 // `file`: NULL (no site) or a NUL-terminated string that stays valid and
 // unchanged while the runtime lives (sites are keyed by its address); at
 // most its first 4,096 bytes are read and kept (one copy per distinct name).
@@ -1103,7 +1116,9 @@ OnityStatus onity_yield_then_at(struct OnityRuntime *runtime,
                                 uint32_t line);
 
 // `onity_next_frame_then` with a creation site. ABI 1.2; errors as
-// `onity_next_frame_then`.
+// `onity_next_frame_then`, plus `EXHAUSTED` (task table full) while site
+// capture is on: the wait is then made as a task wait
+// (`onity_runtime_set_site_capture`).
 // `file`: NULL (no site) or a NUL-terminated string that stays valid and
 // unchanged while the runtime lives (sites are keyed by its address); at
 // most its first 4,096 bytes are read and kept (one copy per distinct name).
@@ -1116,7 +1131,9 @@ OnityStatus onity_next_frame_then_at(struct OnityRuntime *runtime,
                                      uint32_t line);
 
 // `onity_delay_frame_then` with a creation site. ABI 1.2; errors as
-// `onity_delay_frame_then`.
+// `onity_delay_frame_then`, plus `EXHAUSTED` (task table full) while site
+// capture is on: the wait is then made as a task wait
+// (`onity_runtime_set_site_capture`).
 // `file`: NULL (no site) or a NUL-terminated string that stays valid and
 // unchanged while the runtime lives (sites are keyed by its address); at
 // most its first 4,096 bytes are read and kept (one copy per distinct name).
@@ -1130,7 +1147,9 @@ OnityStatus onity_delay_frame_then_at(struct OnityRuntime *runtime,
                                       uint32_t line);
 
 // `onity_delay_then` with a creation site. ABI 1.2; errors as
-// `onity_delay_then`.
+// `onity_delay_then`, plus `EXHAUSTED` (task table full) while site capture
+// is on: the wait is then made as a task wait
+// (`onity_runtime_set_site_capture`).
 // `file`: NULL (no site) or a NUL-terminated string that stays valid and
 // unchanged while the runtime lives (sites are keyed by its address); at
 // most its first 4,096 bytes are read and kept (one copy per distinct name).
@@ -1158,9 +1177,10 @@ OnityStatus onity_delay_then_at(struct OnityRuntime *runtime,
 // Owner thread.
 // Errors: `NULL_POINTER`, `COUNT_OUT_OF_RANGE` (0 or more than
 // `ONITY_MAX_COMBINATOR_INPUTS`), `DUPLICATE_INPUT`, `ALREADY_AWAITED` (an
-// input has a continuation or belongs to another combinator), handle errors
-// for inputs and token, `WRONG_THREAD`, `REENTRANT`, `EXHAUSTED`,
-// `OUT_OF_MEMORY`. On error nothing changes.
+// input has a continuation or belongs to another combinator),
+// `INVALID_HANDLE` / `STALE_HANDLE` / `FOREIGN_HANDLE` (inputs, token),
+// `WRONG_THREAD`, `REENTRANT`, `EXHAUSTED`, `OUT_OF_MEMORY`. On error
+// nothing changes.
 OnityStatus onity_when_any(struct OnityRuntime *runtime,
                            const uint64_t *tasks,
                            uint32_t count,
@@ -1207,6 +1227,27 @@ OnityStatus onity_when_all_at(struct OnityRuntime *runtime,
                               uint64_t *out_task,
                               const char *file,
                               uint32_t line);
+
+// `onity_task_create` with a creation site. ABI 1.2; errors as
+// `onity_task_create`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
+OnityStatus onity_task_create_at(struct OnityRuntime *runtime,
+                                 uint64_t *out_task,
+                                 const char *file,
+                                 uint32_t line);
+
+// `onity_task_from_result` with a creation site. ABI 1.2; errors as
+// `onity_task_from_result`.
+// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+// unchanged while the runtime lives (sites are keyed by its address); at
+// most its first 4,096 bytes are read and kept (one copy per distinct name).
+OnityStatus onity_task_from_result_at(struct OnityRuntime *runtime,
+                                      uint64_t value,
+                                      uint64_t *out_task,
+                                      const char *file,
+                                      uint32_t line);
 
 // Allocates `size` bytes aligned to `align` (a power of two up to 4096)
 // with an `OnityLifetime`, and writes the address to `*out_ptr`. Any thread;
@@ -1438,27 +1479,6 @@ OnityStatus onity_task_site(struct OnityRuntime *runtime,
                             uint32_t *out_line,
                             uint64_t *out_frame);
 
-// `onity_task_create` with a creation site. ABI 1.2; errors as
-// `onity_task_create`.
-// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-// unchanged while the runtime lives (sites are keyed by its address); at
-// most its first 4,096 bytes are read and kept (one copy per distinct name).
-OnityStatus onity_task_create_at(struct OnityRuntime *runtime,
-                                 uint64_t *out_task,
-                                 const char *file,
-                                 uint32_t line);
-
-// `onity_task_from_result` with a creation site. ABI 1.2; errors as
-// `onity_task_from_result`.
-// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-// unchanged while the runtime lives (sites are keyed by its address); at
-// most its first 4,096 bytes are read and kept (one copy per distinct name).
-OnityStatus onity_task_from_result_at(struct OnityRuntime *runtime,
-                                      uint64_t value,
-                                      uint64_t *out_task,
-                                      const char *file,
-                                      uint32_t line);
-
 // Creates a manual completion source (a pending task) and writes its handle
 // to `*out_task`. Owner thread. Consume it once it has completed.
 // Errors: `NULL_POINTER`, `WRONG_THREAD`, `EXHAUSTED` (4M live tasks),
@@ -1483,7 +1503,7 @@ OnityStatus onity_task_from_result(struct OnityRuntime *runtime,
 OnityStatus onity_task_set_result(struct OnityRuntime *runtime, uint64_t task, uint64_t value);
 
 // Completes a manual task with an error code. Any thread. Same rules as
-// `onity_task_set_result`.
+// `onity_task_set_result`; errors as `onity_task_set_result`.
 OnityStatus onity_task_set_error(struct OnityRuntime *runtime, uint64_t task, int32_t error);
 
 // Completes any pending task (manual, wait or combinator output) as

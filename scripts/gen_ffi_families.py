@@ -3,11 +3,11 @@
 
 The frame waits (KINDS: Yield, NextFrame, DelayFrame, Delay) in every form (FORMS: the task
 form, `_then`, `_then_id`, `_at`, `_then_at`) and the combinators (COMBINATORS: WhenAny,
-WhenAll, plain and `_at`), each written out as the `#[no_mangle] extern "C" fn` that cbindgen
+WhenAll, plain and `_at`) and the `_at` forms of the task makers (MAKERS), each written out as the `#[no_mangle] extern "C" fn` that cbindgen
 reads into include/onity.h (it expands no macro, so the exports cannot come from one) with its
 doc comment. An export's parameters are its kind's plus its form's; its body is one call into
-the hand-written `schedule` / `schedule_at` (src/ffi/wait.rs) or `combine`
-(src/ffi/combinator.rs).
+the hand-written `schedule` / `schedule_at` (src/ffi/wait.rs), `combine`
+(src/ffi/combinator.rs) or `create_at` (src/ffi/sites.rs).
 
 Usage: scripts/gen_ffi_families.py [--check]
   --check   exit 1 when the committed file differs from what this script writes (run by
@@ -40,7 +40,10 @@ KINDS = [
      "`OUT_OF_MEMORY` (nothing made).",
      "Callback form of `onity_yield`: `callback(user, 0, state)` runs at the next run of `timing` "
      "with `ONITY_TASK_STATE_SUCCEEDED`, or `ONITY_TASK_STATE_CANCELED` if `token` was canceled or "
-     "the runtime is destroyed first. Nothing to consume. Owner thread.",
+     "the runtime is destroyed first. Nothing to consume. Owner thread.\n"
+     "Errors: `NULL_POINTER` (callback), `INVALID_ARGUMENT` (timing), `INVALID_HANDLE` / "
+     "`STALE_HANDLE` / `FOREIGN_HANDLE` (token), `WRONG_THREAD`, `REENTRANT` (being destroyed), "
+     "`OUT_OF_MEMORY` (nothing made); no `EXHAUSTED`: a callback wait takes no task.",
      "Callback form of `onity_yield` that can be retired: `callback(wait, 0, state)` runs as for "
      "`onity_yield_then` with `user` = `wait`, a slot the caller keeps until the callback ran or "
      "the wait was retired; `*wait` receives the wait's id (on success only; do not change it). "
@@ -63,10 +66,15 @@ KINDS = [
      "Delay: a task that completes at the first run of `timing`, in a later frame, at which "
      "`clock` (`OnityClock`) has advanced by at least `seconds` (finite, >= 0). Owner thread. "
      "Errors as `onity_yield`, plus `INVALID_ARGUMENT` for a bad clock or seconds.",
-     None,
-     "`onity_delay_then` that can be retired (see `onity_yield_then_id`; also `INVALID_ARGUMENT` "
-     "for a bad clock or seconds). Owner thread. ABI 1.3."),
+     "Callback form of `onity_delay` (see `onity_yield_then`). Owner thread; `user` stays the "
+     "caller's. Errors as `onity_yield_then`, plus `INVALID_ARGUMENT` for a bad clock or seconds.",
+     "`onity_delay_then` that can be retired (see `onity_yield_then_id`). Owner thread. ABI 1.3. "
+     "Errors as `onity_yield_then_id`, plus `INVALID_ARGUMENT` for a bad clock or seconds."),
 ]
+
+# What a `_then_at` form returns beyond its `_then` form's errors.
+CAPTURED_CALLBACK = (", plus `EXHAUSTED` (task table full) while site capture is on: the wait is then "
+                     "made as a task wait (`onity_runtime_set_site_capture`)")
 
 TASK = [("out_task", "*mut u64")]
 CALLBACK = [("callback", "OnityCallback"), ("user", "*mut c_void")]
@@ -78,9 +86,11 @@ SITE = [("file", "*const c_char"), ("line", "u32")]
 FORMS = [
     ("", TASK, "Target::Task(out_task)", False, None),
     ("_then", CALLBACK, "Target::Callback(callback, user)", False,
-     "Callback form of `onity_{k}` (see `onity_yield_then`). Owner thread; `user` stays the caller's."),
+     "Callback form of `onity_{k}` (see `onity_yield_then`). Owner thread; `user` stays the caller's. "
+     "Errors as `onity_yield_then`."),
     ("_then_id", RETIRABLE, "Target::Retirable(callback, wait)", False,
-     "`onity_{k}_then` that can be retired (see `onity_yield_then_id`). Owner thread. ABI 1.3."),
+     "`onity_{k}_then` that can be retired (see `onity_yield_then_id`). Owner thread. ABI 1.3. "
+     "Errors as `onity_yield_then_id`."),
     ("_at", TASK + SITE, "Target::Task(out_task)", True, None),
     ("_then_at", CALLBACK + SITE, "Target::Callback(callback, user)", True, None),
 ]
@@ -100,7 +110,8 @@ COMBINATORS = [
      "`onity_task_state`. Owner thread.\n"
      "Errors: `NULL_POINTER`, `COUNT_OUT_OF_RANGE` (0 or more than "
      "`ONITY_MAX_COMBINATOR_INPUTS`), `DUPLICATE_INPUT`, `ALREADY_AWAITED` (an input has a "
-     "continuation or belongs to another combinator), handle errors for inputs and token, "
+     "continuation or belongs to another combinator), `INVALID_HANDLE` / `STALE_HANDLE` / "
+     "`FOREIGN_HANDLE` (inputs, token), "
      "`WRONG_THREAD`, `REENTRANT`, `EXHAUSTED`, `OUT_OF_MEMORY`. On error nothing changes."),
     ("when_all",
      "WhenAll: writes to `*out_task` a task that completes once every input has. It succeeds with "
@@ -113,6 +124,14 @@ COMBINATORS = [
 ]
 COMBINATOR = [("tasks", "*const u64"), ("count", "u32"), ("token", "u64"), ("out_task", "*mut u64")]
 
+# The `_at` forms of the task makers (the plain forms are in src/ffi/task.rs): (name, own parameters
+# before `out_task`, the core call that makes the task at site `s` and hands it to `take`).
+MAKERS = [
+    ("task_create", [], "rt.create_task_at(s, take)"),
+    ("task_from_result", [("value", "u64")], "rt.create_completed_at(TaskState::Succeeded, value, 0, s, take)"),
+]
+TAKE = "move |h| out.put(h)"
+
 HEAD = """\
 //! GENERATED by `scripts/gen_ffi_families.py` from its tables: do not edit; change the script
 //! and run it (`--check` fails when this file differs; scripts/test-csharp.sh runs it).
@@ -120,18 +139,19 @@ HEAD = """\
 //! The exports that come in families, written out because cbindgen reads only written-out
 //! `fn` items: the frame waits (Yield, NextFrame, DelayFrame, Delay; rules in `wait.rs`) as a
 //! task, `_then` (callback), `_then_id` (retirable callback, `retire.rs`), `_at` and `_then_at`
-//! (creation site, `sites.rs`), and WhenAny / WhenAll (`combinator.rs`) plain and `_at`. Each
-//! body is one call into `schedule` / `schedule_at` (`wait.rs`) or `combine` (`combinator.rs`).
+//! (creation site, `sites.rs`), WhenAny / WhenAll (`combinator.rs`) plain and `_at`, and the `_at`
+//! forms of `onity_task_create` / `onity_task_from_result`. Each body is one call into `schedule` /
+//! `schedule_at` (`wait.rs`), `combine` (`combinator.rs`) or `create_at` (`sites.rs`).
 
 use std::ffi::{c_char, c_void};
 
 use super::combinator::combine;
 use super::object::OnityRuntime;
-use super::sites::site;
+use super::sites::{create_at, site};
 use super::status::OnityStatus;
 use super::types::OnityCallback;
 use super::wait::{schedule, schedule_at, Ask, Target};
-use crate::core::Runtime;
+use crate::core::{Runtime, TaskState};
 """
 
 
@@ -168,7 +188,8 @@ def render():
             params = params + [("timing", "u32"), ("token", "u64")] + target_params
             if at:
                 plain = "onity_" + k + suffix[: -len("_at")]
-                text = "`%s` with a creation site. ABI 1.2; errors as `%s`.\n%s" % (plain, plain, FILE_DOC)
+                text = "`%s` with a creation site. ABI 1.2; errors as `%s`%s.\n%s" % (
+                    plain, plain, CAPTURED_CALLBACK if target.startswith("Target::Callback") else "", FILE_DOC)
                 body = ["let target = %s;" % target,
                         "crate::ffi!({ schedule_at(runtime, %s, target, file, line) })" % ask]
             else:
@@ -184,6 +205,16 @@ def render():
         body = ["let s = site(file, line);",
                 "crate::ffi!({ combine::<true>(runtime, tasks, count, token, out_task, |rt, ins, tok| rt.%s_at(ins, tok, s)) })" % k]
         out += export(k + "_at", text, COMBINATOR + SITE, body)
+    for k, params, call in MAKERS:
+        text = "`onity_%s` with a creation site. ABI 1.2; errors as `onity_%s`.\n%s" % (k, k, FILE_DOC)
+        call = call.replace("take)", TAKE + ")")
+        head = "create_at(runtime, out_task, file, line, |rt, s, out|"
+        one = "crate::ffi!({ %s %s) })" % (head, call)
+        if len(one) + 4 <= 120:  # as rustfmt writes it
+            body = [one]
+        else:
+            body = ["crate::ffi!({", "    %s {" % head, "        " + call, "    })", "})"]
+        out += export(k + "_at", text, params + TASK + SITE, body)
     return out
 
 

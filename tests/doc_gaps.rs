@@ -1,7 +1,8 @@
 //! Issue 17, "Header and README gaps": today's behaviour where it is the
 //! intended one, pinned so that the wording in docs/issue17-doc-gaps.md
 //! (applied to the doc comments in src/ffi by phase B) stays true. One test
-//! per gap; the gap's number in that file is in each test's name.
+//! per gap; the gap's number in that file is in each test's name. Gap 17
+//! (exports whose statuses the header did not state) has its tests last.
 
 mod support;
 
@@ -437,4 +438,220 @@ fn gap16_destroy_cancels_a_pending_combinator_first() {
         assert_eq!(onity_runtime_destroy(rt), S::Ok);
         assert_eq!((o.state, o.error, o.index), (CANCELED, 0, u32::MAX), "faulted first: {faulted_first}");
     }
+}
+
+/// Every export's comment in `include/onity.h` (`// ` lines right above its
+/// declaration), by name, and whether it returns a status.
+fn header_docs() -> Vec<(String, String, bool)> {
+    let header = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/include/onity.h")).unwrap();
+    let lines: Vec<&str> = header.lines().collect();
+    let mut docs = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if !lines[i].starts_with("//") {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < lines.len() && lines[i].starts_with("//") {
+            i += 1;
+        }
+        // The declaration: the lines up to its `;` (an inline function's `{`).
+        let mut decl = String::new();
+        for l in &lines[i..] {
+            if l.trim().is_empty() || l.starts_with("//") || l.starts_with('#') {
+                break;
+            }
+            decl.push_str(l);
+            if l.contains(';') || l.contains('{') {
+                break;
+            }
+        }
+        if decl.starts_with("typedef") {
+            continue;
+        }
+        let Some(open) = decl.find('(') else { continue };
+        let name = decl[..open].rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next().unwrap();
+        if !name.starts_with("onity_") {
+            continue;
+        }
+        let doc: Vec<&str> = lines[start..i].iter().map(|l| l[2..].trim()).collect();
+        docs.push((name.to_owned(), doc.join(" "), decl.starts_with("OnityStatus ")));
+    }
+    docs
+}
+
+/// The status names a doc lists after "Errors:" (backquoted, as in
+/// `NULL_POINTER`), and the exports it takes its list from ("errors as
+/// `onity_x`", "Errors: as `onity_x`").
+fn error_doc(doc: &str) -> (Vec<String>, Vec<String>) {
+    // Each status's name in the header (`NullPointer`: `NULL_POINTER`).
+    let statuses: Vec<String> = (0..64)
+        .filter_map(S::from_u32)
+        .map(|s| {
+            let name = format!("{s:?}");
+            let mut out = String::new();
+            for (i, ch) in name.chars().enumerate() {
+                if ch.is_ascii_uppercase() && i > 0 {
+                    out.push('_');
+                }
+                out.push(ch.to_ascii_uppercase());
+            }
+            out
+        })
+        .collect();
+    let lower = doc.to_ascii_lowercase();
+    let (mut listed, mut refs) = (Vec::new(), Vec::new());
+    for (at, _) in lower.match_indices("errors") {
+        let rest = doc[at + "errors".len()..].trim_start_matches(':').trim_start();
+        if let Some(r) = rest.strip_prefix("as `onity_") {
+            refs.push(format!("onity_{}", &r[..r.find('`').unwrap()]));
+        } else if doc[at + "errors".len()..].starts_with(':') {
+            // The list: up to the end of its sentence.
+            let end = rest.find(". ").unwrap_or(rest.len());
+            listed.extend(statuses.iter().filter(|s| rest[..end].contains(&format!("`{s}`"))).cloned());
+        }
+    }
+    (listed, refs)
+}
+
+/// The standard "the header documents every status a function can
+/// return": every export returning a status lists its errors ("Errors:"
+/// with status names) or takes them from another export that does
+/// ("errors as `onity_x`", followed to a list, no loop); the others say
+/// "Infallible". The statuses every function may return are in the header's
+/// opening rule (NULL_POINTER and INVALID_RUNTIME for the runtime,
+/// OUT_OF_MEMORY, PANIC); this checks the opening rule names them.
+#[test]
+fn every_export_documents_its_statuses() {
+    let docs = header_docs();
+    assert!(docs.len() >= 74, "exports found in include/onity.h: {}", docs.len());
+    let header = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/include/onity.h")).unwrap();
+    let opening = &header[..header.find("*/").unwrap()];
+    let mut gaps: Vec<String> = ["NULL_POINTER", "INVALID_RUNTIME", "OUT_OF_MEMORY", "PANIC"]
+        .iter()
+        .filter(|s| !opening.contains(*s))
+        .map(|s| format!("the opening rule does not name {s}"))
+        .collect();
+    let by_name: std::collections::HashMap<&str, &str> =
+        docs.iter().map(|(n, d, _)| (n.as_str(), d.as_str())).collect();
+    for (name, doc, status) in &docs {
+        if !status {
+            if !doc.contains("Infallible") {
+                gaps.push(format!("{name}: returns no status and does not say \"Infallible\""));
+            }
+            continue;
+        }
+        // Follow "errors as" until an export that lists its own.
+        let mut seen = vec![name.as_str()];
+        let mut doc: &str = doc;
+        loop {
+            let (listed, refs) = error_doc(doc);
+            if !listed.is_empty() {
+                break;
+            }
+            let Some(next) = refs.first() else {
+                gaps.push(format!("{}: lists no statuses and refers to no other export's list", seen.join(" -> ")));
+                break;
+            };
+            let Some(d) = by_name.get(next.as_str()) else {
+                gaps.push(format!("{}: refers to {next}, which is not in the header", seen.join(" -> ")));
+                break;
+            };
+            if seen.contains(&next.as_str()) {
+                gaps.push(format!("{} -> {next}: a loop", seen.join(" -> ")));
+                break;
+            }
+            seen.push(by_name.get_key_value(next.as_str()).unwrap().0);
+            doc = d;
+        }
+    }
+    assert!(gaps.is_empty(), "exports whose statuses the header does not document:\n{}", gaps.join("\n"));
+}
+
+/// The statuses `onity_yield_then` now lists (the other `_then` forms and
+/// the `_then_at` forms take its list), each provoked on every `_then`
+/// form: NULL_POINTER (callback), INVALID_ARGUMENT (timing),
+/// STALE_HANDLE (token), WRONG_THREAD; and no task is made by any of them.
+#[test]
+fn then_forms_return_their_listed_statuses() {
+    let rt = runtime();
+    let mut src = 0;
+    assert_eq!(onity_cancel_source_create(rt, &mut src), S::Ok);
+    assert_eq!(onity_cancel_source_destroy(rt, src), S::Ok);
+    let forms = |rt: *mut OnityRuntime, timing: u32, token: u64, f: OnityCallback| -> [S; 4] {
+        let u = ptr::null_mut();
+        [
+            onity_yield_then(rt, timing, token, f, u),
+            onity_next_frame_then(rt, timing, token, f, u),
+            onity_delay_frame_then(rt, 3, timing, token, f, u),
+            onity_delay_then(rt, 1.0, 0, timing, token, f, u),
+        ]
+    };
+    assert_eq!(forms(rt, UPDATE, 0, None), [S::NullPointer; 4]);
+    assert_eq!(forms(rt, 16, 0, Some(nop)), [S::InvalidArgument; 4]);
+    assert_eq!(forms(rt, UPDATE, src, Some(nop)), [S::StaleHandle; 4]);
+    let rt_addr = rt as usize;
+    let other = std::thread::spawn(move || forms(rt_addr as *mut OnityRuntime, UPDATE, 0, Some(nop)));
+    assert_eq!(other.join().unwrap(), [S::WrongThread; 4]);
+    assert_eq!(onity_delay_then(rt, -1.0, 0, UPDATE, 0, Some(nop), ptr::null_mut()), S::InvalidArgument);
+    assert_eq!(forms(rt, UPDATE, 0, Some(nop)), [S::Ok; 4]);
+    let mut n = 0;
+    assert_eq!(onity_runtime_live_tasks(rt, ptr::null_mut(), 0, &mut n), S::Ok);
+    assert_eq!(n, 0, "a callback wait takes no task");
+    assert_eq!(onity_runtime_destroy(rt), S::Ok);
+}
+
+/// `onity_when_all_results` with another runtime's WhenAll is
+/// FOREIGN_HANDLE (its list named it not), and writes nothing.
+#[test]
+fn when_all_results_of_another_runtime() {
+    let (a, b) = (runtime(), runtime());
+    let ins = [task(a)];
+    let mut all = 0;
+    assert_eq!(onity_when_all(a, ins.as_ptr(), 1, 0, &mut all), S::Ok);
+    assert_eq!(onity_task_set_result(a, ins[0], 3), S::Ok);
+    let mut o = [OnityOutcome { value: 9, error: 9, state: 9, index: 9, reserved: 9 }];
+    assert_eq!(onity_when_all_results(b, all, o.as_mut_ptr(), 1), S::ForeignHandle);
+    assert_eq!(o[0].value, 9, "nothing written");
+    assert_eq!(onity_when_all_results(a, all, o.as_mut_ptr(), 1), S::Ok);
+    assert_eq!((o[0].state, o[0].value), (SUCCEEDED, 3));
+    assert_eq!(onity_runtime_destroy(b), S::Ok);
+    assert_eq!(onity_runtime_destroy(a), S::Ok);
+}
+
+/// A `_then_at` form made while site capture is on is a task wait: with the
+/// task table full it is EXHAUSTED (its doc: "errors as `onity_x_then`,
+/// plus `EXHAUSTED`"), while the `_then` form and the `_then_at` form with
+/// capture off take no task and succeed.
+#[test]
+fn then_at_forms_with_capture_on_need_a_task() {
+    let rt = runtime_with(|c| c.task_capacity = u32::MAX);
+    let mut made = 0u64;
+    loop {
+        let mut h = 0;
+        match onity_task_create(rt, &mut h) {
+            S::Ok => made += 1,
+            s => {
+                assert_eq!(s, S::Exhausted, "after {made} tasks");
+                break;
+            }
+        }
+    }
+    assert_eq!(made, 1 << 22, "the task table's size");
+    let file = c"doc_gaps.rs".as_ptr();
+    let at = |rt| -> [S; 4] {
+        let u = ptr::null_mut();
+        [
+            onity_yield_then_at(rt, UPDATE, 0, Some(nop), u, file, 1),
+            onity_next_frame_then_at(rt, UPDATE, 0, Some(nop), u, file, 2),
+            onity_delay_frame_then_at(rt, 3, UPDATE, 0, Some(nop), u, file, 3),
+            onity_delay_then_at(rt, 1.0, 0, UPDATE, 0, Some(nop), u, file, 4),
+        ]
+    };
+    assert_eq!(at(rt), [S::Ok; 4], "capture off: callback waits");
+    assert_eq!(onity_runtime_set_site_capture(rt, 1), S::Ok);
+    assert_eq!(at(rt), [S::Exhausted; 4], "capture on: task waits");
+    assert_eq!(onity_yield_then(rt, UPDATE, 0, Some(nop), ptr::null_mut()), S::Ok, "the plain form");
+    assert_eq!(onity_runtime_destroy(rt), S::Ok);
 }

@@ -216,6 +216,8 @@ pub extern "C" fn onity_batch_cancel_pass(
 /// Like `onity_batch_tick` without running a timing: files pending records
 /// and runs continuations of tasks completed on other threads (as
 /// `onity_runtime_drain`), reporting resumptions. Owner thread.
+/// Errors: `NULL_POINTER` (batch), `INVALID_HANDLE` (not a live batch of
+/// this runtime), `WRONG_THREAD`.
 #[no_mangle]
 pub extern "C" fn onity_batch_drain(runtime: *mut OnityRuntime, batch: *mut OnityBatch) -> OnityStatus {
     crate::ffi_host!({

@@ -56,7 +56,8 @@ fn array<T>(p: *const T, count: u32) -> Result<usize, OnityStatus> {
 /// task into `out_outcomes` (`count` must equal the input count). Inputs
 /// still pending (the WhenAll was canceled) read as `ONITY_TASK_STATE_PENDING`.
 /// Owner thread. Errors: `NULL_POINTER`, `TASK_PENDING`, `COUNT_OUT_OF_RANGE`,
-/// `INVALID_HANDLE` (not a WhenAll task), `STALE_HANDLE`, `WRONG_THREAD`.
+/// `INVALID_HANDLE` (not a WhenAll task), `STALE_HANDLE`, `FOREIGN_HANDLE`,
+/// `WRONG_THREAD`.
 #[no_mangle]
 pub extern "C" fn onity_when_all_results(
     runtime: *mut OnityRuntime,

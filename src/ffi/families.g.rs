@@ -4,18 +4,19 @@
 //! The exports that come in families, written out because cbindgen reads only written-out
 //! `fn` items: the frame waits (Yield, NextFrame, DelayFrame, Delay; rules in `wait.rs`) as a
 //! task, `_then` (callback), `_then_id` (retirable callback, `retire.rs`), `_at` and `_then_at`
-//! (creation site, `sites.rs`), and WhenAny / WhenAll (`combinator.rs`) plain and `_at`. Each
-//! body is one call into `schedule` / `schedule_at` (`wait.rs`) or `combine` (`combinator.rs`).
+//! (creation site, `sites.rs`), WhenAny / WhenAll (`combinator.rs`) plain and `_at`, and the `_at`
+//! forms of `onity_task_create` / `onity_task_from_result`. Each body is one call into `schedule` /
+//! `schedule_at` (`wait.rs`), `combine` (`combinator.rs`) or `create_at` (`sites.rs`).
 
 use std::ffi::{c_char, c_void};
 
 use super::combinator::combine;
 use super::object::OnityRuntime;
-use super::sites::site;
+use super::sites::{create_at, site};
 use super::status::OnityStatus;
 use super::types::OnityCallback;
 use super::wait::{schedule, schedule_at, Ask, Target};
-use crate::core::Runtime;
+use crate::core::{Runtime, TaskState};
 
 /// Yield: a task that completes at the next run of `timing`. `token` is a
 /// cancellation token (0 for none). The task succeeds with value 0 (index
@@ -77,6 +78,10 @@ pub extern "C" fn onity_delay(
 /// next run of `timing` with `ONITY_TASK_STATE_SUCCEEDED`, or
 /// `ONITY_TASK_STATE_CANCELED` if `token` was canceled or the runtime is
 /// destroyed first. Nothing to consume. Owner thread.
+/// Errors: `NULL_POINTER` (callback), `INVALID_ARGUMENT` (timing),
+/// `INVALID_HANDLE` / `STALE_HANDLE` / `FOREIGN_HANDLE` (token),
+/// `WRONG_THREAD`, `REENTRANT` (being destroyed), `OUT_OF_MEMORY` (nothing
+/// made); no `EXHAUSTED`: a callback wait takes no task.
 #[no_mangle]
 pub extern "C" fn onity_yield_then(
     runtime: *mut OnityRuntime,
@@ -89,7 +94,7 @@ pub extern "C" fn onity_yield_then(
 }
 
 /// Callback form of `onity_next_frame` (see `onity_yield_then`). Owner
-/// thread; `user` stays the caller's.
+/// thread; `user` stays the caller's. Errors as `onity_yield_then`.
 #[no_mangle]
 pub extern "C" fn onity_next_frame_then(
     runtime: *mut OnityRuntime,
@@ -102,7 +107,7 @@ pub extern "C" fn onity_next_frame_then(
 }
 
 /// Callback form of `onity_delay_frame` (see `onity_yield_then`). Owner
-/// thread; `user` stays the caller's.
+/// thread; `user` stays the caller's. Errors as `onity_yield_then`.
 #[no_mangle]
 pub extern "C" fn onity_delay_frame_then(
     runtime: *mut OnityRuntime,
@@ -116,7 +121,8 @@ pub extern "C" fn onity_delay_frame_then(
 }
 
 /// Callback form of `onity_delay` (see `onity_yield_then`). Owner thread;
-/// `user` stays the caller's.
+/// `user` stays the caller's. Errors as `onity_yield_then`, plus
+/// `INVALID_ARGUMENT` for a bad clock or seconds.
 #[no_mangle]
 pub extern "C" fn onity_delay_then(
     runtime: *mut OnityRuntime,
@@ -151,7 +157,7 @@ pub extern "C" fn onity_yield_then_id(
 }
 
 /// `onity_next_frame_then` that can be retired (see `onity_yield_then_id`).
-/// Owner thread. ABI 1.3.
+/// Owner thread. ABI 1.3. Errors as `onity_yield_then_id`.
 #[no_mangle]
 pub extern "C" fn onity_next_frame_then_id(
     runtime: *mut OnityRuntime,
@@ -164,7 +170,7 @@ pub extern "C" fn onity_next_frame_then_id(
 }
 
 /// `onity_delay_frame_then` that can be retired (see `onity_yield_then_id`).
-/// Owner thread. ABI 1.3.
+/// Owner thread. ABI 1.3. Errors as `onity_yield_then_id`.
 #[no_mangle]
 pub extern "C" fn onity_delay_frame_then_id(
     runtime: *mut OnityRuntime,
@@ -177,8 +183,9 @@ pub extern "C" fn onity_delay_frame_then_id(
     crate::ffi!({ schedule(runtime, Ask::delay_frame(frames, timing, token), Target::Retirable(callback, wait)) })
 }
 
-/// `onity_delay_then` that can be retired (see `onity_yield_then_id`; also
-/// `INVALID_ARGUMENT` for a bad clock or seconds). Owner thread. ABI 1.3.
+/// `onity_delay_then` that can be retired (see `onity_yield_then_id`). Owner
+/// thread. ABI 1.3. Errors as `onity_yield_then_id`, plus `INVALID_ARGUMENT`
+/// for a bad clock or seconds.
 #[no_mangle]
 pub extern "C" fn onity_delay_then_id(
     runtime: *mut OnityRuntime,
@@ -267,7 +274,9 @@ pub extern "C" fn onity_delay_at(
 }
 
 /// `onity_yield_then` with a creation site. ABI 1.2; errors as
-/// `onity_yield_then`.
+/// `onity_yield_then`, plus `EXHAUSTED` (task table full) while site capture
+/// is on: the wait is then made as a task wait
+/// (`onity_runtime_set_site_capture`).
 /// `file`: NULL (no site) or a NUL-terminated string that stays valid and
 /// unchanged while the runtime lives (sites are keyed by its address); at
 /// most its first 4,096 bytes are read and kept (one copy per distinct name).
@@ -286,7 +295,9 @@ pub extern "C" fn onity_yield_then_at(
 }
 
 /// `onity_next_frame_then` with a creation site. ABI 1.2; errors as
-/// `onity_next_frame_then`.
+/// `onity_next_frame_then`, plus `EXHAUSTED` (task table full) while site
+/// capture is on: the wait is then made as a task wait
+/// (`onity_runtime_set_site_capture`).
 /// `file`: NULL (no site) or a NUL-terminated string that stays valid and
 /// unchanged while the runtime lives (sites are keyed by its address); at
 /// most its first 4,096 bytes are read and kept (one copy per distinct name).
@@ -305,7 +316,9 @@ pub extern "C" fn onity_next_frame_then_at(
 }
 
 /// `onity_delay_frame_then` with a creation site. ABI 1.2; errors as
-/// `onity_delay_frame_then`.
+/// `onity_delay_frame_then`, plus `EXHAUSTED` (task table full) while site
+/// capture is on: the wait is then made as a task wait
+/// (`onity_runtime_set_site_capture`).
 /// `file`: NULL (no site) or a NUL-terminated string that stays valid and
 /// unchanged while the runtime lives (sites are keyed by its address); at
 /// most its first 4,096 bytes are read and kept (one copy per distinct name).
@@ -326,7 +339,9 @@ pub extern "C" fn onity_delay_frame_then_at(
 }
 
 /// `onity_delay_then` with a creation site. ABI 1.2; errors as
-/// `onity_delay_then`.
+/// `onity_delay_then`, plus `EXHAUSTED` (task table full) while site capture
+/// is on: the wait is then made as a task wait
+/// (`onity_runtime_set_site_capture`).
 /// `file`: NULL (no site) or a NUL-terminated string that stays valid and
 /// unchanged while the runtime lives (sites are keyed by its address); at
 /// most its first 4,096 bytes are read and kept (one copy per distinct name).
@@ -361,9 +376,10 @@ pub extern "C" fn onity_delay_then_at(
 /// Owner thread.
 /// Errors: `NULL_POINTER`, `COUNT_OUT_OF_RANGE` (0 or more than
 /// `ONITY_MAX_COMBINATOR_INPUTS`), `DUPLICATE_INPUT`, `ALREADY_AWAITED` (an
-/// input has a continuation or belongs to another combinator), handle errors
-/// for inputs and token, `WRONG_THREAD`, `REENTRANT`, `EXHAUSTED`,
-/// `OUT_OF_MEMORY`. On error nothing changes.
+/// input has a continuation or belongs to another combinator),
+/// `INVALID_HANDLE` / `STALE_HANDLE` / `FOREIGN_HANDLE` (inputs, token),
+/// `WRONG_THREAD`, `REENTRANT`, `EXHAUSTED`, `OUT_OF_MEMORY`. On error
+/// nothing changes.
 #[no_mangle]
 pub extern "C" fn onity_when_any(
     runtime: *mut OnityRuntime,
@@ -431,4 +447,39 @@ pub extern "C" fn onity_when_all_at(
 ) -> OnityStatus {
     let s = site(file, line);
     crate::ffi!({ combine::<true>(runtime, tasks, count, token, out_task, |rt, ins, tok| rt.when_all_at(ins, tok, s)) })
+}
+
+/// `onity_task_create` with a creation site. ABI 1.2; errors as
+/// `onity_task_create`.
+/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+/// unchanged while the runtime lives (sites are keyed by its address); at
+/// most its first 4,096 bytes are read and kept (one copy per distinct name).
+#[no_mangle]
+pub extern "C" fn onity_task_create_at(
+    runtime: *mut OnityRuntime,
+    out_task: *mut u64,
+    file: *const c_char,
+    line: u32,
+) -> OnityStatus {
+    crate::ffi!({ create_at(runtime, out_task, file, line, |rt, s, out| rt.create_task_at(s, move |h| out.put(h))) })
+}
+
+/// `onity_task_from_result` with a creation site. ABI 1.2; errors as
+/// `onity_task_from_result`.
+/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
+/// unchanged while the runtime lives (sites are keyed by its address); at
+/// most its first 4,096 bytes are read and kept (one copy per distinct name).
+#[no_mangle]
+pub extern "C" fn onity_task_from_result_at(
+    runtime: *mut OnityRuntime,
+    value: u64,
+    out_task: *mut u64,
+    file: *const c_char,
+    line: u32,
+) -> OnityStatus {
+    crate::ffi!({
+        create_at(runtime, out_task, file, line, |rt, s, out| {
+            rt.create_completed_at(TaskState::Succeeded, value, 0, s, move |h| out.put(h))
+        })
+    })
 }

@@ -29,6 +29,7 @@ use super::error::{fill_array, Out};
 use super::object::{core_of, OnityRuntime};
 use super::status::OnityStatus;
 use crate::core::sites::{SiteCount, SiteRef};
+use crate::core::Runtime;
 
 /// `OnitySiteReport::site` of tasks made without a site (by a plain call,
 /// or while capture was off).
@@ -168,42 +169,20 @@ pub extern "C" fn onity_task_site(
     })
 }
 
-/// `onity_task_create` with a creation site. ABI 1.2; errors as
-/// `onity_task_create`.
-/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-/// unchanged while the runtime lives (sites are keyed by its address); at
-/// most its first 4,096 bytes are read and kept (one copy per distinct name).
-#[no_mangle]
-pub extern "C" fn onity_task_create_at(
+/// The `_at` forms of `onity_task_create` and `onity_task_from_result`
+/// (generated, `families.g.rs`): the runtime with its deferred frame applied
+/// (a task records its creation frame), the output checked, then `make`
+/// makes the task at the caller's site and hands it to its `take`, which
+/// writes the output (on success only).
+#[inline(always)]
+pub(super) fn create_at(
     runtime: *mut OnityRuntime,
     out_task: *mut u64,
     file: *const c_char,
     line: u32,
-) -> OnityStatus {
-    crate::ffi!({
-        let rt = core_at_frame(runtime)?;
-        let out = Out::new(out_task)?;
-        Ok(rt.create_task_at(site(file, line), move |h| out.put(h))?)
-    })
-}
-
-/// `onity_task_from_result` with a creation site. ABI 1.2; errors as
-/// `onity_task_from_result`.
-/// `file`: NULL (no site) or a NUL-terminated string that stays valid and
-/// unchanged while the runtime lives (sites are keyed by its address); at
-/// most its first 4,096 bytes are read and kept (one copy per distinct name).
-#[no_mangle]
-pub extern "C" fn onity_task_from_result_at(
-    runtime: *mut OnityRuntime,
-    value: u64,
-    out_task: *mut u64,
-    file: *const c_char,
-    line: u32,
-) -> OnityStatus {
-    crate::ffi!({
-        let rt = core_at_frame(runtime)?;
-        let out = Out::new(out_task)?;
-        let state = crate::core::TaskState::Succeeded;
-        Ok(rt.create_completed_at(state, value, 0, site(file, line), move |h| out.put(h))?)
-    })
+    make: impl FnOnce(&Runtime, Option<SiteRef>, Out<u64>) -> crate::core::Result<()>,
+) -> Result<(), OnityStatus> {
+    let rt = core_at_frame(runtime)?;
+    let out = Out::new(out_task)?;
+    Ok(make(rt, site(file, line), out)?)
 }

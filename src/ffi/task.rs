@@ -51,7 +51,7 @@ pub extern "C" fn onity_task_set_result(runtime: *mut OnityRuntime, task: u64, v
 }
 
 /// Completes a manual task with an error code. Any thread. Same rules as
-/// `onity_task_set_result`.
+/// `onity_task_set_result`; errors as `onity_task_set_result`.
 #[no_mangle]
 pub extern "C" fn onity_task_set_error(runtime: *mut OnityRuntime, task: u64, error: i32) -> OnityStatus {
     crate::ffi_host!({ Ok(core_of(runtime)?.complete(task, TaskState::Faulted, 0, error, true)?) })

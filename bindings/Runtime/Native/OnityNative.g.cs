@@ -150,6 +150,8 @@ namespace Onity.Native
         /// Like `onity_batch_tick` without running a timing: files pending records
         /// and runs continuations of tasks completed on other threads (as
         /// `onity_runtime_drain`), reporting resumptions. Owner thread.
+        /// Errors: `NULL_POINTER` (batch), `INVALID_HANDLE` (not a live batch of
+        /// this runtime), `WRONG_THREAD`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_batch_drain", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_batch_drain(IntPtr runtime, OnityBatch* batch);
@@ -293,14 +295,16 @@ namespace Onity.Native
 
         /// <summary>
         /// Callback form of `onity_delay_frame` (see `onity_yield_then`). Owner
-        /// thread; `user` stays the caller's.
+        /// thread; `user` stays the caller's. Errors as `onity_yield_then`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_delay_frame_then", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern OnityStatus onity_delay_frame_then(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, IntPtr user);
 
         /// <summary>
         /// `onity_delay_frame_then` with a creation site. ABI 1.2; errors as
-        /// `onity_delay_frame_then`.
+        /// `onity_delay_frame_then`, plus `EXHAUSTED` (task table full) while site
+        /// capture is on: the wait is then made as a task wait
+        /// (`onity_runtime_set_site_capture`).
         /// `file`: NULL (no site) or a NUL-terminated string that stays valid and
         /// unchanged while the runtime lives (sites are keyed by its address); at
         /// most its first 4,096 bytes are read and kept (one copy per distinct name).
@@ -310,21 +314,24 @@ namespace Onity.Native
 
         /// <summary>
         /// `onity_delay_frame_then` that can be retired (see `onity_yield_then_id`).
-        /// Owner thread. ABI 1.3.
+        /// Owner thread. ABI 1.3. Errors as `onity_yield_then_id`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_delay_frame_then_id", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern OnityStatus onity_delay_frame_then_id(IntPtr runtime, uint frames, uint timing, ulong token, OnityCallback callback, ulong* wait);
 
         /// <summary>
         /// Callback form of `onity_delay` (see `onity_yield_then`). Owner thread;
-        /// `user` stays the caller's.
+        /// `user` stays the caller's. Errors as `onity_yield_then`, plus
+        /// `INVALID_ARGUMENT` for a bad clock or seconds.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_delay_then", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern OnityStatus onity_delay_then(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, IntPtr user);
 
         /// <summary>
         /// `onity_delay_then` with a creation site. ABI 1.2; errors as
-        /// `onity_delay_then`.
+        /// `onity_delay_then`, plus `EXHAUSTED` (task table full) while site capture
+        /// is on: the wait is then made as a task wait
+        /// (`onity_runtime_set_site_capture`).
         /// `file`: NULL (no site) or a NUL-terminated string that stays valid and
         /// unchanged while the runtime lives (sites are keyed by its address); at
         /// most its first 4,096 bytes are read and kept (one copy per distinct name).
@@ -333,8 +340,9 @@ namespace Onity.Native
         internal static extern OnityStatus onity_delay_then_at(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, IntPtr user, IntPtr file, uint line);
 
         /// <summary>
-        /// `onity_delay_then` that can be retired (see `onity_yield_then_id`; also
-        /// `INVALID_ARGUMENT` for a bad clock or seconds). Owner thread. ABI 1.3.
+        /// `onity_delay_then` that can be retired (see `onity_yield_then_id`). Owner
+        /// thread. ABI 1.3. Errors as `onity_yield_then_id`, plus `INVALID_ARGUMENT`
+        /// for a bad clock or seconds.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_delay_then_id", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern OnityStatus onity_delay_then_id(IntPtr runtime, double seconds, uint clock, uint timing, ulong token, OnityCallback callback, ulong* wait);
@@ -390,14 +398,16 @@ namespace Onity.Native
 
         /// <summary>
         /// Callback form of `onity_next_frame` (see `onity_yield_then`). Owner
-        /// thread; `user` stays the caller's.
+        /// thread; `user` stays the caller's. Errors as `onity_yield_then`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_next_frame_then", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern OnityStatus onity_next_frame_then(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user);
 
         /// <summary>
         /// `onity_next_frame_then` with a creation site. ABI 1.2; errors as
-        /// `onity_next_frame_then`.
+        /// `onity_next_frame_then`, plus `EXHAUSTED` (task table full) while site
+        /// capture is on: the wait is then made as a task wait
+        /// (`onity_runtime_set_site_capture`).
         /// `file`: NULL (no site) or a NUL-terminated string that stays valid and
         /// unchanged while the runtime lives (sites are keyed by its address); at
         /// most its first 4,096 bytes are read and kept (one copy per distinct name).
@@ -407,7 +417,7 @@ namespace Onity.Native
 
         /// <summary>
         /// `onity_next_frame_then` that can be retired (see `onity_yield_then_id`).
-        /// Owner thread. ABI 1.3.
+        /// Owner thread. ABI 1.3. Errors as `onity_yield_then_id`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_next_frame_then_id", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern OnityStatus onity_next_frame_then_id(IntPtr runtime, uint timing, ulong token, OnityCallback callback, ulong* wait);
@@ -684,7 +694,7 @@ namespace Onity.Native
 
         /// <summary>
         /// Completes a manual task with an error code. Any thread. Same rules as
-        /// `onity_task_set_result`.
+        /// `onity_task_set_result`; errors as `onity_task_set_result`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_task_set_error", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_task_set_error(IntPtr runtime, ulong task, int error);
@@ -825,7 +835,8 @@ namespace Onity.Native
         /// task into `out_outcomes` (`count` must equal the input count). Inputs
         /// still pending (the WhenAll was canceled) read as `ONITY_TASK_STATE_PENDING`.
         /// Owner thread. Errors: `NULL_POINTER`, `TASK_PENDING`, `COUNT_OUT_OF_RANGE`,
-        /// `INVALID_HANDLE` (not a WhenAll task), `STALE_HANDLE`, `WRONG_THREAD`.
+        /// `INVALID_HANDLE` (not a WhenAll task), `STALE_HANDLE`, `FOREIGN_HANDLE`,
+        /// `WRONG_THREAD`.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_when_all_results", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_when_all_results(IntPtr runtime, ulong task, OnityOutcome* out_outcomes, uint count);
@@ -845,9 +856,10 @@ namespace Onity.Native
         /// Owner thread.
         /// Errors: `NULL_POINTER`, `COUNT_OUT_OF_RANGE` (0 or more than
         /// `ONITY_MAX_COMBINATOR_INPUTS`), `DUPLICATE_INPUT`, `ALREADY_AWAITED` (an
-        /// input has a continuation or belongs to another combinator), handle errors
-        /// for inputs and token, `WRONG_THREAD`, `REENTRANT`, `EXHAUSTED`,
-        /// `OUT_OF_MEMORY`. On error nothing changes.
+        /// input has a continuation or belongs to another combinator),
+        /// `INVALID_HANDLE` / `STALE_HANDLE` / `FOREIGN_HANDLE` (inputs, token),
+        /// `WRONG_THREAD`, `REENTRANT`, `EXHAUSTED`, `OUT_OF_MEMORY`. On error
+        /// nothing changes.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_when_any", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_when_any(IntPtr runtime, ulong* tasks, uint count, ulong token, ulong* out_task);
@@ -888,13 +900,19 @@ namespace Onity.Native
         /// next run of `timing` with `ONITY_TASK_STATE_SUCCEEDED`, or
         /// `ONITY_TASK_STATE_CANCELED` if `token` was canceled or the runtime is
         /// destroyed first. Nothing to consume. Owner thread.
+        /// Errors: `NULL_POINTER` (callback), `INVALID_ARGUMENT` (timing),
+        /// `INVALID_HANDLE` / `STALE_HANDLE` / `FOREIGN_HANDLE` (token),
+        /// `WRONG_THREAD`, `REENTRANT` (being destroyed), `OUT_OF_MEMORY` (nothing
+        /// made); no `EXHAUSTED`: a callback wait takes no task.
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_yield_then", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern OnityStatus onity_yield_then(IntPtr runtime, uint timing, ulong token, OnityCallback callback, IntPtr user);
 
         /// <summary>
         /// `onity_yield_then` with a creation site. ABI 1.2; errors as
-        /// `onity_yield_then`.
+        /// `onity_yield_then`, plus `EXHAUSTED` (task table full) while site capture
+        /// is on: the wait is then made as a task wait
+        /// (`onity_runtime_set_site_capture`).
         /// `file`: NULL (no site) or a NUL-terminated string that stays valid and
         /// unchanged while the runtime lives (sites are keyed by its address); at
         /// most its first 4,096 bytes are read and kept (one copy per distinct name).
