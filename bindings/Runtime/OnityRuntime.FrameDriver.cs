@@ -61,6 +61,7 @@ namespace Onity
         // [t]: runs of timing t (batch ticks); [16 + t]: fcount at t's last run. After Dispose
         // every entry is ulong.MaxValue, so every frame wait reads as done (and GetResult throws).
         readonly ulong[] runs = new ulong[32];
+        const ulong MaxFrameNumber = 1UL << 59; // frame numbers from it are refused (onity_runtime_frame_begin)
 
         /// <summary>Begins a frame: frame number (strictly increasing), scaled and unscaled delta
         /// times and the absolute realtime clock, in seconds. Owner thread.
@@ -76,7 +77,8 @@ namespace Onity
         /// delta, non-finite realtime) is dropped and thrown by the next call that applies the
         /// ring: a Tick that calls (after running its continuations), <see cref="Drain"/>, or the
         /// BeginFrame that finds the ring full. Until then this side counts the refused frame (frame
-        /// waits made or polled meanwhile count it); when it is thrown, the frame, frame counter
+        /// waits made or polled meanwhile count it), except one whose number is not above the last
+        /// or is from 2^59: that one leaves the frame and frame counter as they were; when it is thrown, the frame, frame counter
         /// and clocks are first reset to the native side's (<c>OnityFrameClock</c>).</para></summary>
         public void BeginFrame(ulong frameNumber, double deltaTime, double unscaledDeltaTime, double realtime)
         {
@@ -105,8 +107,14 @@ namespace Onity
                 scaledClock += deltaTime;
                 unscaledClock += unscaledDeltaTime;
                 realtimeClock = realtime;
-                frame = frameNumber;
-                fcount = frameNumber - c->origin;
+                // The counter follows only a number it can take (above the last, below 2^59): one
+                // the core will refuse for that would wrap it (below the first frame) or move it
+                // 2^59 frames on, and every frame wait would read as done until the report.
+                if (frameNumber > frame && frameNumber < MaxFrameNumber)
+                {
+                    frame = frameNumber;
+                    fcount = frameNumber - c->origin;
+                }
             }
             else
                 BeginFrameByCall(&info);
