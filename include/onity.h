@@ -897,7 +897,9 @@ OnityStatus onity_when_all_results(struct OnityRuntime *runtime,
 // (or destroying this one) unbinds this one. A host that begins frames
 // through it makes one call a frame fewer: begin the frame by writing it
 // there, then tick as usual. Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
-// `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`.
+// `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`,
+// `REENTRANT` (inside a tick while frames written in the ring wait, for a
+// batch other than the bound one: their splits count its records; ABI 1.7).
 OnityStatus onity_batch_deferred_frame(struct OnityRuntime *runtime,
                                        struct OnityBatch *batch,
                                        struct OnityDeferredFrame **out_frame);
@@ -910,7 +912,8 @@ OnityStatus onity_batch_deferred_frame(struct OnityRuntime *runtime,
 // binding another batch (or destroying this one) unbinds this one. The
 // ring's entry 0 is `onity_batch_deferred_frame`'s frame (a ring of one).
 // Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
-// `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`.
+// `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`,
+// `REENTRANT` (as `onity_batch_deferred_frame`).
 OnityStatus onity_batch_frame_ring(struct OnityRuntime *runtime,
                                    struct OnityBatch *batch,
                                    struct OnityDeferredFrame **out_ring,

@@ -547,3 +547,60 @@ fn the_frame_clock_export_checks_its_arguments() {
     let c = rt.clock();
     assert_eq!((rt.count(), read_clock(c)), (0, expected_clock(&[3])));
 }
+
+/// What the continuation saw: the two rebinding statuses, whether they
+/// wrote nothing, the status of binding the bound batch again and the
+/// ring's count then (no assertion there: a panic cannot unwind out of it).
+type Rebind = (u32, u32, bool, u32, bool, u32);
+
+thread_local!(static REBIND: RefCell<Option<(*const Rt, *mut OnityBatch, Rebind)>> = const { RefCell::new(None) });
+
+/// A continuation (inside a tick) that writes frames 2 to 4 with the bound
+/// batch's records between them, then tries to bind the ring to another
+/// batch through both exports: the waiting frames' splits count the bound
+/// batch's records, so the binding cannot change until they apply.
+unsafe extern "C" fn rebind_inside_a_tick(_user: *mut c_void, _task: u64, _state: u32) {
+    let (rt, other, _) = REBIND.with(|c| c.borrow().unwrap());
+    let rt = &*rt;
+    write_frames(rt);
+    // Binding the bound batch again is no change: allowed.
+    let (mut again, mut cap) = (ptr::null_mut(), 0);
+    let same = onity_batch_frame_ring(rt.rt, rt.b, &mut again, &mut cap) as u32;
+    let (mut ring, mut one) = (ptr::null_mut(), ptr::null_mut());
+    let st = onity_batch_frame_ring(rt.rt, other, &mut ring, &mut cap) as u32;
+    let st1 = onity_batch_deferred_frame(rt.rt, other, &mut one) as u32;
+    let untouched = ring.is_null() && one.is_null();
+    let seen = (st, st1, untouched, same, again == rt.ring, rt.count());
+    REBIND.with(|c| c.borrow_mut().as_mut().unwrap().2 = seen);
+}
+
+/// Binding the ring to another batch inside a tick, while frames written
+/// there wait, is refused (`REENTRANT`): the bound batch's records between
+/// the frames still file with their frames (a rebind filed them all with
+/// the frame before the ring, up to three frames early).
+#[test]
+fn rebinding_the_ring_while_frames_wait_in_a_tick_is_refused() {
+    let rt = Rt::new(true);
+    let mut other = ptr::null_mut();
+    assert_eq!(onity_batch_create(rt.rt, 8, &mut other), OnityStatus::Ok);
+    rt.begin(info(1));
+    REBIND.with(|c| *c.borrow_mut() = Some((&rt as *const Rt, other, (0, 0, false, 0, false, 0))));
+    assert_eq!(onity_yield_then(rt.rt, UPDATE, 0, Some(rebind_inside_a_tick), ptr::null_mut()), OnityStatus::Ok);
+    let mut ticks = vec![(rt.tick(UPDATE), rt.resumed())];
+    let (_, _, seen) = REBIND.with(|c| c.borrow_mut().take().unwrap());
+    let (re, ok) = (OnityStatus::Reentrant as u32, OnityStatus::Ok as u32);
+    assert_eq!(seen, (re, re, true, ok, true, 3), "refused, nothing written; the bound batch again: allowed");
+    ticks.push((rt.tick(UPDATE), rt.resumed()));
+    for f in 5..=6 {
+        rt.begin(info(f));
+        ticks.push((rt.tick(UPDATE), rt.resumed()));
+    }
+    let (none, no) = (Vec::<u32>::new(), Vec::<u64>::new());
+    let expected = vec![(none.clone(), no.clone()), (none, no), (vec![11], vec![21]), (vec![12, 13], vec![22, 23])];
+    assert_eq!(ticks, expected, "the records file with the frames they were written after");
+    assert_eq!((rt.frame(), rt.take_status()), (6, 0));
+    // Outside a tick the ring is applied first: binding another batch is allowed.
+    let (mut ring, mut cap) = (ptr::null_mut(), 0);
+    assert_eq!(onity_batch_frame_ring(rt.rt, other, &mut ring, &mut cap), OnityStatus::Ok);
+    assert_eq!(onity_batch_destroy(rt.rt, other), OnityStatus::Ok);
+}

@@ -61,6 +61,7 @@ namespace Onity
         // [t]: runs of timing t (batch ticks); [16 + t]: fcount at t's last run. After Dispose
         // every entry is ulong.MaxValue, so every frame wait reads as done (and GetResult throws).
         readonly ulong[] runs = new ulong[32];
+        const ulong MaxFrameNumber = 1UL << 59; // frame numbers from it are refused (onity_runtime_frame_begin)
 
         /// <summary>Begins a frame: frame number (strictly increasing), scaled and unscaled delta
         /// times and the absolute realtime clock, in seconds. Owner thread.
@@ -75,8 +76,11 @@ namespace Onity
         /// native side refuses (frame number not increasing or from 2^59, negative or non-finite
         /// delta, non-finite realtime) is dropped and thrown by the next call that applies the
         /// ring: a Tick that calls (after running its continuations), <see cref="Drain"/>, or the
-        /// BeginFrame that finds the ring full. Until then this side counts the refused frame (frame
-        /// waits made or polled meanwhile count it); when it is thrown, the frame, frame counter
+        /// BeginFrame that finds the ring full. Until then a frame refused by another host's frames
+        /// (C code began a later one) is counted here (frame waits made or polled meanwhile count
+        /// it); one refused for itself (number not above the last or from 2^59, a negative or
+        /// non-finite delta, a non-finite realtime) leaves the frame, frame counter and clocks as
+        /// they were. When it is thrown, the frame, frame counter
         /// and clocks are first reset to the native side's (<c>OnityFrameClock</c>).</para></summary>
         public void BeginFrame(ulong frameNumber, double deltaTime, double unscaledDeltaTime, double realtime)
         {
@@ -102,11 +106,21 @@ namespace Onity
                 e->submit_split = b->submit_count;
                 e->fast_split = b->fast_count;
                 d->pending = n + 1; // read by the native side only in later calls on this thread
-                scaledClock += deltaTime;
-                unscaledClock += unscaledDeltaTime;
-                realtimeClock = realtime;
-                frame = frameNumber;
-                fcount = frameNumber - c->origin;
+                // Counted only when this side's counters can take it (a number above the last and
+                // below 2^59, finite non-negative deltas, a finite realtime): the core refuses any
+                // other (reported later, then resynced), and counting it would wrap the frame
+                // counter (every frame wait done) or make the clocks NaN or infinite (every timer
+                // fired, a periodic one restarted from it never again or every frame).
+                if (frameNumber > frame && frameNumber < MaxFrameNumber && deltaTime >= 0 && deltaTime <= double.MaxValue
+                    && unscaledDeltaTime >= 0 && unscaledDeltaTime <= double.MaxValue
+                    && realtime >= -double.MaxValue && realtime <= double.MaxValue)
+                {
+                    scaledClock += deltaTime;
+                    unscaledClock += unscaledDeltaTime;
+                    realtimeClock = realtime;
+                    frame = frameNumber;
+                    fcount = frameNumber - c->origin;
+                }
             }
             else
                 BeginFrameByCall(&info);

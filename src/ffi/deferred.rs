@@ -163,7 +163,9 @@ const ZERO: FrameInfo = FrameInfo { frame: 0, delta_time: 0.0, unscaled_delta_ti
 /// (or destroying this one) unbinds this one. A host that begins frames
 /// through it makes one call a frame fewer: begin the frame by writing it
 /// there, then tick as usual. Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
-/// `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`.
+/// `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`,
+/// `REENTRANT` (inside a tick while frames written in the ring wait, for a
+/// batch other than the bound one: their splits count its records; ABI 1.7).
 #[no_mangle]
 pub extern "C" fn onity_batch_deferred_frame(
     runtime: *mut OnityRuntime,
@@ -177,9 +179,14 @@ pub extern "C" fn onity_batch_deferred_frame(
 }
 
 /// Binds the ring to `batch` after applying what it holds; its address.
+/// Frames still written (inside a tick they wait) keep the batch they were
+/// split against: another one is `Reentrant`.
 fn bind(runtime: *mut OnityRuntime, batch: *mut OnityBatch) -> Result<*mut OnityDeferredFrame, OnityStatus> {
     let r = lookup(runtime, batch)?;
     sync_frame(r);
+    if frame_pending(r) && r.deferred_batch().get() != batch {
+        return Err(OnityStatus::Reentrant);
+    }
     r.deferred_batch().set(batch);
     Ok(r.deferred())
 }
@@ -192,7 +199,8 @@ fn bind(runtime: *mut OnityRuntime, batch: *mut OnityBatch) -> Result<*mut Onity
 /// binding another batch (or destroying this one) unbinds this one. The
 /// ring's entry 0 is `onity_batch_deferred_frame`'s frame (a ring of one).
 /// Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
-/// `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`.
+/// `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`,
+/// `REENTRANT` (as `onity_batch_deferred_frame`).
 #[no_mangle]
 pub extern "C" fn onity_batch_frame_ring(
     runtime: *mut OnityRuntime,

@@ -129,7 +129,9 @@ namespace Onity.Native
         /// (or destroying this one) unbinds this one. A host that begins frames
         /// through it makes one call a frame fewer: begin the frame by writing it
         /// there, then tick as usual. Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
-        /// `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`.
+        /// `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`,
+        /// `REENTRANT` (inside a tick while frames written in the ring wait, for a
+        /// batch other than the bound one: their splits count its records; ABI 1.7).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_batch_deferred_frame", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_batch_deferred_frame(IntPtr runtime, OnityBatch* batch, OnityDeferredFrame** out_frame);
@@ -191,7 +193,8 @@ namespace Onity.Native
         /// binding another batch (or destroying this one) unbinds this one. The
         /// ring's entry 0 is `onity_batch_deferred_frame`'s frame (a ring of one).
         /// Owner thread. Errors: `NULL_POINTER`, `INVALID_RUNTIME`,
-        /// `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`.
+        /// `INVALID_HANDLE` (not a live batch of this runtime), `WRONG_THREAD`,
+        /// `REENTRANT` (as `onity_batch_deferred_frame`).
         /// </summary>
         [DllImport(Lib, EntryPoint = "onity_batch_frame_ring", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern OnityStatus onity_batch_frame_ring(IntPtr runtime, OnityBatch* batch, OnityDeferredFrame** out_ring, uint* out_capacity);

@@ -204,6 +204,47 @@ namespace Onity.Tests
             }
         }
 
+        /// <summary>A refused later frame whose number the counter cannot take (below the first
+        /// frame: frame - origin wraps; from 2^59) is written and thrown later, but moves neither
+        /// the frame nor the frame counter in the window: a frame wait polled or made there does
+        /// not read as done (the counter read 2^64 - 95 or 2^59 - 99 frames on: a DelayFrame(3)
+        /// made before completed at once, and a DelayFrame(100) made there completed at once).</summary>
+        [Test]
+        public void ARefusedFrameTheCounterCannotTakeLeavesItWhereItWas()
+        {
+            ulong[] bad = { 5, 1UL << 59, ulong.MaxValue };
+            foreach (ulong f in bad)
+            {
+                using (var h = new TestHost())
+                {
+                    h.Frame = 99;
+                    h.RunFrame(OnityTiming.EarlyUpdate, OnityTiming.Update); // frame 100, by call
+                    var before = OnityTask.DelayFrame(3, OnityTiming.EarlyUpdate);
+                    h.RunFrame(OnityTiming.EarlyUpdate, OnityTiming.Update); // 101
+                    long skipped = h.Runtime.SkippedTicks;
+                    uint inRing = h.Runtime.FramesInRing;
+                    h.Runtime.BeginFrame(f, h.Dt, h.UnscaledDt, h.Realtime);
+                    Assert.Equal(inRing + 1, h.Runtime.FramesInRing, f + ": written");
+                    Assert.Equal(101UL, h.Runtime.Frame, f + ": frame");
+                    Assert.Equal(2UL, h.Runtime.MarkNow(1u << 4), f + ": frame counter");
+                    h.Runtime.Tick(OnityTiming.EarlyUpdate); // idle: no call
+                    Assert.Equal(skipped + 1, h.Runtime.SkippedTicks, f + ": the tick skipped its call");
+                    Assert.False(before.IsCompleted, f + ": DelayFrame(3) made at frame 100, polled in the window");
+                    var made = OnityTask.DelayFrame(100, OnityTiming.EarlyUpdate);
+                    Assert.False(made.IsCompleted, f + ": DelayFrame(100) made in the window");
+                    var e = Assert.Throws<OnityException>(() => h.Runtime.Drain(), f + ": reported");
+                    Assert.Equal(f == 5 ? OnityStatus.FrameOrder : OnityStatus.InvalidArgument, e.Status, f + ": status");
+                    AssertFrameStateIsTheCores(h.Runtime, f + ": after the report");
+                    h.Frame = h.Runtime.Frame;
+                    h.RunFrame(OnityTiming.EarlyUpdate, OnityTiming.Update); // 102
+                    Assert.False(before.IsCompleted, f + ": frame 102");
+                    h.RunFrame(OnityTiming.EarlyUpdate, OnityTiming.Update); // 103
+                    Assert.True(before.IsCompleted, f + ": frame 103");
+                    Assert.False(made.IsCompleted, f + ": DelayFrame(100) at frame 103");
+                }
+            }
+        }
+
         static void BadLaterFrame(int path, int kind, string what)
         {
             using (var h = new TestHost())

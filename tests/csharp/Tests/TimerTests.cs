@@ -52,6 +52,48 @@ namespace Onity.Tests
             }
         }
 
+        /// <summary>A later frame the native side refuses for its deltas or realtime (written into the
+        /// frame ring unchecked, thrown by the next call that applies it) does not move the clocks
+        /// timers read: a NaN or infinite clock fired every timer in that frame, and a periodic one
+        /// restarted from it never fired again (infinity) or fired every frame (NaN).</summary>
+        [Test]
+        public void AFrameRefusedForItsClocksMovesNoTimer()
+        {
+            string[] kinds = { "NaN delta", "infinite delta", "negative delta", "NaN unscaled", "infinite realtime" };
+            for (int kind = 0; kind < kinds.Length; kind++)
+            {
+                using (var h = new TestHost())
+                {
+                    var fired = new List<ulong>[3];
+                    var types = new[] { DelayType.DeltaTime, DelayType.UnscaledDeltaTime, DelayType.Realtime };
+                    var timers = new OnityPlayerLoopTimer[3];
+                    for (int i = 0; i < 3; i++)
+                    {
+                        fired[i] = new List<ulong>();
+                        timers[i] = OnityPlayerLoopTimer.StartNew(TimeSpan.FromSeconds(0.04), true, types[i], OnityTiming.Update, CancellationToken.None, record, new object[] { fired[i], h });
+                    }
+                    Run(h, 4); // fired at 3
+                    double[] before = { h.Runtime.ClockSeconds(types[0]), h.Runtime.ClockSeconds(types[1]), h.Runtime.ClockSeconds(types[2]) };
+                    double d = h.Dt, u = h.UnscaledDt, r = h.Realtime + u;
+                    if (kind == 0) d = double.NaN;
+                    else if (kind == 1) d = double.PositiveInfinity;
+                    else if (kind == 2) d = -1;
+                    else if (kind == 3) u = double.NaN;
+                    else r = double.PositiveInfinity;
+                    h.Runtime.BeginFrame(h.Frame + 1, d, u, r); // frame 5, refused
+                    for (int i = 0; i < 3; i++)
+                        Assert.Equal(before[i], h.Runtime.ClockSeconds(types[i]), kinds[kind] + ": clock " + types[i] + " in the window");
+                    for (int t = 0; t < 16; t++) h.Runtime.Tick((OnityTiming)t); // idle: no call
+                    var e = Assert.Throws<OnityException>(() => h.Runtime.Drain(), kinds[kind]);
+                    Assert.Equal(Onity.Native.OnityStatus.InvalidArgument, e.Status, kinds[kind] + ": status");
+                    Run(h, 6); // frames 5 to 10 (frame 5 again)
+                    for (int i = 0; i < 3; i++)
+                        Assert.Equal("3,6,9", string.Join(",", fired[i]), kinds[kind] + ": " + types[i] + " timer");
+                    foreach (var t in timers) t.Dispose();
+                }
+            }
+        }
+
         [Test]
         public void ATimersTokenStopsItAtEveryPoint()
         {
