@@ -19,14 +19,6 @@ namespace Onity.UnityTests
             public void Report(float value) { Values.Add(value); }
         }
 
-        static Probe Enter()
-        {
-            Sim.EnterPlayMode();
-            var probe = Probe.Create();
-            Sim.RunFrames(2);
-            return probe;
-        }
-
         static async OnityTask<string> AwaitTyped(AsyncOperationHandle<string> h, List<Stamp> into)
         {
             var v = await h;
@@ -54,7 +46,7 @@ namespace Onity.UnityTests
         [Test]
         public void AwaitHandle_CompletesFromTheCompletedEvent_WithTheResult()
         {
-            Enter();
+            Probe.EnterPlayMode();
             var h = StandInOperation.Start(2, "asset");
             var got = new List<Stamp>();
             var typed = AwaitTyped(h, got);
@@ -77,7 +69,7 @@ namespace Onity.UnityTests
         [Test]
         public void FailedOperation_ThrowsItsOperationException()
         {
-            Enter();
+            Probe.EnterPlayMode();
             var h = StandInOperation.Start<string>();
             var got = new List<string>();
             Outcome(h.ToOnityTask(), got).Forget();
@@ -95,7 +87,7 @@ namespace Onity.UnityTests
         [Test]
         public void InvalidHandles_UntypedCompleted_TypedThrows()
         {
-            Enter();
+            Probe.EnterPlayMode();
             Assert.Equal(OnityTaskStatus.Succeeded, default(AsyncOperationHandle).ToOnityTask().Status, "untyped invalid: completed (UniTask's)");
             Assert.Throws<InvalidOperationException>(() => default(AsyncOperationHandle<string>).ToOnityTask(), "typed invalid: no result to give");
             var h = StandInOperation.Start<string>();
@@ -106,7 +98,7 @@ namespace Onity.UnityTests
         [Test]
         public void ToOnityTask_ReportsPercentCompleteEachRunOfItsTiming()
         {
-            Enter();
+            Probe.EnterPlayMode();
             var h = StandInOperation.Start(3, "x");
             var progress = new Progress();
             var got = new List<string>();
@@ -122,7 +114,7 @@ namespace Onity.UnityTests
         [Test]
         public void Cancellation_AtEveryPoint_PolledOrImmediate_WithAndWithoutAutoRelease()
         {
-            Enter();
+            Probe.EnterPlayMode();
             for (int mode = 0; mode < 4; mode++)
             {
                 bool immediately = (mode & 1) != 0, autoRelease = (mode & 2) != 0;
@@ -162,7 +154,7 @@ namespace Onity.UnityTests
         [Test]
         public void AHandleReleasedWhileAwaited_FaultsTheWait_LeavingPlayModeCancels()
         {
-            Enter();
+            Probe.EnterPlayMode();
             var h = StandInOperation.Start<string>();
             var got = new List<string>();
             Outcome(h.ToOnityTask(), got).Forget();
@@ -180,7 +172,7 @@ namespace Onity.UnityTests
         [Test]
         public void Misuse_OffTheMainThreadOrBadTiming_ThrowsAndSubscribesNothing()
         {
-            Enter();
+            Probe.EnterPlayMode();
             var h = StandInOperation.Start<string>();
             Assert.Throws<ArgumentOutOfRangeException>(() => h.ToOnityTask(null, (OnityTiming)99), "a timing out of range");
             Exception error = null;
@@ -214,7 +206,7 @@ namespace Onity.UnityTests
         [Test]
         public void StructAwaiter_ResumesFromCompleted()
         {
-            Enter();
+            Probe.EnterPlayMode();
             var h = StandInOperation.Start<string>();
             var got = new List<string>();
             StructAwait(h, got).Forget();
@@ -244,7 +236,7 @@ namespace Onity.UnityTests
         {
             CleanContext.Run(() =>
             {
-                Enter();
+                Probe.EnterPlayMode();
                 var rt = OnityPlayerLoop.Runtime;
                 ulong frame = 100000;
                 var cts = new CancellationTokenSource();

@@ -21,40 +21,16 @@ namespace Onity.UnityTests
             public void Report(float value) { Values.Add(value); Frames.Add(Time.frameCount); }
         }
 
-        static Probe Enter()
-        {
-            Sim.EnterPlayMode();
-            var probe = Probe.Create();
-            Sim.RunFrames(2);
-            return probe;
-        }
-
         static async OnityTask AwaitDirect(AsyncOperation op, List<Stamp> into)
         {
             await op;
             into.Add(Stamp.Now());
         }
 
-        static async OnityTask AwaitTask(OnityTask task, List<Stamp> into)
-        {
-            var s = default(Stamp);
-            try
-            {
-                await task;
-                s = Stamp.Now();
-            }
-            catch (OperationCanceledException)
-            {
-                s = Stamp.Now();
-                s.Canceled = true;
-            }
-            into.Add(s);
-        }
-
         [Test]
         public void AwaitOp_ResumesFromTheCompletedEvent_InTheSystemThatFinishedIt()
         {
-            Enter();
+            Probe.EnterPlayMode();
             var op = StandInAsync.Start(new AsyncOperation(), 2);
             var got = new List<Stamp>();
             AwaitDirect(op, got).Forget();
@@ -77,7 +53,7 @@ namespace Onity.UnityTests
         [Test]
         public void ToOnityTask_ReportsProgressEachRunOfItsTiming_CompletesInThatTiming()
         {
-            var probe = Enter();
+            var probe = Probe.EnterPlayMode();
             AsyncOperation op = null;
             var progress = new Progress();
             var got = new List<Stamp>();
@@ -86,7 +62,7 @@ namespace Onity.UnityTests
             {
                 f = Time.frameCount;
                 op = StandInAsync.Start(new AsyncOperation(), 2); // after this frame's UpdatePreloading
-                AwaitTask(op.ToOnityTask(progress, OnityTiming.PreLateUpdate), got).Forget();
+                Stamp.Record(op.ToOnityTask(progress, OnityTiming.PreLateUpdate), got).Forget();
             });
             Sim.RunFrame();
             Assert.Equal(1, progress.Values.Count, "the first report at PreLateUpdate of the creating frame (its next run)");
@@ -105,13 +81,13 @@ namespace Onity.UnityTests
         [Test]
         public void ToOnityTask_CanceledAtEveryPoint_AtTheNextRunOfItsTiming_TheOpGoesOn()
         {
-            Enter();
+            Probe.EnterPlayMode();
             for (int cancelAt = 0; cancelAt < 4; cancelAt++)
             {
                 var op = StandInAsync.Start(new AsyncOperation(), 5);
                 var got = new List<Stamp>();
                 var cts = new CancellationTokenSource();
-                AwaitTask(op.WithCancellation(cts.Token), got).Forget();
+                Stamp.Record(op.WithCancellation(cts.Token), got).Forget();
                 Sim.RunFrames(cancelAt);
                 Assert.Equal(0, got.Count, "pending (" + cancelAt + ")");
                 int f = Time.frameCount;
@@ -131,12 +107,12 @@ namespace Onity.UnityTests
         [Test]
         public void LeavingPlayMode_CancelsPolledOperations_AbortsWebRequests()
         {
-            Enter();
+            Probe.EnterPlayMode();
             var op = StandInAsync.Start(new AsyncOperation(), -1);
             var req = new UnityWebRequest("http://example.invalid/").StandInScript(-1);
             var got = new List<Stamp>();
-            AwaitTask(op.ToOnityTask(), got).Forget();
-            AwaitTask(req.SendWebRequest().ToOnityTask(), got).Forget();
+            Stamp.Record(op.ToOnityTask(), got).Forget();
+            Stamp.Record(req.SendWebRequest().ToOnityTask(), got).Forget();
             Sim.RunFrames(2);
             Sim.ExitPlayMode();
             Assert.Equal(2, got.Count, "both completed by the runtime's disposal");
@@ -149,7 +125,7 @@ namespace Onity.UnityTests
         [Test]
         public void ResourceAndAssetBundleRequests_GiveTheirAssetOrBundle()
         {
-            Enter();
+            Probe.EnterPlayMode();
             var asset = new GameObject("asset");
             var rr = StandInAsync.Start(new ResourceRequest { m_Asset = asset }, 0);
             var direct = LoadDirect(rr);
@@ -175,7 +151,7 @@ namespace Onity.UnityTests
         [Test]
         public void WebRequests_SucceedOrThrowOnityWebRequestException()
         {
-            Enter();
+            Probe.EnterPlayMode();
             var ok = new UnityWebRequest("http://example.invalid/ok").StandInScript(1, UnityWebRequest.Result.Success, 200, null, "hello");
             var okTask = Send(ok);
             var missing = new UnityWebRequest("http://example.invalid/missing").StandInScript(0, UnityWebRequest.Result.ProtocolError, 404, null, "{\"error\":\"no such thing\"}");
@@ -205,13 +181,13 @@ namespace Onity.UnityTests
         [Test]
         public void WebRequest_CanceledAtEveryPoint_IsAborted()
         {
-            Enter();
+            Probe.EnterPlayMode();
             for (int cancelAt = 0; cancelAt < 3; cancelAt++)
             {
                 var req = new UnityWebRequest("http://example.invalid/slow").StandInScript(10);
                 var cts = new CancellationTokenSource();
                 var got = new List<Stamp>();
-                AwaitTask(req.SendWebRequest().WithCancellation(cts.Token), got).Forget();
+                Stamp.Record(req.SendWebRequest().WithCancellation(cts.Token), got).Forget();
                 Sim.RunFrames(cancelAt);
                 cts.Cancel();
                 Assert.Equal(0, req.m_AbortCount, "not aborted before the next run (" + cancelAt + ")");
@@ -230,7 +206,7 @@ namespace Onity.UnityTests
         [Test]
         public void GpuReadback_DoneErrorOrDisposed()
         {
-            Enter();
+            Probe.EnterPlayMode();
             var ok = AsyncGPUReadbackRequest.StandInStart(1);
             var okTask = ok.ToOnityTask();
             var failing = AsyncGPUReadbackRequest.StandInStart(0, true);
@@ -275,7 +251,7 @@ namespace Onity.UnityTests
         {
             CleanContext.Run(() =>
             {
-                Enter();
+                Probe.EnterPlayMode();
                 var rt = OnityPlayerLoop.Runtime;
                 ulong frame = 100000;
                 // The completed event: each op finishes while awaited.

@@ -22,6 +22,24 @@ namespace Onity.UnityTests
             return new Stamp { Frame = Time.frameCount, System = Sim.CurrentSystem, InFixedStep = Time.inFixedTimeStep, ThreadId = Thread.CurrentThread.ManagedThreadId };
         }
 
+        /// <summary>Awaits <paramref name="task"/> and adds where and when it resumed (canceled
+        /// marked) to <paramref name="into"/>.</summary>
+        public static async OnityTask Record(OnityTask task, List<Stamp> into)
+        {
+            var s = default(Stamp);
+            try
+            {
+                await task;
+                s = Now();
+            }
+            catch (OperationCanceledException)
+            {
+                s = Now();
+                s.Canceled = true;
+            }
+            into.Add(s);
+        }
+
         public override string ToString()
         {
             return "frame " + Frame + " in " + (System == null ? "<between frames>" : System.Name) + (Canceled ? " (canceled)" : "");
@@ -45,6 +63,15 @@ namespace Onity.UnityTests
         public static Probe Create(string name = "probe")
         {
             return new GameObject(name).AddComponent<Probe>();
+        }
+
+        /// <summary>Enters play mode, makes a probe and runs two frames (the loop is then warm).</summary>
+        public static Probe EnterPlayMode()
+        {
+            Sim.EnterPlayMode();
+            var probe = Create();
+            Sim.RunFrames(2);
+            return probe;
         }
     }
 

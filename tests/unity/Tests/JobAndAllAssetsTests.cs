@@ -12,13 +12,6 @@ namespace Onity.UnityTests
     /// operations, frame by frame against the simulated engine.</summary>
     public class JobAndAllAssetsTests
     {
-        static Probe Enter()
-        {
-            Sim.EnterPlayMode();
-            var probe = Probe.Create();
-            Sim.RunFrames(2);
-            return probe;
-        }
 
         static async OnityTask AwaitJob(JobHandle h, List<Stamp> into)
         {
@@ -26,26 +19,10 @@ namespace Onity.UnityTests
             into.Add(Stamp.Now());
         }
 
-        static async OnityTask AwaitTask(OnityTask task, List<Stamp> into)
-        {
-            var s = default(Stamp);
-            try
-            {
-                await task;
-                s = Stamp.Now();
-            }
-            catch (OperationCanceledException)
-            {
-                s = Stamp.Now();
-                s.Canceled = true;
-            }
-            into.Add(s);
-        }
-
         [Test]
         public void AwaitJobHandle_SeenAtTheNextPollingPointOfTheFrame_CompletedOnTheMainThread()
         {
-            var probe = Enter();
+            var probe = Probe.EnterPlayMode();
             StandInJob job;
             var h = StandInJob.Schedule(out job);
             var got = new List<Stamp>();
@@ -72,7 +49,7 @@ namespace Onity.UnityTests
             // UniTask polls `await handle` at the next of its five points from where it is awaited:
             // awaited in Update, a finished job resumes at PreLateUpdate of the same frame, not at
             // the next frame's EarlyUpdate.
-            var probe = Enter();
+            var probe = Probe.EnterPlayMode();
             StandInJob job;
             var h = StandInJob.Schedule(out job);
             job.StandInFinish();
@@ -104,11 +81,11 @@ namespace Onity.UnityTests
         [Test]
         public void JobHandleToOnityTask_PolledOnItsTimingOnly()
         {
-            var probe = Enter();
+            var probe = Probe.EnterPlayMode();
             StandInJob job;
             var h = StandInJob.Schedule(out job);
             var got = new List<Stamp>();
-            AwaitTask(h.ToOnityTask(OnityTiming.PostLateUpdate), got).Forget();
+            Stamp.Record(h.ToOnityTask(OnityTiming.PostLateUpdate), got).Forget();
             Sim.RunFrame();
             Assert.Equal(0, got.Count, "pending");
             int f = Time.frameCount + 1;
@@ -123,12 +100,12 @@ namespace Onity.UnityTests
         [Test]
         public void JobHandleWaitAsync_CompletesTheJobAtTheTimingsNextRun_ThenHonoursTheToken()
         {
-            Enter();
+            Probe.EnterPlayMode();
             StandInJob job;
             var h = StandInJob.Schedule(out job);
             var got = new List<Stamp>();
             int f = Time.frameCount + 1;
-            AwaitTask(h.WaitAsync(OnityTiming.PreUpdate), got).Forget();
+            Stamp.Record(h.WaitAsync(OnityTiming.PreUpdate), got).Forget();
             Assert.Equal(0, job.m_CompleteCalls, "nothing before the timing");
             Sim.RunFrame();
             Assert.Equal(1, got.Count, "done at the next PreUpdate, the job not finished by a worker: Complete() ran it");
@@ -144,7 +121,7 @@ namespace Onity.UnityTests
                 var cts = new CancellationTokenSource();
                 if (cancelAt == 0) cts.Cancel();
                 var c = new List<Stamp>();
-                AwaitTask(h2.WaitAsync(OnityTiming.Update, cts.Token), c).Forget();
+                Stamp.Record(h2.WaitAsync(OnityTiming.Update, cts.Token), c).Forget();
                 if (cancelAt == 1) cts.Cancel();
                 Assert.Equal(0, c.Count, "pending until the timing (" + cancelAt + ")");
                 Sim.RunFrame();
@@ -157,7 +134,7 @@ namespace Onity.UnityTests
         [Test]
         public void LeavingPlayMode_CompletesPendingJobAwaits()
         {
-            Enter();
+            Probe.EnterPlayMode();
             StandInJob job;
             var h = StandInJob.Schedule(out job);
             var got = new List<Stamp>();
@@ -171,7 +148,7 @@ namespace Onity.UnityTests
         [Test]
         public void JobHandleMisuse_WrongThreadOrTiming_ThrowsAndStartsNothing()
         {
-            Enter();
+            Probe.EnterPlayMode();
             StandInJob job;
             var h = StandInJob.Schedule(out job);
             Assert.Throws<ArgumentOutOfRangeException>(() => h.ToOnityTask((OnityTiming)99), "a timing out of range");
@@ -199,7 +176,7 @@ namespace Onity.UnityTests
         [Test]
         public void AssetBundleRequest_AwaitGivesTheAsset_AwaitForAllAssetsGivesAllAssets()
         {
-            Enter();
+            Probe.EnterPlayMode();
             var asset = new GameObject("main");
             var all = new UnityEngine.Object[] { asset, new GameObject("sub") };
             var r = StandInAsync.Start(new AssetBundleRequest { m_Asset = asset, m_AllAssets = all }, 1);
@@ -221,13 +198,13 @@ namespace Onity.UnityTests
         [Test]
         public void AwaitForAllAssets_CanceledAtTheNextRun_OrAtTheCancelCallWithCancelImmediately()
         {
-            Enter();
+            Probe.EnterPlayMode();
             for (int immediately = 0; immediately < 2; immediately++)
             {
                 var r = StandInAsync.Start(new AssetBundleRequest(), 5);
                 var cts = new CancellationTokenSource();
                 var got = new List<Stamp>();
-                AwaitTask(r.AwaitForAllAssets(cts.Token, immediately == 1), got).Forget();
+                Stamp.Record(r.AwaitForAllAssets(cts.Token, immediately == 1), got).Forget();
                 Sim.RunFrame();
                 int f = Time.frameCount;
                 cts.Cancel();
@@ -254,7 +231,7 @@ namespace Onity.UnityTests
         [Test]
         public void PolledOperations_CancelImmediately_CancelAtTheCallAndAbortWebRequests()
         {
-            Enter();
+            Probe.EnterPlayMode();
             var op = StandInAsync.Start(new AsyncOperation(), -1);
             var cts = new CancellationTokenSource();
             var task = op.WithCancellation(cts.Token, true);
@@ -311,7 +288,7 @@ namespace Onity.UnityTests
         {
             CleanContext.Run(() =>
             {
-                Enter();
+                Probe.EnterPlayMode();
                 var rt = OnityPlayerLoop.Runtime;
                 ulong frame = 100000;
                 var jobs = new List<StandInJob>();
