@@ -44,7 +44,7 @@ impl Runtime {
             return true;
         }
         let id = inner.sites.intern(site);
-        let frame = inner.timings.host_frame;
+        let frame = inner.timings.host_frame();
         inner.sites.record(handle::index(h), (h >> 32) as u32, id, frame, self.tasks.len())
     }
 
@@ -170,7 +170,7 @@ impl Runtime {
         self.check_owner()?;
         // SAFETY: owner thread, short borrow; no host code runs below.
         let inner = unsafe { self.inner() };
-        let now = inner.timings.host_frame;
+        let now = inner.timings.host_frame();
         let s = &mut inner.sites;
         let n_agg = s.sites.len() + 2;
         s.agg.clear();

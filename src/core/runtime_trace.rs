@@ -96,7 +96,7 @@ impl Runtime {
         let inner = unsafe { self.inner() };
         let t = &inner.timings;
         let pending: u64 = t.counts.iter().zip(inner.lanes.counts.iter()).map(|(q, l)| q.pending() + l.pending()).sum();
-        let (frame, live) = (t.host_frame, inner.tasks.live());
+        let (frame, live) = (t.host_frame(), inner.tasks.live());
         let now = inner.trace.now();
         let sat = |v: u64| v.min(u32::MAX as u64) as u32;
         inner.trace.push(Event {
@@ -125,7 +125,7 @@ impl Runtime {
             self.run_queue::<false, false, false>(timing as usize)
         };
         // SAFETY: owner thread, short borrow.
-        let frame = unsafe { self.inner() }.timings.host_frame;
+        let frame = unsafe { self.inner() }.timings.host_frame();
         let sat = |v: u64| v.min(u32::MAX as u64) as u32;
         let (done, canceled): (u64, u64) = (tally.done.iter().sum(), tally.canceled.iter().sum());
         self.trace_span(kind::RUN, t0, |e| {

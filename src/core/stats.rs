@@ -89,7 +89,7 @@ impl Runtime {
                 s.cross_thread_queued += 1;
             }
         }
-        s.frame = t.host_frame;
+        s.frame = t.host_frame();
         Ok(s)
     }
 

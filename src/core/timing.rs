@@ -160,8 +160,6 @@ struct Queue {
 pub struct Timings {
     queues: [Queue; TIMING_COUNT],
     pub now: Now,
-    /// The host's frame number (as given to frame begin).
-    pub host_frame: u64,
     /// Waits in the queues, per kind.
     pub counts: [Counts; WAIT_KIND_COUNT],
     /// Highest pending waits per kind (queues and fast lanes), sampled.
@@ -198,7 +196,6 @@ impl Timings {
         Ok(Timings {
             queues,
             now: Now::default(),
-            host_frame: 0,
             counts: Default::default(),
             high_water: [0; WAIT_KIND_COUNT],
             storage: PoolStats { capacity: wait_capacity as u64 * TIMING_COUNT as u64, ..Default::default() },
@@ -209,10 +206,16 @@ impl Timings {
         })
     }
 
+    /// The host's frame number (as given to frame begin; 0 before the first
+    /// frame): the frame counter is it plus 1.
+    #[inline(always)]
+    pub fn host_frame(&self) -> u64 {
+        self.now.fnum.saturating_sub(1)
+    }
+
     /// Applies a frame begin the frame module checked (`core/frame`); the
     /// first frame's rebase is its call ([`Timings::rebase`]).
     pub fn begin_frame(&mut self, info: &FrameInfo) {
-        self.host_frame = info.frame;
         self.now.fnum = info.frame + 1;
         self.now.clocks[Clock::Scaled as usize] += info.delta_time;
         self.now.clocks[Clock::Unscaled as usize] += info.unscaled_delta_time;

@@ -152,15 +152,22 @@ pub(super) unsafe fn file_first(
 /// Files every batch's pending records, on the owner thread (elsewhere the
 /// call that follows fails with `WRONG_THREAD` and nothing is touched).
 pub(crate) fn file_all(r: &RuntimeObject) {
-    if !r.rt.is_owner_thread() {
-        return;
+    if r.rt.is_owner_thread() {
+        file_all_but(r, std::ptr::null_mut());
     }
+}
+
+/// Files the pending records of every batch but `skip` (null: none
+/// skipped). Owner thread.
+pub(super) fn file_all_but(r: &RuntimeObject, skip: *mut OnityBatch) {
     // SAFETY: owner thread. Filing runs no host code (rejections only
     // append resumptions), so the list cannot change while we walk it.
     for &b in unsafe { r.batches() }.iter() {
-        // SAFETY: listed batches are live. A batch whose fast records
-        // cannot be stored keeps them pending (flush reports it).
-        let _ = unsafe { file(r, b) };
+        if b != skip {
+            // SAFETY: listed batches are live. A batch whose fast records
+            // cannot be stored keeps them pending (flush reports it).
+            let _ = unsafe { file(r, b) };
+        }
     }
 }
 

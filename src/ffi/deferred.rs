@@ -23,7 +23,7 @@
 
 use std::sync::atomic::Ordering;
 
-use super::batch_state::{file, file_first, lookup};
+use super::batch_state::{file_all_but, file_first, lookup};
 use super::error::Out;
 use super::object::{runtime_ref, OnityRuntime, RuntimeObject};
 use super::status::OnityStatus;
@@ -79,16 +79,7 @@ struct Filer<'a> {
 
 impl core::frame::Filing for Filer<'_> {
     fn file_others(&mut self) {
-        // SAFETY: owner thread; filing runs no host code, so the list
-        // cannot change while we walk it.
-        for &b in unsafe { self.r.batches() }.iter() {
-            if b != self.bound {
-                // A batch whose fast records cannot be stored keeps them
-                // pending (filed by a later call; a flush reports it).
-                // SAFETY: listed batches are live, owner thread.
-                let _ = unsafe { file(self.r, b) };
-            }
-        }
+        file_all_but(self.r, self.bound);
     }
 
     fn file_bound(&mut self, fast: usize, requests: usize) {

@@ -54,7 +54,8 @@ pub fn check(t: &Timings, info: &FrameInfo) -> Result<()> {
     if !ok(info.delta_time) || !ok(info.unscaled_delta_time) || !info.realtime.is_finite() {
         return Err(Error::InvalidArgument);
     }
-    if t.now.fnum != 0 && info.frame <= t.host_frame {
+    // The counter is the last frame's number plus 1 (0 before the first).
+    if info.frame < t.now.fnum {
         return Err(Error::FrameOrder);
     }
     if info.frame >= MAX_HOST_FRAME {
